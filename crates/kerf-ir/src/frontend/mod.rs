@@ -1,0 +1,89 @@
+//! Vendor frontends: the only place that knows vendor rules. Each validates a request
+//! against its spec and lowers it to a [`Plan`] with exactly the rules of SEMANTICS.md.
+
+mod onnx_slice;
+mod openvino_strided_slice;
+mod tensorrt_fill;
+mod tensorrt_slice;
+
+use crate::error::Error;
+use crate::plan::Plan;
+use crate::request::{Request, Validated, validate};
+
+/// The spec of `op`, from the embedded registry.
+pub fn spec(op: &str) -> Result<&'static kerf_spec::OpSpec, Error> {
+    let registry = kerf_spec::registry().map_err(|e| Error::Spec(e.clone()))?;
+    registry
+        .get(op)
+        .ok_or_else(|| Error::UnknownOp { op: op.to_string(), known: registry.ids().collect::<Vec<_>>().join(", ") })
+}
+
+/// Validate `request` against its spec and lower it to a Plan.
+pub fn lower(request: &Request) -> Result<Plan, Error> {
+    let spec = spec(&request.op)?;
+    let v = validate(spec, request)?;
+    lower_validated(&v)
+}
+
+fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
+    match v.op() {
+        "tensorrt.slice" => tensorrt_slice::lower(v),
+        "tensorrt.fill" => tensorrt_fill::lower(v),
+        "onnx.slice" => onnx_slice::lower(v),
+        "openvino.strided_slice" => openvino_strided_slice::lower(v),
+        other => Err(Error::UnknownOp {
+            op: other.to_string(),
+            known: "a spec exists but kerf has no frontend for it".into(),
+        }),
+    }
+}
+
+/// ceil(a / b) for b ≠ 0, exact.
+pub(crate) fn div_ceil(a: i128, b: i128) -> i128 {
+    let q = a / b;
+    let r = a % b;
+    if r != 0 && ((r > 0) == (b > 0)) { q + 1 } else { q }
+}
+
+/// Normalize an axis in [-r, r-1] (negative counts from the back); `None` when out of range.
+pub(crate) fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
+    let r = rank as i64;
+    if axis < -r || axis >= r {
+        return None;
+    }
+    Some(if axis < 0 { axis + r } else { axis } as usize)
+}
+
+/// The data input's dtype and shape.
+pub(crate) fn data_input<'a>(v: &Validated<'a>, name: &str) -> Result<&'a crate::request::InputArg, Error> {
+    v.input(name).ok_or_else(|| Error::MissingInput { op: v.op().to_string(), name: name.to_string() })
+}
+
+/// Check that an i128 coordinate fits i64, the width every backend computes in.
+pub(crate) fn fits_i64(op: &str, what: impl FnOnce() -> String, x: i128) -> Result<i64, Error> {
+    i64::try_from(x).map_err(|_| Error::Overflow { op: op.to_string(), what: what(), value: x.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn div_ceil_rounds_toward_positive_infinity() {
+        assert_eq!(div_ceil(7, 2), 4);
+        assert_eq!(div_ceil(-7, 2), -3);
+        assert_eq!(div_ceil(7, -2), -3);
+        assert_eq!(div_ceil(-7, -2), 4);
+        assert_eq!(div_ceil(6, 3), 2);
+        assert_eq!(div_ceil(0, -3), 0);
+    }
+
+    #[test]
+    fn axes_normalize_in_range_only() {
+        assert_eq!(normalize_axis(-1, 3), Some(2));
+        assert_eq!(normalize_axis(-3, 3), Some(0));
+        assert_eq!(normalize_axis(-4, 3), None);
+        assert_eq!(normalize_axis(3, 3), None);
+        assert_eq!(normalize_axis(0, 0), None);
+    }
+}

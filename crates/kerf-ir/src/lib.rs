@@ -1,0 +1,21 @@
+//! kerf's core: element types, tensors, the canonical [`Plan`], the vendor frontends
+//! that lower requests to it, and the reference interpreter that is every backend's oracle.
+
+pub mod dtype;
+pub mod error;
+pub mod frontend;
+pub mod kernel;
+pub mod plan;
+pub mod random;
+pub mod reference;
+pub mod request;
+pub mod scalar;
+pub mod tensor;
+
+pub use dtype::DType;
+pub use error::Error;
+pub use frontend::lower;
+pub use kernel::Kernel;
+pub use plan::{AxisRead, BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+pub use request::{AttrValue, InputArg, Request};
+pub use tensor::{Tensor, TensorView};

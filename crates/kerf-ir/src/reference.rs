@@ -1,0 +1,142 @@
+//! The reference interpreter: evaluates any Plan element by element with the formulas
+//! of SEMANTICS.md as written. Slow and obviously right: the oracle every backend is
+//! tested against.
+
+use crate::dtype::{DType, Layout};
+use crate::error::Error;
+use crate::plan::{FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use crate::random;
+use crate::scalar::int_to_bits;
+use crate::tensor::{Tensor, TensorView, ViewData};
+
+/// Run a plan. Slices take their data input; fills take none.
+pub fn evaluate(plan: &Plan, input: Option<TensorView<'_>>) -> Result<Tensor, Error> {
+    match plan {
+        Plan::Slice(p) => {
+            let input = input.ok_or_else(|| Error::Invalid { what: "a slice needs its data input".into() })?;
+            slice(p, input)
+        }
+        Plan::Fill(p) => fill(p),
+    }
+}
+
+/// Multi-index of linear index `i` in a row-major shape.
+fn unravel(mut i: u64, shape: &[u64], out: &mut [u64]) {
+    for (k, &d) in shape.iter().enumerate().rev() {
+        out[k] = i % d;
+        i /= d;
+    }
+}
+
+pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
+    if input.dtype != plan.dtype || input.shape != plan.input_shape.as_slice() {
+        return Err(Error::Mismatch {
+            what: "slice input".into(),
+            expected: format!("{} {:?}", plan.dtype, plan.input_shape),
+            found: format!("{} {:?}", input.dtype, input.shape),
+        });
+    }
+    let core = plan.core_shape();
+    let mut out = Tensor::zeros(plan.dtype, &core)?;
+    let n = out.len();
+    let rank = core.len();
+    let mut y = vec![0u64; rank];
+    // Row-major strides of the input, in elements.
+    let mut in_strides = vec![1u64; rank];
+    for k in (0..rank.saturating_sub(1)).rev() {
+        in_strides[k] = in_strides[k + 1] * plan.input_shape[k + 1];
+    }
+    for i in 0..n {
+        unravel(i, &core, &mut y);
+        // The source element, or None for the fill value.
+        let mut src = Some(0u64);
+        for k in 0..rank {
+            let a = &plan.axes[k];
+            let d = plan.input_shape[k];
+            let x = i64::try_from(a.x(y[k])).map_err(|_| Error::Overflow {
+                op: "reference".into(),
+                what: format!("axis {k} coordinate"),
+                value: a.x(y[k]).to_string(),
+            })?;
+            let z = if d == 0 { None } else { plan.mode.source_index(x, d) };
+            src = match (src, z) {
+                (Some(s), Some(z)) => Some(s + z * in_strides[k]),
+                _ => None,
+            };
+        }
+        match (&input.data, plan.dtype.layout()) {
+            (ViewData::Strings(s), _) => {
+                let v = match src {
+                    Some(s_i) => s[s_i as usize].clone(),
+                    None => String::new(),
+                };
+                out.strings_mut().expect("string output")[i as usize] = v;
+            }
+            (ViewData::Bytes(_), layout) => {
+                let bits = match src {
+                    Some(s_i) => input
+                        .element_bits(s_i)
+                        .ok_or_else(|| Error::Invalid { what: format!("input element {s_i} is outside its buffer") })?,
+                    None => plan.fill_bits,
+                };
+                store_bits(&mut out, layout, i, bits);
+            }
+        }
+    }
+    out.reshaped(&plan.output_shape)
+}
+
+fn store_bits(out: &mut Tensor, layout: Layout, i: u64, bits: u128) {
+    let bytes = out.bytes_mut().expect("byte tensor");
+    match layout {
+        Layout::Bytes(w) => {
+            let at = i as usize * w;
+            bytes[at..at + w].copy_from_slice(&bits.to_le_bytes()[..w]);
+        }
+        Layout::Nibbles => {
+            let at = (i / 2) as usize;
+            let shift = (i % 2) * 4;
+            bytes[at] = (bytes[at] & !(0xf << shift)) | (((bits as u8) & 0xf) << shift);
+        }
+        Layout::Strings => unreachable!("strings are stored as strings"),
+    }
+}
+
+pub fn fill(plan: &FillPlan) -> Result<Tensor, Error> {
+    let mut out = Tensor::zeros(plan.dtype, &plan.shape)?;
+    let n = out.len();
+    let rank = plan.shape.len();
+    let mut a = vec![0u64; rank];
+    let layout = plan.dtype.layout();
+    for i in 0..n {
+        let bits: u128 = match &plan.kind {
+            FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+                unravel(i, &plan.shape, &mut a);
+                let v = *alpha as i128 + beta.iter().zip(&a).map(|(&b, &ak)| b as i128 * ak as i128).sum::<i128>();
+                int_to_bits(plan.dtype, v)
+                    .map_err(|e| Error::Invalid { what: format!("linspace value {v} as {}: {e}", plan.dtype) })?
+            }
+            FillKind::Linspace(Linspace::Float { alpha, beta }) => {
+                unravel(i, &plan.shape, &mut a);
+                let mut v = *alpha;
+                for (&b, &ak) in beta.iter().zip(&a) {
+                    v += b * ak as f64;
+                }
+                (v as f32).to_bits() as u128
+            }
+            FillKind::RandomUniform { alpha, beta, seed } => match plan.dtype {
+                DType::F16 => random::uniform_f16(*seed, i, *alpha, *beta) as u128,
+                _ => random::uniform_f32(*seed, i, *alpha, *beta).to_bits() as u128,
+            },
+            FillKind::RandomNormal { alpha, beta, seed } => {
+                let v = random::normal_f32(*seed, i, *alpha, *beta);
+                match plan.dtype {
+                    DType::F16 => half::f16::from_f32(v).to_bits() as u128,
+                    _ => v.to_bits() as u128,
+                }
+            }
+        };
+        store_bits(&mut out, layout, i, bits);
+    }
+    Ok(out)
+}

@@ -1,0 +1,427 @@
+//! A request: an op id, its version, static attributes and inputs by name; and the
+//! generic validation of a request against its spec.
+
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::tensor::Tensor;
+use kerf_spec::{AttrType, InputRank, OpSpec, RuleKind};
+use std::collections::BTreeMap;
+
+/// A static attribute value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    IntList(Vec<i64>),
+    FloatList(Vec<f64>),
+}
+
+impl AttrValue {
+    /// What kind of value this is, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AttrValue::Int(_) => "an integer",
+            AttrValue::Float(_) => "a float",
+            AttrValue::Str(_) => "a string",
+            AttrValue::IntList(_) => "a list of integers",
+            AttrValue::FloatList(_) => "a list of floats",
+        }
+    }
+
+    /// From a TOML value (spec defaults, examples, request files).
+    pub fn from_toml(v: &toml_like::Value) -> Option<AttrValue> {
+        toml_like::to_attr(v)
+    }
+}
+
+impl std::fmt::Display for AttrValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttrValue::Int(v) => write!(f, "{v}"),
+            AttrValue::Float(v) => write!(f, "{v}"),
+            AttrValue::Str(v) => write!(f, "\"{v}\""),
+            AttrValue::IntList(v) => write!(f, "{v:?}"),
+            AttrValue::FloatList(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+/// An input: a tensor with values, or only its dtype and shape (the data input of a
+/// kernel compiled ahead of its data, or a runtime parameter of a dynamic kernel).
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputArg {
+    Tensor(Tensor),
+    Meta { dtype: DType, shape: Vec<u64> },
+}
+
+impl InputArg {
+    pub fn dtype(&self) -> DType {
+        match self {
+            InputArg::Tensor(t) => t.dtype(),
+            InputArg::Meta { dtype, .. } => *dtype,
+        }
+    }
+    pub fn shape(&self) -> &[u64] {
+        match self {
+            InputArg::Tensor(t) => t.shape(),
+            InputArg::Meta { shape, .. } => shape,
+        }
+    }
+    pub fn tensor(&self) -> Option<&Tensor> {
+        match self {
+            InputArg::Tensor(t) => Some(t),
+            InputArg::Meta { .. } => None,
+        }
+    }
+}
+
+impl From<Tensor> for InputArg {
+    fn from(t: Tensor) -> Self {
+        InputArg::Tensor(t)
+    }
+}
+
+/// A request to lower: what a request file, a derive attribute or a library call says.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    pub op: String,
+    /// None: the newest version.
+    pub version: Option<u32>,
+    pub attributes: BTreeMap<String, AttrValue>,
+    pub inputs: BTreeMap<String, InputArg>,
+}
+
+impl Request {
+    pub fn new(op: &str) -> Request {
+        Request { op: op.to_string(), ..Request::default() }
+    }
+    pub fn version(mut self, v: u32) -> Request {
+        self.version = Some(v);
+        self
+    }
+    pub fn attr(mut self, name: &str, v: impl Into<AttrValue>) -> Request {
+        self.attributes.insert(name.to_string(), v.into());
+        self
+    }
+    pub fn input(mut self, name: &str, v: impl Into<InputArg>) -> Request {
+        self.inputs.insert(name.to_string(), v.into());
+        self
+    }
+    /// An input known only by dtype and shape.
+    pub fn input_meta(mut self, name: &str, dtype: DType, shape: &[u64]) -> Request {
+        self.inputs.insert(name.to_string(), InputArg::Meta { dtype, shape: shape.to_vec() });
+        self
+    }
+}
+
+impl From<i64> for AttrValue {
+    fn from(v: i64) -> Self {
+        AttrValue::Int(v)
+    }
+}
+impl From<f64> for AttrValue {
+    fn from(v: f64) -> Self {
+        AttrValue::Float(v)
+    }
+}
+impl From<&str> for AttrValue {
+    fn from(v: &str) -> Self {
+        AttrValue::Str(v.to_string())
+    }
+}
+impl From<Vec<i64>> for AttrValue {
+    fn from(v: Vec<i64>) -> Self {
+        AttrValue::IntList(v)
+    }
+}
+impl<const N: usize> From<[i64; N]> for AttrValue {
+    fn from(v: [i64; N]) -> Self {
+        AttrValue::IntList(v.to_vec())
+    }
+}
+impl From<Vec<f64>> for AttrValue {
+    fn from(v: Vec<f64>) -> Self {
+        AttrValue::FloatList(v)
+    }
+}
+
+/// TOML values → attribute values, shared by specs, examples and request files.
+pub mod toml_like {
+    pub use kerf_spec::TomlValue as Value;
+
+    pub fn to_attr(v: &Value) -> Option<super::AttrValue> {
+        use super::AttrValue;
+        Some(match v {
+            Value::Integer(i) => AttrValue::Int(*i),
+            Value::Float(f) => AttrValue::Float(*f),
+            Value::String(s) => AttrValue::Str(s.clone()),
+            Value::Array(a) => {
+                if a.iter().all(|x| x.is_integer()) {
+                    AttrValue::IntList(a.iter().filter_map(|x| x.as_integer()).collect())
+                } else if a.iter().all(|x| x.is_integer() || x.is_float()) {
+                    AttrValue::FloatList(
+                        a.iter().filter_map(|x| x.as_float().or(x.as_integer().map(|i| i as f64))).collect(),
+                    )
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// A request checked against its spec, with defaults filled in: what every frontend reads.
+#[derive(Debug)]
+pub struct Validated<'a> {
+    pub spec: &'a OpSpec,
+    pub version: u32,
+    pub attributes: BTreeMap<String, AttrValue>,
+    pub inputs: &'a BTreeMap<String, InputArg>,
+}
+
+impl<'a> Validated<'a> {
+    pub fn op(&self) -> &str {
+        &self.spec.id
+    }
+    /// An attribute's value (given or default).
+    pub fn attr(&self, name: &str) -> Option<&AttrValue> {
+        self.attributes.get(name)
+    }
+    pub fn attr_str(&self, name: &str) -> Option<&str> {
+        match self.attr(name)? {
+            AttrValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn input(&self, name: &str) -> Option<&'a InputArg> {
+        self.inputs.get(name)
+    }
+
+    /// An integer-list parameter: the input of that name when present (it replaces the
+    /// attribute), else the attribute. `Ok(None)` when neither is given.
+    pub fn int_list(&self, name: &str) -> Result<Option<Vec<i64>>, Error> {
+        if let Some(input) = self.input(name) {
+            return input_ints(self.op(), name, input).map(Some);
+        }
+        Ok(match self.attr(name) {
+            Some(AttrValue::IntList(v)) => Some(v.clone()),
+            _ => None,
+        })
+    }
+}
+
+/// The values of a 1-D integer input as exact i64 (u64 values above i64::MAX are refused).
+pub fn input_ints(op: &str, name: &str, input: &InputArg) -> Result<Vec<i64>, Error> {
+    let Some(t) = input.tensor() else {
+        return Err(Error::Invalid {
+            what: format!(
+                "{op}: input `{name}` has no values (only dtype and shape were given); its values are needed to plan"
+            ),
+        });
+    };
+    (0..t.len())
+        .map(|i| {
+            let v = t.element_i128(i).ok_or_else(|| Error::InputDType {
+                op: op.to_string(),
+                name: name.to_string(),
+                dtype: t.dtype(),
+                allowed: "integer types".into(),
+            })?;
+            i64::try_from(v).map_err(|_| Error::Overflow {
+                op: op.to_string(),
+                what: format!("input `{name}`[{i}]"),
+                value: v.to_string(),
+            })
+        })
+        .collect()
+}
+
+fn type_matches(ty: AttrType, v: &AttrValue) -> bool {
+    matches!(
+        (ty, v),
+        (AttrType::Int, AttrValue::Int(_))
+            | (AttrType::U64, AttrValue::Int(_))
+            | (AttrType::Float, AttrValue::Int(_) | AttrValue::Float(_))
+            | (AttrType::String | AttrType::Dtype, AttrValue::Str(_))
+            | (AttrType::IntList | AttrType::Mask, AttrValue::IntList(_))
+            | (AttrType::FloatList, AttrValue::IntList(_) | AttrValue::FloatList(_))
+            | (
+                AttrType::FloatOrList,
+                AttrValue::Int(_) | AttrValue::Float(_) | AttrValue::IntList(_) | AttrValue::FloatList(_)
+            )
+    )
+}
+
+/// Normalize numeric attribute values to their declared type (ints where floats are wanted).
+fn normalize(ty: AttrType, v: AttrValue) -> AttrValue {
+    match (ty, v) {
+        (AttrType::Float | AttrType::FloatOrList, AttrValue::Int(i)) => AttrValue::Float(i as f64),
+        (AttrType::FloatList | AttrType::FloatOrList, AttrValue::IntList(l)) => {
+            AttrValue::FloatList(l.into_iter().map(|i| i as f64).collect())
+        }
+        (_, v) => v,
+    }
+}
+
+/// Check a request against its spec: op and version known, every attribute known, of
+/// its type and allowed value, required ones present; every input known, of its type
+/// set and rank, required ones present; then the spec's dtype rules.
+pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<'a>, Error> {
+    let op = spec.id.as_str();
+    let version = request.version.unwrap_or_else(|| spec.latest_version());
+    if !spec.versions.contains(&version) {
+        return Err(Error::UnknownVersion { op: op.into(), version, known: spec.versions.clone() });
+    }
+    let versioned = spec.versions.len() > 1;
+    let mut attributes = BTreeMap::new();
+    for (name, value) in &request.attributes {
+        let a = spec.attribute(name).filter(|a| kerf_spec::in_version(&a.versions, version)).ok_or_else(|| {
+            Error::UnknownAttribute { op: op.into(), name: name.clone(), version: versioned.then_some(version) }
+        })?;
+        if !type_matches(a.ty, value) {
+            return Err(Error::AttributeType {
+                op: op.into(),
+                name: name.clone(),
+                expected: format!("of type {}", a.ty.name()),
+                found: format!("{} ({value})", value.kind()),
+            });
+        }
+        check_value(op, a, value)?;
+        attributes.insert(name.clone(), normalize(a.ty, value.clone()));
+    }
+    for a in spec.attributes.iter().filter(|a| kerf_spec::in_version(&a.versions, version)) {
+        if attributes.contains_key(&a.name) {
+            continue;
+        }
+        let replaced = spec
+            .inputs
+            .iter()
+            .any(|i| i.replaces.as_deref() == Some(a.name.as_str()) && request.inputs.contains_key(&i.name));
+        if a.required && !replaced {
+            return Err(Error::MissingAttribute { op: op.into(), name: a.name.clone() });
+        }
+        if let Some(d) = &a.default {
+            let v = toml_like::to_attr(d).ok_or_else(|| Error::Invalid {
+                what: format!("{op}: the spec's default for `{}` is not a value", a.name),
+            })?;
+            attributes.insert(a.name.clone(), normalize(a.ty, v));
+        }
+    }
+    for (name, input) in &request.inputs {
+        let i = spec.input(name).filter(|i| kerf_spec::in_version(&i.versions, version)).ok_or_else(|| {
+            Error::UnknownInput { op: op.into(), name: name.clone(), version: versioned.then_some(version) }
+        })?;
+        let set = spec.type_set(&i.types).unwrap_or_default();
+        if !set.contains(&input.dtype().name()) {
+            return Err(Error::InputDType {
+                op: op.into(),
+                name: name.clone(),
+                dtype: input.dtype(),
+                allowed: format!("{} = {{{}}}", i.types, set.join(", ")),
+            });
+        }
+        let rank = input.shape().len();
+        let (ok, expected) = match i.rank {
+            InputRank::Any => (true, "any shape"),
+            InputRank::Scalar => (rank == 0 || input.shape() == [1], "a scalar"),
+            InputRank::Vector => (rank == 1, "a 1-D tensor"),
+            InputRank::ScalarOrVector => (rank <= 1, "a scalar or a 1-D tensor"),
+        };
+        if !ok {
+            return Err(Error::InputRank {
+                op: op.into(),
+                name: name.clone(),
+                expected: expected.into(),
+                found: input.shape().to_vec(),
+            });
+        }
+    }
+    for i in spec.inputs.iter().filter(|i| kerf_spec::in_version(&i.versions, version)) {
+        if !i.optional && !request.inputs.contains_key(&i.name) {
+            return Err(Error::MissingInput { op: op.into(), name: i.name.clone() });
+        }
+    }
+    let validated = Validated { spec, version, attributes, inputs: &request.inputs };
+    check_dtype_rules(&validated)?;
+    Ok(validated)
+}
+
+fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Result<(), Error> {
+    if let (Some(allowed), AttrValue::Str(s)) = (&a.allowed, value) {
+        if !allowed.iter().any(|x| x == s) {
+            return Err(Error::AttributeValue {
+                op: op.into(),
+                name: a.name.clone(),
+                value: format!("\"{s}\""),
+                allowed: allowed.join(", "),
+            });
+        }
+    }
+    match (a.ty, value) {
+        (AttrType::Mask, AttrValue::IntList(l)) => {
+            if let Some(bad) = l.iter().find(|b| **b != 0 && **b != 1) {
+                return Err(Error::AttributeValue {
+                    op: op.into(),
+                    name: a.name.clone(),
+                    value: format!("{l:?} (entry {bad})"),
+                    allowed: "lists of 0 and 1".into(),
+                });
+            }
+        }
+        (AttrType::U64, AttrValue::Int(i)) if *i < 0 => {
+            return Err(Error::AttributeValue {
+                op: op.into(),
+                name: a.name.clone(),
+                value: i.to_string(),
+                allowed: "integers ≥ 0".into(),
+            });
+        }
+        (AttrType::Dtype, AttrValue::Str(s)) => {
+            s.parse::<DType>().map_err(|e| Error::AttributeValue {
+                op: op.into(),
+                name: a.name.clone(),
+                value: format!("\"{s}\""),
+                allowed: e.to_string(),
+            })?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn check_dtype_rules(v: &Validated<'_>) -> Result<(), Error> {
+    for rule in v.spec.rules.iter().filter(|r| r.kind == RuleKind::Dtype) {
+        if !kerf_spec::in_version(&rule.versions, v.version) {
+            continue;
+        }
+        if let Some(cond) = &rule.when {
+            match v.attr_str(&cond.attribute) {
+                Some(s) if cond.values.iter().any(|x| x == s) => {}
+                _ => continue,
+            }
+        }
+        let subject = rule.subject.as_deref().unwrap_or_default();
+        let dtype = match subject.split_once(':') {
+            Some(("input", n)) => v.input(n).map(|i| i.dtype().name().to_string()),
+            Some(("attribute", n)) => v.attr_str(n).map(str::to_string),
+            _ => None,
+        };
+        let Some(dtype) = dtype else { continue };
+        let broken = match (&rule.allow, &rule.forbid) {
+            (Some(allow), _) => !allow.contains(&dtype),
+            (None, Some(forbid)) => forbid.contains(&dtype),
+            (None, None) => false,
+        };
+        if broken {
+            let when = rule
+                .when
+                .as_ref()
+                .and_then(|c| v.attr_str(&c.attribute).map(|s| format!(" with {} = \"{s}\"", c.attribute)))
+                .unwrap_or_default();
+            return Err(Error::rule(v.op(), &rule.id, format!("dtype {dtype} of {subject}{when}: {}", rule.doc)));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! Conversions between element bits and numbers: fill values, alpha/beta, printing.
+
+use crate::dtype::{DType, fp8};
+use half::{bf16, f16};
+
+/// Element bits of `dtype` as f64 (complex: the real part). `None` for strings.
+pub fn bits_to_f64(dtype: DType, bits: u128) -> Option<f64> {
+    Some(match dtype {
+        DType::Bool => (bits & 1) as f64,
+        DType::I4 => ((((bits as u8) << 4) as i8) >> 4) as f64,
+        DType::U4 => (bits & 0xf) as f64,
+        DType::I8 => bits as u8 as i8 as f64,
+        DType::U8 => bits as u8 as f64,
+        DType::I16 => bits as u16 as i16 as f64,
+        DType::U16 => bits as u16 as f64,
+        DType::I32 => bits as u32 as i32 as f64,
+        DType::U32 => bits as u32 as f64,
+        DType::I64 => bits as u64 as i64 as f64,
+        DType::U64 => bits as u64 as f64,
+        DType::F8E4M3FN => fp8::e4m3fn_to_f32(bits as u8) as f64,
+        DType::F8E5M2 => fp8::e5m2_to_f32(bits as u8) as f64,
+        DType::F16 => f16::from_bits(bits as u16).to_f64(),
+        DType::BF16 => bf16::from_bits(bits as u16).to_f64(),
+        DType::F32 => f32::from_bits(bits as u32) as f64,
+        DType::F64 => f64::from_bits(bits as u64),
+        DType::C64 => f32::from_bits(bits as u32) as f64,
+        DType::C128 => f64::from_bits(bits as u64),
+        DType::String => return None,
+    })
+}
+
+/// Why a number cannot become an element of a dtype.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConvertError {
+    /// NaN or infinity for an integer type.
+    NotFinite,
+    /// Not an integer, for an integer type.
+    NotIntegral,
+    /// Outside the integer type's range, or beyond the largest finite float.
+    OutOfRange,
+    /// The dtype has no numeric elements.
+    NotNumeric,
+}
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ConvertError::NotFinite => "NaN and infinity have no integer value",
+            ConvertError::NotIntegral => "it is not a whole number",
+            ConvertError::OutOfRange => "it is outside the type's range",
+            ConvertError::NotNumeric => "the type holds no numbers",
+        })
+    }
+}
+
+/// A number as element bits of `dtype`: exact for integers (else an error naming why),
+/// round-to-nearest-even for floats. A finite value beyond a float type's largest
+/// finite value is an error too (fp8 E4M3FN has no infinity; for the others, a fill
+/// value turning into infinity is almost surely a mistake).
+pub fn f64_to_bits(dtype: DType, v: f64) -> Result<u128, ConvertError> {
+    if dtype.is_integer() || dtype == DType::Bool {
+        if !v.is_finite() {
+            return Err(ConvertError::NotFinite);
+        }
+        if v.fract() != 0.0 {
+            return Err(ConvertError::NotIntegral);
+        }
+        // |v| < 2^64 is checked before the cast so the i128 conversion is exact.
+        if v.abs() >= 2f64.powi(64) {
+            return Err(ConvertError::OutOfRange);
+        }
+        return int_to_bits(dtype, v as i128);
+    }
+    let bits = match dtype {
+        DType::F8E4M3FN => {
+            let b = fp8::f32_to_e4m3fn(v as f32, false);
+            if v.is_finite() && fp8::e4m3fn_to_f32(b).is_nan() {
+                return Err(ConvertError::OutOfRange);
+            }
+            b as u128
+        }
+        DType::F8E5M2 => {
+            let b = fp8::f32_to_e5m2(v as f32, false);
+            if v.is_finite() && fp8::e5m2_to_f32(b).is_infinite() {
+                return Err(ConvertError::OutOfRange);
+            }
+            b as u128
+        }
+        DType::F16 => {
+            let h = f16::from_f64(v);
+            if v.is_finite() && h.is_infinite() {
+                return Err(ConvertError::OutOfRange);
+            }
+            h.to_bits() as u128
+        }
+        DType::BF16 => {
+            let h = bf16::from_f64(v);
+            if v.is_finite() && h.is_infinite() {
+                return Err(ConvertError::OutOfRange);
+            }
+            h.to_bits() as u128
+        }
+        DType::F32 => {
+            let x = v as f32;
+            if v.is_finite() && x.is_infinite() {
+                return Err(ConvertError::OutOfRange);
+            }
+            x.to_bits() as u128
+        }
+        DType::F64 => v.to_bits() as u128,
+        DType::C64 => (v as f32).to_bits() as u128,
+        DType::C128 => v.to_bits() as u128,
+        _ => return Err(ConvertError::NotNumeric),
+    };
+    Ok(bits)
+}
+
+/// An integer as element bits of an integer dtype, if it fits.
+pub fn int_to_bits(dtype: DType, v: i128) -> Result<u128, ConvertError> {
+    let (lo, hi) = if dtype == DType::Bool { (0, 1) } else { dtype.int_range().ok_or(ConvertError::NotNumeric)? };
+    if v < lo || v > hi {
+        return Err(ConvertError::OutOfRange);
+    }
+    let width_bits = match dtype {
+        DType::I4 | DType::U4 => 4,
+        DType::Bool | DType::I8 | DType::U8 => 8,
+        DType::I16 | DType::U16 => 16,
+        DType::I32 | DType::U32 => 32,
+        _ => 64,
+    };
+    Ok((v as u128) & ((1u128 << width_bits) - 1))
+}
+
+/// Element bits of `from` converted to `to` ("implicitly convertible", for fill values
+/// given in another type than the data's): through an exact integer when both are
+/// integers, else through f64.
+pub fn convert_bits(from: DType, bits: u128, to: DType) -> Result<u128, ConvertError> {
+    if from == to {
+        return Ok(bits);
+    }
+    let from_int = from.is_integer() || from == DType::Bool;
+    let to_int = to.is_integer() || to == DType::Bool;
+    if from_int && to_int {
+        let v = match from {
+            DType::Bool | DType::U4 | DType::U8 | DType::U16 | DType::U32 | DType::U64 => bits as i128,
+            _ => bits_to_f64(from, bits).ok_or(ConvertError::NotNumeric)? as i128,
+        };
+        // i64 needs the exact path: f64 would lose low bits.
+        let v = if from == DType::I64 { bits as u64 as i64 as i128 } else { v };
+        return int_to_bits(to, v);
+    }
+    f64_to_bits(to, bits_to_f64(from, bits).ok_or(ConvertError::NotNumeric)?)
+}
+
+/// One element as text, for printing tensors.
+pub fn format_bits(dtype: DType, bits: u128) -> String {
+    match dtype {
+        DType::Bool => (bits & 1 == 1).to_string(),
+        DType::I64 => (bits as u64 as i64).to_string(),
+        DType::U64 => (bits as u64).to_string(),
+        DType::C64 => format!("{}{:+}i", f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)),
+        DType::C128 => format!("{}{:+}i", f64::from_bits(bits as u64), f64::from_bits((bits >> 64) as u64)),
+        d if d.is_integer() => bits_to_f64(d, bits).map(|v| (v as i64).to_string()).unwrap_or_default(),
+        DType::F32 => f32::from_bits(bits as u32).to_string(),
+        d => bits_to_f64(d, bits).map(|v| v.to_string()).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_fill_values_are_exact_or_refused() {
+        assert_eq!(f64_to_bits(DType::I8, -1.0), Ok(0xff));
+        assert_eq!(f64_to_bits(DType::I8, 128.0), Err(ConvertError::OutOfRange));
+        assert_eq!(f64_to_bits(DType::I32, 1.5), Err(ConvertError::NotIntegral));
+        assert_eq!(f64_to_bits(DType::I32, f64::NAN), Err(ConvertError::NotFinite));
+        assert_eq!(f64_to_bits(DType::I4, -8.0), Ok(0x8));
+        assert_eq!(f64_to_bits(DType::I4, 8.0), Err(ConvertError::OutOfRange));
+        assert_eq!(f64_to_bits(DType::Bool, 1.0), Ok(1));
+        assert_eq!(f64_to_bits(DType::Bool, 2.0), Err(ConvertError::OutOfRange));
+        assert_eq!(f64_to_bits(DType::U64, -1.0), Err(ConvertError::OutOfRange));
+    }
+
+    #[test]
+    fn float_fill_values_round_and_refuse_overflow() {
+        assert_eq!(f64_to_bits(DType::F16, 1.0), Ok(0x3c00));
+        assert_eq!(f64_to_bits(DType::F16, 1e6), Err(ConvertError::OutOfRange));
+        assert_eq!(f64_to_bits(DType::F8E4M3FN, 448.0), Ok(0x7e));
+        assert_eq!(f64_to_bits(DType::F8E4M3FN, 500.0), Err(ConvertError::OutOfRange));
+        assert_eq!(f64_to_bits(DType::F32, f64::INFINITY), Ok(f32::INFINITY.to_bits() as u128));
+        assert_eq!(f64_to_bits(DType::BF16, 1.0), Ok(0x3f80));
+    }
+
+    #[test]
+    fn i64_conversion_keeps_every_bit() {
+        let big = (i64::MAX - 1) as u64 as u128;
+        assert_eq!(convert_bits(DType::I64, big, DType::I64), Ok(big));
+        assert_eq!(convert_bits(DType::I64, big, DType::U64), Ok(big));
+        assert_eq!(convert_bits(DType::I64, big, DType::I32), Err(ConvertError::OutOfRange));
+        assert_eq!(convert_bits(DType::I32, 0xffff_ffff, DType::I8), Ok(0xff));
+    }
+}

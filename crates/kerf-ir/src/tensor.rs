@@ -1,0 +1,248 @@
+//! Owned tensors with 16-byte aligned storage, and borrowed views.
+
+use crate::dtype::{DType, Layout};
+use crate::error::Error;
+
+/// A dense, row-major tensor. Byte storage is 16-byte aligned so vector loads and
+/// stores of any element width are legal on it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    dtype: DType,
+    shape: Vec<u64>,
+    data: Storage,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Storage {
+    Bytes(AlignedBytes),
+    Strings(Vec<String>),
+}
+
+/// A byte buffer backed by `u128`s, so its start is 16-byte aligned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlignedBytes {
+    words: Vec<u128>,
+    len: usize,
+}
+
+impl AlignedBytes {
+    /// Zeroed bytes; `None` when the allocation would be absurd (refused before allocating).
+    pub fn zeroed(len: usize) -> Option<Self> {
+        let words_len = len.div_ceil(16);
+        let mut words = Vec::new();
+        words.try_reserve_exact(words_len).ok()?;
+        words.resize(words_len, 0);
+        Some(AlignedBytes { words, len })
+    }
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `words` owns at least `len` initialized bytes; u8 has no alignment needs.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
+    }
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` makes the borrow unique.
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), self.len) }
+    }
+}
+
+/// Number of elements of a shape, `None` on overflow.
+pub fn volume(shape: &[u64]) -> Option<u64> {
+    shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+}
+
+impl Tensor {
+    /// A zero-filled tensor (empty strings for `string`). Refuses sizes whose byte count
+    /// overflows or cannot be allocated, before allocating.
+    pub fn zeros(dtype: DType, shape: &[u64]) -> Result<Tensor, Error> {
+        let count =
+            volume(shape).ok_or_else(|| Error::TooLarge { what: format!("a {dtype} tensor of shape {shape:?}") })?;
+        let data = match dtype.layout() {
+            Layout::Strings => {
+                let n = usize::try_from(count)
+                    .map_err(|_| Error::TooLarge { what: format!("a string tensor of shape {shape:?}") })?;
+                let mut v = Vec::new();
+                v.try_reserve_exact(n)
+                    .map_err(|_| Error::TooLarge { what: format!("a string tensor of shape {shape:?}") })?;
+                v.resize(n, String::new());
+                Storage::Strings(v)
+            }
+            _ => {
+                let too_large = || Error::TooLarge { what: format!("a {dtype} tensor of shape {shape:?}") };
+                let bytes = dtype.buffer_bytes(count).ok_or_else(too_large)?;
+                Storage::Bytes(AlignedBytes::zeroed(bytes).ok_or_else(too_large)?)
+            }
+        };
+        Ok(Tensor { dtype, shape: shape.to_vec(), data })
+    }
+
+    /// A tensor from raw little-endian element bytes (packed nibbles for i4/u4).
+    pub fn from_bytes(dtype: DType, shape: &[u64], bytes: &[u8]) -> Result<Tensor, Error> {
+        let mut t = Tensor::zeros(dtype, shape)?;
+        let dst =
+            t.bytes_mut().ok_or_else(|| Error::Invalid { what: "string tensors are not made from bytes".into() })?;
+        if dst.len() != bytes.len() {
+            return Err(Error::BufferLength {
+                what: format!("{dtype} tensor of shape {shape:?}"),
+                expected: dst.len(),
+                found: bytes.len(),
+            });
+        }
+        dst.copy_from_slice(bytes);
+        Ok(t)
+    }
+
+    pub fn from_strings(shape: &[u64], values: Vec<String>) -> Result<Tensor, Error> {
+        let count = volume(shape).unwrap_or(u64::MAX);
+        if count != values.len() as u64 {
+            return Err(Error::BufferLength {
+                what: format!("string tensor of shape {shape:?}"),
+                expected: count as usize,
+                found: values.len(),
+            });
+        }
+        Ok(Tensor { dtype: DType::String, shape: shape.to_vec(), data: Storage::Strings(values) })
+    }
+
+    /// A 1-D i64 tensor.
+    pub fn from_i64s(values: &[i64]) -> Tensor {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Tensor::from_bytes(DType::I64, &[values.len() as u64], &bytes).expect("length matches by construction")
+    }
+
+    /// A scalar of any byte-sized dtype from its element bits.
+    pub fn scalar_bits(dtype: DType, bits: u128) -> Tensor {
+        let mut t = Tensor::zeros(dtype, &[]).expect("a scalar always fits");
+        if let Some(b) = t.bytes_mut() {
+            let n = b.len();
+            b.copy_from_slice(&bits.to_le_bytes()[..n]);
+        }
+        t
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
+    }
+    pub fn len(&self) -> u64 {
+        volume(&self.shape).unwrap_or(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Raw bytes; `None` for string tensors.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match &self.data {
+            Storage::Bytes(b) => Some(b.as_slice()),
+            Storage::Strings(_) => None,
+        }
+    }
+    pub fn bytes_mut(&mut self) -> Option<&mut [u8]> {
+        match &mut self.data {
+            Storage::Bytes(b) => Some(b.as_mut_slice()),
+            Storage::Strings(_) => None,
+        }
+    }
+    pub fn strings(&self) -> Option<&[String]> {
+        match &self.data {
+            Storage::Strings(s) => Some(s),
+            Storage::Bytes(_) => None,
+        }
+    }
+    pub fn strings_mut(&mut self) -> Option<&mut [String]> {
+        match &mut self.data {
+            Storage::Strings(s) => Some(s),
+            Storage::Bytes(_) => None,
+        }
+    }
+    /// The same data under another shape of equal volume.
+    pub fn reshaped(mut self, shape: &[u64]) -> Result<Tensor, Error> {
+        if volume(shape) != volume(&self.shape) {
+            return Err(Error::Invalid { what: format!("cannot reshape {:?} to {:?}", self.shape, shape) });
+        }
+        self.shape = shape.to_vec();
+        Ok(self)
+    }
+    /// Reinterpret the bits as another dtype of the same layout (u16 data as bf16, ...).
+    pub fn reinterpret(mut self, dtype: DType) -> Result<Tensor, Error> {
+        if dtype.layout() != self.dtype.layout() {
+            return Err(Error::Invalid {
+                what: format!("cannot reinterpret {} as {dtype}: widths differ", self.dtype),
+            });
+        }
+        self.dtype = dtype;
+        Ok(self)
+    }
+
+    pub fn view(&self) -> TensorView<'_> {
+        TensorView {
+            dtype: self.dtype,
+            shape: &self.shape,
+            data: match &self.data {
+                Storage::Bytes(b) => ViewData::Bytes(b.as_slice()),
+                Storage::Strings(s) => ViewData::Strings(s),
+            },
+        }
+    }
+
+    /// The bits of element `i` (little-endian, nibble for i4/u4); `None` for strings.
+    pub fn element_bits(&self, i: u64) -> Option<u128> {
+        self.view().element_bits(i)
+    }
+
+    /// Element `i` as an integer, for index-like inputs (any integer dtype or bool).
+    pub fn element_i128(&self, i: u64) -> Option<i128> {
+        let bits = self.element_bits(i)?;
+        Some(match self.dtype {
+            DType::Bool | DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::U4 => bits as i128,
+            DType::I4 => ((bits as u8) << 4) as i8 as i128 >> 4,
+            DType::I8 => bits as u8 as i8 as i128,
+            DType::I16 => bits as u16 as i16 as i128,
+            DType::I32 => bits as u32 as i32 as i128,
+            DType::I64 => bits as u64 as i64 as i128,
+            _ => return None,
+        })
+    }
+
+    /// Element `i` as f64, for numeric scalars (fill values, alpha, beta).
+    pub fn element_f64(&self, i: u64) -> Option<f64> {
+        let bits = self.element_bits(i)?;
+        crate::scalar::bits_to_f64(self.dtype, bits)
+    }
+}
+
+/// A borrowed tensor.
+#[derive(Copy, Clone, Debug)]
+pub struct TensorView<'a> {
+    pub dtype: DType,
+    pub shape: &'a [u64],
+    pub data: ViewData<'a>,
+}
+
+#[derive(Copy, Clone, Debug)]
+pub enum ViewData<'a> {
+    Bytes(&'a [u8]),
+    Strings(&'a [String]),
+}
+
+impl<'a> TensorView<'a> {
+    pub fn element_bits(&self, i: u64) -> Option<u128> {
+        let ViewData::Bytes(bytes) = self.data else {
+            return None;
+        };
+        match self.dtype.layout() {
+            Layout::Bytes(w) => {
+                let start = usize::try_from(i).ok()?.checked_mul(w)?;
+                let src = bytes.get(start..start.checked_add(w)?)?;
+                let mut buf = [0u8; 16];
+                buf[..w].copy_from_slice(src);
+                Some(u128::from_le_bytes(buf))
+            }
+            Layout::Nibbles => {
+                let byte = *bytes.get(usize::try_from(i / 2).ok()?)?;
+                Some(((byte >> ((i % 2) * 4)) & 0xf) as u128)
+            }
+            Layout::Strings => None,
+        }
+    }
+}

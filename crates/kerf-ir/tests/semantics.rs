@@ -1,0 +1,611 @@
+//! One named test per rule of SEMANTICS.md, through the frontends and the reference.
+
+mod common;
+use common::*;
+use kerf_ir::{DType, Request, Tensor};
+
+// ---------------------------------------------------------------- tensorrt.slice
+
+#[test]
+fn trt_seed_example_contiguous_window() {
+    let out = run(&trt(arange_i32(&[3, 3]), &[0, 0], &[2, 2], &[1, 1], "strict_bounds")).unwrap();
+    assert_eq!(out.shape(), &[2, 2]);
+    assert_eq!(ints(&out), [0, 1, 3, 4]);
+}
+
+#[test]
+fn trt_seed_example_fill_mode() {
+    let req = trt(f32s(&[2, 2], &[0.0; 4]), &[0, 0], &[3, 3], &[1, 1], "fill").input("fill", scalar_f64(1.0));
+    let out = run(&req).unwrap();
+    assert_eq!(floats(&out), [0., 0., 1., 0., 0., 1., 1., 1., 1.]);
+}
+
+#[test]
+fn trt_default_mode_is_strict_bounds() {
+    let req = Request::new("tensorrt.slice")
+        .input("input", arange_i32(&[4]))
+        .attr("start", [2])
+        .attr("size", [3])
+        .attr("stride", [1]);
+    assert!(error(&req).contains("strict_bounds_in_range"));
+}
+
+#[test]
+fn trt_input_replaces_attribute() {
+    let req = trt(arange_i32(&[5]), &[0], &[2], &[1], "strict_bounds").input("start", Tensor::from_i64s(&[3]));
+    assert_eq!(ints(&run(&req).unwrap()), [3, 4]);
+}
+
+#[test]
+fn trt_i32_parameter_inputs_are_accepted() {
+    let start = Tensor::from_bytes(DType::I32, &[1], &2i32.to_le_bytes()).unwrap();
+    let req = trt(arange_i32(&[5]), &[0], &[2], &[1], "strict_bounds").input("start", start);
+    assert_eq!(ints(&run(&req).unwrap()), [2, 3]);
+}
+
+#[test]
+fn trt_axes_select_entries_and_keep_other_axes_whole() {
+    let req = trt(arange_i32(&[2, 4]), &[1], &[2], &[2], "strict_bounds").attr("axes", [-1]);
+    let out = run(&req).unwrap();
+    assert_eq!(out.shape(), &[2, 2]);
+    assert_eq!(ints(&out), [1, 3, 5, 7]);
+}
+
+#[test]
+fn trt_repeated_axes_are_refused() {
+    let req = trt(arange_i32(&[2, 4]), &[0, 0], &[1, 1], &[1, 1], "wrap").attr("axes", [1, -1]);
+    assert!(error(&req).contains("axes_unique"));
+}
+
+#[test]
+fn trt_axes_out_of_range_are_refused() {
+    let req = trt(arange_i32(&[2, 4]), &[0], &[1], &[1], "wrap").attr("axes", [2]);
+    let e = error(&req);
+    assert!(e.contains("axes_in_range") && e.contains("axes[0] = 2"), "{e}");
+}
+
+#[test]
+fn trt_parameter_lengths_must_match_rank() {
+    let e = error(&trt(arange_i32(&[2, 4]), &[0], &[1, 1], &[1, 1], "wrap"));
+    assert!(e.contains("param_lengths") && e.contains("`start`"), "{e}");
+}
+
+#[test]
+fn trt_negative_size_is_refused() {
+    let e = error(&trt(arange_i32(&[4]), &[0], &[-1], &[1], "wrap"));
+    assert!(e.contains("size_non_negative") && e.contains("axis 0"), "{e}");
+}
+
+#[test]
+fn trt_negative_and_zero_strides() {
+    let out = run(&trt(arange_i32(&[5]), &[4], &[3], &[-2], "strict_bounds")).unwrap();
+    assert_eq!(ints(&out), [4, 2, 0]);
+    let out = run(&trt(arange_i32(&[5]), &[3], &[4], &[0], "strict_bounds")).unwrap();
+    assert_eq!(ints(&out), [3, 3, 3, 3]);
+}
+
+#[test]
+fn trt_strict_bounds_checks_both_ends() {
+    let e = error(&trt(arange_i32(&[5]), &[4], &[3], &[-3], "strict_bounds"));
+    assert!(e.contains("strict_bounds_in_range") && e.contains("4..=-2"), "{e}");
+}
+
+#[test]
+fn trt_empty_output_is_never_out_of_bounds() {
+    let out = run(&trt(arange_i32(&[2, 3]), &[100, -100], &[0, 5], &[1, 7], "strict_bounds")).unwrap();
+    assert_eq!(out.shape(), &[0, 5]);
+}
+
+#[test]
+fn trt_wrap_is_floor_modulo() {
+    let out = run(&trt(arange_i32(&[3]), &[-4], &[7], &[1], "wrap")).unwrap();
+    assert_eq!(ints(&out), [2, 0, 1, 2, 0, 1, 2]);
+}
+
+#[test]
+fn trt_clamp_repeats_the_edges() {
+    let out = run(&trt(arange_i32(&[3]), &[-2], &[7], &[1], "clamp")).unwrap();
+    assert_eq!(ints(&out), [0, 0, 0, 1, 2, 2, 2]);
+}
+
+#[test]
+fn trt_fill_value_defaults_to_zero() {
+    let data = Tensor::from_bytes(DType::I32, &[2], &[7, 0, 0, 0, 8, 0, 0, 0]).unwrap();
+    let out = run(&trt(data, &[-1], &[4], &[1], "fill")).unwrap();
+    assert_eq!(ints(&out), [0, 7, 8, 0]);
+}
+
+#[test]
+fn trt_fill_input_outside_fill_mode_is_refused() {
+    let req = trt(arange_i32(&[3]), &[0], &[2], &[1], "clamp").input("fill", scalar_f64(1.0));
+    assert!(error(&req).contains("fill_only_in_fill_mode"));
+}
+
+#[test]
+fn trt_reflect_matches_numpy_reflect_with_repeated_bounces() {
+    // np.pad(np.arange(4), (7, 7), mode="reflect")
+    let out = run(&trt(arange_i32(&[4]), &[-7], &[18], &[1], "reflect")).unwrap();
+    assert_eq!(ints(&out), [1, 0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2]);
+}
+
+#[test]
+fn trt_reflect_on_extent_one_reads_zero() {
+    let out = run(&trt(arange_i32(&[1]), &[-3], &[5], &[2], "reflect")).unwrap();
+    assert_eq!(ints(&out), [0; 5]);
+}
+
+#[test]
+fn trt_empty_input_axis_fills_in_fill_mode_and_fails_otherwise() {
+    let data = Tensor::zeros(DType::I32, &[0, 2]).unwrap();
+    let out = run(&trt(data.clone(), &[0, 0], &[2, 2], &[1, 1], "fill").input("fill", scalar_i64(9))).unwrap();
+    assert_eq!(ints(&out), [9; 4]);
+    for mode in ["wrap", "clamp", "reflect", "strict_bounds"] {
+        let e = error(&trt(data.clone(), &[0, 0], &[2, 2], &[1, 1], mode));
+        assert!(e.contains("empty_input_axis") || e.contains("strict_bounds_in_range"), "{mode}: {e}");
+    }
+}
+
+#[test]
+fn trt_clamp_fill_reflect_forbid_i64_and_bf16() {
+    for mode in ["clamp", "fill", "reflect"] {
+        let e = error(&trt(arange_i64(&[3]), &[0], &[2], &[1], mode));
+        assert!(e.contains("mode_dtype") && e.contains("i64"), "{mode}: {e}");
+        let bf = Tensor::zeros(DType::BF16, &[3]).unwrap();
+        let e = error(&trt(bf, &[0], &[2], &[1], mode));
+        assert!(e.contains("mode_dtype") && e.contains("bf16"), "{mode}: {e}");
+    }
+    assert_eq!(ints(&run(&trt(arange_i64(&[3]), &[-1], &[2], &[1], "wrap")).unwrap()), [2, 0]);
+}
+
+#[test]
+fn trt_types_outside_the_type_set_are_refused() {
+    let e = error(&trt(Tensor::zeros(DType::F64, &[3]).unwrap(), &[0], &[2], &[1], "wrap"));
+    assert!(e.contains("input `input` has dtype f64"), "{e}");
+}
+
+#[test]
+fn trt_int4_is_packed_low_nibble_first() {
+    // values 1..=5 packed: [0x21, 0x43, 0x05]
+    let data = Tensor::from_bytes(DType::I4, &[5], &[0x21, 0x43, 0x05]).unwrap();
+    let out = run(&trt(data, &[1], &[3], &[1], "strict_bounds")).unwrap();
+    // 2, 3, 4 → [0x32, 0x04]: an odd count leaves the last high nibble zero
+    assert_eq!(out.bytes().unwrap(), &[0x32, 0x04]);
+}
+
+#[test]
+fn trt_int4_fill_value_is_sign_checked() {
+    let data = Tensor::from_bytes(DType::I4, &[2], &[0x21]).unwrap();
+    let out = run(&trt(data.clone(), &[0], &[3], &[1], "fill").input("fill", scalar_i64(-8))).unwrap();
+    assert_eq!(out.bytes().unwrap(), &[0x21, 0x08]);
+    let e = error(&trt(data, &[0], &[3], &[1], "fill").input("fill", scalar_i64(8)));
+    assert!(e.contains("fill_value_representable"), "{e}");
+}
+
+#[test]
+fn trt_fp8_e4m3fn_largest_finite_is_448() {
+    let data = Tensor::zeros(DType::F8E4M3FN, &[1]).unwrap();
+    let out = run(&trt(data.clone(), &[0], &[2], &[1], "fill").input("fill", scalar_f64(448.0))).unwrap();
+    assert_eq!(out.bytes().unwrap(), &[0x00, 0x7e]);
+    let e = error(&trt(data, &[0], &[2], &[1], "fill").input("fill", scalar_f64(500.0)));
+    assert!(e.contains("fill_value_representable"), "{e}");
+}
+
+#[test]
+fn trt_integer_fill_values_must_be_finite_whole_and_in_range() {
+    let data = arange_i32(&[2]);
+    for (v, why) in [(f64::NAN, "NaN"), (1.5, "whole"), (3e9, "range")] {
+        let e = error(&trt(data.clone(), &[0], &[3], &[1], "fill").input("fill", scalar_f64(v)));
+        assert!(e.contains("fill_value_representable") && e.contains(why), "{v}: {e}");
+    }
+}
+
+#[test]
+fn trt_index_arithmetic_never_wraps() {
+    let e = error(&trt(arange_i32(&[3]), &[i64::MAX - 1], &[4], &[1], "wrap"));
+    assert!(e.contains("overflows"), "{e}");
+    // Far outside but representable: exact modulo.
+    let out = run(&trt(arange_i32(&[3]), &[i64::MIN], &[2], &[1], "wrap")).unwrap();
+    let m = (i64::MIN as i128).rem_euclid(3) as i64;
+    assert_eq!(ints(&out), [m, (m + 1) % 3]);
+}
+
+// ---------------------------------------------------------------- tensorrt.fill
+
+fn fill(op: &str, dims: &[i64], to_type: &str) -> Request {
+    Request::new("tensorrt.fill").attr("dimensions", dims.to_vec()).attr("operation", op).attr("to_type", to_type)
+}
+
+#[test]
+fn fill_seed_example_linspace() {
+    let out = run(&fill("linspace", &[2, 3], "i32").attr("alpha", 0.0).attr("beta", vec![3.0, 1.0])).unwrap();
+    assert_eq!(out.dtype(), DType::I32);
+    assert_eq!(ints(&out), [0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn fill_output_types_per_operation() {
+    for t in ["i32", "i64", "f32"] {
+        assert!(run(&fill("linspace", &[2], t)).is_ok(), "{t}");
+    }
+    assert!(error(&fill("linspace", &[2], "f16")).contains("linspace_types"));
+    for op in ["random_uniform", "random_normal"] {
+        for t in ["f16", "f32"] {
+            assert!(run(&fill(op, &[2], t)).is_ok(), "{op} {t}");
+        }
+        for t in ["i32", "i64"] {
+            assert!(error(&fill(op, &[2], t)).contains("random_types"), "{op} {t}");
+        }
+    }
+}
+
+#[test]
+fn fill_volume_is_at_most_2_pow_31_minus_1() {
+    assert!(error(&fill("linspace", &[1 << 16, 1 << 15], "f32")).contains("volume_limit"));
+    let plan = kerf_ir::lower(&fill("linspace", &[(1 << 31) - 1], "f32")).unwrap();
+    assert_eq!(plan.output_shape(), &[(1u64 << 31) - 1]);
+}
+
+#[test]
+fn fill_f32_linspace_sums_in_f64_and_rounds_once() {
+    // alpha = 1, beta = [2^-24, 2^-24]: in f32, 1 + 2^-24 rounds to 1 at each step;
+    // in f64 the sum at [1,1] is 1 + 2^-23, which f32 represents exactly.
+    let b = 2f64.powi(-24);
+    let out = run(&fill("linspace", &[2, 2], "f32").attr("alpha", 1.0).attr("beta", vec![b, b])).unwrap();
+    assert_eq!(floats(&out)[3], 1.0 + 2f64.powi(-23));
+}
+
+#[test]
+fn fill_integer_linspace_is_exact_and_range_checked() {
+    let out = run(&fill("linspace", &[3], "i64").attr("alpha", (1i64 << 60) as f64).attr("beta", 1.0)).unwrap();
+    assert_eq!(ints(&out), [1 << 60, (1 << 60) + 1, (1 << 60) + 2]);
+    let e = error(&fill("linspace", &[2, 2], "i32").attr("alpha", 2147483646.0).attr("beta", vec![1.0, 1.0]));
+    assert!(e.contains("linspace_range"), "{e}");
+    let e = error(&fill("linspace", &[2], "i32").attr("alpha", 0.5));
+    assert!(e.contains("linspace_range"), "{e}");
+}
+
+#[test]
+fn fill_scalar_beta_only_for_rank_one() {
+    assert_eq!(floats(&run(&fill("linspace", &[3], "f32").attr("beta", 2.0)).unwrap()), [0.0, 2.0, 4.0]);
+    assert!(error(&fill("linspace", &[2, 2], "f32").attr("beta", 2.0)).contains("beta_length"));
+    assert!(error(&fill("linspace", &[2, 2], "f32").attr("beta", vec![1.0, 2.0, 3.0])).contains("beta_length"));
+}
+
+#[test]
+fn fill_alpha_and_beta_both_static_or_both_inputs() {
+    let e = error(&fill("linspace", &[2], "f32").input("alpha", scalar_f64(1.0)));
+    assert!(e.contains("alpha_beta_together"), "{e}");
+    let req = fill("linspace", &[2], "f32").input("alpha", scalar_f64(1.0)).input("beta", scalar_f64(0.5));
+    assert_eq!(floats(&run(&req).unwrap()), [1.0, 1.5]);
+}
+
+#[test]
+fn fill_dimensions_input_replaces_attribute() {
+    let req = fill("linspace", &[9], "f32").input("dimensions", Tensor::from_i64s(&[2]));
+    assert_eq!(run(&req).unwrap().shape(), &[2]);
+}
+
+#[test]
+fn fill_random_uniform_is_in_half_open_range_with_the_right_moments() {
+    let out =
+        run(&fill("random_uniform", &[1 << 16], "f32").attr("alpha", -2.0).attr("beta", 3.0).attr("seed", 5)).unwrap();
+    let v = floats(&out);
+    assert!(v.iter().all(|x| (-2.0..3.0).contains(x)));
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64;
+    assert!((mean - 0.5).abs() < 0.03, "mean {mean}");
+    assert!((var.sqrt() - 5.0 / 12f64.sqrt()).abs() < 0.02, "std {}", var.sqrt());
+}
+
+#[test]
+fn fill_random_normal_has_the_right_moments() {
+    for t in ["f32", "f16"] {
+        let out =
+            run(&fill("random_normal", &[1 << 16], t).attr("alpha", -1.0).attr("beta", 0.5).attr("seed", 9)).unwrap();
+        let v = floats(&out);
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let std = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt();
+        assert!((mean + 1.0).abs() < 0.01, "{t} mean {mean}");
+        assert!((std - 0.5).abs() < 0.01, "{t} std {std}");
+    }
+}
+
+#[test]
+fn fill_random_value_is_a_pure_function_of_seed_and_index() {
+    let a = run(&fill("random_normal", &[2, 3], "f32").attr("seed", 42)).unwrap();
+    let b = run(&fill("random_normal", &[6], "f32").attr("seed", 42)).unwrap();
+    let c = run(&fill("random_normal", &[6], "f32").attr("seed", 43)).unwrap();
+    assert_eq!(a.bytes(), b.bytes());
+    assert_ne!(b.bytes(), c.bytes());
+    assert_eq!(a.element_f64(4), Some(kerf_ir::random::normal_f32(42, 4, 0.0, 1.0) as f64));
+}
+
+#[test]
+fn fill_random_parameter_rules() {
+    assert!(error(&fill("random_uniform", &[2], "f32").attr("alpha", 1.0).attr("beta", 1.0)).contains("uniform_range"));
+    assert!(error(&fill("random_normal", &[2], "f32").attr("beta", -1.0)).contains("normal_std"));
+}
+
+// ---------------------------------------------------------------- onnx.slice
+
+#[test]
+fn onnx_axes_and_steps_default() {
+    let out = run(&onnx(13, arange_i32(&[3, 4]), &[1, 1], &[3, 3], None, None)).unwrap();
+    assert_eq!(out.shape(), &[2, 2]);
+    assert_eq!(ints(&out), [5, 6, 9, 10]);
+}
+
+#[test]
+fn onnx_parameter_lengths_must_match() {
+    let e = error(&onnx(13, arange_i32(&[3, 4]), &[1, 1], &[3], None, None));
+    assert!(e.contains("lengths_equal") && e.contains("`ends`"), "{e}");
+}
+
+#[test]
+fn onnx_repeated_axes_zero_steps_and_axes_out_of_range_are_refused() {
+    assert!(error(&onnx(13, arange_i32(&[3, 4]), &[0, 0], &[1, 1], Some(&[1, -1]), None)).contains("axes_unique"));
+    assert!(error(&onnx(13, arange_i32(&[3, 4]), &[0], &[1], None, Some(&[0]))).contains("step_nonzero"));
+    assert!(error(&onnx(13, arange_i32(&[3, 4]), &[0], &[1], Some(&[2]), None)).contains("axis_in_range"));
+    assert!(error(&onnx(13, arange_i32(&[3, 4]), &[0], &[1], Some(&[-3]), None)).contains("axis_in_range"));
+}
+
+#[test]
+fn onnx_negative_axes_only_from_version_11() {
+    for v in [1, 10] {
+        let e = error(&onnx(v, arange_i32(&[3, 4]), &[0], &[1], Some(&[-1]), None));
+        assert!(e.contains("negative_axes_from_11"), "v{v}: {e}");
+    }
+    for v in [11, 13] {
+        assert_eq!(ints(&run(&onnx(v, arange_i32(&[3, 4]), &[3], &[4], Some(&[-1]), None)).unwrap()), [3, 7, 11]);
+    }
+}
+
+#[test]
+fn onnx_version_1_takes_attributes_and_10_takes_inputs() {
+    let out = run(&onnx(1, arange_i32(&[4]), &[1], &[3], None, None)).unwrap();
+    assert_eq!(ints(&out), [1, 2]);
+    let req = Request::new("onnx.slice").version(10).input("data", arange_i32(&[4])).attr("starts", [1]);
+    assert!(error(&req).contains("unknown attribute `starts` in version 10"));
+    let req = Request::new("onnx.slice").version(1).input("data", arange_i32(&[4])).attr("starts", [1]);
+    assert!(error(&req).contains("starts_ends_given"));
+}
+
+#[test]
+fn onnx_empty_axis_stays_empty() {
+    let out =
+        run(&onnx(13, Tensor::zeros(DType::I32, &[0, 3]).unwrap(), &[-5], &[5], Some(&[0]), Some(&[-1]))).unwrap();
+    assert_eq!(out.shape(), &[0, 3]);
+}
+
+#[test]
+fn onnx_clamps_follow_the_step_sign() {
+    // step > 0: start and end clamp to [0, d]
+    assert_eq!(ints(&run(&onnx(13, arange_i32(&[5]), &[-100], &[100], None, Some(&[2]))).unwrap()), [0, 2, 4]);
+    // step < 0: start clamps to [0, d-1], end to [-1, d-1]
+    assert_eq!(ints(&run(&onnx(13, arange_i32(&[5]), &[100], &[-100], None, Some(&[-2]))).unwrap()), [4, 2, 0]);
+    assert_eq!(ints(&run(&onnx(13, arange_i32(&[5]), &[3], &[1], None, Some(&[1]))).unwrap()), Vec::<i64>::new());
+}
+
+#[test]
+fn onnx_divergence_onnxruntime_int_max_end_with_negative_step() {
+    // ONNX Runtime gives all five; the spec rule (kerf) gives none.
+    let out = run(&onnx(13, arange_i32(&[5]), &[-1], &[i64::MAX], None, Some(&[-1]))).unwrap();
+    assert_eq!(out.shape(), &[0]);
+    let out = run(&onnx(13, arange_i32(&[5]), &[-1], &[i32::MAX as i64], None, Some(&[-1]))).unwrap();
+    assert_eq!(out.shape(), &[0]);
+}
+
+#[test]
+fn onnx_divergence_python_reference_start_below_minus_d_with_negative_step() {
+    // numpy x[-100:-200:-1] is []; the rule (and ONNX Runtime, OpenVINO) give [x0].
+    assert_eq!(ints(&run(&onnx(13, arange_i32(&[5]), &[-100], &[-200], None, Some(&[-1]))).unwrap()), [0]);
+}
+
+#[test]
+fn onnx_bf16_only_from_version_13() {
+    let bf = Tensor::zeros(DType::BF16, &[4]).unwrap();
+    assert!(error(&onnx(11, bf.clone(), &[0], &[2], None, None)).contains("bf16_from_13"));
+    assert_eq!(run(&onnx(13, bf, &[0], &[2], None, None)).unwrap().shape(), &[2]);
+}
+
+#[test]
+fn onnx_slices_strings_and_complex() {
+    let s = Tensor::from_strings(&[3], vec!["a".into(), "bc".into(), "".into()]).unwrap();
+    let out = run(&onnx(13, s, &[-1], &[i64::MIN], None, Some(&[-1]))).unwrap();
+    assert_eq!(out.strings().unwrap(), ["", "bc", "a"]);
+    let c: Vec<u8> = (0..6u8).flat_map(|i| [i; 16]).collect();
+    let c = Tensor::from_bytes(DType::C128, &[6], &c).unwrap();
+    let out = run(&onnx(13, c, &[1], &[6], None, Some(&[3]))).unwrap();
+    assert_eq!(out.bytes().unwrap(), [[1u8; 16], [4u8; 16]].concat());
+}
+
+// ---------------------------------------------------------------- openvino.strided_slice
+
+const NONE: &[i64] = &[];
+
+#[test]
+fn ov_seed_example_masks() {
+    let out = run(&ov(
+        arange_i32(&[2, 3, 4]),
+        &[1, 0, 0],
+        &[0, 0, 2],
+        &[1, 1, 1],
+        [&[0, 1, 1], &[1, 1, 0], NONE, NONE, NONE],
+    ))
+    .unwrap();
+    assert_eq!(out.shape(), &[1, 3, 2]);
+    assert_eq!(ints(&out), [12, 13, 16, 17, 20, 21]);
+}
+
+#[test]
+fn ov_seed_example_new_axis() {
+    let out = run(&ov(
+        arange_i32(&[2, 3, 4]),
+        &[0, 0, 0],
+        &[0, 0, 0],
+        &[1, 1, 1],
+        [&[1, 1, 1], &[1, 1, 1], &[1, 0, 0], NONE, NONE],
+    ))
+    .unwrap();
+    // new axis first, then the first two entries cover axes 0 and 1; axis 2 stays whole.
+    assert_eq!(out.shape(), &[1, 2, 3, 4]);
+    assert_eq!(ints(&out), (0..24).collect::<Vec<_>>());
+}
+
+#[test]
+fn ov_seed_example_shrink() {
+    let plan = kerf_ir::lower(&ov(
+        Tensor::zeros(DType::U8, &[1, 2, 384, 640, 8]).unwrap(),
+        &[0, 1, 0, 0, 0],
+        &[0, 0, 0, 0, 0],
+        &[1, 1, 1, 1, 1],
+        [&[1, 0, 1, 1, 1], &[1, 0, 1, 1, 1], NONE, &[0, 1, 0, 0, 0], NONE],
+    ))
+    .unwrap();
+    assert_eq!(plan.output_shape(), &[1, 384, 640, 8]);
+}
+
+#[test]
+fn ov_short_masks_are_padded_and_long_ones_cut() {
+    let out =
+        run(&ov(arange_i32(&[2, 3]), &[1, 1], &[2, 3], &[1, 1], [&[0], &[0, 0, 1, 1], NONE, NONE, NONE])).unwrap();
+    assert_eq!(ints(&out), [4, 5]);
+}
+
+#[test]
+fn ov_more_than_one_ellipsis_is_refused() {
+    let e = error(&ov(arange_i32(&[2, 3]), &[0, 0], &[1, 1], &[1, 1], [NONE, NONE, NONE, NONE, &[1, 1]]));
+    assert!(e.contains("single_ellipsis"), "{e}");
+}
+
+#[test]
+fn ov_implicit_ellipsis_follows_the_last_entry() {
+    let out = run(&ov(arange_i32(&[2, 3]), &[1], &[2], &[1], [NONE, NONE, NONE, NONE, NONE])).unwrap();
+    assert_eq!(out.shape(), &[1, 3]);
+    assert_eq!(ints(&out), [3, 4, 5]);
+}
+
+#[test]
+fn ov_ellipsis_consumes_the_axes_the_others_leave() {
+    let out = run(&ov(arange_i32(&[2, 3, 4]), &[0, 1], &[0, 3], &[1, 2], [NONE, NONE, NONE, NONE, &[1, 0]])).unwrap();
+    assert_eq!(out.shape(), &[2, 3, 1]);
+    assert_eq!(ints(&out), [1, 5, 9, 13, 17, 21]);
+}
+
+#[test]
+fn ov_entry_with_several_bits_is_taken_by_the_first_rule() {
+    // new_axis and shrink both set on entry 0: new axis wins (consumes no input axis),
+    // so entry 1 slices axis 0 (end 3 clamps to 2) and axis 1 stays whole.
+    let out = run(&ov(arange_i32(&[2, 3]), &[1, 0], &[2, 3], &[1, 1], [NONE, NONE, &[1, 0], &[1, 0], NONE])).unwrap();
+    assert_eq!(out.shape(), &[1, 2, 3]);
+    // shrink and ellipsis on entry 0: shrink wins.
+    let out = run(&ov(arange_i32(&[2, 3]), &[1], &[2], &[1], [NONE, NONE, NONE, &[1], &[1]])).unwrap();
+    assert_eq!(out.shape(), &[3]);
+    assert_eq!(ints(&out), [3, 4, 5]);
+}
+
+#[test]
+fn ov_shrink_begin_must_be_in_range_and_counts_from_the_end() {
+    let out = run(&ov(arange_i32(&[4, 2]), &[-1], &[0], &[1], [NONE, NONE, NONE, &[1], NONE])).unwrap();
+    assert_eq!(ints(&out), [6, 7]);
+    for b in [4, -5] {
+        let e = error(&ov(arange_i32(&[4, 2]), &[b], &[0], &[1], [NONE, NONE, NONE, &[1], NONE]));
+        assert!(e.contains("shrink_in_range"), "{b}: {e}");
+    }
+}
+
+#[test]
+fn ov_divergence_cpu_plugin_shrink_with_begin_mask_reads_begin() {
+    // OpenVINO's CPU plugin reads element 0 here; the reference (and kerf) read element 2.
+    let out = run(&ov(arange_i32(&[4]), &[2], &[0], &[0], [&[1], NONE, NONE, &[1], NONE])).unwrap();
+    assert_eq!(out.shape(), &[] as &[u64]);
+    assert_eq!(ints(&out), [2]);
+}
+
+#[test]
+fn ov_zero_stride_is_refused_on_normal_axes() {
+    let e = error(&ov(arange_i32(&[4]), &[0], &[2], &[0], [NONE, NONE, NONE, NONE, NONE]));
+    assert!(e.contains("stride_nonzero"), "{e}");
+}
+
+#[test]
+fn ov_divergence_doc_begin_equal_end_is_empty() {
+    let out = run(&ov(arange_i32(&[4]), &[2], &[2], &[1], [NONE, NONE, NONE, NONE, NONE])).unwrap();
+    assert_eq!(out.shape(), &[0]);
+}
+
+#[test]
+fn ov_divergence_doc_reverse_end_mask_reaches_zero() {
+    let out = run(&ov(arange_i32(&[4]), &[3], &[0], &[-1], [NONE, &[1], NONE, NONE, NONE])).unwrap();
+    assert_eq!(ints(&out), [3, 2, 1, 0]);
+}
+
+#[test]
+fn ov_begin_and_end_clamp_by_stride_sign() {
+    assert_eq!(ints(&run(&ov(arange_i32(&[4]), &[-10], &[10], &[1], [NONE; 5])).unwrap()), [0, 1, 2, 3]);
+    assert_eq!(ints(&run(&ov(arange_i32(&[4]), &[10], &[-10], &[-1], [NONE; 5])).unwrap()), [3, 2, 1, 0]);
+    assert_eq!(
+        ints(&run(&ov(arange_i32(&[4]), &[0], &[0], &[-1], [&[1], NONE, NONE, NONE, NONE])).unwrap()),
+        [3, 2, 1]
+    );
+}
+
+#[test]
+fn ov_too_many_entries_for_the_rank_are_refused() {
+    let e = error(&ov(arange_i32(&[4]), &[0, 0], &[1, 1], &[1, 1], [NONE; 5]));
+    assert!(e.contains("entries_fit_rank"), "{e}");
+}
+
+#[test]
+fn ov_static_attributes_work_like_inputs() {
+    let req = Request::new("openvino.strided_slice")
+        .input("data", arange_i32(&[4]))
+        .attr("begin", [1])
+        .attr("end", [3])
+        .attr("begin_mask", [0])
+        .attr("end_mask", [0]);
+    assert_eq!(ints(&run(&req).unwrap()), [1, 2]);
+}
+
+// ---------------------------------------------------------------- generic request checks
+
+#[test]
+fn unknown_op_version_attribute_and_input_are_named() {
+    assert!(error(&Request::new("tensorrt.pad")).contains("unknown op `tensorrt.pad`"));
+    assert!(error(&onnx(12, arange_i32(&[2]), &[0], &[1], None, None)).contains("unknown version 12"));
+    let e = error(&trt(arange_i32(&[2]), &[0], &[1], &[1], "wrap").attr("strides", [1]));
+    assert!(e.contains("unknown attribute `strides`"), "{e}");
+    let e = error(&trt(arange_i32(&[2]), &[0], &[1], &[1], "wrap").input("bias", scalar_i64(1)));
+    assert!(e.contains("unknown input `bias`"), "{e}");
+}
+
+#[test]
+fn attribute_types_and_values_are_checked() {
+    let e = error(&trt(arange_i32(&[2]), &[0], &[1], &[1], "wrap").attr("start", "zero"));
+    assert!(e.contains("attribute `start` must be of type int_list"), "{e}");
+    let e = error(&trt(arange_i32(&[2]), &[0], &[1], &[1], "mirror"));
+    assert!(e.contains("attribute `mode` = \"mirror\" is not allowed"), "{e}");
+    let e = error(&ov(arange_i32(&[2]), &[0], &[1], &[1], [&[2], NONE, NONE, NONE, NONE]));
+    assert!(e.contains("begin_mask"), "{e}");
+    assert!(error(&fill("linspace", &[2], "f32").attr("seed", -1)).contains("seed"));
+}
+
+#[test]
+fn required_attributes_and_inputs_are_named() {
+    let req = Request::new("openvino.strided_slice")
+        .input("data", arange_i32(&[4]))
+        .input("begin", Tensor::from_i64s(&[0]))
+        .input("end", Tensor::from_i64s(&[1]))
+        .attr("end_mask", [0]);
+    assert!(error(&req).contains("missing required attribute `begin_mask`"));
+    let req = Request::new("tensorrt.slice").attr("start", [0]).attr("size", [1]).attr("stride", [1]);
+    assert!(error(&req).contains("missing input `input`"));
+}
+
+#[test]
+fn parameter_inputs_must_be_1d_integers() {
+    let req = trt(arange_i32(&[4]), &[0], &[1], &[1], "wrap").input("start", f32s(&[1], &[0.0]));
+    assert!(error(&req).contains("input `start` has dtype f32"));
+    let req = trt(arange_i32(&[4]), &[0], &[1], &[1], "wrap").input("start", arange_i64(&[1, 1]));
+    assert!(error(&req).contains("input `start` must be a 1-D tensor"));
+}
