@@ -1,0 +1,195 @@
+//! `ndarray` interop (feature `ndarray`): arrays ↔ [`Tensor`]s, and running a
+//! [`Kernel`] on arrays.
+//!
+//! ```
+//! use kerf::ndarray::{array_from_tensor, tensor_from_array};
+//! let a = ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
+//! let t = tensor_from_array(a.t()); // any layout: copied in logical row-major order
+//! assert_eq!(t.shape(), &[2, 2]);
+//! let back = array_from_tensor::<f32>(&t).unwrap();
+//! assert_eq!(back, a.t().into_dyn());
+//! ```
+
+use ::ndarray::{ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, IxDyn};
+use kerf_ir::{DType, Error, Kernel, Tensor};
+
+/// Rust element types that are kerf dtypes: plain little-endian values, no padding.
+///
+/// # Safety
+/// Implementors are plain data whose in-memory layout on little-endian targets is the
+/// dtype's element bytes, and every byte pattern kerf produces for the dtype is a valid
+/// value of the type (`bool` relies on kerf storing only 0 and 1, which [`view_of_tensor`]
+/// checks).
+pub unsafe trait Element: Copy + 'static {
+    const DTYPE: DType;
+}
+
+macro_rules! element {
+    ($($t:ty => $d:expr),* $(,)?) => {
+        $(unsafe impl Element for $t { const DTYPE: DType = $d; })*
+    };
+}
+element! {
+    bool => DType::Bool,
+    i8 => DType::I8,
+    u8 => DType::U8,
+    i16 => DType::I16,
+    u16 => DType::U16,
+    i32 => DType::I32,
+    u32 => DType::U32,
+    i64 => DType::I64,
+    u64 => DType::U64,
+    half::f16 => DType::F16,
+    half::bf16 => DType::BF16,
+    f32 => DType::F32,
+    f64 => DType::F64,
+    num_complex::Complex<f32> => DType::C64,
+    num_complex::Complex<f64> => DType::C128,
+}
+
+fn as_bytes<T: Element>(s: &[T]) -> &[u8] {
+    // SAFETY: Element types are plain data without padding.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), std::mem::size_of_val(s)) }
+}
+
+fn as_bytes_mut<T: Element>(s: &mut [T]) -> &mut [u8] {
+    // SAFETY: as above; the caller writes only valid element bytes (kerf kernels write
+    // elements of the same dtype).
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(s)) }
+}
+
+fn shape_of<D: Dimension>(dim: &D) -> Vec<u64> {
+    dim.slice().iter().map(|&d| d as u64).collect()
+}
+
+/// A tensor holding a copy of an array, in logical row-major order (any strides).
+pub fn tensor_from_array<T: Element, D: Dimension>(a: ArrayView<'_, T, D>) -> Tensor {
+    let shape = shape_of(&a.raw_dim());
+    let bytes: Vec<u8> = match a.as_slice() {
+        Some(s) => as_bytes(s).to_vec(),
+        None => {
+            let v: Vec<T> = a.iter().copied().collect();
+            as_bytes(&v).to_vec()
+        }
+    };
+    Tensor::from_bytes(T::DTYPE, &shape, &bytes).expect("length matches the shape")
+}
+
+fn check_dtype<T: Element>(dtype: DType) -> Result<(), Error> {
+    if dtype != T::DTYPE {
+        return Err(Error::Mismatch {
+            what: "array element type".into(),
+            expected: format!("{} (the tensor's dtype)", dtype),
+            found: T::DTYPE.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A zero-copy view of a tensor as an array (its storage is 16-byte aligned).
+pub fn view_of_tensor<T: Element>(t: &Tensor) -> Result<ArrayViewD<'_, T>, Error> {
+    check_dtype::<T>(t.dtype())?;
+    let bytes = t.bytes().expect("element types are byte-sized");
+    if T::DTYPE == DType::Bool && bytes.iter().any(|&b| b > 1) {
+        return Err(Error::Invalid { what: "bool tensor holds bytes other than 0 and 1".into() });
+    }
+    let n = bytes.len() / std::mem::size_of::<T>();
+    assert_eq!(bytes.as_ptr().align_offset(std::mem::align_of::<T>()), 0, "tensor storage is aligned");
+    // SAFETY: the storage is aligned for T (16-byte aligned), holds n elements of T's
+    // layout, and every value is valid for T (checked for bool above).
+    let s = unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), n) };
+    let shape: Vec<usize> = t.shape().iter().map(|&d| d as usize).collect();
+    Ok(ArrayViewD::from_shape(IxDyn(&shape), s).expect("length matches the shape"))
+}
+
+/// An owned array copied from a tensor of the same element type.
+pub fn array_from_tensor<T: Element>(t: &Tensor) -> Result<ArrayD<T>, Error> {
+    Ok(view_of_tensor::<T>(t)?.to_owned())
+}
+
+/// Run a kernel on an array and return a new array (the allocating convenience).
+/// `input` is `None` for fill kernels.
+pub fn run<K: Kernel + ?Sized, T: Element, D: Dimension>(
+    kernel: &K,
+    input: Option<ArrayView<'_, T, D>>,
+) -> Result<ArrayD<T>, Error> {
+    let shape: Vec<usize> = kernel.output_shape().iter().map(|&d| d as usize).collect();
+    let mut out =
+        ArrayD::<T>::from_shape_vec(IxDyn(&shape), zeroed(shape.iter().product())).expect("length matches the shape");
+    run_into(kernel, input, out.view_mut())?;
+    Ok(out)
+}
+
+fn zeroed<T: Element>(n: usize) -> Vec<T> {
+    // Every Element type has an all-zero value (0, false, +0.0).
+    let t = Tensor::zeros(T::DTYPE, &[n as u64]).expect("small");
+    view_of_tensor::<T>(&t).expect("same dtype").iter().copied().collect()
+}
+
+/// Run a kernel from an array into a caller-owned array. Both are used in place when
+/// they are contiguous row-major; otherwise they are copied through a buffer.
+pub fn run_into<K: Kernel + ?Sized, T: Element, D: Dimension, E: Dimension>(
+    kernel: &K,
+    input: Option<ArrayView<'_, T, D>>,
+    mut output: ArrayViewMut<'_, T, E>,
+) -> Result<(), Error> {
+    check_dtype::<T>(kernel.dtype())?;
+    if shape_of(&output.raw_dim()) != kernel.output_shape() {
+        return Err(Error::Mismatch {
+            what: "output array shape".into(),
+            expected: format!("{:?}", kernel.output_shape()),
+            found: format!("{:?}", output.shape()),
+        });
+    }
+    if let Some(a) = &input
+        && Some(shape_of(&a.raw_dim()).as_slice()) != kernel.input_shape()
+    {
+        return Err(Error::Mismatch {
+            what: "input array shape".into(),
+            expected: format!("{:?}", kernel.input_shape()),
+            found: format!("{:?}", a.shape()),
+        });
+    }
+    let copied;
+    let in_bytes = match &input {
+        None => None,
+        Some(a) => Some(match a.as_slice() {
+            Some(s) => as_bytes(s),
+            None => {
+                copied = a.iter().copied().collect::<Vec<T>>();
+                as_bytes(&copied)
+            }
+        }),
+    };
+    match output.as_slice_mut() {
+        Some(s) => kernel.run_bytes(in_bytes, as_bytes_mut(s)),
+        None => {
+            let mut buf: Vec<T> = output.iter().copied().collect();
+            kernel.run_bytes(in_bytes, as_bytes_mut(&mut buf))?;
+            for (o, v) in output.iter_mut().zip(buf) {
+                *o = v;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::ndarray::{arr1, arr2, s};
+
+    #[test]
+    fn round_trip_every_layout() {
+        let a = arr2(&[[1i16, 2, 3], [4, 5, 6]]);
+        for v in [a.view(), a.t(), a.slice(s![.., ..;2])] {
+            let t = tensor_from_array(v);
+            assert_eq!(array_from_tensor::<i16>(&t).unwrap(), v.into_dyn());
+        }
+        let c = arr1(&[num_complex::Complex::new(1.0f64, -1.0)]);
+        let t = tensor_from_array(c.view());
+        assert_eq!(t.dtype(), DType::C128);
+        assert_eq!(array_from_tensor::<num_complex::Complex<f64>>(&t).unwrap(), c.into_dyn());
+        assert!(array_from_tensor::<f32>(&t).is_err());
+    }
+}

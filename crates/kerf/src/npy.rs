@@ -1,0 +1,387 @@
+//! `.npy` files ↔ [`Tensor`], through the `npyz` crate.
+//!
+//! # Reading
+//!
+//! Every numpy dtype that holds numbers or text is read: `b1` (bool), `i1`..`i8`,
+//! `u1`..`u8`, `f2`, `f4`, `f8`, `c8` (complex64), `c16` (complex128), `U` (unicode
+//! strings) and `S` (byte strings, which must be UTF-8), in either byte order, in C or
+//! Fortran order (Fortran data is transposed to kerf's row-major layout on read).
+//! Structured, object, datetime and `f16`-as-float128 arrays are refused with a message.
+//!
+//! # Types numpy does not have
+//!
+//! numpy has no bfloat16, fp8 or int4. kerf's convention (the one `ml_dtypes` users get
+//! from `.view()`/`.astype()`):
+//!
+//! | kerf dtype | stored in the `.npy` as | how |
+//! |---|---|---|
+//! | `bf16` | `<u2` | the raw bits (`x.view(np.uint16)`) |
+//! | `f8e4m3fn`, `f8e5m2` | `\|u1` | the raw bits (`x.view(np.uint8)`) |
+//! | `i4` | `\|i1` | one value in [-8, 7] per element, unpacked (`x.astype(np.int8)`) |
+//! | `u4` | `\|u1` | one value in [0, 15] per element, unpacked |
+//!
+//! A request names the type with the input's `dtype` key
+//! (`data = { path = "x.npy", dtype = "bf16" }`), and [`read_as`] applies it: same-width
+//! types are reinterpreted bit for bit, `i4`/`u4` are range-checked and packed two per
+//! byte (low nibble first). [`write`] stores these types by the same table, so a file
+//! kerf writes reads back with the same `dtype` key.
+//!
+//! # Writing
+//!
+//! [`write`] writes to a temporary file in the destination's directory and renames it
+//! over the destination only once everything is written and synced, so an error never
+//! leaves a partial file, and a reader never sees one.
+
+use crate::error::FileError;
+use kerf_ir::dtype::Layout;
+use kerf_ir::{DType, Tensor};
+use npyz::{Endianness, Order, TypeChar, TypeStr, WriterBuilder};
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// The numpy type string kerf stores a dtype as (strings: `<U` + the longest length).
+pub fn storage_descr(dtype: DType) -> &'static str {
+    match dtype {
+        DType::Bool => "|b1",
+        DType::I4 | DType::I8 => "|i1",
+        DType::U4 | DType::U8 | DType::F8E4M3FN | DType::F8E5M2 => "|u1",
+        DType::I16 => "<i2",
+        DType::U16 | DType::BF16 => "<u2",
+        DType::I32 => "<i4",
+        DType::U32 => "<u4",
+        DType::I64 => "<i8",
+        DType::U64 => "<u8",
+        DType::F16 => "<f2",
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::C64 => "<c8",
+        DType::C128 => "<c16",
+        DType::String => "<U",
+    }
+}
+
+/// The kerf dtype numpy data of this type string is read as, when the request names none.
+fn natural_dtype(ts: &TypeStr) -> Result<DType, String> {
+    let size = ts.size_field();
+    let d = match (ts.type_char(), size) {
+        (TypeChar::Bool, 1) => DType::Bool,
+        (TypeChar::Int, 1) => DType::I8,
+        (TypeChar::Int, 2) => DType::I16,
+        (TypeChar::Int, 4) => DType::I32,
+        (TypeChar::Int, 8) => DType::I64,
+        (TypeChar::Uint, 1) => DType::U8,
+        (TypeChar::Uint, 2) => DType::U16,
+        (TypeChar::Uint, 4) => DType::U32,
+        (TypeChar::Uint, 8) => DType::U64,
+        (TypeChar::Float, 2) => DType::F16,
+        (TypeChar::Float, 4) => DType::F32,
+        (TypeChar::Float, 8) => DType::F64,
+        (TypeChar::Complex, 8) => DType::C64,
+        (TypeChar::Complex, 16) => DType::C128,
+        (TypeChar::UnicodeStr | TypeChar::ByteStr, _) => DType::String,
+        _ => {
+            return Err(format!(
+                "numpy dtype '{ts}' is not supported (kerf reads bool, signed and unsigned \
+                 integers, float16/32/64, complex64/128 and strings)"
+            ));
+        }
+    };
+    Ok(d)
+}
+
+/// Read a `.npy` file as its own dtype (see the module docs for the mapping).
+pub fn read(path: &Path) -> Result<Tensor, FileError> {
+    read_as(path, None)
+}
+
+/// Read a `.npy` file; with `dtype`, apply kerf's convention for types numpy lacks
+/// (reinterpret same-width bits, or pack `i4`/`u4` values).
+pub fn read_as(path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
+    let file = std::fs::File::open(path).map_err(|e| FileError::io(path, "cannot open", e))?;
+    let file_len = file.metadata().ok().map(|m| m.len());
+    from_reader(io::BufReader::new(file), path, file_len, dtype)
+}
+
+/// Read `.npy` bytes held in memory; `name` is used in error messages.
+pub fn from_bytes(bytes: &[u8], name: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
+    from_reader(bytes, name, Some(bytes.len() as u64), dtype)
+}
+
+fn from_reader<R: Read>(
+    mut reader: R,
+    path: &Path,
+    _file_len: Option<u64>,
+    dtype: Option<DType>,
+) -> Result<Tensor, FileError> {
+    let bad = |detail: String| FileError::npy(path, detail);
+    let header = npyz::NpyHeader::from_reader(&mut reader).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            bad("not a valid .npy file: truncated before the end of its header".into())
+        } else {
+            bad(format!("not a valid .npy file: {e}"))
+        }
+    })?;
+    let ts = match header.dtype() {
+        npyz::DType::Plain(ts) => ts,
+        other => {
+            return Err(bad(format!(
+                "structured numpy dtype {} is not supported; kerf reads arrays of one plain type",
+                other.descr()
+            )));
+        }
+    };
+    let shape = header.shape().to_vec();
+    let order = header.order();
+    let natural = natural_dtype(&ts).map_err(bad)?;
+    let count =
+        kerf_ir::tensor::volume(&shape).ok_or_else(|| bad(format!("shape {shape:?} in the header overflows")))?;
+
+    let mut tensor = if natural == DType::String {
+        read_strings(reader, header, &shape, path)?
+    } else {
+        let width = natural.byte_width().expect("numeric numpy types are byte-sized");
+        let mut t = Tensor::zeros(natural, &shape).map_err(|e| bad(format!("header: {e}")))?;
+        let buf = t.bytes_mut().expect("numeric tensor");
+        let got = read_full(&mut reader, buf).map_err(|e| FileError::io(path, "cannot read", e))?;
+        if got < buf.len() {
+            return Err(bad(format!(
+                "truncated: the header promises {count} elements of '{ts}' ({} bytes of data), \
+                 the file holds {got}",
+                buf.len()
+            )));
+        }
+        let mut extra = [0u8; 1];
+        if reader.read(&mut extra).map_err(|e| FileError::io(path, "cannot read", e))? > 0 {
+            return Err(bad(format!(
+                "corrupt: bytes follow the {count} elements of '{ts}' that the header describes \
+                 (shape {shape:?})"
+            )));
+        }
+        if ts.endianness() == Endianness::Big && width > 1 {
+            // Complex numbers swap each part on its own.
+            let part = if natural.is_complex() { width / 2 } else { width };
+            for chunk in buf.chunks_exact_mut(part) {
+                chunk.reverse();
+            }
+        }
+        if natural == DType::Bool {
+            for b in buf.iter_mut() {
+                *b = u8::from(*b != 0);
+            }
+        }
+        t
+    };
+    if order == Order::Fortran && shape.len() > 1 {
+        tensor = fortran_to_c(&tensor);
+    }
+    match dtype {
+        None => Ok(tensor),
+        Some(d) => convert_storage(tensor, d).map_err(|m| bad(format!("as {d}: {m}"))),
+    }
+}
+
+/// Read until `buf` is full or the reader ends; the number of bytes read.
+fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut at = 0;
+    while at < buf.len() {
+        match reader.read(&mut buf[at..]) {
+            Ok(0) => break,
+            Ok(n) => at += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(at)
+}
+
+fn read_strings<R: Read>(reader: R, header: npyz::NpyHeader, shape: &[u64], path: &Path) -> Result<Tensor, FileError> {
+    let bad = |detail: String| FileError::npy(path, detail);
+    let npy = npyz::NpyFile::with_header(header, reader);
+    let ts = npy.dtype().descr();
+    let values: Vec<String> = npy.into_vec().map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            bad(format!("truncated: fewer {ts} strings than the header's shape {shape:?} promises"))
+        } else {
+            bad(format!("corrupt string data ({ts}): {e}"))
+        }
+    })?;
+    Tensor::from_strings(shape, values).map_err(|e| bad(e.to_string()))
+}
+
+/// Row-major copy of a tensor whose elements are stored in Fortran (column-major) order.
+fn fortran_to_c(t: &Tensor) -> Tensor {
+    let shape = t.shape().to_vec();
+    let n = t.len() as usize;
+    // Fortran strides: the first axis is contiguous.
+    let mut fstride = vec![1usize; shape.len()];
+    for k in 1..shape.len() {
+        fstride[k] = fstride[k - 1] * shape[k - 1] as usize;
+    }
+    // Source (Fortran) index of every row-major position, by an odometer.
+    let mut src = Vec::with_capacity(n);
+    let mut idx = vec![0u64; shape.len()];
+    for _ in 0..n {
+        src.push(idx.iter().zip(&fstride).map(|(&i, &s)| i as usize * s).sum::<usize>());
+        for k in (0..shape.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < shape[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    if let Some(strings) = t.strings() {
+        let values = src.iter().map(|&s| strings[s].clone()).collect();
+        return Tensor::from_strings(&shape, values).expect("same shape");
+    }
+    let w = t.dtype().byte_width().expect("numpy types are byte-sized");
+    let from = t.bytes().expect("byte tensor");
+    let mut out = Tensor::zeros(t.dtype(), &shape).expect("same size as the input");
+    let to = out.bytes_mut().expect("byte tensor");
+    for (i, &s) in src.iter().enumerate() {
+        to[i * w..(i + 1) * w].copy_from_slice(&from[s * w..(s + 1) * w]);
+    }
+    out
+}
+
+/// Apply the storage convention: a tensor as read from a `.npy` → the dtype a request
+/// names. Same-width layouts are reinterpreted; `i4`/`u4` are packed from one integer
+/// value per element.
+pub fn convert_storage(t: Tensor, dtype: DType) -> Result<Tensor, String> {
+    let from = t.dtype();
+    if from == dtype {
+        return Ok(t);
+    }
+    match dtype.layout() {
+        Layout::Nibbles => {
+            if from.byte_width() != Some(1) || !(from.is_integer() || from == DType::Bool) {
+                return Err(format!(
+                    "{dtype} is stored one value per element as a 1-byte integer \
+                     (numpy int8/uint8), found {from} ('{}')",
+                    storage_descr(from)
+                ));
+            }
+            let (lo, hi) = dtype.int_range().expect("nibble types are integers");
+            let mut out = Tensor::zeros(dtype, t.shape()).map_err(|e| e.to_string())?;
+            let dst = out.bytes_mut().expect("nibble tensor");
+            for i in 0..t.len() {
+                let v = t.element_i128(i).expect("integer element");
+                if v < lo || v > hi {
+                    return Err(format!("element {i} is {v}, outside the {dtype} range [{lo}, {hi}]"));
+                }
+                let nibble = (v as u8) & 0xf;
+                dst[(i / 2) as usize] |= nibble << ((i % 2) * 4);
+            }
+            Ok(out)
+        }
+        Layout::Strings => Err(format!("{from} data cannot be read as strings")),
+        Layout::Bytes(w) => {
+            if from.layout() != Layout::Bytes(w) {
+                return Err(format!(
+                    "{dtype} takes the raw bits of a {w}-byte type (e.g. '{}'), found {from} ('{}')",
+                    storage_descr(dtype),
+                    storage_descr(from)
+                ));
+            }
+            t.reinterpret(dtype).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Serialize a tensor as `.npy` bytes (see the module docs for how each dtype is stored).
+pub fn to_writer<W: Write>(w: W, t: &Tensor) -> io::Result<()> {
+    let shape = t.shape();
+    let dtype = t.dtype();
+    let ts = |s: &str| -> npyz::DType { npyz::DType::Plain(s.parse().expect("a valid type string")) };
+    macro_rules! typed {
+        ($ty:ty, $n:expr, $conv:expr) => {{
+            let bytes = t.bytes().expect("byte tensor");
+            let mut writer =
+                npyz::WriteOptions::<$ty>::new().dtype(ts(storage_descr(dtype))).shape(shape).writer(w).begin_nd()?;
+            writer.extend(bytes.chunks_exact($n).map(|c| {
+                let a: [u8; $n] = c.try_into().expect("chunk of the element width");
+                $conv(a)
+            }))?;
+            writer.finish()
+        }};
+    }
+    match dtype {
+        DType::Bool => typed!(bool, 1, |a: [u8; 1]| a[0] != 0),
+        DType::I8 => typed!(i8, 1, i8::from_le_bytes),
+        DType::U8 | DType::F8E4M3FN | DType::F8E5M2 => typed!(u8, 1, u8::from_le_bytes),
+        DType::I16 => typed!(i16, 2, i16::from_le_bytes),
+        DType::U16 | DType::BF16 => typed!(u16, 2, u16::from_le_bytes),
+        DType::I32 => typed!(i32, 4, i32::from_le_bytes),
+        DType::U32 => typed!(u32, 4, u32::from_le_bytes),
+        DType::I64 => typed!(i64, 8, i64::from_le_bytes),
+        DType::U64 => typed!(u64, 8, u64::from_le_bytes),
+        DType::F16 => typed!(half::f16, 2, half::f16::from_le_bytes),
+        DType::F32 => typed!(f32, 4, f32::from_le_bytes),
+        DType::F64 => typed!(f64, 8, f64::from_le_bytes),
+        DType::C64 => typed!(num_complex::Complex<f32>, 8, |a: [u8; 8]| {
+            num_complex::Complex::new(
+                f32::from_le_bytes(a[..4].try_into().expect("4 bytes")),
+                f32::from_le_bytes(a[4..].try_into().expect("4 bytes")),
+            )
+        }),
+        DType::C128 => typed!(num_complex::Complex<f64>, 16, |a: [u8; 16]| {
+            num_complex::Complex::new(
+                f64::from_le_bytes(a[..8].try_into().expect("8 bytes")),
+                f64::from_le_bytes(a[8..].try_into().expect("8 bytes")),
+            )
+        }),
+        DType::I4 => {
+            let mut writer = npyz::WriteOptions::<i8>::new().dtype(ts("|i1")).shape(shape).writer(w).begin_nd()?;
+            writer.extend((0..t.len()).map(|i| t.element_i128(i).expect("i4 element") as i8))?;
+            writer.finish()
+        }
+        DType::U4 => {
+            let mut writer = npyz::WriteOptions::<u8>::new().dtype(ts("|u1")).shape(shape).writer(w).begin_nd()?;
+            writer.extend((0..t.len()).map(|i| t.element_i128(i).expect("u4 element") as u8))?;
+            writer.finish()
+        }
+        DType::String => {
+            let strings = t.strings().expect("string tensor");
+            let n = strings.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(1);
+            let mut writer =
+                npyz::WriteOptions::<str>::new().dtype(ts(&format!("<U{n}"))).shape(shape).writer(w).begin_nd()?;
+            for s in strings {
+                writer.push(s.as_str())?;
+            }
+            writer.finish()
+        }
+    }
+}
+
+/// `.npy` bytes of a tensor, in memory.
+pub fn to_bytes(t: &Tensor) -> Vec<u8> {
+    let mut v = Vec::new();
+    to_writer(&mut v, t).expect("writing to memory cannot fail");
+    v
+}
+
+/// Write a tensor to `path` atomically: a temporary file in the same directory, synced,
+/// then renamed over `path`. On error nothing is left behind (the temporary file is
+/// removed) and an existing file at `path` is untouched.
+pub fn write(path: &Path, t: &Tensor) -> Result<(), FileError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| {
+        FileError::io(path, "cannot write", io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))
+    })?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.to_string_lossy()))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| FileError::io(path, "cannot create a temporary file beside", e))?;
+    {
+        let mut buf = io::BufWriter::new(tmp.as_file_mut());
+        to_writer(&mut buf, t).map_err(|e| FileError::io(path, "cannot write", e))?;
+        buf.flush().map_err(|e| FileError::io(path, "cannot write", e))?;
+    }
+    tmp.as_file().sync_all().map_err(|e| FileError::io(path, "cannot write", e))?;
+    tmp.persist(path).map_err(|e| FileError::io(path, "cannot rename the temporary file to", e.error))?;
+    Ok(())
+}

@@ -1,0 +1,486 @@
+//! Request files: the TOML form of a [`Request`] that the CLI and the conformance
+//! suite read.
+//!
+//! ```toml
+//! op = "onnx.slice"     # spec id
+//! version = 13          # optional: the op set (default: the newest)
+//! [attributes]          # static parameters: integers, floats, strings, lists
+//! axes = [0, 1]
+//! [inputs]              # by input name:
+//! data = "x.npy"        # a .npy file, relative to this file
+//! starts = [1, 0]       # a list of integers: a 1-D i64 tensor
+//! ends = { dtype = "i32", shape = [2], values = [2, 3] }   # an inline tensor
+//! steps = { path = "steps.npy" }                          # a .npy file as a table
+//! ```
+//!
+//! Inputs in full:
+//!
+//! - `"x.npy"` or `{ path = "x.npy" }`: the array in the file, its own dtype;
+//!   `{ path = "x.npy", dtype = "bf16" }` applies kerf's `.npy` convention for types
+//!   numpy lacks ([`crate::npy`]): same-width bits reinterpreted, `i4`/`u4` packed.
+//! - a number: a scalar (0-d tensor) — an integer is `i64`, a float `f64`; `true`/`false`
+//!   is a `bool` scalar.
+//! - a list of integers: a 1-D `i64` tensor (`[]` is an empty one); a list with a float
+//!   in it is a 1-D `f64` tensor; a list of booleans a 1-D `bool` tensor.
+//! - `{ dtype, shape, values }`: an inline tensor, `values` row-major (nested lists are
+//!   flattened; complex elements are `[re, im]` or a real number; strings for `string`).
+//!   `shape` may be left out for a 1-D tensor.
+//! - `{ dtype, shape }` alone ("bench form"): dtype and shape only, contents unspecified
+//!   ([`InputArg::Meta`]). Enough to compile a kernel or benchmark it; running the
+//!   reference on it needs values.
+//!
+//! TOML syntax errors and keys of the wrong type report the file, line and column.
+
+use crate::error::{FileError, line_column};
+use kerf_ir::scalar::{f64_to_bits, int_to_bits};
+use kerf_ir::tensor::volume;
+use kerf_ir::{AttrValue, DType, InputArg, Request, Tensor};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::{Spanned, Value};
+
+/// A request read from a file, with where each of its entries was written.
+#[derive(Clone, Debug)]
+pub struct RequestFile {
+    /// The file it was read from.
+    pub path: PathBuf,
+    pub request: Request,
+    /// (line, column) of `op`, `version`, `attributes.NAME`, `inputs.NAME`.
+    spans: BTreeMap<String, (usize, usize)>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequest {
+    op: Spanned<String>,
+    #[serde(default)]
+    version: Option<Spanned<i64>>,
+    #[serde(default)]
+    attributes: BTreeMap<Spanned<String>, Spanned<Value>>,
+    #[serde(default)]
+    inputs: BTreeMap<Spanned<String>, Spanned<Value>>,
+}
+
+/// Read and parse a request file. Relative `.npy` paths are resolved against its directory.
+pub fn load(path: &Path) -> Result<RequestFile, FileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, "cannot read", e))?;
+    parse(&text, path)
+}
+
+/// Parse request text; `path` names it in errors and its directory resolves `.npy` paths.
+pub fn parse(text: &str, path: &Path) -> Result<RequestFile, FileError> {
+    let raw: RawRequest = toml::from_str(text).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_column(text, s.start)).unwrap_or((1, 1));
+        FileError::Syntax { path: path.to_path_buf(), line, column, message: one_line(e.message()) }
+    })?;
+    let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let at = |span: std::ops::Range<usize>| line_column(text, span.start);
+    let err = |span: std::ops::Range<usize>, detail: String| {
+        let (l, c) = at(span);
+        FileError::Request { path: path.to_path_buf(), line: Some(l), column: Some(c), detail }
+    };
+
+    let mut spans = BTreeMap::new();
+    let mut request = Request::new(raw.op.get_ref());
+    spans.insert("op".to_string(), at(raw.op.span()));
+    if let Some(v) = &raw.version {
+        let n = u32::try_from(*v.get_ref())
+            .map_err(|_| err(v.span(), format!("version {} is not a version number", v.get_ref())))?;
+        request.version = Some(n);
+        spans.insert("version".to_string(), at(v.span()));
+    }
+    for (name, value) in &raw.attributes {
+        let a = AttrValue::from_toml(value.get_ref()).ok_or_else(|| {
+            err(
+                value.span(),
+                format!(
+                    "attribute `{}`: {} is not an attribute value (an integer, a float, a string \
+                     or a list of numbers)",
+                    name.get_ref(),
+                    describe(value.get_ref())
+                ),
+            )
+        })?;
+        request.attributes.insert(name.get_ref().clone(), a);
+        spans.insert(format!("attributes.{}", name.get_ref()), at(name.span()));
+    }
+    for (name, value) in &raw.inputs {
+        let input = input_from_value(value.get_ref(), &base).map_err(|e| match e {
+            InputError::Message(m) => err(value.span(), format!("input `{}`: {m}", name.get_ref())),
+            InputError::File(f) => f,
+        })?;
+        request.inputs.insert(name.get_ref().clone(), input);
+        spans.insert(format!("inputs.{}", name.get_ref()), at(name.span()));
+    }
+    Ok(RequestFile { path: path.to_path_buf(), request, spans })
+}
+
+impl RequestFile {
+    /// Where an entry was written: `op`, `version`, `attributes.NAME` or `inputs.NAME`.
+    pub fn location_of(&self, key: &str) -> Option<(usize, usize)> {
+        self.spans.get(key).copied()
+    }
+
+    /// Where the entry a lowering error is about was written, when it names one.
+    pub fn locate(&self, e: &kerf_ir::Error) -> Option<(usize, usize)> {
+        use kerf_ir::Error as E;
+        let key = match e {
+            E::UnknownOp { .. } => "op".to_string(),
+            E::UnknownVersion { .. } => "version".to_string(),
+            E::UnknownAttribute { name, .. } | E::AttributeType { name, .. } | E::AttributeValue { name, .. } => {
+                format!("attributes.{name}")
+            }
+            E::UnknownInput { name, .. } | E::InputDType { name, .. } | E::InputRank { name, .. } => {
+                format!("inputs.{name}")
+            }
+            _ => return None,
+        };
+        self.location_of(&key)
+    }
+
+    /// A lowering or run error as one line naming this file (and the entry's line and
+    /// column when the error is about one entry).
+    pub fn describe_error(&self, e: &kerf_ir::Error) -> String {
+        match self.locate(e) {
+            Some((l, c)) => format!("{}:{l}:{c}: {e}", self.path.display()),
+            None => format!("{}: {e}", self.path.display()),
+        }
+    }
+}
+
+/// Why an input value could not be read.
+pub enum InputError {
+    /// Something about the TOML value itself.
+    Message(String),
+    /// A `.npy` file it names could not be read (the error names that file).
+    File(FileError),
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::Message(m) => f.write_str(m),
+            InputError::File(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<String> for InputError {
+    fn from(s: String) -> Self {
+        InputError::Message(s)
+    }
+}
+
+/// One input's TOML value → an input; `.npy` paths are resolved against `base`.
+/// Shared by request files and spec examples.
+pub fn input_from_value(v: &Value, base: &Path) -> Result<InputArg, InputError> {
+    match v {
+        Value::String(p) => read_npy(base, p, None),
+        Value::Integer(i) => Ok(scalar_tensor(DType::I64, *i as u64 as u128).into()),
+        Value::Float(f) => Ok(scalar_tensor(DType::F64, f.to_bits() as u128).into()),
+        Value::Boolean(b) => Ok(scalar_tensor(DType::Bool, u128::from(*b)).into()),
+        Value::Array(items) => {
+            let dtype = if items.iter().all(Value::is_integer) {
+                DType::I64
+            } else if items.iter().all(Value::is_bool) {
+                DType::Bool
+            } else if items.iter().all(|x| x.is_integer() || x.is_float()) {
+                DType::F64
+            } else {
+                return Err(format!(
+                    "a list input holds integers (a 1-D i64 tensor), floats or booleans, found {}",
+                    describe(v)
+                )
+                .into());
+            };
+            Ok(tensor_from_values(dtype, &[items.len() as u64], items)?.into())
+        }
+        Value::Table(t) => {
+            let known = ["path", "dtype", "shape", "values"];
+            if let Some(k) = t.keys().find(|k| !known.contains(&k.as_str())) {
+                return Err(format!("unknown key `{k}` in an input table (known: path, dtype, shape, values)").into());
+            }
+            let dtype = match t.get("dtype") {
+                None => None,
+                Some(Value::String(s)) => Some(s.parse::<DType>().map_err(|e| e.to_string())?),
+                Some(other) => return Err(format!("`dtype` must be a string, found {}", describe(other)).into()),
+            };
+            if let Some(p) = t.get("path") {
+                if t.contains_key("shape") || t.contains_key("values") {
+                    return Err("an input with `path` takes no `shape` or `values` (the file has them)"
+                        .to_string()
+                        .into());
+                }
+                let Value::String(p) = p else {
+                    return Err(format!("`path` must be a string, found {}", describe(p)).into());
+                };
+                return read_npy(base, p, dtype);
+            }
+            let dtype = dtype.ok_or_else(|| {
+                "an inline tensor needs `dtype` (and `shape`, and `values` unless only dtype and shape are meant)"
+                    .to_string()
+            })?;
+            let shape = match t.get("shape") {
+                None => None,
+                Some(Value::Array(a)) => Some(
+                    a.iter()
+                        .map(|d| match d {
+                            Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+                            other => Err(format!("`shape` entries are integers ≥ 0, found {}", describe(other))),
+                        })
+                        .collect::<Result<Vec<u64>, String>>()?,
+                ),
+                Some(other) => {
+                    return Err(format!("`shape` must be a list of integers, found {}", describe(other)).into());
+                }
+            };
+            match (shape, t.get("values")) {
+                (Some(shape), None) => Ok(InputArg::Meta { dtype, shape }),
+                (None, None) => Err("an inline tensor needs `shape` (and `values`)".to_string().into()),
+                (shape, Some(Value::Array(values))) => {
+                    let flat = flatten(values, dtype);
+                    let shape = shape.unwrap_or_else(|| vec![flat.len() as u64]);
+                    Ok(tensor_from_values(dtype, &shape, &flat)?.into())
+                }
+                (_, Some(other)) => Err(format!("`values` must be a list, found {}", describe(other)).into()),
+            }
+        }
+        Value::Datetime(_) => Err("a date is not an input value".to_string().into()),
+    }
+}
+
+fn read_npy(base: &Path, p: &str, dtype: Option<DType>) -> Result<InputArg, InputError> {
+    let path = base.join(p);
+    crate::npy::read_as(&path, dtype).map(InputArg::Tensor).map_err(InputError::File)
+}
+
+fn scalar_tensor(dtype: DType, bits: u128) -> Tensor {
+    Tensor::scalar_bits(dtype, bits)
+}
+
+/// Nested lists flattened row-major; for complex dtypes a 2-list of numbers is one element.
+fn flatten(values: &[Value], dtype: DType) -> Vec<Value> {
+    let mut out = Vec::new();
+    fn go(v: &Value, complex: bool, out: &mut Vec<Value>) {
+        match v {
+            Value::Array(a) if !(complex && a.len() == 2 && a.iter().all(|x| x.is_integer() || x.is_float())) => {
+                for x in a {
+                    go(x, complex, out);
+                }
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    for v in values {
+        go(v, dtype.is_complex(), &mut out);
+    }
+    out
+}
+
+/// A TOML value as a number, for numeric element types.
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Integer(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        Value::Boolean(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+/// A tensor of `dtype` and `shape` from row-major TOML values: exact for integers (a
+/// value that does not fit is an error), round-to-nearest for floats (a finite value
+/// beyond the type's range is an error), `[re, im]` or a number for complex, strings
+/// for `string`. Shared by request files and spec examples.
+pub fn tensor_from_values(dtype: DType, shape: &[u64], values: &[Value]) -> Result<Tensor, String> {
+    let count = volume(shape).ok_or_else(|| format!("shape {shape:?} overflows"))?;
+    if count != values.len() as u64 {
+        return Err(format!("shape {shape:?} holds {count} elements, but {} values are given", values.len()));
+    }
+    if dtype == DType::String {
+        let strings = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(format!("value {i}: a string tensor takes strings, found {}", describe(other))),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return Tensor::from_strings(shape, strings).map_err(|e| e.to_string());
+    }
+    let mut t = Tensor::zeros(dtype, shape).map_err(|e| e.to_string())?;
+    for (i, v) in values.iter().enumerate() {
+        let bits = element_bits(dtype, v).map_err(|m| format!("value {i} ({}): {m}", short(v)))?;
+        store(&mut t, i as u64, bits);
+    }
+    Ok(t)
+}
+
+fn element_bits(dtype: DType, v: &Value) -> Result<u128, String> {
+    if dtype.is_integer() || dtype == DType::Bool {
+        return match v {
+            Value::Integer(i) => int_to_bits(dtype, *i as i128),
+            Value::Boolean(b) => int_to_bits(dtype, i128::from(*b)),
+            Value::Float(f) => f64_to_bits(dtype, *f),
+            other => return Err(format!("{dtype} takes numbers, found {}", describe(other))),
+        }
+        .map_err(|e| format!("not a {dtype}: {e}"));
+    }
+    if dtype.is_complex() {
+        let (re, im) = match v {
+            Value::Array(a) if a.len() == 2 => match (number(&a[0]), number(&a[1])) {
+                (Some(re), Some(im)) => (re, im),
+                _ => return Err(format!("a complex value is [re, im], found {}", describe(v))),
+            },
+            other => match number(other) {
+                Some(re) => (re, 0.0),
+                None => return Err(format!("a complex value is [re, im] or a number, found {}", describe(v))),
+            },
+        };
+        return Ok(match dtype {
+            DType::C64 => ((im as f32).to_bits() as u128) << 32 | (re as f32).to_bits() as u128,
+            _ => (im.to_bits() as u128) << 64 | re.to_bits() as u128,
+        });
+    }
+    let x = number(v).ok_or_else(|| format!("{dtype} takes numbers, found {}", describe(v)))?;
+    f64_to_bits(dtype, x).map_err(|e| format!("not a {dtype}: {e}"))
+}
+
+fn store(t: &mut Tensor, i: u64, bits: u128) {
+    let dtype = t.dtype();
+    let bytes = t.bytes_mut().expect("byte tensor");
+    match dtype.byte_width() {
+        Some(w) => {
+            let at = i as usize * w;
+            bytes[at..at + w].copy_from_slice(&bits.to_le_bytes()[..w]);
+        }
+        None => {
+            let at = (i / 2) as usize;
+            let shift = (i % 2) * 4;
+            bytes[at] = (bytes[at] & !(0xf << shift)) | (((bits as u8) & 0xf) << shift);
+        }
+    }
+}
+
+/// What kind of TOML value this is, for messages.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("the string \"{s}\""),
+        Value::Integer(i) => format!("the integer {i}"),
+        Value::Float(f) => format!("the float {f}"),
+        Value::Boolean(b) => format!("the boolean {b}"),
+        Value::Datetime(d) => format!("the date {d}"),
+        Value::Array(_) => format!("the list {}", short(v)),
+        Value::Table(_) => "a table".to_string(),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<RequestFile, FileError> {
+        parse(text, Path::new("/nowhere/req.toml"))
+    }
+
+    #[test]
+    fn scalars_lists_and_inline_tensors() {
+        let r = parse_str(
+            r#"
+op = "tensorrt.slice"
+[attributes]
+start = [0, 0]
+mode = "fill"
+[inputs]
+input = { dtype = "f32", shape = [2, 2], values = [[1, 2], [3, 4.5]] }
+fill = 1.5
+size = [3, 3]
+stride = { dtype = "i32", values = [1, 1] }
+"#,
+        )
+        .unwrap();
+        let req = &r.request;
+        assert_eq!(req.op, "tensorrt.slice");
+        assert_eq!(req.attributes["start"], AttrValue::IntList(vec![0, 0]));
+        let input = req.inputs["input"].tensor().unwrap();
+        assert_eq!(input.dtype(), DType::F32);
+        assert_eq!(input.element_f64(3), Some(4.5));
+        let fill = req.inputs["fill"].tensor().unwrap();
+        assert_eq!((fill.dtype(), fill.shape()), (DType::F64, &[][..]));
+        assert_eq!(req.inputs["size"].tensor().unwrap(), &Tensor::from_i64s(&[3, 3]));
+        assert_eq!(req.inputs["stride"].dtype(), DType::I32);
+        assert_eq!(r.location_of("inputs.fill"), Some((8, 1)));
+    }
+
+    #[test]
+    fn bench_form_is_meta() {
+        let r = parse_str("op = \"x.y\"\n[inputs]\ninput = { dtype = \"bf16\", shape = [4, 4] }\n").unwrap();
+        assert_eq!(r.request.inputs["input"], InputArg::Meta { dtype: DType::BF16, shape: vec![4, 4] });
+    }
+
+    #[test]
+    fn syntax_errors_name_line_and_column() {
+        let e = parse_str("op = \"a.b\"\n[inputs]\nx = [1, 2\n").unwrap_err();
+        match &e {
+            FileError::Syntax { line, .. } => assert_eq!(*line, 3, "{e}"),
+            other => panic!("{other}"),
+        }
+        assert!(e.to_string().starts_with("/nowhere/req.toml:3:"), "{e}");
+        let e = parse_str("op = \"a.b\"\nattribute = 1\n").unwrap_err();
+        assert!(e.to_string().contains(":2:1:"), "{e}");
+        assert!(e.to_string().contains("attribute"), "{e}");
+        let e = parse_str("version = 1\n").unwrap_err();
+        assert!(e.to_string().contains("op"), "{e}");
+    }
+
+    #[test]
+    fn bad_inline_tensors_are_errors_at_their_line() {
+        for (text, needle) in [
+            ("x = { dtype = \"i8\", shape = [2], values = [1, 300] }", "not a i8"),
+            ("x = { dtype = \"f32\", shape = [3], values = [1, 2] }", "holds 3 elements"),
+            ("x = { dtype = \"q7\", shape = [1], values = [1] }", "unknown dtype"),
+            ("x = { dtype = \"f16\", shape = [1], values = [1e9] }", "range"),
+            ("x = { dtype = \"i32\", shape = [1], values = [\"a\"] }", "takes numbers"),
+            ("x = { dtype = \"i32\", shape = [1], value = [1] }", "unknown key `value`"),
+            ("x = [1, \"a\"]", "list input"),
+            ("x = { path = \"missing.npy\" }", "missing.npy"),
+        ] {
+            let e = parse_str(&format!("op = \"a.b\"\n[inputs]\n{text}\n")).unwrap_err();
+            let s = e.to_string();
+            assert!(s.contains(needle), "{text}: {s}");
+            if !needle.ends_with(".npy") {
+                assert!(s.starts_with("/nowhere/req.toml:3:"), "{text}: {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn literal_dtypes() {
+        let v = |s: &str| -> Vec<Value> {
+            toml::from_str::<toml::Table>(&format!("v = {s}")).unwrap()["v"].as_array().unwrap().clone()
+        };
+        let t = tensor_from_values(DType::I4, &[3], &v("[-8, 7, -1]")).unwrap();
+        assert_eq!(t.bytes().unwrap(), &[0x78, 0x0f]);
+        let t = tensor_from_values(DType::BF16, &[1], &v("[1.0]")).unwrap();
+        assert_eq!(t.bytes().unwrap(), &[0x80, 0x3f]);
+        let t = tensor_from_values(DType::C64, &[2], &v("[[1.0, -2.0], 3]")).unwrap();
+        assert_eq!(t.element_bits(0), Some((((-2f32).to_bits() as u128) << 32) | 1f32.to_bits() as u128));
+        let t = tensor_from_values(DType::Bool, &[2], &v("[true, 0]")).unwrap();
+        assert_eq!(t.bytes().unwrap(), &[1, 0]);
+        let t = tensor_from_values(DType::String, &[2], &v("[\"a\", \"bc\"]")).unwrap();
+        assert_eq!(t.strings().unwrap(), &["a".to_string(), "bc".to_string()]);
+        let t = tensor_from_values(DType::U64, &[1], &v("[9223372036854775807]")).unwrap();
+        assert_eq!(t.element_i128(0), Some(i64::MAX as i128));
+        assert!(tensor_from_values(DType::U8, &[1], &v("[-1]")).is_err());
+        assert!(tensor_from_values(DType::F8E4M3FN, &[1], &v("[1000.0]")).is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! kerf cross-crate tests live in tests/.
