@@ -1,0 +1,597 @@
+//! kerf's op specs: the TOML files of `specs/`, embedded at build time, parsed with
+//! serde and checked for consistency. They are the single source of truth for what
+//! each op accepts: attribute names, types, defaults and allowed values, inputs and
+//! their type sets, the vendor's rules, and examples with expected outputs.
+
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+/// TOML tables as examples hold them (re-exported so users need not depend on `toml`).
+pub use toml::Table as TomlTable;
+
+/// TOML values as specs and requests hold them.
+pub use toml::Value as TomlValue;
+
+/// One op, as its spec file declares it.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OpSpec {
+    /// `vendor.op`, e.g. `tensorrt.slice`.
+    pub id: String,
+    pub vendor: String,
+    pub summary: String,
+    /// Op-set versions (ONNX) or the single version 1.
+    pub versions: Vec<u32>,
+    /// Named sets of dtype names (`T = ["f32", ...]`).
+    #[serde(default)]
+    pub type_sets: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub attributes: Vec<AttributeSpec>,
+    #[serde(default)]
+    pub inputs: Vec<InputSpec>,
+    #[serde(default)]
+    pub rules: Vec<RuleSpec>,
+    #[serde(default)]
+    pub examples: Vec<ExampleSpec>,
+}
+
+/// The type of an attribute's value.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AttrType {
+    Int,
+    /// A non-negative integer (TOML integers are i64; seeds above i64::MAX are not expressible).
+    U64,
+    Float,
+    String,
+    /// A dtype name.
+    Dtype,
+    IntList,
+    FloatList,
+    /// A float or a list of floats.
+    FloatOrList,
+    /// A list of 0/1 flags.
+    Mask,
+}
+
+impl AttrType {
+    pub fn name(self) -> &'static str {
+        match self {
+            AttrType::Int => "int",
+            AttrType::U64 => "u64",
+            AttrType::Float => "float",
+            AttrType::String => "string",
+            AttrType::Dtype => "dtype",
+            AttrType::IntList => "int_list",
+            AttrType::FloatList => "float_list",
+            AttrType::FloatOrList => "float_or_list",
+            AttrType::Mask => "mask",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AttributeSpec {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: AttrType,
+    #[serde(default)]
+    pub required: bool,
+    /// The default, as a TOML value of the attribute's type.
+    #[serde(default)]
+    pub default: Option<toml::Value>,
+    /// For string and dtype attributes: the values accepted.
+    #[serde(default)]
+    pub allowed: Option<Vec<String>>,
+    /// The versions that have this attribute (all when absent).
+    #[serde(default)]
+    pub versions: Option<Vec<u32>>,
+    pub doc: String,
+}
+
+/// What shape an input must have.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum InputRank {
+    Any,
+    Scalar,
+    Vector,
+    /// A scalar or a 1-D tensor.
+    ScalarOrVector,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InputSpec {
+    pub index: u32,
+    pub name: String,
+    #[serde(default)]
+    pub optional: bool,
+    /// The name of a type set, or of a single dtype.
+    pub types: String,
+    pub rank: InputRank,
+    /// The attribute this input replaces when present.
+    #[serde(default)]
+    pub replaces: Option<String>,
+    #[serde(default)]
+    pub versions: Option<Vec<u32>>,
+    pub doc: String,
+}
+
+/// How a rule is enforced.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// Checked generically from the spec: restricts the dtype named by `subject`.
+    Dtype,
+    /// Checked by the op's frontend, which names this rule's id in its error.
+    Frontend,
+}
+
+/// A condition on a string attribute.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RuleCondition {
+    pub attribute: String,
+    #[serde(rename = "in")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    pub id: String,
+    pub kind: RuleKind,
+    pub doc: String,
+    /// For `dtype` rules: `input:NAME` (that input's dtype) or `attribute:NAME` (a dtype attribute).
+    #[serde(default)]
+    pub subject: Option<String>,
+    #[serde(default)]
+    pub when: Option<RuleCondition>,
+    #[serde(default)]
+    pub allow: Option<Vec<String>>,
+    #[serde(default)]
+    pub forbid: Option<Vec<String>>,
+    /// The versions this rule applies to (all when absent).
+    #[serde(default)]
+    pub versions: Option<Vec<u32>>,
+}
+
+/// An inline tensor: dtype, shape and row-major values.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TensorLiteral {
+    pub dtype: String,
+    pub shape: Vec<u64>,
+    pub values: Vec<toml::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExampleSpec {
+    pub name: String,
+    pub doc: String,
+    #[serde(default)]
+    pub version: Option<u32>,
+    #[serde(default)]
+    pub attributes: toml::Table,
+    /// By input name: a number, a list of integers, or an inline tensor.
+    #[serde(default)]
+    pub inputs: toml::Table,
+    #[serde(default)]
+    pub expected: Option<TensorLiteral>,
+    /// A fragment the error message must contain, for examples that must fail.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// A spec file that is malformed: the message names the file and the field.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[error("spec {file}: {field}: {message}")]
+pub struct SpecError {
+    pub file: String,
+    pub field: String,
+    pub message: String,
+}
+
+const DTYPE_NAMES: [&str; 20] = [
+    "bool", "i4", "u4", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f8e4m3fn", "f8e5m2", "f16", "bf16",
+    "f32", "f64", "c64", "c128", "string",
+];
+
+fn is_dtype(name: &str) -> bool {
+    DTYPE_NAMES.contains(&name)
+}
+
+/// The 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    let at = at.min(text.len());
+    text.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1
+}
+
+fn first_duplicate<T: Ord>(items: impl Iterator<Item = T>) -> Option<T> {
+    let mut seen = BTreeSet::new();
+    for x in items {
+        if seen.contains(&x) {
+            return Some(x);
+        }
+        seen.insert(x);
+    }
+    None
+}
+
+fn is_number(v: &TomlValue) -> bool {
+    v.is_integer() || v.is_float()
+}
+
+/// Whether a TOML value (a default or an example's attribute) has an attribute type.
+fn value_has_type(ty: AttrType, v: &TomlValue) -> bool {
+    let list_of = |ok: &dyn Fn(&TomlValue) -> bool| v.as_array().is_some_and(|a| a.iter().all(ok));
+    match ty {
+        AttrType::Int => v.is_integer(),
+        AttrType::U64 => v.as_integer().is_some_and(|i| i >= 0),
+        AttrType::Float => is_number(v),
+        AttrType::String | AttrType::Dtype => v.is_str(),
+        AttrType::IntList => list_of(&TomlValue::is_integer),
+        AttrType::Mask => list_of(&|x| matches!(x.as_integer(), Some(0 | 1))),
+        AttrType::FloatList => list_of(&is_number),
+        AttrType::FloatOrList => is_number(v) || list_of(&is_number),
+    }
+}
+
+/// The message for an example key that names no attribute or input of its version,
+/// with a hint for the usual TOML slip: a key written after `[examples.inputs]` (or
+/// `[examples.attributes]`) belongs to that table.
+fn unknown_example_key(kind: &str, name: &str, version: u32) -> String {
+    if ["name", "doc", "version", "expected", "error"].contains(&name) {
+        format!(
+            "no {kind} `{name}`: keys after an [examples.{kind}s] header belong to that table; \
+             write `{name}` before it"
+        )
+    } else {
+        format!("no {kind} `{name}` in version {version}")
+    }
+}
+
+/// The integer range of an integer dtype.
+fn int_range(dtype: &str) -> Option<(i128, i128)> {
+    Some(match dtype {
+        "i4" => (-8, 7),
+        "u4" => (0, 15),
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "u8" => (0, u8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "i64" => (i64::MIN.into(), i64::MAX.into()),
+        "u64" => (0, u64::MAX.into()),
+        _ => return None,
+    })
+}
+
+impl TensorLiteral {
+    /// The number of elements its shape holds, if it fits in a u64.
+    pub fn volume(&self) -> Option<u64> {
+        self.shape.iter().try_fold(1u64, |acc, d| acc.checked_mul(*d))
+    }
+
+    /// Check that the dtype is known, that there is one value per element of the shape,
+    /// and that each value suits the dtype: strings for `string`; booleans (or 0/1) for
+    /// `bool`; integers within range for integer dtypes; numbers for float dtypes; numbers
+    /// or `[re, im]` pairs for complex dtypes.
+    pub fn check(&self) -> Result<(), String> {
+        let dtype = self.dtype.as_str();
+        if !is_dtype(dtype) {
+            return Err(format!("unknown dtype `{dtype}`"));
+        }
+        let Some(volume) = self.volume() else {
+            return Err(format!("shape {:?} holds too many elements", self.shape));
+        };
+        if self.values.len() as u64 != volume {
+            return Err(format!("shape {:?} holds {volume} values, found {}", self.shape, self.values.len()));
+        }
+        for (i, v) in self.values.iter().enumerate() {
+            let ok = match dtype {
+                "string" => v.is_str(),
+                "bool" => v.is_bool() || matches!(v.as_integer(), Some(0 | 1)),
+                "c64" | "c128" => is_number(v) || v.as_array().is_some_and(|a| a.len() == 2 && a.iter().all(is_number)),
+                _ => match int_range(dtype) {
+                    Some((lo, hi)) => v.as_integer().is_some_and(|x| (lo..=hi).contains(&i128::from(x))),
+                    None => is_number(v),
+                },
+            };
+            if !ok {
+                return Err(format!("values[{i}] = {v} does not suit dtype {dtype}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl OpSpec {
+    /// Parse and check one spec file's text. `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<OpSpec, SpecError> {
+        let spec: OpSpec = toml::from_str(text).map_err(|e| SpecError {
+            file: file.to_string(),
+            field: e.span().map(|s| format!("line {}", line_of(text, s.start))).unwrap_or_else(|| "document".into()),
+            message: e.message().to_string(),
+        })?;
+        spec.check(file)?;
+        Ok(spec)
+    }
+
+    fn check(&self, file: &str) -> Result<(), SpecError> {
+        let err = |field: String, message: String| SpecError { file: file.to_string(), field, message };
+        if !self.id.contains('.') {
+            return Err(err("id".into(), format!("`{}` is not of the form vendor.op", self.id)));
+        }
+        if self.versions.is_empty() {
+            return Err(err("versions".into(), "must list at least one version".into()));
+        }
+        if let Some(v) = first_duplicate(self.versions.iter()) {
+            return Err(err("versions".into(), format!("version {v} listed twice")));
+        }
+        let check_versions = |field: &str, versions: &Option<Vec<u32>>| match versions {
+            Some(vs) if vs.is_empty() => Err(err(field.to_string(), "versions is empty".into())),
+            Some(vs) => match vs.iter().find(|v| !self.versions.contains(v)) {
+                Some(v) => Err(err(field.to_string(), format!("version {v} is not one of the op's versions"))),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        };
+        for (name, set) in &self.type_sets {
+            if set.is_empty() {
+                return Err(err(format!("type_sets.{name}"), "empty type set".into()));
+            }
+            for d in set {
+                if !is_dtype(d) {
+                    return Err(err(format!("type_sets.{name}"), format!("unknown dtype `{d}`")));
+                }
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for (i, a) in self.attributes.iter().enumerate() {
+            let field = format!("attributes[{i}] ({})", a.name);
+            if !seen.insert(a.name.as_str()) {
+                return Err(err(field, "attribute declared twice".into()));
+            }
+            if a.required && a.default.is_some() {
+                return Err(err(field, "a required attribute cannot have a default".into()));
+            }
+            check_versions(&field, &a.versions)?;
+            if a.allowed.is_some() && !matches!(a.ty, AttrType::String | AttrType::Dtype) {
+                return Err(err(
+                    field,
+                    format!("allowed applies only to string and dtype attributes, not {}", a.ty.name()),
+                ));
+            }
+            if a.ty == AttrType::Dtype {
+                for d in a.allowed.iter().flatten() {
+                    if !is_dtype(d) {
+                        return Err(err(field, format!("unknown dtype `{d}` in allowed")));
+                    }
+                }
+            }
+            if let Some(d) = &a.default {
+                if !value_has_type(a.ty, d) {
+                    return Err(err(field, format!("default {d} is not of type {}", a.ty.name())));
+                }
+                if let Some(s) = d.as_str() {
+                    if a.ty == AttrType::Dtype && !is_dtype(s) {
+                        return Err(err(field, format!("default `{s}` is not a dtype")));
+                    }
+                    if let Some(allowed) = &a.allowed
+                        && !allowed.iter().any(|x| x == s)
+                    {
+                        return Err(err(field, format!("default `{s}` is not an allowed value")));
+                    }
+                }
+            }
+        }
+        let mut seen = BTreeSet::new();
+        let mut seen_index = BTreeSet::new();
+        for (i, inp) in self.inputs.iter().enumerate() {
+            let field = format!("inputs[{i}] ({})", inp.name);
+            if !seen.insert(inp.name.as_str()) {
+                return Err(err(field, "input declared twice".into()));
+            }
+            if !seen_index.insert(inp.index) {
+                return Err(err(field, format!("index {} used twice", inp.index)));
+            }
+            if self.type_set(&inp.types).is_none() {
+                return Err(err(field, format!("`{}` is neither a type set nor a dtype", inp.types)));
+            }
+            check_versions(&field, &inp.versions)?;
+            if let Some(r) = &inp.replaces
+                && self.attribute(r).is_none()
+            {
+                return Err(err(field, format!("replaces unknown attribute `{r}`")));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for (i, r) in self.rules.iter().enumerate() {
+            let field = format!("rules[{i}] ({})", r.id);
+            if !seen.insert(r.id.as_str()) {
+                return Err(err(field, "rule id used twice".into()));
+            }
+            check_versions(&field, &r.versions)?;
+            match r.kind {
+                RuleKind::Dtype => {
+                    let Some(subject) = &r.subject else {
+                        return Err(err(field, "a dtype rule needs a subject".into()));
+                    };
+                    let ok = match subject.split_once(':') {
+                        Some(("input", n)) => self.inputs.iter().any(|i| i.name == n),
+                        Some(("attribute", n)) => self.attribute(n).is_some_and(|a| a.ty == AttrType::Dtype),
+                        _ => false,
+                    };
+                    if !ok {
+                        return Err(err(field, format!("subject `{subject}` names no input or dtype attribute")));
+                    }
+                    if r.allow.is_none() == r.forbid.is_none() {
+                        return Err(err(field, "a dtype rule has exactly one of allow and forbid".into()));
+                    }
+                    for d in r.allow.iter().chain(r.forbid.iter()).flatten() {
+                        if !is_dtype(d) {
+                            return Err(err(field, format!("unknown dtype `{d}`")));
+                        }
+                    }
+                }
+                RuleKind::Frontend => {
+                    if r.subject.is_some() || r.allow.is_some() || r.forbid.is_some() {
+                        return Err(err(field, "subject, allow and forbid apply only to dtype rules".into()));
+                    }
+                }
+            }
+            if let Some(c) = &r.when {
+                let Some(a) = self.attribute(&c.attribute) else {
+                    return Err(err(field, format!("condition names unknown attribute `{}`", c.attribute)));
+                };
+                if !matches!(a.ty, AttrType::String | AttrType::Dtype) {
+                    return Err(err(field, format!("condition attribute `{}` is not a string or dtype", c.attribute)));
+                }
+                if let Some(allowed) = &a.allowed
+                    && let Some(v) = c.values.iter().find(|v| !allowed.contains(v))
+                {
+                    return Err(err(
+                        field,
+                        format!("condition value `{v}` is not an allowed value of `{}`", c.attribute),
+                    ));
+                }
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for (i, ex) in self.examples.iter().enumerate() {
+            let field = format!("examples[{i}] ({})", ex.name);
+            if !seen.insert(ex.name.as_str()) {
+                return Err(err(field, "example name used twice".into()));
+            }
+            if ex.expected.is_some() == ex.error.is_some() {
+                return Err(err(field, "an example has exactly one of expected and error".into()));
+            }
+            if let Some(v) = ex.version
+                && !self.versions.contains(&v)
+            {
+                return Err(err(field, format!("version {v} is not one of the op's versions")));
+            }
+            // An example that must fail may break the spec on purpose (an unknown input,
+            // an attribute of the wrong type): only the one that must succeed is checked
+            // against the declared names, versions and types.
+            let must_succeed = ex.expected.is_some();
+            let version = ex.version.unwrap_or_else(|| self.latest_version());
+            for (name, value) in ex.attributes.iter().filter(|_| must_succeed) {
+                let field = format!("{field}.attributes.{name}");
+                let Some(a) = self.attribute(name).filter(|a| in_version(&a.versions, version)) else {
+                    return Err(err(field, unknown_example_key("attribute", name, version)));
+                };
+                if !value_has_type(a.ty, value) {
+                    return Err(err(field, format!("{value} is not of type {}", a.ty.name())));
+                }
+            }
+            for (name, value) in &ex.inputs {
+                let field = format!("{field}.inputs.{name}");
+                if must_succeed && !self.input(name).is_some_and(|i| in_version(&i.versions, version)) {
+                    return Err(err(field, unknown_example_key("input", name, version)));
+                }
+                match value {
+                    TomlValue::Integer(_) | TomlValue::Float(_) => {}
+                    TomlValue::Array(a) if a.iter().all(TomlValue::is_integer) => {}
+                    TomlValue::Table(_) => {
+                        let t: TensorLiteral = value
+                            .clone()
+                            .try_into()
+                            .map_err(|e: toml::de::Error| err(field.clone(), e.message().to_string()))?;
+                        t.check().map_err(|m| err(field, m))?;
+                    }
+                    _ => {
+                        return Err(err(
+                            field,
+                            "an example input is a number, a list of integers or a tensor { dtype, shape, values }"
+                                .into(),
+                        ));
+                    }
+                }
+            }
+            if let Some(t) = &ex.expected {
+                t.check().map_err(|m| err(format!("{field}.expected"), m))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn attribute(&self, name: &str) -> Option<&AttributeSpec> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+
+    pub fn input(&self, name: &str) -> Option<&InputSpec> {
+        self.inputs.iter().find(|a| a.name == name)
+    }
+
+    /// The newest version.
+    pub fn latest_version(&self) -> u32 {
+        self.versions.iter().copied().max().unwrap_or(1)
+    }
+
+    /// Dtype names of a type set, or the single dtype when `name` is one.
+    pub fn type_set(&self, name: &str) -> Option<Vec<&str>> {
+        if let Some(set) = self.type_sets.get(name) {
+            return Some(set.iter().map(String::as_str).collect());
+        }
+        DTYPE_NAMES.iter().find(|d| **d == name).map(|d| vec![*d])
+    }
+
+    pub fn rule(&self, id: &str) -> Option<&RuleSpec> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+}
+
+/// Whether an attribute or input exists in `version`.
+pub fn in_version(versions: &Option<Vec<u32>>, version: u32) -> bool {
+    versions.as_ref().is_none_or(|v| v.contains(&version))
+}
+
+/// The spec files, embedded at build time.
+pub const SPEC_FILES: &[(&str, &str)] = &[
+    ("specs/tensorrt.slice.toml", include_str!("../../../specs/tensorrt.slice.toml")),
+    ("specs/tensorrt.fill.toml", include_str!("../../../specs/tensorrt.fill.toml")),
+    ("specs/onnx.slice.toml", include_str!("../../../specs/onnx.slice.toml")),
+    ("specs/openvino.strided_slice.toml", include_str!("../../../specs/openvino.strided_slice.toml")),
+];
+
+/// All embedded specs, parsed once. The embedded files are checked by this crate's
+/// tests, so a malformed one never ships; should it anyway, the error is returned.
+pub fn registry() -> Result<&'static Registry, &'static SpecError> {
+    static REGISTRY: OnceLock<Result<Registry, SpecError>> = OnceLock::new();
+    REGISTRY
+        .get_or_init(|| {
+            let mut ops = Vec::new();
+            for (file, text) in SPEC_FILES {
+                ops.push(OpSpec::parse(file, text)?);
+            }
+            Ok(Registry { ops })
+        })
+        .as_ref()
+}
+
+/// The specs by id.
+#[derive(Debug)]
+pub struct Registry {
+    ops: Vec<OpSpec>,
+}
+
+impl Registry {
+    pub fn get(&self, id: &str) -> Option<&OpSpec> {
+        self.ops.iter().find(|o| o.id == id)
+    }
+    pub fn ops(&self) -> &[OpSpec] {
+        &self.ops
+    }
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.ops.iter().map(|o| o.id.as_str())
+    }
+}
+#[cfg(test)]
+mod tests;
