@@ -1,0 +1,79 @@
+//! Every example of every spec file runs as a test, on every backend: its expected
+//! output must match bit for bit, or its error must contain the example's fragment.
+
+use kerf::request_file::{input_from_value, tensor_from_values};
+use kerf::{AttrValue, DType, Request, Tensor};
+use kerf_spec::{ExampleSpec, OpSpec};
+use std::path::Path;
+
+/// An example as a request.
+fn request_of(spec: &OpSpec, ex: &ExampleSpec) -> Request {
+    let mut req = Request::new(&spec.id);
+    req.version = ex.version;
+    for (name, v) in &ex.attributes {
+        let value = AttrValue::from_toml(v).unwrap_or_else(|| panic!("{} {}: attribute {name} is no value", spec.id, ex.name));
+        req.attributes.insert(name.clone(), value);
+    }
+    for (name, v) in &ex.inputs {
+        let input = input_from_value(v, Path::new("."))
+            .unwrap_or_else(|e| panic!("{} {}: input {name}: {e}", spec.id, ex.name));
+        req.inputs.insert(name.clone(), input);
+    }
+    req
+}
+
+/// Check every example of `op` with `run`; collect every failure, then fail once naming all.
+fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Tensor, kerf::Error>) {
+    let spec = kerf::op_spec(op).unwrap();
+    assert!(!spec.examples.is_empty(), "{op} has no examples");
+    let mut failures = Vec::new();
+    for ex in &spec.examples {
+        let req = request_of(spec, ex);
+        let got = run(&req);
+        match (&ex.expected, &ex.error, got) {
+            (Some(want), _, Ok(out)) => {
+                let dtype: DType = want.dtype.parse().unwrap();
+                let want = tensor_from_values(dtype, &want.shape, &want.values).unwrap();
+                if out != want {
+                    failures.push(format!(
+                        "{}: got {}, expected {}",
+                        ex.name,
+                        kerf::display::describe(&out),
+                        kerf::display::describe(&want)
+                    ));
+                }
+            }
+            (Some(_), _, Err(e)) => failures.push(format!("{}: failed: {e}", ex.name)),
+            (None, Some(fragment), Err(e)) => {
+                if !e.to_string().contains(fragment.as_str()) {
+                    failures.push(format!("{}: error `{e}` lacks `{fragment}`", ex.name));
+                }
+            }
+            (None, _, Ok(out)) => {
+                failures.push(format!("{}: must fail, gave {}", ex.name, kerf::display::describe(&out)))
+            }
+            (None, None, Err(_)) => unreachable!("kerf-spec guarantees expected or error"),
+        }
+    }
+    assert!(failures.is_empty(), "{op}: {} of {} examples failed:\n{}", failures.len(), spec.examples.len(), failures.join("\n"));
+}
+
+#[test]
+fn reference_runs_tensorrt_slice_examples() {
+    check_examples("tensorrt.slice", kerf::run_reference);
+}
+
+#[test]
+fn reference_runs_tensorrt_fill_examples() {
+    check_examples("tensorrt.fill", kerf::run_reference);
+}
+
+#[test]
+fn reference_runs_onnx_slice_examples() {
+    check_examples("onnx.slice", kerf::run_reference);
+}
+
+#[test]
+fn reference_runs_openvino_strided_slice_examples() {
+    check_examples("openvino.strided_slice", kerf::run_reference);
+}
