@@ -10,6 +10,7 @@ pub mod random;
 pub mod reference;
 pub mod request;
 pub mod scalar;
+pub mod schedule;
 pub mod tensor;
 
 pub use dtype::DType;
