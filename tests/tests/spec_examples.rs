@@ -11,7 +11,8 @@ fn request_of(spec: &OpSpec, ex: &ExampleSpec) -> Request {
     let mut req = Request::new(&spec.id);
     req.version = ex.version;
     for (name, v) in &ex.attributes {
-        let value = AttrValue::from_toml(v).unwrap_or_else(|| panic!("{} {}: attribute {name} is no value", spec.id, ex.name));
+        let value =
+            AttrValue::from_toml(v).unwrap_or_else(|| panic!("{} {}: attribute {name} is no value", spec.id, ex.name));
         req.attributes.insert(name.clone(), value);
     }
     for (name, v) in &ex.inputs {
@@ -55,7 +56,13 @@ fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Tensor, kerf::Error
             (None, None, Err(_)) => unreachable!("kerf-spec guarantees expected or error"),
         }
     }
-    assert!(failures.is_empty(), "{op}: {} of {} examples failed:\n{}", failures.len(), spec.examples.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{op}: {} of {} examples failed:\n{}",
+        failures.len(),
+        spec.examples.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -36,7 +36,7 @@ use crate::error::FileError;
 use kerf_ir::dtype::Layout;
 use kerf_ir::{DType, Tensor};
 use npyz::{Endianness, Order, TypeChar, TypeStr, WriterBuilder};
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::Path;
 
 /// The numpy type string kerf stores a dtype as (strings: `<U` + the longest length).
@@ -98,25 +98,38 @@ pub fn read(path: &Path) -> Result<Tensor, FileError> {
 /// (reinterpret same-width bits, or pack `i4`/`u4` values).
 pub fn read_as(path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
     let file = std::fs::File::open(path).map_err(|e| FileError::io(path, "cannot open", e))?;
-    let file_len = file.metadata().ok().map(|m| m.len());
-    from_reader(io::BufReader::new(file), path, file_len, dtype)
+    from_reader(io::BufReader::new(file), path, dtype)
 }
 
 /// Read `.npy` bytes held in memory; `name` is used in error messages.
 pub fn from_bytes(bytes: &[u8], name: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
-    from_reader(bytes, name, Some(bytes.len() as u64), dtype)
+    from_reader(bytes, name, dtype)
 }
 
-fn from_reader<R: Read>(
-    mut reader: R,
-    path: &Path,
-    _file_len: Option<u64>,
-    dtype: Option<DType>,
-) -> Result<Tensor, FileError> {
+/// The `descr` a header names, read leniently from the file's first bytes (for messages
+/// about headers npyz refuses, e.g. object arrays).
+fn descr_hint(prefix: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(prefix);
+    let at = text.find("'descr':")? + "'descr':".len();
+    let rest = text[at..].trim_start();
+    let rest = rest.strip_prefix('\'')?;
+    Some(rest[..rest.find('\'')?].to_string())
+}
+
+fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
     let bad = |detail: String| FileError::npy(path, detail);
+    let prefix = reader.fill_buf().map_err(|e| FileError::io(path, "cannot read", e))?.to_vec();
+    if prefix.is_empty() {
+        return Err(bad("not a valid .npy file: the file is empty".into()));
+    }
     let header = npyz::NpyHeader::from_reader(&mut reader).map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             bad("not a valid .npy file: truncated before the end of its header".into())
+        } else if let Some(d) = descr_hint(&prefix).filter(|d| d.parse::<TypeStr>().is_err()) {
+            bad(format!(
+                "numpy dtype '{d}' is not supported (kerf reads bool, signed and unsigned integers, \
+                 float16/32/64, complex64/128 and strings; object arrays are not)"
+            ))
         } else {
             bad(format!("not a valid .npy file: {e}"))
         }
