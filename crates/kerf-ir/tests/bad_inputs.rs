@@ -1,0 +1,230 @@
+//! The bad-input table: every kind of bad request, each with the fragment its error
+//! message must contain. No row may panic; each must name what is wrong.
+
+mod common;
+use common::*;
+use kerf_ir::{DType, Request, Tensor};
+
+fn trt4(mode: &str) -> Request {
+    trt(arange_i32(&[4, 4]), &[0, 0], &[2, 2], &[1, 1], mode)
+}
+
+fn fillr(op: &str) -> Request {
+    Request::new("tensorrt.fill").attr("dimensions", [2, 3]).attr("operation", op)
+}
+
+const NONE: &[i64] = &[];
+
+fn rows() -> Vec<(&'static str, Request, &'static str)> {
+    let i4 = Tensor::from_bytes(DType::I4, &[3], &[0x21, 0x03]).unwrap();
+    vec![
+        // generic request checks
+        ("unknown op", Request::new("onnx.pad"), "unknown op `onnx.pad`"),
+        ("unknown version", onnx(9, arange_i32(&[3]), &[0], &[1], None, None), "unknown version 9"),
+        ("unknown attribute", trt4("wrap").attr("pads", [1]), "unknown attribute `pads`"),
+        ("attribute of wrong type", trt4("wrap").attr("size", 2.5), "attribute `size` must be of type int_list"),
+        ("unknown mode", trt4("mirror"), "attribute `mode` = \"mirror\" is not allowed"),
+        (
+            "missing required attribute",
+            Request::new("tensorrt.fill").attr("dimensions", [2]),
+            "missing required attribute `operation`",
+        ),
+        ("unknown input", trt4("wrap").input("bias", scalar_i64(0)), "unknown input `bias`"),
+        (
+            "missing data input",
+            Request::new("onnx.slice").input("starts", Tensor::from_i64s(&[0])).input("ends", Tensor::from_i64s(&[1])),
+            "missing input `data`",
+        ),
+        ("input of wrong dtype", trt4("wrap").input("start", f32s(&[2], &[0.0, 0.0])), "input `start` has dtype f32"),
+        ("input of wrong rank", trt4("wrap").input("size", arange_i64(&[1, 2])), "input `size` must be a 1-D tensor"),
+        (
+            "data dtype outside type set",
+            trt(Tensor::zeros(DType::U16, &[2]).unwrap(), &[0], &[1], &[1], "wrap"),
+            "input `input` has dtype u16",
+        ),
+        ("mask with a 2", ov(arange_i32(&[3]), &[0], &[1], &[1], [&[2], NONE, NONE, NONE, NONE]), "begin_mask"),
+        ("negative seed", fillr("random_uniform").attr("seed", -3), "attribute `seed`"),
+        ("to_type not a dtype", fillr("linspace").attr("to_type", "float"), "to_type"),
+        // tensorrt.slice
+        (
+            "slice parameters missing",
+            Request::new("tensorrt.slice").input("input", arange_i32(&[2])).attr("size", [1]).attr("stride", [1]),
+            "params_given",
+        ),
+        ("slice start length", trt(arange_i32(&[4, 4]), &[0], &[2, 2], &[1, 1], "wrap"), "param_lengths"),
+        ("slice stride length with axes", trt4("wrap").attr("axes", [0]), "param_lengths"),
+        (
+            "slice repeated axes",
+            trt(arange_i32(&[4, 4]), &[0, 0], &[1, 1], &[1, 1], "wrap").attr("axes", [0, -2]),
+            "axes_unique",
+        ),
+        (
+            "slice axis out of range",
+            trt(arange_i32(&[4, 4]), &[0], &[1], &[1], "wrap").attr("axes", [-3]),
+            "axes_in_range",
+        ),
+        ("slice negative size", trt(arange_i32(&[4, 4]), &[0, 0], &[2, -2], &[1, 1], "wrap"), "size_non_negative"),
+        (
+            "strict bounds past the end",
+            trt(arange_i32(&[4, 4]), &[0, 3], &[2, 2], &[1, 1], "strict_bounds"),
+            "strict_bounds_in_range",
+        ),
+        (
+            "strict bounds negative stride below zero",
+            trt(arange_i32(&[4]), &[1], &[3], &[-1], "strict_bounds"),
+            "strict_bounds_in_range",
+        ),
+        ("clamp on i64", trt(arange_i64(&[4]), &[0], &[2], &[1], "clamp"), "mode_dtype"),
+        ("reflect on bf16", trt(Tensor::zeros(DType::BF16, &[4]).unwrap(), &[0], &[2], &[1], "reflect"), "mode_dtype"),
+        ("fill input in wrap mode", trt4("wrap").input("fill", scalar_i64(1)), "fill_only_in_fill_mode"),
+        ("NaN fill for an integer type", trt4("fill").input("fill", scalar_f64(f64::NAN)), "fill_value_representable"),
+        (
+            "infinite fill for an integer type",
+            trt4("fill").input("fill", scalar_f64(f64::INFINITY)),
+            "fill_value_representable",
+        ),
+        (
+            "fill value out of i8 range",
+            trt(Tensor::zeros(DType::I8, &[2]).unwrap(), &[0], &[3], &[1], "fill").input("fill", scalar_i64(300)),
+            "fill_value_representable",
+        ),
+        (
+            "fill value out of int4 range",
+            trt(i4, &[0], &[4], &[1], "fill").input("fill", scalar_i64(-9)),
+            "fill_value_representable",
+        ),
+        (
+            "fill value beyond fp8 max",
+            trt(Tensor::zeros(DType::F8E4M3FN, &[2]).unwrap(), &[0], &[3], &[1], "fill").input("fill", scalar_f64(1e4)),
+            "fill_value_representable",
+        ),
+        (
+            "empty input axis in clamp mode",
+            trt(Tensor::zeros(DType::I32, &[0]).unwrap(), &[0], &[2], &[1], "clamp"),
+            "empty_input_axis",
+        ),
+        ("i64 extreme start overflows", trt(arange_i32(&[4]), &[i64::MAX], &[2], &[1], "wrap"), "overflows"),
+        ("i64 extreme stride overflows", trt(arange_i32(&[4]), &[0], &[3], &[i64::MIN], "wrap"), "overflows"),
+        (
+            "output volume overflows u64",
+            trt(arange_i32(&[4, 4, 4]), &[0, 0, 0], &[1 << 30, 1 << 30, 1 << 30], &[0, 0, 0], "wrap"),
+            "output volume",
+        ),
+        // tensorrt.fill
+        ("random fill to i32", fillr("random_uniform").attr("to_type", "i32"), "random_types"),
+        ("linspace to f16", fillr("linspace").attr("to_type", "f16").attr("beta", vec![1.0, 1.0]), "linspace_types"),
+        ("fill dimensions missing", Request::new("tensorrt.fill").attr("operation", "linspace"), "dimensions_given"),
+        ("fill negative dimension", fillr("linspace").attr("dimensions", [2, -1]), "dimensions_given"),
+        ("fill volume over 2^31-1", fillr("random_normal").attr("dimensions", [1 << 20, 1 << 12]), "volume_limit"),
+        ("fill only alpha as input", fillr("linspace").input("alpha", scalar_f64(0.0)), "alpha_beta_together"),
+        ("linspace beta length", fillr("linspace").attr("beta", vec![1.0]), "beta_length"),
+        ("random beta list", fillr("random_uniform").attr("beta", vec![1.0, 2.0]), "beta_length"),
+        (
+            "linspace fractional alpha for ints",
+            fillr("linspace").attr("to_type", "i64").attr("alpha", 0.5).attr("beta", vec![1.0, 1.0]),
+            "linspace_range",
+        ),
+        (
+            "linspace overflows i32",
+            fillr("linspace").attr("to_type", "i32").attr("alpha", 2147483647.0).attr("beta", vec![0.0, 1.0]),
+            "linspace_range",
+        ),
+        (
+            "linspace overflows f32",
+            fillr("linspace").attr("alpha", 3e38).attr("beta", vec![3e38, 0.0]),
+            "linspace_range",
+        ),
+        ("uniform with alpha = beta", fillr("random_uniform").attr("alpha", 1.0).attr("beta", 1.0), "uniform_range"),
+        ("uniform with infinite beta", fillr("random_uniform").attr("beta", f64::INFINITY), "uniform_range"),
+        ("normal with negative std", fillr("random_normal").attr("beta", -0.5), "normal_std"),
+        ("normal with NaN mean", fillr("random_normal").attr("alpha", f64::NAN), "normal_std"),
+        // onnx.slice
+        ("onnx lengths differ", onnx(13, arange_i32(&[4, 4]), &[0, 0], &[1], None, None), "lengths_equal"),
+        ("onnx steps length", onnx(13, arange_i32(&[4, 4]), &[0], &[1], None, Some(&[1, 1])), "lengths_equal"),
+        ("onnx zero step", onnx(13, arange_i32(&[4]), &[0], &[1], None, Some(&[0])), "step_nonzero"),
+        ("onnx repeated axis", onnx(13, arange_i32(&[4, 4]), &[0, 0], &[1, 1], Some(&[0, 0]), None), "axes_unique"),
+        ("onnx axis out of range", onnx(13, arange_i32(&[4, 4]), &[0], &[1], Some(&[5]), None), "axis_in_range"),
+        (
+            "onnx negative axis in v10",
+            onnx(10, arange_i32(&[4, 4]), &[0], &[1], Some(&[-1]), None),
+            "negative_axes_from_11",
+        ),
+        (
+            "onnx starts missing in v1",
+            Request::new("onnx.slice").version(1).input("data", arange_i32(&[2])).attr("ends", [1]),
+            "starts_ends_given",
+        ),
+        (
+            "onnx bf16 before v13",
+            onnx(11, Tensor::zeros(DType::BF16, &[4]).unwrap(), &[0], &[1], None, None),
+            "bf16_from_13",
+        ),
+        (
+            "onnx steps input in v1",
+            onnx(1, arange_i32(&[4]), &[0], &[1], None, None).input("steps", Tensor::from_i64s(&[1])),
+            "unknown input `steps` in version 1",
+        ),
+        // openvino.strided_slice
+        (
+            "ov begin missing",
+            Request::new("openvino.strided_slice")
+                .input("data", arange_i32(&[2]))
+                .attr("end", [1])
+                .attr("begin_mask", [0])
+                .attr("end_mask", [0]),
+            "begin_end_given",
+        ),
+        ("ov lengths differ", ov(arange_i32(&[4, 4]), &[0, 0], &[1], &[1, 1], [NONE; 5]), "lengths_equal"),
+        (
+            "ov two ellipses",
+            ov(arange_i32(&[4, 4]), &[0, 0], &[1, 1], &[1, 1], [NONE, NONE, NONE, NONE, &[1, 1]]),
+            "single_ellipsis",
+        ),
+        ("ov zero stride", ov(arange_i32(&[4, 4]), &[0], &[1], &[0], [NONE; 5]), "stride_nonzero"),
+        (
+            "ov shrink out of range",
+            ov(arange_i32(&[4, 4]), &[-5], &[0], &[1], [NONE, NONE, NONE, &[1], NONE]),
+            "shrink_in_range",
+        ),
+        (
+            "ov shrink on an empty axis",
+            ov(Tensor::zeros(DType::I32, &[0]).unwrap(), &[0], &[0], &[1], [NONE, NONE, NONE, &[1], NONE]),
+            "shrink_in_range",
+        ),
+        ("ov too many entries", ov(arange_i32(&[4]), &[0, 0], &[1, 1], &[1, 1], [NONE; 5]), "entries_fit_rank"),
+        (
+            "ov index input holds u64 above i64",
+            ov(arange_i32(&[4]), &[0], &[1], &[1], [NONE; 5])
+                .input("begin", Tensor::from_bytes(DType::U64, &[1], &u64::MAX.to_le_bytes()).unwrap()),
+            "overflows",
+        ),
+        // values needed but not given
+        ("parameter input without values", trt4("wrap").input_meta("start", DType::I64, &[2]), "has no values"),
+    ]
+}
+
+#[test]
+fn every_bad_input_gets_its_own_clear_error() {
+    let rows = rows();
+    assert!(rows.len() >= 60, "the table keeps at least 60 rows, has {}", rows.len());
+    let mut failures = Vec::new();
+    for (what, req, fragment) in &rows {
+        match std::panic::catch_unwind(|| run(req)) {
+            Err(_) => failures.push(format!("{what}: panicked")),
+            Ok(Ok(t)) => failures.push(format!("{what}: accepted, gave shape {:?}", t.shape())),
+            Ok(Err(e)) if !e.to_string().contains(fragment) => {
+                failures.push(format!("{what}: message `{e}` lacks `{fragment}`"))
+            }
+            Ok(Err(_)) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} rows failed:\n{}", failures.len(), rows.len(), failures.join("\n"));
+}
+
+#[test]
+fn huge_shapes_are_refused_before_allocating() {
+    let e = Tensor::zeros(DType::F64, &[1 << 40, 1 << 40]).unwrap_err();
+    assert!(e.to_string().contains("too large"), "{e}");
+    let e = Tensor::zeros(DType::C128, &[u64::MAX / 8]).unwrap_err();
+    assert!(e.to_string().contains("too large"), "{e}");
+}
