@@ -1,9 +1,10 @@
-"""Regenerate the ONNX backend node tests for Slice as kerf request folders.
+"""Regenerate the ONNX backend node tests for Slice as kerf conformance case folders
+(tests/data/conformance/onnx_node_<test name>), run on every backend by tests/conformance.rs.
 
 Uses the onnx package's own case generator (onnx.backend.test.case.node), so the data is
 exactly what ONNX's backend test suite feeds every runtime. Run:
     python3 -m venv /tmp/onnxenv && /tmp/onnxenv/bin/pip install onnx numpy
-    /tmp/onnxenv/bin/python tests/data/onnx_node/generate.py
+    /tmp/onnxenv/bin/python tests/data/generate_onnx_node_tests.py
 """
 import os
 import shutil
@@ -12,7 +13,7 @@ import numpy as np
 from onnx import numpy_helper
 from onnx.backend.test.case.node import collect_testcases
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance")
 NAMES = ["data", "starts", "ends", "axes", "steps"]
 
 
@@ -20,7 +21,7 @@ def main() -> None:
     np.random.seed(0)
     cases = [c for c in collect_testcases("Slice") if c.name.startswith("test_slice")]
     for case in cases:
-        out_dir = os.path.join(HERE, case.name)
+        out_dir = os.path.join(HERE, f"onnx_node_{case.name}")
         shutil.rmtree(out_dir, ignore_errors=True)
         os.makedirs(out_dir)
         opset = max(o.version for o in case.model.opset_import if o.domain in ("", "ai.onnx"))
