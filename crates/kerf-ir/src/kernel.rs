@@ -19,14 +19,14 @@ pub trait Kernel {
 
     /// Allocating convenience: run on a tensor view and return a new tensor.
     fn run_tensor(&self, input: Option<TensorView<'_>>) -> Result<Tensor, Error> {
-        if let Some(view) = &input {
-            if view.dtype != self.dtype() || Some(view.shape) != self.input_shape() {
-                return Err(Error::Mismatch {
-                    what: "kernel input".into(),
-                    expected: format!("{} {:?}", self.dtype(), self.input_shape()),
-                    found: format!("{} {:?}", view.dtype, view.shape),
-                });
-            }
+        if let Some(view) = &input
+            && (view.dtype != self.dtype() || Some(view.shape) != self.input_shape())
+        {
+            return Err(Error::Mismatch {
+                what: "kernel input".into(),
+                expected: format!("{} {:?}", self.dtype(), self.input_shape()),
+                found: format!("{} {:?}", view.dtype, view.shape),
+            });
         }
         let mut out = Tensor::zeros(self.dtype(), self.output_shape())?;
         let bytes = input.and_then(|v| match v.data {

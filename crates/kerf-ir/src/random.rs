@@ -92,13 +92,14 @@ fn f16_next_up(h: half::f16) -> half::f16 {
 }
 
 /// Coefficients of `ln` (the minimax polynomial of musl's logf, a public-domain
-/// algorithm; the formula is kerf's, fixed here so that all backends agree).
-pub const LN_LG1: f32 = 0.666_666_63;
-pub const LN_LG2: f32 = 0.400_009_72;
-pub const LN_LG3: f32 = 0.284_987_87;
-pub const LN_LG4: f32 = 0.242_790_79;
-pub const LN2_HI: f32 = 0.693_138_12;
-pub const LN2_LO: f32 = 9.058_000_6e-6;
+/// algorithm; the formula is kerf's, fixed here so that all backends agree), given by
+/// their exact bits.
+pub const LN_LG1: f32 = f32::from_bits(0x3f2a_aaaa);
+pub const LN_LG2: f32 = f32::from_bits(0x3ecc_ce13);
+pub const LN_LG3: f32 = f32::from_bits(0x3e91_e9ee);
+pub const LN_LG4: f32 = f32::from_bits(0x3e78_9e26);
+pub const LN2_HI: f32 = f32::from_bits(0x3f31_7180);
+pub const LN2_LO: f32 = f32::from_bits(0x3717_f7d1);
 
 /// Natural log for normal positive f32 (u1 ∈ [2⁻²⁴, 1] here). Steps, in order:
 /// ix = bits(x) + (0x3f800000 − 0x3f3504f3); k = (ix >> 23) − 127 (arithmetic);
@@ -196,8 +197,11 @@ mod tests {
             let h = half::f16::from_bits(uniform_f16(7, i, -2.0, 3.0)).to_f32();
             assert!((-2.0..3.0).contains(&h));
         }
-        // The largest u rounds alpha + range*u up to beta for a tiny range: it is nudged below.
-        let v = 1.0f32 + (1.0f32.next_up() - 1.0) * ((1u32 << 24) - 1) as f32 * TWO_POW_M24;
-        assert_eq!(v, 1.0f32.next_up());
+        // A range of one ulp: alpha + range*u rounds up to beta for u > 1/2, and must be
+        // nudged back below beta, so alpha is the only possible value.
+        let beta = 1.0f32.next_up();
+        assert!((0..1000).all(|i| uniform_f32(3, i, 1.0, beta) == 1.0));
+        let beta16 = half::f16::from_bits(0x3c01).to_f32();
+        assert!((0..1000).all(|i| uniform_f16(3, i, 1.0, beta16) == 0x3c00));
     }
 }

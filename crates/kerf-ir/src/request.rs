@@ -349,15 +349,15 @@ pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<
 }
 
 fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Result<(), Error> {
-    if let (Some(allowed), AttrValue::Str(s)) = (&a.allowed, value) {
-        if !allowed.iter().any(|x| x == s) {
-            return Err(Error::AttributeValue {
-                op: op.into(),
-                name: a.name.clone(),
-                value: format!("\"{s}\""),
-                allowed: allowed.join(", "),
-            });
-        }
+    if let (Some(allowed), AttrValue::Str(s)) = (&a.allowed, value)
+        && !allowed.iter().any(|x| x == s)
+    {
+        return Err(Error::AttributeValue {
+            op: op.into(),
+            name: a.name.clone(),
+            value: format!("\"{s}\""),
+            allowed: allowed.join(", "),
+        });
     }
     match (a.ty, value) {
         (AttrType::Mask, AttrValue::IntList(l)) => {
