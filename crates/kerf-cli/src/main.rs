@@ -1,1 +1,201 @@
-fn main() {}
+//! `kerf`: run request files on `.npy` arrays, print op specs and generated code,
+//! benchmark kernels. Every error is one line on stderr and a non-zero exit status.
+
+mod backend;
+mod bench;
+mod demo;
+mod spec_print;
+
+use backend::Backend;
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// kerf compiles tensor data-movement ops (TensorRT Slice/Fill, ONNX Slice, OpenVINO
+/// StridedSlice) into loops specialized for one shape, stride, mode and dtype.
+#[derive(Parser, Debug)]
+#[command(name = "kerf", version, about, long_about = None, propagate_version = true)]
+#[command(after_help = "A request file names an op, its attributes and its inputs:
+
+    op = \"onnx.slice\"     # spec id (see `kerf ops`)
+    version = 13          # optional: the op set (default: the newest)
+    [attributes]          # static parameters
+    [inputs]              # by input name (see `kerf spec ID`):
+    data = \"x.npy\"        #   a .npy file, relative to the request file
+    starts = [1, 0]       #   a list of integers (a 1-D i64 tensor)
+    ends = { dtype = \"i32\", shape = [2], values = [2, 3] }
+    # bf16, fp8, int4 in .npy: raw u2/u1 bits (int4: one i1/u1 value per element),
+    # named by the input's dtype: data = { path = \"x.npy\", dtype = \"bf16\" }")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a request file and print the output array, or write it to a .npy file
+    Run {
+        /// The request file (TOML)
+        request: PathBuf,
+        /// Write the output here (.npy). Written to a temporary file and renamed, so an
+        /// error never leaves a partial file; on error an older file at OUT is removed,
+        /// so it cannot be mistaken for this run's result
+        #[arg(short, long, value_name = "OUT.npy")]
+        output: Option<PathBuf>,
+        /// The backend that runs the kernel
+        #[arg(long, value_enum, default_value_t = Backend::default_kind())]
+        backend: Backend,
+        /// Compile the dynamic kernel (specialized on op, mode, dtype and rank only;
+        /// extents, starts and steps are arguments) instead of the static one
+        #[arg(long)]
+        dynamic: bool,
+    },
+    /// List every op with its versions and summary
+    Ops,
+    /// Print an op's spec: attributes, inputs, type sets, rules and examples
+    Spec {
+        /// The op id, e.g. tensorrt.slice (see `kerf ops`)
+        id: String,
+    },
+    /// Print the Cranelift IR of a request's kernel
+    Clif {
+        /// The request file (TOML); the data input may be given as { dtype, shape }
+        request: PathBuf,
+        /// The dynamic kernel's IR instead of the static one's
+        #[arg(long)]
+        dynamic: bool,
+    },
+    /// Print the Rust the derive macro generates for a request
+    Expand {
+        /// The request file (TOML)
+        request: PathBuf,
+    },
+    /// Time a request's kernel against memcpy (slices) or memset (fills) of its output
+    Bench {
+        /// The request file (TOML); inputs may be given as { dtype, shape } alone
+        request: PathBuf,
+        /// Print one JSON object: median_ns, baseline, baseline_median_ns, ratio,
+        /// compile_us, cache_hit_ns, threads, bytes
+        #[arg(long)]
+        json: bool,
+        /// Threads the kernel may use
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: u32,
+        /// Timed samples of the kernel and of the baseline (the median is reported)
+        #[arg(long, default_value_t = 51, value_parser = clap::value_parser!(u32).range(1..))]
+        iters: u32,
+        /// The backend that runs the kernel
+        #[arg(long, value_enum, default_value_t = Backend::default_kind())]
+        backend: Backend,
+        /// Benchmark the dynamic kernel instead of the static one
+        #[arg(long)]
+        dynamic: bool,
+    },
+    /// Run every spec example on the default backend, showing input, output and IR,
+    /// each checked against the reference interpreter and the spec's expected output
+    Demo {
+        /// Only this op's examples
+        #[arg(long, value_name = "ID")]
+        op: Option<String>,
+        /// One line per example (no arrays, no IR)
+        #[arg(long)]
+        brief: bool,
+    },
+}
+
+/// An error as the one line the user sees.
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl<T: std::fmt::Display> From<T> for CliError {
+    fn from(e: T) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader of stdout goes away (`| head`).
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // A panic is a bug in kerf; still, the user gets one line, never a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("error: internal error (a bug in kerf, please report it): {}{at}", one_line(&msg));
+    }));
+    let cli = Cli::parse();
+    let output = match &cli.command {
+        Command::Run { output, .. } => output.clone(),
+        _ => None,
+    };
+    let result = std::panic::catch_unwind(|| dispatch(cli.command)).unwrap_or_else(|_| Err(CliError(String::new())));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError(msg)) => {
+            if let Some(out) = output {
+                remove_stale(&out);
+            }
+            if !msg.is_empty() {
+                eprintln!("error: {}", one_line(&msg));
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// After a failed run, no file at OUT may pass for its result.
+fn remove_stale(out: &Path) {
+    if std::fs::symlink_metadata(out).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(out);
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split('\n').map(str::trim_end).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" | ")
+}
+
+fn dispatch(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Run { request, output, backend, dynamic } => run(&request, output.as_deref(), backend, dynamic),
+        Command::Ops => spec_print::ops(),
+        Command::Spec { id } => spec_print::spec(&id),
+        Command::Clif { request, dynamic } => {
+            let file = kerf::request_file::load(&request)?;
+            let text = backend::clif(&file, dynamic)?;
+            print!("{text}");
+            Ok(())
+        }
+        Command::Expand { request } => {
+            let _file = kerf::request_file::load(&request)?;
+            Err(CliError(
+                "`kerf expand` is not available yet: it needs the derive backend's code generator \
+                 (crates/kerf-codegen), which this build does not include"
+                    .into(),
+            ))
+        }
+        Command::Bench { request, json, threads, iters, backend, dynamic } => {
+            bench::bench(&request, json, threads, iters, backend, dynamic)
+        }
+        Command::Demo { op, brief } => demo::demo(op.as_deref(), brief),
+    }
+}
+
+fn run(request: &Path, output: Option<&Path>, backend: Backend, dynamic: bool) -> Result<(), CliError> {
+    let file = kerf::request_file::load(request)?;
+    let out = backend::run(&file, backend, dynamic)?;
+    match output {
+        Some(path) => kerf::npy::write(path, &out)?,
+        None => {
+            println!("{}\n{}", format_args!("{}{:?}", out.dtype(), out.shape()), kerf::display::format_values(&out))
+        }
+    }
+    Ok(())
+}

@@ -30,12 +30,20 @@ pub mod npy;
 pub mod request_file;
 
 pub use error::FileError;
+/// Items the derive's generated code refers to: the random fill formulas, and the
+/// element types of f16/bf16 and complex kernels.
+pub use half;
+/// `#[derive(kerf::Kernel)]`: a kernel specialized at compile time (the derive macro
+/// shares its name with the [`Kernel`] trait it implements).
+pub use kerf_derive::Kernel;
+pub use kerf_ir::random;
 pub use kerf_ir::{
     AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
     SlicePlan, Tensor, TensorView, lower, reference,
 };
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerf_spec as spec;
+pub use num_complex;
 
 /// The name of an op's data input (the tensor a slice reads): the spec's first input
 /// that may have any rank. `None` for ops that read no tensor (fills).
@@ -72,4 +80,104 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
         Plan::Fill(_) => None,
     };
     reference::evaluate(&plan, data.map(Tensor::view))
+}
+
+/// The reference interpreter behind the [`Kernel`] trait, so it can stand wherever a
+/// compiled kernel does (benchmarks, differential tests). Slow by design.
+#[derive(Clone, Debug)]
+pub struct ReferenceKernel {
+    plan: Plan,
+}
+
+impl ReferenceKernel {
+    /// Lower a request (its data input may be given by dtype and shape only).
+    pub fn new(request: &Request) -> Result<ReferenceKernel, Error> {
+        Ok(ReferenceKernel { plan: lower(request)? })
+    }
+    pub fn from_plan(plan: Plan) -> ReferenceKernel {
+        ReferenceKernel { plan }
+    }
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+impl Kernel for ReferenceKernel {
+    fn dtype(&self) -> DType {
+        self.plan.dtype()
+    }
+    fn input_shape(&self) -> Option<&[u64]> {
+        self.plan.input_shape()
+    }
+    fn output_shape(&self) -> &[u64] {
+        self.plan.output_shape()
+    }
+    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+        let view = match (self.input_shape(), input) {
+            (Some(shape), Some(bytes)) => {
+                Some(TensorView { dtype: self.dtype(), shape, data: kerf_ir::tensor::ViewData::Bytes(bytes) })
+            }
+            (Some(_), None) => {
+                return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() });
+            }
+            (None, _) => None,
+        };
+        if let (Some(v), Some(bytes)) = (&view, input) {
+            let expected = self.dtype().buffer_bytes(kerf_ir::tensor::volume(v.shape).unwrap_or(u64::MAX));
+            if expected != Some(bytes.len()) {
+                return Err(Error::BufferLength {
+                    what: "kernel input".into(),
+                    expected: expected.unwrap_or(0),
+                    found: bytes.len(),
+                });
+            }
+        }
+        let out = reference::evaluate(&self.plan, view)?;
+        let bytes = out
+            .bytes()
+            .ok_or_else(|| Error::Invalid { what: "string tensors have no byte buffer; use run_reference".into() })?;
+        if bytes.len() != output.len() {
+            return Err(Error::BufferLength {
+                what: "kernel output".into(),
+                expected: bytes.len(),
+                found: output.len(),
+            });
+        }
+        output.copy_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// Spec examples as requests and expected tensors (for `kerf demo` and tests).
+pub mod examples {
+    use super::{AttrValue, DType, Request, Tensor};
+    use crate::request_file::{input_from_value, tensor_from_values};
+    use kerf_spec::{ExampleSpec, OpSpec};
+    use std::path::Path;
+
+    /// An example as a request (its inputs are inline: numbers, lists, tensor literals).
+    pub fn request(spec: &OpSpec, ex: &ExampleSpec) -> Result<Request, String> {
+        let mut req = Request::new(&spec.id);
+        req.version = ex.version;
+        for (name, v) in &ex.attributes {
+            let value = AttrValue::from_toml(v).ok_or_else(|| format!("attribute `{name}` is not a value"))?;
+            req.attributes.insert(name.clone(), value);
+        }
+        for (name, v) in &ex.inputs {
+            let input = input_from_value(v, Path::new(".")).map_err(|e| format!("input `{name}`: {e}"))?;
+            req.inputs.insert(name.clone(), input);
+        }
+        Ok(req)
+    }
+
+    /// The example's expected output, when it has one (else it expects an error).
+    pub fn expected(ex: &ExampleSpec) -> Option<Result<Tensor, String>> {
+        let lit = ex.expected.as_ref()?;
+        Some(
+            lit.dtype
+                .parse::<DType>()
+                .map_err(|e| e.to_string())
+                .and_then(|d| tensor_from_values(d, &lit.shape, &lit.values)),
+        )
+    }
 }

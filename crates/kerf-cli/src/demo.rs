@@ -1,0 +1,138 @@
+//! `kerf demo`: every spec example through the default backend, shown with its input,
+//! output and IR, and checked against the reference interpreter and the spec.
+
+use crate::CliError;
+use crate::backend::{self, Backend, RunError};
+use kerf::display::describe;
+use kerf::{Tensor, examples};
+
+pub fn demo(only: Option<&str>, brief: bool) -> Result<(), CliError> {
+    let reg = kerf_spec::registry().map_err(|e| CliError(e.to_string()))?;
+    if let Some(id) = only
+        && reg.get(id).is_none()
+    {
+        return Err(CliError(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", "))));
+    }
+    let backend = Backend::default_kind();
+    println!(
+        "kerf demo: every spec example on the {} backend, checked against the reference interpreter{}",
+        backend.name(),
+        if backend == Backend::Reference { " (the JIT is not in this build)" } else { "" }
+    );
+    let mut total = 0;
+    let mut failed = Vec::new();
+    for spec in reg.ops().iter().filter(|s| only.is_none_or(|id| s.id == id)) {
+        for ex in &spec.examples {
+            total += 1;
+            let name = format!("{}/{}", spec.id, ex.name);
+            match example(spec, ex, backend, brief) {
+                Ok(()) => {
+                    if brief {
+                        println!("ok    {name}");
+                    }
+                }
+                Err(why) => {
+                    println!("FAIL  {name}: {why}");
+                    failed.push(name);
+                }
+            }
+        }
+    }
+    println!("\n{total} examples: {} ok, {} failed", total - failed.len(), failed.len());
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError(format!("demo: {} of {total} examples failed: {}", failed.len(), failed.join(", "))))
+    }
+}
+
+/// `dtype[shape]`, then the values on their own indented lines.
+fn shown(t: &Tensor) -> String {
+    format!("{}{:?}\n{}", t.dtype(), t.shape(), indent(&kerf::display::format_values(t), "    "))
+}
+
+fn indent(s: &str, by: &str) -> String {
+    s.lines().map(|l| format!("{by}{l}")).collect::<Vec<_>>().join("\n")
+}
+
+/// Show and check one example; `Err` says what did not match.
+fn example(spec: &kerf_spec::OpSpec, ex: &kerf_spec::ExampleSpec, backend: Backend, brief: bool) -> Result<(), String> {
+    let req = examples::request(spec, ex)?;
+    if !brief {
+        let version = ex.version.map(|v| format!(" (version {v})")).unwrap_or_default();
+        println!("\n== {} / {}{version}: {}", spec.id, ex.name, ex.doc);
+        for (name, value) in &req.attributes {
+            println!("  attribute {name} = {value}");
+        }
+        for (name, input) in &req.inputs {
+            match input.tensor() {
+                Some(t) => println!("  input {name}: {}", shown(t)),
+                None => println!("  input {name}: {} {:?}", input.dtype(), input.shape()),
+            }
+        }
+    }
+    let got = backend::run_request(&req, backend, false);
+    let reference = kerf::run_reference(&req);
+    match examples::expected(ex) {
+        Some(want) => {
+            let want = want?;
+            let out = got.map_err(|e| format!("failed: {e}"))?;
+            if !brief {
+                println!("  output: {}", shown(&out));
+                print_ir(&req, backend);
+            }
+            let reference = reference.map_err(|e| format!("the reference failed: {e}"))?;
+            check("the reference", &out, &reference)?;
+            check("the spec's expected output", &out, &want)?;
+            if !brief {
+                println!("  ok: equals the reference and the spec, bit for bit");
+            }
+        }
+        None => {
+            let fragment = ex.error.clone().unwrap_or_default();
+            match got {
+                Ok(out) => return Err(format!("must fail with `{fragment}`, gave {}", describe(&out))),
+                Err(RunError::Cli(e)) => return Err(e.0),
+                Err(RunError::Kerf(e)) => {
+                    if !brief {
+                        println!("  error: {e}");
+                    }
+                    if !e.to_string().contains(&fragment) {
+                        return Err(format!("the error `{e}` does not name `{fragment}`"));
+                    }
+                    if reference.is_ok() {
+                        return Err("the reference accepts what the backend refuses".into());
+                    }
+                    if !brief {
+                        println!("  ok: refused, naming `{fragment}`, as the reference does");
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check(what: &str, out: &Tensor, want: &Tensor) -> Result<(), String> {
+    if out == want { Ok(()) } else { Err(format!("output {} differs from {what} {}", describe(out), describe(want))) }
+}
+
+/// The kernel's IR: the CLIF for the JIT; the plan and its loop nest for the reference.
+fn print_ir(req: &kerf::Request, backend: Backend) {
+    let _ = backend;
+    match kerf::lower(req) {
+        Ok(plan) => {
+            println!("  plan:\n{}", indent(&plan.to_string(), "    "));
+            match kerf_ir::schedule::schedule(&plan) {
+                Ok(kerf_ir::schedule::Schedule::Slice(nest)) => {
+                    println!("  loop nest:\n{}", indent(&nest.to_string(), "    "))
+                }
+                Ok(kerf_ir::schedule::Schedule::Fill(nest)) => {
+                    println!("  loop nest:\n{}", indent(&nest.to_string(), "    "))
+                }
+                Err(e) => println!("  loop nest: {e}"),
+            }
+        }
+        Err(e) => println!("  plan: {e}"),
+    }
+}
