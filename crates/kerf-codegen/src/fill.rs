@@ -1,0 +1,209 @@
+//! Fills: a [`FillNest`] → `run(&self, output)` and a `kerf::Kernel` impl.
+//!
+//! Random fills are one flat loop calling `kerf::random` (the functions the reference
+//! calls, so the bits agree by construction). Linspaces are one loop per dim carrying
+//! the partial sum of the outer dims, in the arithmetic the schedule prescribes:
+//! wrapping integer arithmetic, exact f32, or f64 rounded once in the plan's order.
+
+use crate::elem::Elem;
+use crate::{ident, length_check, lit, ulit};
+use kerf_ir::schedule::{FillBody, FillNest, LinDim};
+use kerf_ir::{DType, Error, FillPlan};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+fn f32_lit(v: f32) -> TokenStream {
+    Elem::new(DType::F32).constant(v.to_bits() as u128)
+}
+
+fn f64_lit(v: f64) -> TokenStream {
+    Elem::new(DType::F64).constant(v.to_bits() as u128)
+}
+
+/// Nested linspace loops. `start` is the alpha literal, `step(v, c, a)` the value at
+/// position a of a dim given the outer partial sum v, `finish(v)` the stored value.
+fn linspace_loops<C: Copy>(
+    dims: &[LinDim<C>],
+    start: TokenStream,
+    coef: impl Fn(C) -> TokenStream,
+    step: impl Fn(&TokenStream, &TokenStream, &TokenStream) -> TokenStream,
+    finish: impl Fn(&TokenStream) -> TokenStream,
+) -> TokenStream {
+    if dims.is_empty() {
+        let v = finish(&start);
+        return quote!(output[0] = store(#v););
+    }
+    // Output elements per step of each dim.
+    let mut strides = vec![1u64; dims.len()];
+    for k in (0..dims.len() - 1).rev() {
+        strides[k] = strides[k + 1] * dims[k + 1].extent;
+    }
+    fn level<C: Copy>(
+        k: usize,
+        dims: &[LinDim<C>],
+        strides: &[u64],
+        v: TokenStream,
+        o: TokenStream,
+        coef: &dyn Fn(C) -> TokenStream,
+        step: &dyn Fn(&TokenStream, &TokenStream, &TokenStream) -> TokenStream,
+        finish: &dyn Fn(&TokenStream) -> TokenStream,
+    ) -> TokenStream {
+        let d = dims[k];
+        let (e, c) = (ulit(d.extent), coef(d.coef));
+        let a = format_ident!("a{}", k);
+        let at = quote!(#a);
+        let value = step(&v, &c, &at);
+        if k + 1 == dims.len() {
+            let stored = finish(&value);
+            return quote! {
+                for (#a, d) in output[#o..#o + #e].iter_mut().enumerate() {
+                    *d = store(#stored);
+                }
+            };
+        }
+        let (vn, on) = (format_ident!("v{}", k + 1), format_ident!("o{}", k + 1));
+        let s = lit(strides[k]);
+        let inner = level(k + 1, dims, strides, quote!(#vn), quote!(#on), coef, step, finish);
+        quote! {
+            for #a in 0..#e {
+                let #vn = #value;
+                let #on = #o + #a * #s;
+                #inner
+            }
+        }
+    }
+    let v0 = format_ident!("v0");
+    let zero = ulit(0);
+    let inner = level(0, dims, &strides, quote!(#v0), quote!(#zero), &coef, &step, &finish);
+    quote! {
+        let #v0 = #start;
+        #inner
+    }
+}
+
+pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
+    let elem = Elem::new(plan.dtype);
+    let t = elem.rust_type();
+    let dtype = elem.dtype_path();
+    let Some(w) = elem.width() else {
+        return Err(Error::Invalid { what: format!("a fill of {} is not supported", plan.dtype) });
+    };
+    let out_shape: Vec<_> = plan.shape.iter().map(|&d| lit(d)).collect();
+    let out_rank = lit(out_shape.len() as u64);
+    let out_len = lit(nest.len);
+    let body = match &nest.body {
+        FillBody::Random { normal, alpha, beta, seed } => {
+            let (a, b) = (f32_lit(*alpha), f32_lit(*beta));
+            let seed = Literal::u64_unsuffixed(*seed);
+            let value = match (normal, plan.dtype) {
+                (false, DType::F16) => {
+                    quote!(::kerf::half::f16::from_bits(::kerf::random::uniform_f16(#seed, i as u64, #a, #b)))
+                }
+                (false, _) => quote!(::kerf::random::uniform_f32(#seed, i as u64, #a, #b)),
+                (true, DType::F16) => {
+                    quote!(::kerf::half::f16::from_f32(::kerf::random::normal_f32(#seed, i as u64, #a, #b)))
+                }
+                (true, _) => quote!(::kerf::random::normal_f32(#seed, i as u64, #a, #b)),
+            };
+            quote! {
+                for (i, d) in output.iter_mut().enumerate() {
+                    *d = store(#value);
+                }
+            }
+        }
+        FillBody::LinspaceInt { alpha, dims } => {
+            let ty = match plan.dtype {
+                DType::I32 => quote!(i32),
+                DType::I64 => quote!(i64),
+                other => return Err(Error::Invalid { what: format!("an integer linspace to {other}") }),
+            };
+            let int = |v: i64| -> TokenStream {
+                let l: Literal = format!("{}", v.unsigned_abs()).parse().expect("integer");
+                let l = quote!(#l as #ty);
+                if v < 0 { quote!((#l).wrapping_neg()) } else { l }
+            };
+            let start = int(*alpha);
+            let ty2 = ty.clone();
+            linspace_loops(
+                dims,
+                start,
+                int,
+                move |v, c, a| quote!(#v.wrapping_add((#c).wrapping_mul(#a as #ty2))),
+                |v| quote!(#v),
+            )
+        }
+        FillBody::LinspaceF32Exact { alpha, dims } => {
+            linspace_loops(dims, f32_lit(*alpha), f32_lit, |v, c, a| quote!(#v + #c * #a as f32), |v| quote!(#v))
+        }
+        FillBody::LinspaceF64 { alpha, dims } => linspace_loops(
+            dims,
+            f64_lit(*alpha),
+            f64_lit,
+            |v, c, a| quote!(#v + #c * #a as f64),
+            |v| quote!((#v) as f32),
+        ),
+    };
+    let name_s = name.to_string();
+    let reads_none = format!("{name_s}: a fill kernel reads no input");
+    let what_out = format!("{name_s} output ({} {:?})", plan.dtype, plan.shape);
+    let output_id = ident("output");
+    let check_out = length_check(&output_id, &what_out, &quote!(Self::OUTPUT_LEN));
+    let out_bytes = lit(nest.len * w as u64);
+    let check_out_b = length_check(&output_id, &what_out, &quote!(#out_bytes));
+    let wl = lit(w as u64);
+    let doc_attrs = doc.iter().map(|l| quote!(#[doc = #l]));
+    Ok(quote! {
+        #(#doc_attrs)*
+        impl #name {
+            /// Shape of the output.
+            pub const OUTPUT_SHAPE: [u64; #out_rank] = [#(#out_shape),*];
+            /// Length of the `output` slice `run` writes (elements).
+            pub const OUTPUT_LEN: usize = #out_len;
+            /// Element type of the output.
+            pub const DTYPE: ::kerf::DType = #dtype;
+
+            /// Fill a caller-owned buffer: checks its length once, then writes every
+            /// element; allocates nothing.
+            #[inline]
+            pub fn run(&self, output: &mut [#t]) -> ::core::result::Result<(), ::kerf::Error> {
+                #check_out
+                let ::core::result::Result::Ok(output) = <&mut [#t; #out_len]>::try_from(output) else {
+                    unreachable!("length checked above")
+                };
+                Self::__kerf_loops(output, |v| v);
+                ::core::result::Result::Ok(())
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::identity_op, clippy::erasing_op)]
+            fn __kerf_loops<E>(output: &mut [E; #out_len], store: impl Fn(#t) -> E) {
+                #body
+            }
+        }
+
+        impl ::kerf::Kernel for #name {
+            fn dtype(&self) -> ::kerf::DType {
+                Self::DTYPE
+            }
+            fn input_shape(&self) -> ::core::option::Option<&[u64]> {
+                ::core::option::Option::None
+            }
+            fn output_shape(&self) -> &[u64] {
+                &Self::OUTPUT_SHAPE
+            }
+            fn run_bytes(&self, input: ::core::option::Option<&[u8]>, output: &mut [u8]) -> ::core::result::Result<(), ::kerf::Error> {
+                if input.is_some() {
+                    return ::core::result::Result::Err(::kerf::Error::Invalid {
+                        what: ::std::string::String::from(#reads_none),
+                    });
+                }
+                #check_out_b
+                let ::core::result::Result::Ok(output) = <&mut [[u8; #wl]; #out_len]>::try_from(output.as_chunks_mut::<#wl>().0) else {
+                    unreachable!("length checked above")
+                };
+                Self::__kerf_loops(output, |v: #t| v.to_le_bytes());
+                ::core::result::Result::Ok(())
+            }
+        }
+    })
+}

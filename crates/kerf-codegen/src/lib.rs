@@ -1,0 +1,98 @@
+//! kerf's compile-time backend: a scheduled plan ([`kerf_ir::schedule`]) → Rust tokens.
+//!
+//! The derive macro (`kerf-derive`) and `kerf expand` both call this crate; it is a plain
+//! library so that tests can snapshot its output directly. It consumes the same
+//! [`LoopNest`](kerf_ir::schedule::LoopNest) / [`FillNest`](kerf_ir::schedule::FillNest)
+//! as the JIT, so both backends emit the same loop structure: one loop per dim, one
+//! block per segment, contiguous runs as `copy_from_slice`, fill segments as `fill`.
+//!
+//! The generated code is safe Rust except for index-table gathers and nibble accesses,
+//! whose `unsafe` blocks state the invariant they rely on (every offset of a verified
+//! nest lies in the input, whose length the entry point has checked).
+
+mod elem;
+mod fill;
+mod slice;
+
+use kerf_ir::schedule::{self, Schedule};
+use kerf_ir::{Error, Plan, Request};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+pub use elem::Elem;
+
+/// The items a derive emits for `name`: an inherent impl (consts, `run`, the loops) and
+/// an impl of `kerf::Kernel`. Generated paths start with `::kerf`.
+pub fn kernel_impl(plan: &Plan, name: &Ident) -> Result<TokenStream, Error> {
+    let sched = schedule::schedule(plan)?;
+    let doc = doc_lines(plan, &sched);
+    Ok(match (&sched, plan) {
+        (Schedule::Slice(nest), Plan::Slice(p)) => slice::kernel(p, nest, name, &doc)?,
+        (Schedule::Fill(nest), Plan::Fill(p)) => fill::kernel(p, nest, name, &doc)?,
+        _ => return Err(Error::Invalid { what: "schedule does not match its plan".into() }),
+    })
+}
+
+/// A whole file: `pub struct NAME;` and the items of [`kernel_impl`], formatted with
+/// prettyplease. What `kerf expand` prints and the snapshots pin.
+pub fn expand_plan(plan: &Plan, struct_name: &str) -> Result<String, Error> {
+    let name = syn::parse_str::<Ident>(struct_name)
+        .map_err(|_| Error::Invalid { what: format!("`{struct_name}` is not a Rust identifier") })?;
+    let items = kernel_impl(plan, &name)?;
+    let tokens = quote! {
+        /// A kernel derived with `#[derive(kerf::Kernel)]`.
+        pub struct #name;
+        #items
+    };
+    let file: syn::File = syn::parse2(tokens)
+        .map_err(|e| Error::Invalid { what: format!("kerf-codegen produced tokens that do not parse: {e}") })?;
+    Ok(prettyplease::unparse(&file))
+}
+
+/// Lower a request and expand it: what the derive would generate for it, as a file.
+pub fn expand_request(request: &Request, struct_name: &str) -> Result<String, Error> {
+    let plan = kerf_ir::lower(request)?;
+    expand_plan(&plan, struct_name)
+}
+
+/// The plan and its schedule, as doc lines on the generated impl.
+fn doc_lines(plan: &Plan, sched: &Schedule) -> Vec<String> {
+    let mut lines: Vec<String> = plan.to_string().lines().map(str::to_string).collect();
+    lines.push(String::new());
+    lines.push("Schedule:".into());
+    let listing = match sched {
+        Schedule::Slice(n) => n.to_string(),
+        Schedule::Fill(n) => n.to_string(),
+    };
+    lines.push("```text".into());
+    lines.extend(listing.lines().map(str::to_string));
+    lines.push("```".into());
+    lines.into_iter().map(|l| if l.is_empty() { l } else { format!(" {l}") }).collect()
+}
+
+/// An unsuffixed integer literal (where the type is inferred).
+pub(crate) fn lit(n: u64) -> proc_macro2::Literal {
+    proc_macro2::Literal::u64_unsuffixed(n)
+}
+
+/// A `usize` literal (loop bounds and constant offsets, which fix the index type).
+pub(crate) fn ulit(n: u64) -> proc_macro2::Literal {
+    proc_macro2::Literal::usize_suffixed(n as usize)
+}
+
+pub(crate) fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+/// The `Err(BufferLength)` check of one buffer's length.
+pub(crate) fn length_check(buf: &Ident, what: &str, expected: &TokenStream) -> TokenStream {
+    quote! {
+        if #buf.len() != #expected {
+            return ::core::result::Result::Err(::kerf::Error::BufferLength {
+                what: ::std::string::String::from(#what),
+                expected: #expected,
+                found: #buf.len(),
+            });
+        }
+    }
+}

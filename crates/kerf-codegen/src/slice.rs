@@ -1,0 +1,509 @@
+//! Slices: a [`LoopNest`] → an inherent impl with `run` and the loops, and a
+//! `kerf::Kernel` impl.
+//!
+//! Every dim becomes a `for` loop per segment (or a table walk); the innermost dim's
+//! segments become runs: `copy_from_slice` (stride 1), a reversed or `step_by` iterator
+//! (other strides), `fill` (stride 0 and fill segments). Outer fill segments fill a whole
+//! contiguous block of the output. Offsets are folded at generation time where they are
+//! constants. The loops take fixed-size array references, so the lengths the entry
+//! point checked are part of the types.
+
+use crate::elem::Elem;
+use crate::{ident, length_check, lit, ulit};
+use kerf_ir::schedule::{Indexing, LoopNest, Segment};
+use kerf_ir::{BoundaryMode, Error, SlicePlan};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// An offset expression: a sum of loop variables and a constant.
+#[derive(Clone, Debug, Default)]
+struct Off {
+    vars: Vec<Ident>,
+    konst: u64,
+}
+
+impl Off {
+    fn konst(k: u64) -> Off {
+        Off { vars: Vec::new(), konst: k }
+    }
+    fn var(v: Ident) -> Off {
+        Off { vars: vec![v], konst: 0 }
+    }
+    fn plus(&self, k: u64) -> Off {
+        Off { vars: self.vars.clone(), konst: self.konst + k }
+    }
+    fn tokens(&self) -> TokenStream {
+        let k = lit(self.konst);
+        match (self.vars.as_slice(), self.konst) {
+            ([], _) => {
+                let k = ulit(self.konst);
+                quote!(#k)
+            }
+            (vars, 0) => quote!(#(#vars)+*),
+            (vars, _) => quote!(#(#vars)+* + #k),
+        }
+    }
+}
+
+/// `off + j·stride` (stride of any sign; the result is never negative).
+fn scaled(off: &Off, j: &Ident, stride: i64) -> TokenStream {
+    let m = lit(stride.unsigned_abs());
+    let term = if stride.unsigned_abs() == 1 { quote!(#j) } else { quote!(#j * #m) };
+    let zero = off.vars.is_empty() && off.konst == 0;
+    let o = off.tokens();
+    match stride {
+        0 => o,
+        _ if zero => term,
+        s if s > 0 => quote!(#o + #term),
+        _ => quote!(#o - #term),
+    }
+}
+
+/// `start..start + len` over an Off.
+fn range(start: &Off, len: u64) -> TokenStream {
+    let (a, b) = (start.tokens(), start.plus(len).tokens());
+    quote!(#a..#b)
+}
+
+struct Gen<'a> {
+    nest: &'a LoopNest,
+    elem: Elem,
+    /// Tables, emitted as statics before the loops.
+    statics: Vec<TokenStream>,
+}
+
+/// A table entry meaning "the fill value".
+const FILL_ENTRY: u64 = u64::MAX;
+
+impl Gen<'_> {
+    fn clone_elem(&self, e: TokenStream) -> TokenStream {
+        if self.elem.is_string() { quote!(#e.clone()) } else { e }
+    }
+
+    fn fill_value(&self) -> TokenStream {
+        self.clone_elem(quote!(fill))
+    }
+
+    /// Fill `len` output elements from `out`.
+    fn fill_block(&self, out: &Off, len: u64) -> TokenStream {
+        if self.elem.is_nibbles() {
+            let (o, n) = (out.tokens(), lit(len));
+            return quote!(Self::__kerf_nib_fill(output, #o, #n, fill););
+        }
+        let r = range(out, len);
+        let f = self.fill_value();
+        quote!(output[#r].fill(#f);)
+    }
+
+    fn dim(&mut self, k: usize, inp: Off, out: Off) -> TokenStream {
+        let dim = &self.nest.dims[k];
+        let last = k + 1 == self.nest.dims.len();
+        let os = dim.out_stride;
+        let (j, i_k, o_k) = (format_ident!("j{}", k), format_ident!("i{}", k), format_ident!("o{}", k));
+        let mut code = TokenStream::new();
+        match &dim.indexing {
+            Indexing::Segments(segs) => {
+                let mut p = 0u64;
+                for seg in segs {
+                    let out_p = out.plus(p * os);
+                    code.extend(match *seg {
+                        Segment::Fill { len } => self.fill_block(&out_p, len * os),
+                        Segment::Affine { len, offset, stride } => {
+                            let in_s = inp.plus(offset as u64);
+                            if last {
+                                self.run(&in_s, &out_p, len, stride)
+                            } else if len == 1 {
+                                self.dim(k + 1, in_s, out_p)
+                            } else {
+                                let inner = self.dim(k + 1, Off::var(i_k.clone()), Off::var(o_k.clone()));
+                                let n = ulit(len);
+                                let i_expr = scaled(&in_s, &j, stride);
+                                let o_expr = scaled(&out_p, &j, os as i64);
+                                quote! {
+                                    for #j in 0..#n {
+                                        let #i_k = #i_expr;
+                                        let #o_k = #o_expr;
+                                        #inner
+                                    }
+                                }
+                            }
+                        }
+                    });
+                    p += seg.len();
+                }
+            }
+            Indexing::Table(table) => {
+                let t = format_ident!("TABLE{}", k);
+                let has_fill = table.iter().any(Option::is_none);
+                let entries = table.iter().map(|e| lit(e.map_or(FILL_ENTRY, |v| v as u64)));
+                let n = lit(table.len() as u64);
+                self.statics.push(quote!(static #t: [u64; #n] = [#(#entries),*];));
+                let i0 = inp.tokens();
+                if last && !self.elem.is_nibbles() {
+                    let r = range(&out, dim.extent);
+                    // SAFETY comment is emitted beside the unsafe block.
+                    let read = self.clone_elem(quote!(*input.get_unchecked(#i0 + t as usize)));
+                    let body = quote! {
+                        // SAFETY: the nest was verified at generation time (LoopNest::verify):
+                        // every offset it reads lies in [0, INPUT_LEN), and `input` is a
+                        // `[_; INPUT_LEN]`.
+                        *d = unsafe { #read };
+                    };
+                    let body = if has_fill {
+                        let f = self.fill_value();
+                        quote!(if t == #FILL_ENTRY { *d = #f; } else { #body })
+                    } else {
+                        body
+                    };
+                    code.extend(quote! {
+                        for (d, &t) in output[#r].iter_mut().zip(#t.iter()) {
+                            #body
+                        }
+                    });
+                } else {
+                    let inner = if last {
+                        let o = Off::var(o_k.clone());
+                        self.run(&Off::var(i_k.clone()), &o, 1, 0)
+                    } else {
+                        self.dim(k + 1, Off::var(i_k.clone()), Off::var(o_k.clone()))
+                    };
+                    let body = if has_fill {
+                        let fill = self.fill_block(&Off::var(o_k.clone()), os);
+                        quote!(if t == #FILL_ENTRY { #fill } else { let #i_k = #i0 + t as usize; #inner })
+                    } else {
+                        quote!(let #i_k = #i0 + t as usize; #inner)
+                    };
+                    let o_expr = scaled(&out, &j, os as i64);
+                    code.extend(quote! {
+                        for (#j, &t) in #t.iter().enumerate() {
+                            let #o_k = #o_expr;
+                            #body
+                        }
+                    });
+                }
+            }
+        }
+        code
+    }
+
+    /// One innermost segment: `len` elements from input offset `inp` with `stride`.
+    fn run(&self, inp: &Off, out: &Off, len: u64, stride: i64) -> TokenStream {
+        if self.elem.is_nibbles() {
+            let (i, o, n) = (inp.tokens(), out.tokens(), lit(len));
+            return match stride {
+                1 => quote!(Self::__kerf_nib_copy(input, #i, output, #o, #n);),
+                0 => quote!(Self::__kerf_nib_fill(output, #o, #n, Self::__kerf_nib_get(input, #i));),
+                s => {
+                    let s = proc_macro2::Literal::i64_unsuffixed(s);
+                    quote!(Self::__kerf_nib_gather(input, #i, #s, output, #o, #n);)
+                }
+            };
+        }
+        let out_r = range(out, len);
+        let string = self.elem.is_string();
+        match stride {
+            1 => {
+                let in_r = range(inp, len);
+                if string {
+                    quote!(output[#out_r].clone_from_slice(&input[#in_r]);)
+                } else {
+                    quote!(output[#out_r].copy_from_slice(&input[#in_r]);)
+                }
+            }
+            0 => {
+                let i = inp.tokens();
+                if len == 1 {
+                    let o = out.tokens();
+                    let v = self.clone_elem(quote!(input[#i]));
+                    quote!(output[#o] = #v;)
+                } else {
+                    let v = self.clone_elem(quote!(input[#i]));
+                    quote!(output[#out_r].fill(#v);)
+                }
+            }
+            s => {
+                let step = s.unsigned_abs();
+                let span = (len - 1) * step + 1;
+                let read = self.clone_elem(quote!(*s));
+                let src = if s > 0 {
+                    let in_r = range(inp, span);
+                    if step == 1 { quote!(input[#in_r].iter()) } else { quote!(input[#in_r].iter().step_by(#step)) }
+                } else {
+                    // Reading backwards from inp: the elements inp-(span-1) ..= inp.
+                    let lo = if inp.konst >= span - 1 {
+                        Off { vars: inp.vars.clone(), konst: inp.konst - (span - 1) }.tokens()
+                    } else {
+                        let i = inp.tokens();
+                        let d = lit(span - 1);
+                        quote!(#i - #d)
+                    };
+                    let hi = inp.plus(1).tokens();
+                    let step = lit(step);
+                    if s == -1 {
+                        quote!(input[#lo..#hi].iter().rev())
+                    } else {
+                        quote!(input[#lo..#hi].iter().rev().step_by(#step))
+                    }
+                };
+                quote! {
+                    for (d, s) in output[#out_r].iter_mut().zip(#src) {
+                        *d = #read;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Helpers for packed 4-bit elements (two per byte, first in the low nibble).
+fn nibble_helpers() -> TokenStream {
+    quote! {
+        #[inline(always)]
+        fn __kerf_nib_get(src: &[u8], n: usize) -> u8 {
+            (src[n >> 1] >> ((n & 1) << 2)) & 0xf
+        }
+        #[inline(always)]
+        fn __kerf_nib_set(dst: &mut [u8], n: usize, v: u8) {
+            let shift = (n & 1) << 2;
+            let b = &mut dst[n >> 1];
+            *b = (*b & !(0xf << shift)) | ((v & 0xf) << shift);
+        }
+        /// `len` nibbles from `src` at nibble `a` to `dst` at nibble `b`: whole bytes with
+        /// `copy_from_slice` when both are aligned alike, else a byte-wise funnel shift.
+        #[inline(always)]
+        fn __kerf_nib_copy(src: &[u8], mut a: usize, dst: &mut [u8], mut b: usize, mut len: usize) {
+            if len > 0 && b & 1 == 1 {
+                Self::__kerf_nib_set(dst, b, Self::__kerf_nib_get(src, a));
+                a += 1;
+                b += 1;
+                len -= 1;
+            }
+            let bytes = len / 2;
+            let d = &mut dst[b / 2..b / 2 + bytes];
+            if a & 1 == 0 {
+                d.copy_from_slice(&src[a / 2..a / 2 + bytes]);
+            } else {
+                for (o, w) in d.iter_mut().zip(src[a / 2..a / 2 + bytes + 1].windows(2)) {
+                    *o = (w[0] >> 4) | (w[1] << 4);
+                }
+            }
+            if len & 1 == 1 {
+                Self::__kerf_nib_set(dst, b + 2 * bytes, Self::__kerf_nib_get(src, a + 2 * bytes));
+            }
+        }
+        /// `len` nibbles of value `v` to `dst` from nibble `b`.
+        #[inline(always)]
+        fn __kerf_nib_fill(dst: &mut [u8], mut b: usize, mut len: usize, v: u8) {
+            if len > 0 && b & 1 == 1 {
+                Self::__kerf_nib_set(dst, b, v);
+                b += 1;
+                len -= 1;
+            }
+            let bytes = len / 2;
+            dst[b / 2..b / 2 + bytes].fill((v & 0xf) | (v << 4));
+            if len & 1 == 1 {
+                Self::__kerf_nib_set(dst, b + 2 * bytes, v);
+            }
+        }
+        /// `len` nibbles read from nibble `a` with `stride` (any sign) to `dst` from nibble `b`.
+        #[inline(always)]
+        fn __kerf_nib_gather(src: &[u8], a: usize, stride: isize, dst: &mut [u8], b: usize, len: usize) {
+            if len == 0 {
+                return;
+            }
+            let last = a as isize + stride * (len as isize - 1);
+            assert!(last >= 0 && ((last as usize) >> 1) < src.len() && (a >> 1) < src.len());
+            assert!((b + len - 1) >> 1 < dst.len());
+            for j in 0..len {
+                let n = (a as isize + stride * j as isize) as usize;
+                let m = b + j;
+                // SAFETY: n lies between a and last (affine in j), both checked above to
+                // index `src`; m ≤ b + len - 1, checked above to index `dst`.
+                unsafe {
+                    let v = (*src.get_unchecked(n >> 1) >> ((n & 1) << 2)) & 0xf;
+                    let shift = (m & 1) << 2;
+                    let o = dst.get_unchecked_mut(m >> 1);
+                    *o = (*o & !(0xf << shift)) | (v << shift);
+                }
+            }
+        }
+    }
+}
+
+pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
+    nest.verify()?;
+    let elem = Elem::new(plan.dtype);
+    let t = elem.rust_type();
+    let dtype = elem.dtype_path();
+    let fill_mode = plan.mode == BoundaryMode::Fill;
+    let in_shape: Vec<_> = plan.input_shape.iter().map(|&d| lit(d)).collect();
+    let out_shape: Vec<_> = plan.output_shape.iter().map(|&d| lit(d)).collect();
+    let (in_rank, out_rank) = (lit(in_shape.len() as u64), lit(out_shape.len() as u64));
+    let in_len = lit(elem.slice_len(nest.input_len));
+    let out_len = lit(elem.slice_len(nest.output_len));
+
+    let mut g = Gen { nest, elem, statics: Vec::new() };
+    let body =
+        if nest.dims.is_empty() { TokenStream::new() } else { g.dim(0, Off::konst(nest.base as u64), Off::konst(0)) };
+    let statics = &g.statics;
+    // An odd count of nibbles leaves the last high nibble zero.
+    let pad = if elem.is_nibbles() && nest.output_len % 2 == 1 {
+        let last = lit(nest.output_len / 2);
+        quote!(output[#last] &= 0x0f;)
+    } else {
+        TokenStream::new()
+    };
+    let name_s = name.to_string();
+    let needs_input = format!("{name_s}: a slice kernel needs its input");
+    let what_in = format!("{name_s} input ({} {:?})", plan.dtype, plan.input_shape);
+    let what_out = format!("{name_s} output ({} {:?})", plan.dtype, plan.output_shape);
+    let (input_id, output_id) = (ident("input"), ident("output"));
+    let check_in = length_check(&input_id, &what_in, &quote!(Self::INPUT_LEN));
+    let check_out = length_check(&output_id, &what_out, &quote!(Self::OUTPUT_LEN));
+
+    let len_doc = if elem.is_nibbles() {
+        "(bytes: two 4-bit elements a byte, the first in the low nibble)"
+    } else {
+        "(elements)"
+    };
+    let in_len_doc = format!(" Length of the `input` slice `run` takes {len_doc}.");
+    let out_len_doc = format!(" Length of the `output` slice `run` writes {len_doc}.");
+
+    // The loops, generic over the element storage: `T` for `run`, `[u8; W]` for `run_bytes`.
+    let (elem_param, fill_param, fill_arg, fill_doc) = if elem.is_nibbles() {
+        (quote!(), if fill_mode { quote!(, fill: u8) } else { quote!() }, fill_mode, "")
+    } else if elem.is_string() {
+        (quote!(<E: ::core::clone::Clone>), quote!(), false, "")
+    } else {
+        (quote!(<E: ::core::marker::Copy>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode, "")
+    };
+    let _ = fill_doc;
+    let e_ty = if elem.is_nibbles() { quote!(u8) } else { quote!(E) };
+    let loops_fn = quote! {
+        #[inline(always)]
+        #[allow(unused_variables, clippy::identity_op, clippy::erasing_op, clippy::reversed_empty_ranges)]
+        fn __kerf_loops #elem_param (input: &[#e_ty; #in_len], output: &mut [#e_ty; #out_len] #fill_param) {
+            #(#statics)*
+            #body
+            #pad
+        }
+    };
+
+    let fill_const = if fill_mode {
+        let v = elem.constant(plan.fill_bits);
+        quote! {
+            /// The fill value baked in (the `fill` attribute, or the spec's default 0):
+            /// what `Kernel::run_bytes` fills with; `run` takes its own.
+            pub const FILL: #t = #v;
+        }
+    } else {
+        TokenStream::new()
+    };
+    let (run_fill_param, run_fill_arg, run_doc) = if fill_arg {
+        (quote!(, fill: #t), quote!(, fill), " Out-of-bounds reads give `fill`.")
+    } else {
+        (quote!(), quote!(), "")
+    };
+    let run_doc = format!(
+        " Run on caller-owned buffers: checks both lengths once, then moves the elements; allocates nothing.{run_doc}"
+    );
+    let doc_attrs = doc.iter().map(|l| quote!(#[doc = #l]));
+    let run = quote! {
+        #[doc = #run_doc]
+        #[inline]
+        pub fn run(&self, input: &[#t], output: &mut [#t] #run_fill_param) -> ::core::result::Result<(), ::kerf::Error> {
+            #check_in
+            #check_out
+            let (::core::result::Result::Ok(input), ::core::result::Result::Ok(output)) =
+                (<&[#t; #in_len]>::try_from(input), <&mut [#t; #out_len]>::try_from(output))
+            else {
+                unreachable!("lengths checked above")
+            };
+            Self::__kerf_loops(input, output #run_fill_arg);
+            ::core::result::Result::Ok(())
+        }
+    };
+
+    // run_bytes: the same loops on byte arrays.
+    let run_bytes_body = if elem.is_string() {
+        quote! {
+            let _ = (input, output);
+            ::core::result::Result::Err(::kerf::Error::Invalid {
+                what: ::std::string::String::from("a string kernel moves `String`s: call `run`, not `run_bytes`"),
+            })
+        }
+    } else {
+        let (w, bytes_ty, fill_bytes) = if elem.is_nibbles() {
+            (1usize, quote!(u8), quote!(Self::FILL))
+        } else {
+            let w = elem.width().unwrap_or(1);
+            let wl = lit(w as u64);
+            (w, quote!([u8; #wl]), elem.constant_bytes(plan.fill_bits))
+        };
+        let in_bytes = lit(elem.slice_len(nest.input_len) * if elem.is_nibbles() { 1 } else { w as u64 });
+        let out_bytes = lit(elem.slice_len(nest.output_len) * if elem.is_nibbles() { 1 } else { w as u64 });
+        let chunk = |buf: &Ident, m: bool| {
+            if elem.is_nibbles() {
+                quote!(#buf)
+            } else {
+                let wl = lit(w as u64);
+                if m { quote!(#buf.as_chunks_mut::<#wl>().0) } else { quote!(#buf.as_chunks::<#wl>().0) }
+            }
+        };
+        let (cin, cout) = (chunk(&input_id, false), chunk(&output_id, true));
+        let check_in_b = length_check(&input_id, &what_in, &quote!(#in_bytes));
+        let check_out_b = length_check(&output_id, &what_out, &quote!(#out_bytes));
+        let fill_arg = if fill_arg { quote!(, #fill_bytes) } else { quote!() };
+        quote! {
+            let ::core::option::Option::Some(input) = input else {
+                return ::core::result::Result::Err(::kerf::Error::Invalid {
+                    what: ::std::string::String::from(#needs_input),
+                });
+            };
+            #check_in_b
+            #check_out_b
+            let (::core::result::Result::Ok(input), ::core::result::Result::Ok(output)) =
+                (<&[#bytes_ty; #in_len]>::try_from(#cin), <&mut [#bytes_ty; #out_len]>::try_from(#cout))
+            else {
+                unreachable!("lengths checked above")
+            };
+            Self::__kerf_loops(input, output #fill_arg);
+            ::core::result::Result::Ok(())
+        }
+    };
+    let nib = if elem.is_nibbles() { nibble_helpers() } else { TokenStream::new() };
+    Ok(quote! {
+        #(#doc_attrs)*
+        impl #name {
+            /// Shape of the data input.
+            pub const INPUT_SHAPE: [u64; #in_rank] = [#(#in_shape),*];
+            /// Shape of the output.
+            pub const OUTPUT_SHAPE: [u64; #out_rank] = [#(#out_shape),*];
+            #[doc = #in_len_doc]
+            pub const INPUT_LEN: usize = #in_len;
+            #[doc = #out_len_doc]
+            pub const OUTPUT_LEN: usize = #out_len;
+            /// Element type of the input and the output.
+            pub const DTYPE: ::kerf::DType = #dtype;
+            #fill_const
+            #run
+            #loops_fn
+            #nib
+        }
+
+        impl ::kerf::Kernel for #name {
+            fn dtype(&self) -> ::kerf::DType {
+                Self::DTYPE
+            }
+            fn input_shape(&self) -> ::core::option::Option<&[u64]> {
+                ::core::option::Option::Some(&Self::INPUT_SHAPE)
+            }
+            fn output_shape(&self) -> &[u64] {
+                &Self::OUTPUT_SHAPE
+            }
+            fn run_bytes(&self, input: ::core::option::Option<&[u8]>, output: &mut [u8]) -> ::core::result::Result<(), ::kerf::Error> {
+                #run_bytes_body
+            }
+        }
+    })
+}
