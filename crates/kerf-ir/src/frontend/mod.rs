@@ -7,7 +7,7 @@ mod tensorrt_fill;
 mod tensorrt_slice;
 
 use crate::error::Error;
-use crate::plan::Plan;
+use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
 use crate::request::{Request, Validated, validate};
 
 /// The spec of `op`, from the embedded registry.
@@ -52,6 +52,38 @@ pub(crate) fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
         return None;
     }
     Some(if axis < 0 { axis + r } else { axis } as usize)
+}
+
+/// Resolve a list of axes: each normalized from [-r, r-1] (else rule `range_rule`), none
+/// named twice (else rule `axes_unique`). Returns the input axis of each entry.
+pub(crate) fn resolve_axes(op: &str, axes: &[i64], rank: usize, range_rule: &str) -> Result<Vec<usize>, Error> {
+    let mut seen = vec![false; rank];
+    let mut out = Vec::with_capacity(axes.len());
+    for (i, &a) in axes.iter().enumerate() {
+        let n = normalize_axis(a, rank).ok_or_else(|| {
+            Error::rule(
+                op,
+                range_rule,
+                format!("axes[{i}] = {a} is outside [-{rank}, {}] for rank {rank}", rank as i64 - 1),
+            )
+        })?;
+        if std::mem::replace(&mut seen[n], true) {
+            return Err(Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {n} again")));
+        }
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// A slice that reads every element it names from inside the input (ONNX and OpenVINO
+/// clamp their parameters into range), so its mode is `strict_bounds`.
+pub(crate) fn in_bounds_slice(
+    dtype: crate::DType,
+    input_shape: Vec<u64>,
+    axes: Vec<AxisRead>,
+    output_shape: Vec<u64>,
+) -> Plan {
+    Plan::Slice(SlicePlan { dtype, input_shape, axes, mode: BoundaryMode::StrictBounds, fill_bits: 0, output_shape })
 }
 
 /// The data input's dtype and shape.

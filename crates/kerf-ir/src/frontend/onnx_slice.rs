@@ -1,9 +1,9 @@
 //! onnx.slice, versions 1, 10, 11 and 13, all by the rule of the ONNX spec text
 //! (`processSliceInputs`), as ONNX Runtime applies it to every version.
 
-use super::{data_input, div_ceil, normalize_axis};
+use super::{data_input, div_ceil, in_bounds_slice, resolve_axes};
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
+use crate::plan::{AxisRead, Plan};
 use crate::request::Validated;
 
 /// One sliced axis: (start, step, length) by the spec rule, for extent d.
@@ -57,26 +57,15 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let steps = steps.unwrap_or_else(|| vec![1; n]);
 
     let mut reads: Vec<AxisRead> = shape.iter().map(|&d| AxisRead { extent: d, start: 0, step: 1 }).collect();
-    let mut seen = vec![false; rank];
-    for i in 0..n {
-        let a = axes[i];
-        if a < 0 && v.version < 11 {
-            return Err(Error::rule(
-                op,
-                "negative_axes_from_11",
-                format!("axes[{i}] = {a}: negative axes exist from version 11, this request is version {}", v.version),
-            ));
-        }
-        let axis = normalize_axis(a, rank).ok_or_else(|| {
-            Error::rule(
-                op,
-                "axis_in_range",
-                format!("axes[{i}] = {a} is outside [-{rank}, {}] for data rank {rank}", rank as i64 - 1),
-            )
-        })?;
-        if std::mem::replace(&mut seen[axis], true) {
-            return Err(Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {axis} again")));
-        }
+    if let Some((i, a)) = axes.iter().enumerate().find(|(_, a)| **a < 0 && v.version < 11) {
+        return Err(Error::rule(
+            op,
+            "negative_axes_from_11",
+            format!("axes[{i}] = {a}: negative axes exist from version 11, this request is version {}", v.version),
+        ));
+    }
+    let targets = resolve_axes(op, &axes, rank, "axis_in_range")?;
+    for (i, &axis) in targets.iter().enumerate() {
         if steps[i] == 0 {
             return Err(Error::rule(op, "step_nonzero", format!("steps[{i}] = 0 on axis {axis}")));
         }
@@ -84,14 +73,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         reads[axis] = AxisRead { extent: len, start, step: steps[i] };
     }
     let output_shape = reads.iter().map(|a| a.extent).collect();
-    Ok(Plan::Slice(SlicePlan {
-        dtype: data.dtype(),
-        input_shape: shape,
-        axes: reads,
-        mode: BoundaryMode::StrictBounds,
-        fill_bits: 0,
-        output_shape,
-    }))
+    Ok(in_bounds_slice(data.dtype(), shape, reads, output_shape))
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! openvino.strided_slice (StridedSlice-1), by OpenVINO's reference `make_slice_plan`.
 
-use super::{data_input, div_ceil};
+use super::{data_input, div_ceil, in_bounds_slice};
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
+use crate::plan::{AxisRead, Plan};
 use crate::request::{AttrValue, Validated};
 
 /// What an entry of begin/end/stride does: the first of these that its masks select.
@@ -136,14 +136,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     }
     // The implicit ellipsis after the last entry keeps the remaining axes whole.
     output_shape.extend_from_slice(&shape[k..]);
-    Ok(Plan::Slice(SlicePlan {
-        dtype: data.dtype(),
-        input_shape: shape,
-        axes: reads,
-        mode: BoundaryMode::StrictBounds,
-        fill_bits: 0,
-        output_shape,
-    }))
+    Ok(in_bounds_slice(data.dtype(), shape, reads, output_shape))
 }
 
 #[cfg(test)]

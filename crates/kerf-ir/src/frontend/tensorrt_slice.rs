@@ -1,6 +1,6 @@
 //! tensorrt.slice (ISliceLayer).
 
-use super::{data_input, fits_i64, normalize_axis};
+use super::{data_input, fits_i64, resolve_axes};
 use crate::error::Error;
 use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
 use crate::request::Validated;
@@ -30,24 +30,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     // Which input axis each parameter entry refers to.
     let targets: Vec<usize> = match v.int_list("axes")? {
         None => (0..rank).collect(),
-        Some(axes) => {
-            let mut seen = vec![false; rank];
-            let mut out = Vec::with_capacity(axes.len());
-            for (i, &a) in axes.iter().enumerate() {
-                let n = normalize_axis(a, rank).ok_or_else(|| {
-                    Error::rule(
-                        op,
-                        "axes_in_range",
-                        format!("axes[{i}] = {a} is outside [-{rank}, {}] for input rank {rank}", rank as i64 - 1),
-                    )
-                })?;
-                if std::mem::replace(&mut seen[n], true) {
-                    return Err(Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {n} again")));
-                }
-                out.push(n);
-            }
-            out
-        }
+        Some(axes) => resolve_axes(op, &axes, rank, "axes_in_range")?,
     };
     for (name, list) in [("start", &start), ("size", &size), ("stride", &stride)] {
         if list.len() != targets.len() {
