@@ -1,0 +1,648 @@
+//! Building blocks of the emitted code: loops, conditionals, and the data-moving runs
+//! (copy, reverse, broadcast, strided, gather, fill) for every element layout.
+//!
+//! Every function here takes its numbers as Cranelift values, so static kernels (where
+//! they are constants) and dynamic kernels (where they are loaded from the argument
+//! block) share one emitter; an `Option<u64>` beside a count says when it is known, so
+//! that small known runs become straight-line code.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_codegen::isa::TargetFrontendConfig;
+use cranelift_frontend::FunctionBuilder;
+
+/// How one element sits in memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Elem {
+    /// `w` bytes, w ∈ {1, 2, 4, 8, 16}.
+    Bytes(u8),
+    /// Packed 4-bit elements, low nibble first.
+    Nibble,
+}
+
+/// Memory flags of every access: plain little-endian, never trapping (the host checked
+/// every buffer's bounds), alignment unknown.
+pub(crate) fn mf() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+/// The scalar (or 16-byte vector) type of a w-byte element.
+pub(crate) fn elem_type(w: u8) -> Type {
+    match w {
+        1 => types::I8,
+        2 => types::I16,
+        4 => types::I32,
+        8 => types::I64,
+        _ => types::I8X16,
+    }
+}
+
+/// The splat vector type of a w-byte element (w < 16).
+fn splat_type(w: u8) -> Type {
+    match w {
+        1 => types::I8X16,
+        2 => types::I16X8,
+        4 => types::I32X4,
+        _ => types::I64X2,
+    }
+}
+
+/// The emitter: a function builder plus the kernel's parameters.
+pub(crate) struct Gen<'a> {
+    pub b: FunctionBuilder<'a>,
+    pub cfg: TargetFrontendConfig,
+    pub inp: Value,
+    pub out: Value,
+    pub args: Value,
+    pub lo: Value,
+    pub hi: Value,
+}
+
+/// A splatted element: the vector and, for w ≤ 8, the 8-byte repeating pattern.
+#[derive(Copy, Clone)]
+pub(crate) struct Splat {
+    pub vec: Value,
+    pub pat: Option<Value>,
+}
+
+impl<'a> Gen<'a> {
+    pub fn c(&mut self, v: i64) -> Value {
+        self.b.ins().iconst(types::I64, v)
+    }
+    pub fn add(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().iadd(a, b)
+    }
+    pub fn addi(&mut self, a: Value, b: i64) -> Value {
+        if b == 0 {
+            return a;
+        }
+        self.b.ins().iadd_imm_s(a, b)
+    }
+    pub fn mul(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().imul(a, b)
+    }
+    pub fn muli(&mut self, a: Value, b: i64) -> Value {
+        match b {
+            1 => a,
+            0 => self.c(0),
+            b if b > 0 && (b as u64).is_power_of_two() => self.b.ins().ishl_imm_s(a, b.trailing_zeros() as i64),
+            b => self.b.ins().imul_imm_s(a, b),
+        }
+    }
+    pub fn sub(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().isub(a, b)
+    }
+    pub fn smax(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().smax(a, b)
+    }
+    pub fn smin(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().smin(a, b)
+    }
+    /// Load the i64 word `word` of the argument block.
+    pub fn arg(&mut self, word: i64) -> Value {
+        self.b.ins().load(types::I64, mf(), self.args, (word * 8) as i32)
+    }
+    pub fn vconst(&mut self, ty: Type, bytes: [u8; 16]) -> Value {
+        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes.to_vec()));
+        self.b.ins().vconst(ty, c)
+    }
+    pub fn shuffle(&mut self, a: Value, b: Value, mask: [u8; 16]) -> Value {
+        let imm = self.b.func.dfg.immediates.push(ConstantData::from(mask.to_vec()));
+        self.b.ins().shuffle(a, b, imm)
+    }
+    pub fn bitcast(&mut self, ty: Type, v: Value) -> Value {
+        if self.b.func.dfg.value_type(v) == ty {
+            return v;
+        }
+        self.b.ins().bitcast(ty, le(), v)
+    }
+
+    /// `while cond(vals) { vals = body(vals) }`; returns the final values.
+    pub fn while_loop(
+        &mut self,
+        init: &[Value],
+        cond: impl FnOnce(&mut Self, &[Value]) -> Value,
+        body: impl FnOnce(&mut Self, &[Value]) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let tys: Vec<Type> = init.iter().map(|&v| self.b.func.dfg.value_type(v)).collect();
+        let header = self.b.create_block();
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        for &t in &tys {
+            self.b.append_block_param(header, t);
+            self.b.append_block_param(body_block, t);
+            self.b.append_block_param(exit, t);
+        }
+        let args: Vec<BlockArg> = init.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().jump(header, &args);
+        self.b.switch_to_block(header);
+        let hv: Vec<Value> = self.b.block_params(header).to_vec();
+        let c = cond(self, &hv);
+        let hargs: Vec<BlockArg> = hv.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().brif(c, body_block, &hargs, exit, &hargs);
+        self.b.switch_to_block(body_block);
+        let bv: Vec<Value> = self.b.block_params(body_block).to_vec();
+        let next = body(self, &bv);
+        let nargs: Vec<BlockArg> = next.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().jump(header, &nargs);
+        self.b.switch_to_block(exit);
+        self.b.block_params(exit).to_vec()
+    }
+
+    /// `for j in start..end { body(j) }` (i64 counter).
+    pub fn for_range(&mut self, start: Value, end: Value, body: impl FnOnce(&mut Self, Value)) {
+        self.while_loop(
+            &[start],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], end),
+            |g, v| {
+                body(g, v[0]);
+                vec![g.addi(v[0], 1)]
+            },
+        );
+    }
+
+    /// `if cond { then }`.
+    pub fn if_then(&mut self, cond: Value, then: impl FnOnce(&mut Self)) {
+        let t = self.b.create_block();
+        let m = self.b.create_block();
+        self.b.ins().brif(cond, t, &[], m, &[]);
+        self.b.switch_to_block(t);
+        then(self);
+        self.b.ins().jump(m, &[]);
+        self.b.switch_to_block(m);
+    }
+
+    /// `if cond { then } else { other }`.
+    pub fn if_else(&mut self, cond: Value, then: impl FnOnce(&mut Self), other: impl FnOnce(&mut Self)) {
+        let t = self.b.create_block();
+        let e = self.b.create_block();
+        let m = self.b.create_block();
+        self.b.ins().brif(cond, t, &[], e, &[]);
+        self.b.switch_to_block(t);
+        then(self);
+        self.b.ins().jump(m, &[]);
+        self.b.switch_to_block(e);
+        other(self);
+        self.b.ins().jump(m, &[]);
+        self.b.switch_to_block(m);
+    }
+
+    fn ld(&mut self, ty: Type, p: Value, off: i32) -> Value {
+        self.b.ins().load(ty, mf(), p, off)
+    }
+    fn st(&mut self, v: Value, p: Value, off: i32) {
+        self.b.ins().store(mf(), v, p, off);
+    }
+
+    // ----- byte runs -------------------------------------------------------------------
+
+    /// Copy `n` bytes (known as `known` when constant) from `src` to `dst`.
+    pub fn copy_bytes(&mut self, dst: Value, src: Value, n: Value, known: Option<u64>) {
+        const CALL: u64 = 256;
+        match known {
+            Some(0) => {}
+            Some(k) if k <= 64 => {
+                let mut at = 0u64;
+                for (size, ty) in
+                    [(16u64, types::I8X16), (8, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)]
+                {
+                    while k - at >= size {
+                        let v = self.ld(ty, src, at as i32);
+                        self.st(v, dst, at as i32);
+                        at += size;
+                    }
+                }
+            }
+            Some(k) if k >= CALL => self.b.call_memcpy(self.cfg, dst, src, n),
+            _ => {
+                let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL as i64);
+                self.if_else(big, |g| g.b.call_memcpy(g.cfg, dst, src, n), |g| g.copy_small(dst, src, n));
+            }
+        }
+    }
+
+    /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last
+    /// chunk; under 16 bytes, 8/4/2/1-byte pieces.
+    fn copy_small(&mut self, dst: Value, src: Value, n: Value) {
+        let ge16 = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, 16);
+        self.if_else(
+            ge16,
+            |g| {
+                let last = g.addi(n, -16);
+                let zero = g.c(0);
+                g.while_loop(
+                    &[zero],
+                    |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], last),
+                    |g, v| {
+                        let s = g.add(src, v[0]);
+                        let d = g.add(dst, v[0]);
+                        let x = g.ld(types::I8X16, s, 0);
+                        g.st(x, d, 0);
+                        vec![g.addi(v[0], 16)]
+                    },
+                );
+                let s = g.add(src, last);
+                let d = g.add(dst, last);
+                let x = g.ld(types::I8X16, s, 0);
+                g.st(x, d, 0);
+            },
+            |g| {
+                g.pieces(n, |g, at, ty| {
+                    let s = g.add(src, at);
+                    let d = g.add(dst, at);
+                    let x = g.ld(ty, s, 0);
+                    g.st(x, d, 0);
+                })
+            },
+        );
+    }
+
+    /// For n < 16: call `piece(at, ty)` for the 8-, 4-, 2- and 1-byte pieces of n, in order.
+    fn pieces(&mut self, n: Value, mut piece: impl FnMut(&mut Self, Value, Type)) {
+        let mut at = self.c(0);
+        for (size, ty) in [(8i64, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)] {
+            let bit = self.b.ins().band_imm_s(n, size);
+            self.if_then(bit, |g| piece(g, at, ty));
+            at = self.add(at, bit);
+        }
+    }
+
+    /// Store a splatted pattern over `n` bytes at `dst` (n a multiple of the element width).
+    pub fn fill_bytes(&mut self, dst: Value, n: Value, known: Option<u64>, s: Splat) {
+        let store_piece = |g: &mut Self, d: Value, ty: Type| {
+            let v = if ty == types::I8X16 {
+                g.bitcast(types::I8X16, s.vec)
+            } else {
+                let p = s.pat.expect("pieces under 16 bytes only for elements under 16 bytes");
+                if ty == types::I64 { p } else { g.b.ins().ireduce(ty, p) }
+            };
+            g.st(v, d, 0);
+        };
+        match known {
+            Some(0) => {}
+            Some(k) if k <= 64 => {
+                let mut at = 0u64;
+                for (size, ty) in
+                    [(16u64, types::I8X16), (8, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)]
+                {
+                    while k - at >= size {
+                        let d = self.addi(dst, at as i64);
+                        store_piece(self, d, ty);
+                        at += size;
+                    }
+                }
+            }
+            _ => {
+                let ge16 = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, 16);
+                self.if_else(
+                    ge16,
+                    |g| {
+                        let v = g.bitcast(types::I8X16, s.vec);
+                        let last64 = g.addi(n, -64);
+                        let zero = g.c(0);
+                        let at = g.while_loop(
+                            &[zero],
+                            |g, a| g.b.ins().icmp(IntCC::SignedLessThanOrEqual, a[0], last64),
+                            |g, a| {
+                                let d = g.add(dst, a[0]);
+                                for k in 0..4 {
+                                    g.st(v, d, 16 * k);
+                                }
+                                vec![g.addi(a[0], 64)]
+                            },
+                        );
+                        let last = g.addi(n, -16);
+                        g.while_loop(
+                            &at,
+                            |g, a| g.b.ins().icmp(IntCC::SignedLessThan, a[0], last),
+                            |g, a| {
+                                let d = g.add(dst, a[0]);
+                                g.st(v, d, 0);
+                                vec![g.addi(a[0], 16)]
+                            },
+                        );
+                        let d = g.add(dst, last);
+                        g.st(v, d, 0);
+                    },
+                    |g| {
+                        if s.pat.is_some() {
+                            g.pieces(n, |g, at, ty| {
+                                let d = g.add(dst, at);
+                                store_piece(g, d, ty)
+                            })
+                        }
+                    },
+                );
+            }
+        }
+    }
+
+    /// Splat a w-byte element value (of `elem_type(w)`).
+    pub fn splat(&mut self, w: u8, v: Value) -> Splat {
+        if w == 16 {
+            return Splat { vec: v, pat: None };
+        }
+        let vec = self.b.ins().splat(splat_type(w), v);
+        let wide = if w == 8 { v } else { self.b.ins().uextend(types::I64, v) };
+        let rep: u64 = match w {
+            1 => 0x0101_0101_0101_0101,
+            2 => 0x0001_0001_0001_0001,
+            4 => 0x0000_0001_0000_0001,
+            _ => 1,
+        };
+        let pat = if rep == 1 { wide } else { self.b.ins().imul_imm_s(wide, rep as i64) };
+        Splat { vec, pat: Some(pat) }
+    }
+
+    /// Splat constant element bits.
+    pub fn splat_const(&mut self, w: u8, bits: u128) -> Splat {
+        let mut bytes = [0u8; 16];
+        let eb = bits.to_le_bytes();
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = eb[i % w as usize];
+        }
+        let vec = self.vconst(types::I8X16, bytes);
+        let pat = (w < 16).then(|| {
+            let p = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+            self.b.ins().iconst(types::I64, p as i64)
+        });
+        Splat { vec, pat }
+    }
+
+    /// `n` elements of `src` read backwards from `first` (a byte address) to `dst`.
+    pub fn reverse(&mut self, w: u8, dst: Value, first: Value, n: Value) {
+        let wi = w as i64;
+        let (dp, sp, rem) = if w < 16 {
+            let lanes = 16 / wi;
+            let mut mask = [0u8; 16];
+            for (i, m) in mask.iter_mut().enumerate() {
+                let i = i as i64;
+                *m = ((lanes - 1 - i / wi) * wi + i % wi) as u8;
+            }
+            let sp0 = self.addi(first, -(lanes - 1) * wi);
+            let r = self.while_loop(
+                &[dst, sp0, n],
+                |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], lanes),
+                |g, v| {
+                    let x = g.ld(types::I8X16, v[1], 0);
+                    let y = g.shuffle(x, x, mask);
+                    g.st(y, v[0], 0);
+                    vec![g.addi(v[0], 16), g.addi(v[1], -16), g.addi(v[2], -lanes)]
+                },
+            );
+            let sp = self.addi(r[1], (lanes - 1) * wi);
+            (r[0], sp, r[2])
+        } else {
+            (dst, first, n)
+        };
+        let ty = elem_type(w);
+        self.while_loop(
+            &[dp, sp, rem],
+            |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, v[2], 0),
+            |g, v| {
+                let x = g.ld(ty, v[1], 0);
+                g.st(x, v[0], 0);
+                vec![g.addi(v[0], wi), g.addi(v[1], -wi), g.addi(v[2], -1)]
+            },
+        );
+    }
+
+    /// `n` elements from `src` with a stride of `stride` elements (a value; `known` when
+    /// constant) to `dst`.
+    pub fn strided(&mut self, w: u8, dst: Value, src: Value, stride: Value, known: Option<i64>, n: Value) {
+        let wi = w as i64;
+        let (mut dp, mut sp, mut rem) = (dst, src, n);
+        if known == Some(2) && w < 16 {
+            // Two vectors hold 2L elements; the even ones are the next L outputs. The
+            // second vector's last element is past the last one read, so stop while
+            // one more element remains.
+            let lanes = 16 / wi;
+            let mut mask = [0u8; 16];
+            for (i, m) in mask.iter_mut().enumerate() {
+                let i = i as i64;
+                *m = ((i / wi) * 2 * wi + i % wi) as u8;
+            }
+            let r = self.while_loop(
+                &[dp, sp, rem],
+                |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, v[2], lanes),
+                |g, v| {
+                    let a = g.ld(types::I8X16, v[1], 0);
+                    let b = g.ld(types::I8X16, v[1], 16);
+                    let y = g.shuffle(a, b, mask);
+                    g.st(y, v[0], 0);
+                    vec![g.addi(v[0], 16), g.addi(v[1], 32), g.addi(v[2], -lanes)]
+                },
+            );
+            (dp, sp, rem) = (r[0], r[1], r[2]);
+        }
+        let step = match known {
+            Some(s) => self.c(s * wi),
+            None => self.muli(stride, wi),
+        };
+        let ty = elem_type(w);
+        self.while_loop(
+            &[dp, sp, rem],
+            |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, v[2], 0),
+            |g, v| {
+                let x = g.ld(ty, v[1], 0);
+                g.st(x, v[0], 0);
+                vec![g.addi(v[0], wi), g.add(v[1], step), g.addi(v[2], -1)]
+            },
+        );
+    }
+
+    /// `n` elements whose input offsets (elements, relative to `in_off`) are the i64
+    /// table entries at `tab`.
+    pub fn gather(&mut self, elem: Elem, tab: Value, in_off: Value, out_off: Value, n: Value) {
+        let zero = self.c(0);
+        self.while_loop(
+            &[zero],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], n),
+            |g, v| {
+                let j = v[0];
+                let ta = g.muli(j, 8);
+                let ta = g.add(tab, ta);
+                let o = g.ld(types::I64, ta, 0);
+                let src = g.add(in_off, o);
+                let dst = g.add(out_off, j);
+                match elem {
+                    Elem::Bytes(w) => {
+                        let sa = g.muli(src, w as i64);
+                        let sa = g.add(g.inp, sa);
+                        let da = g.muli(dst, w as i64);
+                        let da = g.add(g.out, da);
+                        let x = g.ld(elem_type(w), sa, 0);
+                        g.st(x, da, 0);
+                    }
+                    Elem::Nibble => {
+                        let x = g.nib_get(src);
+                        g.nib_put(dst, x);
+                    }
+                }
+                vec![g.addi(j, 1)]
+            },
+        );
+    }
+
+    // ----- nibble runs -----------------------------------------------------------------
+
+    /// The nibble at input index `i`, as an i32 in 0..16.
+    pub fn nib_get(&mut self, i: Value) -> Value {
+        let byte = self.b.ins().ushr_imm_s(i, 1);
+        let a = self.add(self.inp, byte);
+        let x = self.b.ins().uload8(types::I32, mf(), a, 0);
+        let odd = self.b.ins().band_imm_s(i, 1);
+        let sh = self.b.ins().ishl_imm_s(odd, 2);
+        let sh = self.b.ins().ireduce(types::I32, sh);
+        let x = self.b.ins().ushr(x, sh);
+        self.b.ins().band_imm_s(x, 15)
+    }
+
+    /// Write nibble `v` (an i32 in 0..16) at output index `o`, keeping the other nibble.
+    pub fn nib_put(&mut self, o: Value, v: Value) {
+        let byte = self.b.ins().ushr_imm_s(o, 1);
+        let a = self.add(self.out, byte);
+        let x = self.b.ins().uload8(types::I32, mf(), a, 0);
+        let odd = self.b.ins().band_imm_s(o, 1);
+        let sh = self.b.ins().ishl_imm_s(odd, 2);
+        let sh = self.b.ins().ireduce(types::I32, sh);
+        let m = self.b.ins().iconst(types::I32, 15);
+        let m = self.b.ins().ishl(m, sh);
+        let keep = self.b.ins().band_not(x, m);
+        let v = self.b.ins().ishl(v, sh);
+        let x = self.b.ins().bor(keep, v);
+        self.b.ins().istore8(mf(), x, a, 0);
+    }
+
+    /// Any affine nibble run: out[o + j] = in[i + step·j].
+    pub fn nib_affine(&mut self, i: Value, step: Value, o: Value, n: Value) {
+        let end = self.add(o, n);
+        self.while_loop(
+            &[i, o],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[1], end),
+            |g, v| {
+                let x = g.nib_get(v[0]);
+                g.nib_put(v[1], x);
+                vec![g.add(v[0], step), g.addi(v[1], 1)]
+            },
+        );
+    }
+
+    /// A contiguous nibble run: out[o..o+n] = in[i..i+n], bytes at a time when the
+    /// parities agree, shifted 16 bytes at a time when they differ.
+    pub fn nib_copy(&mut self, i: Value, o: Value, n: Value) {
+        // Head: one nibble to reach an even output index.
+        let o_odd = self.b.ins().band_imm_s(o, 1);
+        let any = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, n, 0);
+        let any = self.b.ins().uextend(types::I64, any);
+        let head = self.b.ins().band(o_odd, any);
+        self.if_then(head, |g| {
+            let x = g.nib_get(i);
+            g.nib_put(o, x);
+        });
+        let i = self.add(i, head);
+        let o = self.add(o, head);
+        let n = self.sub(n, head);
+        let i_odd = self.b.ins().band_imm_s(i, 1);
+        let r = self.if_else_vals(
+            i_odd,
+            |g| {
+                // Odd input, even output: each output byte is the high nibble of one input
+                // byte and the low nibble of the next; 32 nibbles per step.
+                let r = g.while_loop(
+                    &[i, o, n],
+                    |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], 32),
+                    |g, v| {
+                        let sb = g.b.ins().ushr_imm_s(v[0], 1);
+                        let sa = g.add(g.inp, sb);
+                        let db = g.b.ins().ushr_imm_s(v[1], 1);
+                        let da = g.add(g.out, db);
+                        let a = g.ld(types::I64X2, sa, 0);
+                        let b = g.ld(types::I64X2, sa, 1);
+                        let four = g.b.ins().iconst(types::I32, 4);
+                        let a = g.b.ins().ushr(a, four);
+                        let b = g.b.ins().ishl(b, four);
+                        let mut top = [0u8; 16];
+                        top[7] = 0xf0;
+                        top[15] = 0xf0;
+                        let m = g.vconst(types::I64X2, top);
+                        let b = g.b.ins().band(b, m);
+                        let y = g.b.ins().bor(a, b);
+                        g.st(y, da, 0);
+                        vec![g.addi(v[0], 32), g.addi(v[1], 32), g.addi(v[2], -32)]
+                    },
+                );
+                r
+            },
+            |g| {
+                // Both even: whole bytes; an odd last nibble is left to the tail.
+                let bytes = g.b.ins().ushr_imm_s(n, 1);
+                let sb = g.b.ins().ushr_imm_s(i, 1);
+                let sa = g.add(g.inp, sb);
+                let db = g.b.ins().ushr_imm_s(o, 1);
+                let da = g.add(g.out, db);
+                g.copy_bytes(da, sa, bytes, None);
+                let done = g.b.ins().band_imm_s(n, !1);
+                vec![g.add(i, done), g.add(o, done), g.sub(n, done)]
+            },
+        );
+        let one = self.c(1);
+        self.nib_affine(r[0], one, r[1], r[2]);
+    }
+
+    /// `n` nibbles of value `v` (an i32 in 0..16) from output index `o`.
+    pub fn nib_fill(&mut self, o: Value, n: Value, v: Value) {
+        let o_odd = self.b.ins().band_imm_s(o, 1);
+        let any = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, n, 0);
+        let any = self.b.ins().uextend(types::I64, any);
+        let head = self.b.ins().band(o_odd, any);
+        self.if_then(head, |g| g.nib_put(o, v));
+        let o = self.add(o, head);
+        let n = self.sub(n, head);
+        let hi = self.b.ins().ishl_imm_s(v, 4);
+        let byte = self.b.ins().bor(v, hi);
+        let byte = self.b.ins().ireduce(types::I8, byte);
+        let s = self.splat(1, byte);
+        let bytes = self.b.ins().ushr_imm_s(n, 1);
+        let db = self.b.ins().ushr_imm_s(o, 1);
+        let da = self.add(self.out, db);
+        self.fill_bytes(da, bytes, None, s);
+        let tail = self.b.ins().band_imm_s(n, 1);
+        self.if_then(tail, |g| {
+            let last = g.add(o, n);
+            let last = g.addi(last, -1);
+            g.nib_put(last, v);
+        });
+    }
+
+    /// `if cond { then } else { other }`, each producing values of the same types.
+    pub fn if_else_vals(
+        &mut self,
+        cond: Value,
+        then: impl FnOnce(&mut Self) -> Vec<Value>,
+        other: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let t = self.b.create_block();
+        let e = self.b.create_block();
+        let m = self.b.create_block();
+        self.b.ins().brif(cond, t, &[], e, &[]);
+        self.b.switch_to_block(t);
+        let tv = then(self);
+        for &v in &tv {
+            let ty = self.b.func.dfg.value_type(v);
+            self.b.append_block_param(m, ty);
+        }
+        let ta: Vec<BlockArg> = tv.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().jump(m, &ta);
+        self.b.switch_to_block(e);
+        let ev = other(self);
+        let ea: Vec<BlockArg> = ev.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().jump(m, &ea);
+        self.b.switch_to_block(m);
+        self.b.block_params(m).to_vec()
+    }
+}

@@ -1,0 +1,733 @@
+//! kerf's run-time backend: a Plan's [`LoopNest`](kerf_ir::schedule::LoopNest) lowered to
+//! Cranelift IR, compiled to machine code specialized for its shape, strides, mode and
+//! dtype, and run on caller-owned buffers.
+//!
+//! ```
+//! use kerf_ir::{DType, Kernel, Request, Tensor};
+//! use kerf_jit::Jit;
+//!
+//! let jit = Jit::default();
+//! let request = Request::new("tensorrt.slice")
+//!     .input_meta("input", DType::F32, &[3, 3])
+//!     .attr("start", [0, 0])
+//!     .attr("size", [2, 2])
+//!     .attr("stride", [1, 1]);
+//! let kernel = jit.compile(&request).unwrap();
+//! let input: Vec<u8> = (0..9).flat_map(|v| (v as f32).to_le_bytes()).collect();
+//! let mut output = vec![0u8; 16];
+//! kernel.run_bytes(Some(&input), &mut output).unwrap();
+//! let values: Vec<f32> = output.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+//! assert_eq!(values, [0.0, 1.0, 3.0, 4.0]);
+//! assert!(kernel.clif().contains("function %kerf_slice_strict_bounds_f32"));
+//! ```
+//!
+//! Static kernels bake every number in; dynamic kernels ([`Jit::compile_dynamic`]) are
+//! specialized on the op, mode, dtype and rank only and read the rest from an argument
+//! block computed per call ([`JitKernel::run_plan`]). Every check (buffer lengths, plan
+//! bounds, the schedule's invariants) happens on the host before machine code runs.
+
+mod cache;
+mod emit;
+mod lower;
+
+use cranelift_codegen::ir::{InstBuilder, UserFuncName, types};
+use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use kerf_ir::dtype::Layout;
+use kerf_ir::schedule::{self, FillBody, Indexing, LoopNest, Segment};
+use kerf_ir::{BoundaryMode, DType, Error, FillKind, Kernel, Linspace, Plan, Request, SlicePlan};
+use std::sync::{Arc, Mutex};
+
+use cache::Lru;
+use emit::Gen;
+use lower::{DynSlice, LinKind, RandomParams, StaticSlice, dyn_fill, dyn_slice};
+
+/// Settings of a [`Jit`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JitSettings {
+    /// Threads a large kernel call may use (splitting its outermost loop); 1 = the
+    /// calling thread only.
+    pub threads: usize,
+    /// Kernels kept in the cache; the least recently used is evicted past this. Its code
+    /// memory is freed when no [`JitKernel`] refers to it any more.
+    pub cache_capacity: usize,
+}
+
+impl Default for JitSettings {
+    fn default() -> Self {
+        JitSettings { threads: 1, cache_capacity: 256 }
+    }
+}
+
+/// Compiled machine code: one Cranelift module per kernel, so that its memory is freed
+/// when the last kernel using it is dropped.
+struct Code {
+    module: Mutex<Option<JITModule>>,
+    entry: usize,
+    clif: String,
+}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.get_mut().map(Option::take).unwrap_or(None) {
+            // SAFETY: the code is dropped only when no kernel (and so no caller) holds it.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+type EntryFn = unsafe extern "sysv64" fn(*const u8, *mut u8, *const i64, i64, i64);
+#[cfg(not(target_arch = "x86_64"))]
+type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const i64, i64, i64);
+
+/// What a dynamic kernel is specialized on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DynKey {
+    op: DynOp,
+    dtype: DType,
+    /// Loop depth: dims of a slice (≥ 1), dims of a linspace, 0 for random fills.
+    rank: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum DynOp {
+    Slice(BoundaryMode),
+    Random { normal: bool },
+    LinspaceInt,
+    LinspaceFloat,
+}
+
+impl DynKey {
+    fn of(plan: &Plan) -> Result<DynKey, Error> {
+        check_dtype(plan)?;
+        Ok(match plan {
+            Plan::Slice(p) => DynKey { op: DynOp::Slice(p.mode), dtype: p.dtype, rank: p.input_shape.len().max(1) },
+            Plan::Fill(p) => match &p.kind {
+                FillKind::RandomUniform { .. } => {
+                    DynKey { op: DynOp::Random { normal: false }, dtype: p.dtype, rank: 0 }
+                }
+                FillKind::RandomNormal { .. } => DynKey { op: DynOp::Random { normal: true }, dtype: p.dtype, rank: 0 },
+                FillKind::Linspace(Linspace::Int { .. }) => {
+                    DynKey { op: DynOp::LinspaceInt, dtype: p.dtype, rank: p.shape.len() }
+                }
+                FillKind::Linspace(Linspace::Float { .. }) => {
+                    DynKey { op: DynOp::LinspaceFloat, dtype: p.dtype, rank: p.shape.len() }
+                }
+            },
+        })
+    }
+    fn name(&self) -> String {
+        match self.op {
+            DynOp::Slice(m) => format!("kerf_slice_{m}_{}_r{}_dyn", self.dtype, self.rank),
+            DynOp::Random { normal } => {
+                format!("kerf_{}_{}_dyn", if normal { "random_normal" } else { "random_uniform" }, self.dtype)
+            }
+            DynOp::LinspaceInt | DynOp::LinspaceFloat => format!("kerf_linspace_{}_r{}_dyn", self.dtype, self.rank),
+        }
+    }
+}
+
+/// How a call's range `[lo, hi)` is split over threads.
+#[derive(Clone, Copy, Debug, Default)]
+struct Split {
+    /// Positions of the split loop (0: nothing to do).
+    extent: u64,
+    /// Whether split points must be even (packed nibbles with an odd per-position size).
+    even: bool,
+    /// Work per position, in bytes of output or equivalent, to decide on threads.
+    cost: u64,
+}
+
+/// The argument block and split of one plan.
+struct Prepared {
+    args: Vec<i64>,
+    split: Split,
+}
+
+/// A compiled kernel: static (one plan) or dynamic (one op, mode, dtype and rank).
+pub struct JitKernel {
+    code: Arc<Code>,
+    plan: Plan,
+    prepared: Prepared,
+    input_bytes: Option<usize>,
+    output_bytes: usize,
+    zero_last_nibble: bool,
+    dynamic: Option<DynKey>,
+    threads: usize,
+}
+
+impl std::fmt::Debug for JitKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitKernel").field("plan", &self.plan).field("dynamic", &self.dynamic).finish()
+    }
+}
+
+fn check_dtype(plan: &Plan) -> Result<(), Error> {
+    match plan {
+        Plan::Slice(p) if p.dtype.layout() == Layout::Strings => Err(Error::Invalid {
+            what:
+                "the JIT moves bytes and cannot move strings; slices of dtype string run on the reference interpreter"
+                    .into(),
+        }),
+        Plan::Fill(p) => {
+            let ok = match &p.kind {
+                FillKind::Linspace(Linspace::Int { .. }) => matches!(p.dtype, DType::I32 | DType::I64),
+                FillKind::Linspace(Linspace::Float { .. }) => p.dtype == DType::F32,
+                _ => matches!(p.dtype, DType::F32 | DType::F16),
+            };
+            if !ok {
+                return Err(Error::Invalid {
+                    what: format!("the JIT has no fill kernel for {:?} with dtype {}", p.kind, p.dtype),
+                });
+            }
+            if matches!(p.kind, FillKind::RandomUniform { .. } | FillKind::RandomNormal { .. })
+                && p.output_len() > u32::MAX as u64
+            {
+                return Err(Error::TooLarge { what: "a random fill of more than 2^32 elements".into() });
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn buffer_bytes(dtype: DType, count: u64) -> Result<usize, Error> {
+    dtype.buffer_bytes(count).ok_or_else(|| Error::TooLarge { what: format!("{count} elements of {dtype}") })
+}
+
+/// Sizes and nibble handling of a plan's buffers.
+fn buffers(plan: &Plan) -> Result<(Option<usize>, usize, bool), Error> {
+    Ok(match plan {
+        Plan::Slice(p) => {
+            let out = p.output_len();
+            (
+                Some(buffer_bytes(p.dtype, p.input_len())?),
+                buffer_bytes(p.dtype, out)?,
+                p.dtype.layout() == Layout::Nibbles && out % 2 == 1,
+            )
+        }
+        Plan::Fill(p) => (None, buffer_bytes(p.dtype, p.output_len())?, false),
+    })
+}
+
+fn slice_split(nest: &LoopNest, dim: usize) -> Split {
+    let Some(d) = nest.dims.get(dim) else { return Split::default() };
+    let w = match nest.dtype.layout() {
+        Layout::Bytes(w) => w as u64,
+        _ => 1,
+    };
+    Split {
+        extent: d.extent,
+        even: nest.dtype.layout() == Layout::Nibbles && d.out_stride % 2 == 1,
+        cost: d.out_stride.saturating_mul(w),
+    }
+}
+
+/// The argument block of a dynamic slice kernel with `dims` loops.
+fn encode_slice(nest: &LoopNest, dims: usize) -> Result<Prepared, Error> {
+    let nd = nest.dims.len();
+    if nd == 0 {
+        return Ok(Prepared { args: Vec::new(), split: Split::default() });
+    }
+    if nd > dims {
+        return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {dims}") });
+    }
+    let pad = dims - nd;
+    let mut w = vec![0i64; (dyn_slice::DIMS as usize) + 3 * dims];
+    w[dyn_slice::BASE as usize] = nest.base;
+    let fill = nest.fill_bits.to_le_bytes();
+    w[dyn_slice::FILL as usize] = i64::from_le_bytes(fill[..8].try_into().expect("8 bytes"));
+    w[dyn_slice::FILL as usize + 1] = i64::from_le_bytes(fill[8..].try_into().expect("8 bytes"));
+    w[dyn_slice::SPLIT as usize] = pad as i64;
+    let mut tables: Vec<(usize, Vec<i64>)> = Vec::new();
+    for k in 0..dims {
+        let hdr = dyn_slice::DIMS as usize + 3 * k;
+        let segw = w.len() as i64;
+        if k < pad {
+            w[hdr] = nest.output_len as i64;
+            w[hdr + 1] = 1;
+            w[hdr + 2] = segw;
+            w.extend([dyn_slice::KIND_AFFINE, 1, 0, 0]);
+            continue;
+        }
+        let dim = &nest.dims[k - pad];
+        w[hdr] = dim.out_stride as i64;
+        w[hdr + 2] = segw;
+        match &dim.indexing {
+            Indexing::Segments(segs) => {
+                w[hdr + 1] = segs.len() as i64;
+                for s in segs {
+                    match *s {
+                        Segment::Affine { len, offset, stride } => {
+                            w.extend([dyn_slice::KIND_AFFINE, len as i64, offset, stride])
+                        }
+                        Segment::Fill { len } => w.extend([dyn_slice::KIND_FILL, len as i64, 0, 0]),
+                    }
+                }
+            }
+            Indexing::Table(t) => {
+                if k + 1 == dims && t.iter().any(Option::is_none) {
+                    return Err(Error::Invalid { what: "an innermost index table with fill entries".into() });
+                }
+                w[hdr + 1] = 1;
+                let at = w.len() + 2; // the table word, patched below
+                w.extend([dyn_slice::KIND_TABLE, t.len() as i64, 0, 0]);
+                tables.push((at, t.iter().map(|o| o.unwrap_or(-1)).collect()));
+            }
+        }
+    }
+    for (at, t) in tables {
+        w[at] = w.len() as i64;
+        w.extend(t);
+    }
+    Ok(Prepared { args: w, split: slice_split(nest, 0) })
+}
+
+fn f32_word(v: f32) -> i64 {
+    v.to_bits() as i64
+}
+
+/// The argument block of a dynamic fill kernel.
+fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
+    let len = plan.output_len();
+    let random = |alpha: f32, beta: f32, seed: u64, cost: u64| {
+        let mut w = vec![0i64; 6];
+        w[dyn_fill::ALPHA as usize] = f32_word(alpha);
+        w[dyn_fill::BETA as usize] = f32_word(beta);
+        w[dyn_fill::RANGE as usize] = f32_word(beta - alpha);
+        w[dyn_fill::BELOW_BETA as usize] = f32_word(beta.next_down());
+        w[dyn_fill::KEY0 as usize] = seed as u32 as i64;
+        w[dyn_fill::KEY1 as usize] = (seed >> 32) as i64;
+        Prepared { args: w, split: Split { extent: len, even: false, cost } }
+    };
+    let lin_split = |shape: &[u64]| Split {
+        extent: if len == 0 { 0 } else { shape.first().copied().unwrap_or(1) },
+        even: false,
+        cost: 4 * shape.iter().skip(1).product::<u64>(),
+    };
+    match &plan.kind {
+        FillKind::RandomUniform { alpha, beta, seed } => random(*alpha, *beta, *seed, 64),
+        FillKind::RandomNormal { alpha, beta, seed } => random(*alpha, *beta, *seed, 128),
+        FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+            let mut w = vec![*alpha];
+            for (&e, &b) in plan.shape.iter().zip(beta) {
+                w.extend([e as i64, b]);
+            }
+            Prepared { args: w, split: lin_split(&plan.shape) }
+        }
+        FillKind::Linspace(Linspace::Float { alpha, beta }) => {
+            let mut w = vec![alpha.to_bits() as i64];
+            for (&e, &b) in plan.shape.iter().zip(beta) {
+                w.extend([e as i64, b.to_bits() as i64]);
+            }
+            Prepared { args: w, split: lin_split(&plan.shape) }
+        }
+    }
+}
+
+/// Bytes of work below which a call stays on one thread.
+const THREAD_MIN_COST: u64 = 1 << 20;
+
+impl JitKernel {
+    /// The Cranelift IR of this kernel, as text.
+    pub fn clif(&self) -> &str {
+        &self.code.clif
+    }
+    /// Whether this is a dynamic kernel (see [`Jit::compile_dynamic`]).
+    pub fn is_dynamic(&self) -> bool {
+        self.dynamic.is_some()
+    }
+    /// The plan this kernel was compiled for (for dynamic kernels: the one `run_bytes` runs).
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    fn call(&self, prepared: &Prepared, input: *const u8, output: *mut u8) {
+        let split = prepared.split;
+        if split.extent == 0 {
+            return;
+        }
+        // SAFETY: `entry` is the finalized code of a function with this signature.
+        let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(self.code.entry) };
+        let args = prepared.args.as_ptr();
+        let total = split.extent.saturating_mul(split.cost);
+        let threads =
+            if self.threads > 1 && total >= THREAD_MIN_COST { self.threads.min(split.extent as usize) } else { 1 };
+        if threads <= 1 {
+            // SAFETY: the host checked the buffers against the plan, and the plan's nest
+            // (verified) reads and writes only inside them.
+            unsafe { f(input, output, args, 0, split.extent as i64) };
+            return;
+        }
+        let mut bounds: Vec<u64> = (0..=threads as u64).map(|t| split.extent * t / threads as u64).collect();
+        if split.even {
+            for b in &mut bounds[1..threads] {
+                *b &= !1;
+            }
+        }
+        let (ip, op, ap) = (input as usize, output as usize, args as usize);
+        std::thread::scope(|s| {
+            for t in 1..threads {
+                let (lo, hi) = (bounds[t], bounds[t + 1]);
+                if lo < hi {
+                    // SAFETY: as above; threads write disjoint output ranges (whole bytes).
+                    s.spawn(move || unsafe {
+                        f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64)
+                    });
+                }
+            }
+            // SAFETY: as above.
+            unsafe { f(input, output, args, bounds[0] as i64, bounds[1] as i64) };
+        });
+    }
+
+    fn run_prepared(
+        &self,
+        plan: &Plan,
+        prepared: &Prepared,
+        input: Option<&[u8]>,
+        output: &mut [u8],
+    ) -> Result<(), Error> {
+        let (input_bytes, output_bytes, zero_last) = if std::ptr::eq(plan, &self.plan) {
+            (self.input_bytes, self.output_bytes, self.zero_last_nibble)
+        } else {
+            buffers(plan)?
+        };
+        if output.len() != output_bytes {
+            return Err(Error::BufferLength {
+                what: "kernel output".into(),
+                expected: output_bytes,
+                found: output.len(),
+            });
+        }
+        let input_ptr = match (input_bytes, input) {
+            (Some(n), Some(i)) if i.len() == n => i.as_ptr(),
+            (Some(n), Some(i)) => {
+                return Err(Error::BufferLength { what: "kernel input".into(), expected: n, found: i.len() });
+            }
+            (Some(_), None) => return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() }),
+            (None, _) => std::ptr::null(),
+        };
+        if zero_last {
+            if let Some(b) = output.last_mut() {
+                *b = 0;
+            }
+        }
+        self.call(prepared, input_ptr, output.as_mut_ptr());
+        Ok(())
+    }
+
+    /// Run another plan on a dynamic kernel: it must have this kernel's op, mode, dtype
+    /// and rank. The plan is scheduled and checked (bounds included) before any machine
+    /// code runs. On a static kernel, only its own plan is accepted.
+    pub fn run_plan(&self, plan: &Plan, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+        let Some(key) = &self.dynamic else {
+            if plan == &self.plan {
+                return self.run_bytes(input, output);
+            }
+            return Err(Error::Mismatch {
+                what: "plan of a static kernel".into(),
+                expected: self.plan.to_string(),
+                found: plan.to_string(),
+            });
+        };
+        let found = DynKey::of(plan)?;
+        if &found != key {
+            return Err(Error::Mismatch {
+                what: "plan of a dynamic kernel".into(),
+                expected: format!("{key:?}"),
+                found: format!("{found:?}"),
+            });
+        }
+        let prepared = prepare_dynamic(plan, key)?;
+        self.run_prepared(plan, &prepared, input, output)
+    }
+
+    /// [`run_plan`](Self::run_plan) for a slice plan.
+    pub fn run_slice_plan(&self, plan: &SlicePlan, input: &[u8], output: &mut [u8]) -> Result<(), Error> {
+        self.run_plan(&Plan::Slice(plan.clone()), Some(input), output)
+    }
+}
+
+fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Error> {
+    match plan {
+        Plan::Slice(p) => {
+            let nest = schedule::slice(p)?;
+            nest.verify()?;
+            encode_slice(&nest, key.rank)
+        }
+        Plan::Fill(p) => Ok(encode_fill(p)),
+    }
+}
+
+impl Kernel for JitKernel {
+    fn dtype(&self) -> DType {
+        self.plan.dtype()
+    }
+    fn input_shape(&self) -> Option<&[u64]> {
+        self.plan.input_shape()
+    }
+    fn output_shape(&self) -> &[u64] {
+        self.plan.output_shape()
+    }
+    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+        self.run_prepared(&self.plan, &self.prepared, input, output)
+    }
+}
+
+/// Cache key of a static kernel: the plan with its floats as bits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum PlanKey {
+    Slice(SlicePlan),
+    Fill { dtype: DType, shape: Vec<u64>, tag: u8, numbers: Vec<u64> },
+}
+
+impl PlanKey {
+    fn of(plan: &Plan) -> PlanKey {
+        match plan {
+            Plan::Slice(p) => {
+                let mut p = p.clone();
+                if p.mode != BoundaryMode::Fill {
+                    p.fill_bits = 0;
+                }
+                PlanKey::Slice(p)
+            }
+            Plan::Fill(p) => {
+                let (tag, numbers) = match &p.kind {
+                    FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+                        (0, std::iter::once(*alpha as u64).chain(beta.iter().map(|&b| b as u64)).collect())
+                    }
+                    FillKind::Linspace(Linspace::Float { alpha, beta }) => {
+                        (1, std::iter::once(alpha.to_bits()).chain(beta.iter().map(|b| b.to_bits())).collect())
+                    }
+                    FillKind::RandomUniform { alpha, beta, seed } => {
+                        (2, vec![alpha.to_bits() as u64, beta.to_bits() as u64, *seed])
+                    }
+                    FillKind::RandomNormal { alpha, beta, seed } => {
+                        (3, vec![alpha.to_bits() as u64, beta.to_bits() as u64, *seed])
+                    }
+                };
+                PlanKey::Fill { dtype: p.dtype, shape: p.shape.clone(), tag, numbers }
+            }
+        }
+    }
+}
+
+type Compiled<T> = Result<T, Error>;
+
+/// The JIT: compiles plans to kernels and caches them. `Send + Sync`: share one across
+/// threads; concurrent requests for one plan compile it once.
+pub struct Jit {
+    settings: JitSettings,
+    isa: OwnedTargetIsa,
+    call_conv: CallConv,
+    kernels: Lru<PlanKey, Compiled<Arc<JitKernel>>>,
+    dynamic: Lru<DynKey, Compiled<Arc<Code>>>,
+}
+
+impl Default for Jit {
+    fn default() -> Self {
+        Jit::new(JitSettings::default()).expect("the host is supported by Cranelift")
+    }
+}
+
+fn jit_error(e: impl std::fmt::Display) -> Error {
+    Error::Invalid { what: format!("jit: {e}") }
+}
+
+impl Jit {
+    /// A JIT for the host machine.
+    pub fn new(settings: JitSettings) -> Result<Jit, Error> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(jit_error)?;
+        flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
+        flags.set("is_pic", "false").map_err(jit_error)?;
+        flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
+        let isa =
+            cranelift_native::builder().map_err(jit_error)?.finish(settings::Flags::new(flags)).map_err(jit_error)?;
+        let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
+        let capacity = settings.cache_capacity.max(1);
+        Ok(Jit { settings, isa, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
+    }
+
+    pub fn settings(&self) -> &JitSettings {
+        &self.settings
+    }
+
+    /// Lower a request (see [`kerf_ir::lower`]) and compile its plan into a static kernel.
+    pub fn compile(&self, request: &Request) -> Result<Arc<JitKernel>, Error> {
+        self.compile_plan(&kerf_ir::lower(request)?)
+    }
+
+    /// Compile a plan into a static kernel, or return the cached one.
+    pub fn compile_plan(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
+        check_dtype(plan)?;
+        self.kernels.get_or_init(PlanKey::of(plan), || self.build_static(plan))
+    }
+
+    /// Lower a request and compile a dynamic kernel for its op, mode, dtype and rank; the
+    /// kernel runs that request's plan with `run_bytes` and any other plan of the same
+    /// kind with [`JitKernel::run_plan`], without recompiling.
+    pub fn compile_dynamic(&self, request: &Request) -> Result<Arc<JitKernel>, Error> {
+        self.compile_dynamic_plan(&kerf_ir::lower(request)?)
+    }
+
+    /// [`compile_dynamic`](Self::compile_dynamic) from a plan.
+    pub fn compile_dynamic_plan(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
+        let key = DynKey::of(plan)?;
+        let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
+        let prepared = prepare_dynamic(plan, &key)?;
+        let (input_bytes, output_bytes, zero_last_nibble) = buffers(plan)?;
+        Ok(Arc::new(JitKernel {
+            code,
+            plan: plan.clone(),
+            prepared,
+            input_bytes,
+            output_bytes,
+            zero_last_nibble,
+            dynamic: Some(key),
+            threads: self.settings.threads,
+        }))
+    }
+
+    /// Kernels currently cached (static, dynamic).
+    pub fn cached(&self) -> (usize, usize) {
+        (self.kernels.len(), self.dynamic.len())
+    }
+
+    fn build(&self, name: &str, emit: impl FnOnce(&mut Gen) -> Vec<i64>) -> Result<(Arc<Code>, Vec<i64>), Error> {
+        let mut module = JITModule::new(JITBuilder::with_isa(self.isa.clone(), default_libcall_names()));
+        let mut ctx = module.make_context();
+        ctx.func.signature = lower::signature(self.call_conv);
+        ctx.func.name = UserFuncName::testcase(name);
+        let mut fctx = FunctionBuilderContext::new();
+        let mut cfg = self.isa.frontend_config();
+        cfg.default_call_conv = self.call_conv;
+        let block;
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            let p = b.block_params(entry).to_vec();
+            let mut g = Gen { b, cfg, inp: p[0], out: p[1], args: p[2], lo: p[3], hi: p[4] };
+            block = emit(&mut g);
+            g.b.ins().return_(&[]);
+            g.b.seal_all_blocks();
+            g.b.finalize(cfg);
+        }
+        let clif = ctx.func.display().to_string();
+        let id = module.declare_function(name, Linkage::Export, &ctx.func.signature).map_err(jit_error)?;
+        module.define_function(id, &mut ctx).map_err(|e| jit_error(format!("{e:?}")))?;
+        module.clear_context(&mut ctx);
+        module.finalize_definitions().map_err(jit_error)?;
+        let entry = module.get_finalized_function(id) as usize;
+        Ok((Arc::new(Code { module: Mutex::new(Some(module)), entry, clif }), block))
+    }
+
+    fn build_static(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
+        let (input_bytes, output_bytes, zero_last_nibble) = buffers(plan)?;
+        let (code, prepared) = match plan {
+            Plan::Slice(p) => {
+                let nest = schedule::slice(p)?;
+                nest.verify()?;
+                let elem = lower::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
+                let name = format!("kerf_slice_{}_{}", p.mode, p.dtype);
+                let (code, args) = self.build(&name, |g| StaticSlice::emit(g, &nest, elem))?;
+                (code, Prepared { args, split: slice_split(&nest, 0) })
+            }
+            Plan::Fill(p) => {
+                let nest = schedule::fill(p)?;
+                let (name, split) = match &nest.body {
+                    FillBody::Random { normal, .. } => (
+                        format!("kerf_{}_{}", if *normal { "random_normal" } else { "random_uniform" }, p.dtype),
+                        Split { extent: nest.len, even: false, cost: if *normal { 128 } else { 64 } },
+                    ),
+                    FillBody::LinspaceInt { dims, .. } => {
+                        (format!("kerf_linspace_{}", p.dtype), lin_split(nest.len, dims.iter().map(|d| d.extent)))
+                    }
+                    FillBody::LinspaceF32Exact { dims, .. } => {
+                        (format!("kerf_linspace_{}_exact", p.dtype), lin_split(nest.len, dims.iter().map(|d| d.extent)))
+                    }
+                    FillBody::LinspaceF64 { dims, .. } => {
+                        (format!("kerf_linspace_{}", p.dtype), lin_split(nest.len, dims.iter().map(|d| d.extent)))
+                    }
+                };
+                let f16 = p.dtype == DType::F16;
+                let out_i32 = p.dtype == DType::I32;
+                let (code, args) = self.build(&name, |g| {
+                    match &nest.body {
+                        FillBody::Random { normal, alpha, beta, seed } => {
+                            let params = RandomParams::constants(g, *normal, f16, *alpha, *beta, *seed);
+                            lower::emit_random(g, &params);
+                        }
+                        body => {
+                            let lin = lower::Linspace::constants(g, body).expect("a linspace body");
+                            lin.emit(g, out_i32);
+                        }
+                    }
+                    Vec::new()
+                })?;
+                (code, Prepared { args, split })
+            }
+        };
+        Ok(Arc::new(JitKernel {
+            code,
+            plan: plan.clone(),
+            prepared,
+            input_bytes,
+            output_bytes,
+            zero_last_nibble,
+            dynamic: None,
+            threads: self.settings.threads,
+        }))
+    }
+
+    fn build_dynamic(&self, key: &DynKey) -> Result<Arc<Code>, Error> {
+        let name = key.name();
+        let (code, _) = self.build(&name, |g| {
+            match key.op {
+                DynOp::Slice(mode) => {
+                    let elem = lower::elem_of(key.dtype).expect("strings were refused");
+                    DynSlice::emit(g, mode, elem, key.rank);
+                }
+                DynOp::Random { normal } => {
+                    let params = RandomParams::from_args(g, normal, key.dtype == DType::F16);
+                    lower::emit_random(g, &params);
+                }
+                DynOp::LinspaceInt => {
+                    lower::Linspace::from_args(g, LinKind::I64, key.rank).emit(g, key.dtype == DType::I32);
+                }
+                DynOp::LinspaceFloat => {
+                    lower::Linspace::from_args(g, LinKind::F64, key.rank).emit(g, false);
+                }
+            }
+            Vec::new()
+        })?;
+        let _ = types::I64;
+        Ok(code)
+    }
+}
+
+fn lin_split(len: u64, mut extents: impl Iterator<Item = u64>) -> Split {
+    let first = extents.next();
+    let rest: u64 = extents.product();
+    Split { extent: if len == 0 { 0 } else { first.unwrap_or(1) }, even: false, cost: 4 * rest }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jit_and_kernels_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Jit>();
+        check::<JitKernel>();
+        check::<Arc<JitKernel>>();
+    }
+}

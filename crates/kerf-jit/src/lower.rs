@@ -1,0 +1,1167 @@
+//! Lowering a scheduled plan to a Cranelift function.
+//!
+//! Every kernel has one signature, with an explicit calling convention so that its IR
+//! text is the same on every x86-64 host:
+//! `fn(input: i64, output: i64, args: i64, lo: i64, hi: i64)` — byte pointers to the input
+//! and output buffers, a pointer to the kernel's i64 argument block (index tables of a
+//! static kernel; everything of a dynamic one), and the range `[lo, hi)` of the outermost
+//! loop (or of linear indices, for random fills) that this call computes, which is how
+//! threads split the work.
+
+use crate::emit::{Elem, Gen, Splat, elem_type, mf};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Type, Value, types};
+use cranelift_codegen::isa::CallConv;
+use kerf_ir::BoundaryMode;
+use kerf_ir::schedule::{FillBody, Indexing, LoopNest, Run, Segment};
+
+/// The kernel signature.
+pub(crate) fn signature(call_conv: CallConv) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    for _ in 0..5 {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    sig
+}
+
+/// Argument-block layout of dynamic slice kernels (i64 words).
+pub(crate) mod dyn_slice {
+    pub const BASE: i64 = 0;
+    /// Two words: the fill value's 16 bytes, little-endian.
+    pub const FILL: i64 = 1;
+    /// The dim whose positions `[lo, hi)` select (the others run whole).
+    pub const SPLIT: i64 = 3;
+    /// Per dim: out_stride, segment count, word index of its first segment.
+    pub const DIMS: i64 = 4;
+    /// Per segment: kind, len, offset (or the table's word index), stride.
+    pub const KIND_AFFINE: i64 = 0;
+    pub const KIND_FILL: i64 = 1;
+    pub const KIND_TABLE: i64 = 2;
+}
+
+/// The element layout of a dtype (`None` for strings).
+pub(crate) fn elem_of(dtype: kerf_ir::DType) -> Option<Elem> {
+    match dtype.layout() {
+        kerf_ir::dtype::Layout::Bytes(w) => Some(Elem::Bytes(w as u8)),
+        kerf_ir::dtype::Layout::Nibbles => Some(Elem::Nibble),
+        kerf_ir::dtype::Layout::Strings => None,
+    }
+}
+
+/// The fill value in the form the runs take.
+#[derive(Copy, Clone)]
+enum FillVal {
+    Bytes(Splat),
+    Nibble(Value),
+    None,
+}
+
+/// Common parts of static and dynamic slice lowering.
+struct Moves {
+    elem: Elem,
+    fill: FillVal,
+}
+
+impl Moves {
+    /// `count` fill elements from output element `out_off`.
+    fn fill(&self, g: &mut Gen, out_off: Value, count: Value, known: Option<u64>) {
+        match (self.elem, self.fill) {
+            (Elem::Bytes(w), FillVal::Bytes(s)) => {
+                let d = g.muli(out_off, w as i64);
+                let d = g.add(g.out, d);
+                let n = g.muli(count, w as i64);
+                g.fill_bytes(d, n, known.map(|k| k * w as u64), s);
+            }
+            (Elem::Nibble, FillVal::Nibble(v)) => g.nib_fill(out_off, count, v),
+            _ => unreachable!("fill segments exist only in fill mode"),
+        }
+    }
+
+    /// An innermost affine run whose stride is known.
+    fn run(&self, g: &mut Gen, run: Run, in_off: Value, out_off: Value, count: Value, known: Option<u64>) {
+        match self.elem {
+            Elem::Bytes(w) => {
+                let wi = w as i64;
+                let s = g.muli(in_off, wi);
+                let src = g.add(g.inp, s);
+                let d = g.muli(out_off, wi);
+                let dst = g.add(g.out, d);
+                match run {
+                    Run::Copy => {
+                        let n = g.muli(count, wi);
+                        g.copy_bytes(dst, src, n, known.map(|k| k * w as u64));
+                    }
+                    Run::Reverse => g.reverse(w, dst, src, count),
+                    Run::Broadcast => {
+                        let x = g.b.ins().load(elem_type(w), mf(), src, 0);
+                        let sp = g.splat(w, x);
+                        let n = g.muli(count, wi);
+                        g.fill_bytes(dst, n, known.map(|k| k * w as u64), sp);
+                    }
+                    Run::Strided(st) => {
+                        let sv = g.c(st);
+                        g.strided(w, dst, src, sv, Some(st), count);
+                    }
+                    Run::Fill => self.fill(g, out_off, count, known),
+                }
+            }
+            Elem::Nibble => match run {
+                Run::Copy => g.nib_copy(in_off, out_off, count),
+                Run::Broadcast => {
+                    let v = g.nib_get(in_off);
+                    g.nib_fill(out_off, count, v);
+                }
+                Run::Reverse => {
+                    let s = g.c(-1);
+                    g.nib_affine(in_off, s, out_off, count)
+                }
+                Run::Strided(st) => {
+                    let s = g.c(st);
+                    g.nib_affine(in_off, s, out_off, count)
+                }
+                Run::Fill => self.fill(g, out_off, count, known),
+            },
+        }
+    }
+
+    /// An innermost affine run whose stride is a run-time value.
+    fn run_dyn(&self, g: &mut Gen, in_off: Value, stride: Value, out_off: Value, count: Value) {
+        let is = |g: &mut Gen, k: i64| g.b.ins().icmp_imm_s(IntCC::Equal, stride, k);
+        let c1 = is(g, 1);
+        g.if_else(
+            c1,
+            |g| self.run(g, Run::Copy, in_off, out_off, count, None),
+            |g| {
+                let c0 = is(g, 0);
+                g.if_else(
+                    c0,
+                    |g| self.run(g, Run::Broadcast, in_off, out_off, count, None),
+                    |g| match self.elem {
+                        Elem::Nibble => g.nib_affine(in_off, stride, out_off, count),
+                        Elem::Bytes(w) => {
+                            let cm = is(g, -1);
+                            g.if_else(
+                                cm,
+                                |g| self.run(g, Run::Reverse, in_off, out_off, count, None),
+                                |g| {
+                                    let wi = w as i64;
+                                    let s = g.muli(in_off, wi);
+                                    let src = g.add(g.inp, s);
+                                    let d = g.muli(out_off, wi);
+                                    let dst = g.add(g.out, d);
+                                    let c2 = is(g, 2);
+                                    g.if_else(
+                                        c2,
+                                        |g| g.strided(w, dst, src, stride, Some(2), count),
+                                        |g| g.strided(w, dst, src, stride, None, count),
+                                    );
+                                },
+                            );
+                        }
+                    },
+                );
+            },
+        );
+    }
+}
+
+/// `[clamp(lo - y0, 0, len), clamp(hi - y0, .., len))` as (first, count).
+fn clip(g: &mut Gen, lo: Value, hi: Value, y0: Value, len: Value) -> (Value, Value) {
+    let zero = g.c(0);
+    let a = g.sub(lo, y0);
+    let a = g.smax(a, zero);
+    let a = g.smin(a, len);
+    let b = g.sub(hi, y0);
+    let b = g.smax(b, a);
+    let b = g.smin(b, len);
+    (a, g.sub(b, a))
+}
+
+/// A static slice kernel: every number of the nest baked in; index tables in the
+/// argument block at the word offsets of `table_words`.
+pub(crate) struct StaticSlice<'n> {
+    nest: &'n LoopNest,
+    moves: Moves,
+    table_words: Vec<Option<i64>>,
+}
+
+impl<'n> StaticSlice<'n> {
+    /// Lower `nest`; returns its argument block (the tables).
+    pub fn emit(g: &mut Gen, nest: &'n LoopNest, elem: Elem) -> Vec<i64> {
+        let mut block = Vec::new();
+        let mut table_words = Vec::new();
+        for dim in &nest.dims {
+            table_words.push(match &dim.indexing {
+                Indexing::Table(t) => {
+                    let w = block.len() as i64;
+                    block.extend(t.iter().map(|o| o.unwrap_or(-1)));
+                    Some(w)
+                }
+                Indexing::Segments(_) => None,
+            });
+        }
+        if nest.dims.is_empty() {
+            return block;
+        }
+        let fill = match (nest.mode, elem) {
+            (BoundaryMode::Fill, Elem::Bytes(w)) => FillVal::Bytes(g.splat_const(w, nest.fill_bits)),
+            (BoundaryMode::Fill, Elem::Nibble) => {
+                FillVal::Nibble(g.b.ins().iconst(types::I32, (nest.fill_bits & 15) as i64))
+            }
+            _ => FillVal::None,
+        };
+        let me = StaticSlice { nest, moves: Moves { elem, fill }, table_words };
+        let base = g.c(nest.base);
+        let zero = g.c(0);
+        me.dim(g, 0, base, zero);
+        block
+    }
+
+    fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value) {
+        let dim = &self.nest.dims[k];
+        let inner = k + 1 == self.nest.dims.len();
+        let os = dim.out_stride as i64;
+        // (first position, count, count if constant) of a run of positions [y0, y0+len).
+        let range = |g: &mut Gen, y0: u64, len: u64| -> (Value, Value, Option<u64>) {
+            if k == 0 {
+                let (y, l) = (g.c(y0 as i64), g.c(len as i64));
+                let (lo, hi) = (g.lo, g.hi);
+                let (a, n) = clip(g, lo, hi, y, l);
+                (a, n, None)
+            } else {
+                (g.c(0), g.c(len as i64), Some(len))
+            }
+        };
+        match &dim.indexing {
+            Indexing::Segments(segs) => {
+                let mut y0 = 0u64;
+                for seg in segs {
+                    let len = seg.len();
+                    let (first, count, known) = range(g, y0, len);
+                    let o = g.addi(out_off, (y0 as i64) * os);
+                    let fo = g.muli(first, os);
+                    let out_seg = g.add(o, fo);
+                    match *seg {
+                        Segment::Fill { .. } => {
+                            let n = g.muli(count, os);
+                            self.moves.fill(g, out_seg, n, known.map(|k| k * os as u64));
+                        }
+                        Segment::Affine { offset, stride, .. } => {
+                            let i = g.addi(in_off, offset);
+                            let fs = g.muli(first, stride);
+                            let in_seg = g.add(i, fs);
+                            if inner {
+                                self.moves.run(g, seg.run(), in_seg, out_seg, count, known);
+                            } else {
+                                let zero = g.c(0);
+                                g.while_loop(
+                                    &[zero, in_seg, out_seg],
+                                    |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
+                                    |g, v| {
+                                        self.dim(g, k + 1, v[1], v[2]);
+                                        vec![g.addi(v[0], 1), g.addi(v[1], stride), g.addi(v[2], os)]
+                                    },
+                                );
+                            }
+                        }
+                    }
+                    y0 += len;
+                }
+            }
+            Indexing::Table(_) => {
+                let word = self.table_words[k].expect("table dims have a word offset");
+                let (first, count, _) = range(g, 0, dim.extent);
+                let tab = g.addi(g.args, word * 8);
+                if inner {
+                    let f8 = g.muli(first, 8);
+                    let t = g.add(tab, f8);
+                    let o = g.add(out_off, first);
+                    g.gather(self.moves.elem, t, in_off, o, count);
+                } else {
+                    let end = g.add(first, count);
+                    g.for_range(first, end, |g, j| {
+                        let j8 = g.muli(j, 8);
+                        let ta = g.add(tab, j8);
+                        let o = g.b.ins().load(types::I64, mf(), ta, 0);
+                        let jo = g.muli(j, os);
+                        let out_j = g.add(out_off, jo);
+                        let step = |g: &mut Gen| {
+                            let i = g.add(in_off, o);
+                            self.dim(g, k + 1, i, out_j);
+                        };
+                        if self.nest.mode == BoundaryMode::Fill {
+                            let is_fill = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, o, 0);
+                            g.if_else(
+                                is_fill,
+                                |g| {
+                                    let n = g.c(os);
+                                    self.moves.fill(g, out_j, n, Some(os as u64));
+                                },
+                                step,
+                            );
+                        } else {
+                            step(g);
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// A dynamic slice kernel for one mode, element layout and number of dims: the nest's
+/// numbers come from the argument block (layout in [`dyn_slice`]).
+pub(crate) struct DynSlice {
+    mode: BoundaryMode,
+    dims: usize,
+    moves: Moves,
+}
+
+impl DynSlice {
+    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, dims: usize) {
+        let fill = if mode == BoundaryMode::Fill {
+            let fa = g.addi(g.args, dyn_slice::FILL * 8);
+            match elem {
+                Elem::Bytes(w) => {
+                    let x = g.b.ins().load(elem_type(w), mf(), fa, 0);
+                    FillVal::Bytes(g.splat(w, x))
+                }
+                Elem::Nibble => {
+                    let x = g.b.ins().uload8(types::I32, mf(), fa, 0);
+                    FillVal::Nibble(g.b.ins().band_imm_s(x, 15))
+                }
+            }
+        } else {
+            FillVal::None
+        };
+        let me = DynSlice { mode, dims, moves: Moves { elem, fill } };
+        let base = g.arg(dyn_slice::BASE);
+        let zero = g.c(0);
+        me.dim(g, 0, base, zero);
+    }
+
+    fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value) {
+        let inner = k + 1 == self.dims;
+        let hdr = dyn_slice::DIMS + 3 * k as i64;
+        let os = g.arg(hdr);
+        let nseg = g.arg(hdr + 1);
+        let sw = g.arg(hdr + 2);
+        let split = g.arg(dyn_slice::SPLIT);
+        let is_split = g.b.ins().icmp_imm_s(IntCC::Equal, split, k as i64);
+        let zero = g.c(0);
+        let max = g.c(i64::MAX);
+        let (lo, hi) = (g.lo, g.hi);
+        let lo = g.b.ins().select(is_split, lo, zero);
+        let hi = g.b.ins().select(is_split, hi, max);
+        let s8 = g.muli(sw, 8);
+        let segs = g.add(g.args, s8);
+        g.while_loop(
+            &[zero, zero, segs],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], nseg),
+            |g, v| {
+                let (s, y0, sp) = (v[0], v[1], v[2]);
+                let kind = g.b.ins().load(types::I64, mf(), sp, 0);
+                let len = g.b.ins().load(types::I64, mf(), sp, 8);
+                let off = g.b.ins().load(types::I64, mf(), sp, 16);
+                let stride = g.b.ins().load(types::I64, mf(), sp, 24);
+                let (first, count) = clip(g, lo, hi, y0, len);
+                let yf = g.add(y0, first);
+                let yo = g.mul(yf, os);
+                let out_seg = g.add(out_off, yo);
+                let affine = |g: &mut Gen| {
+                    let i = g.add(in_off, off);
+                    let fs = g.mul(first, stride);
+                    let in_seg = g.add(i, fs);
+                    if inner {
+                        self.moves.run_dyn(g, in_seg, stride, out_seg, count);
+                    } else {
+                        let zero = g.c(0);
+                        g.while_loop(
+                            &[zero, in_seg, out_seg],
+                            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
+                            |g, v| {
+                                self.dim(g, k + 1, v[1], v[2]);
+                                vec![g.addi(v[0], 1), g.add(v[1], stride), g.add(v[2], os)]
+                            },
+                        );
+                    }
+                };
+                let table = |g: &mut Gen| {
+                    let o8 = g.muli(off, 8);
+                    let tab = g.add(g.args, o8);
+                    let f8 = g.muli(first, 8);
+                    let t = g.add(tab, f8);
+                    if inner {
+                        g.gather(self.moves.elem, t, in_off, out_seg, count);
+                    } else {
+                        let zero = g.c(0);
+                        g.while_loop(
+                            &[zero, t, out_seg],
+                            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
+                            |g, v| {
+                                let o = g.b.ins().load(types::I64, mf(), v[1], 0);
+                                let out_j = v[2];
+                                let step = |g: &mut Gen| {
+                                    let i = g.add(in_off, o);
+                                    self.dim(g, k + 1, i, out_j);
+                                };
+                                if self.mode == BoundaryMode::Fill {
+                                    let is_fill = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, o, 0);
+                                    g.if_else(is_fill, |g| self.moves.fill(g, out_j, os, None), step);
+                                } else {
+                                    step(g);
+                                }
+                                vec![g.addi(v[0], 1), g.addi(v[1], 8), g.add(v[2], os)]
+                            },
+                        );
+                    }
+                };
+                let not_fill = |g: &mut Gen| {
+                    if self.mode == BoundaryMode::StrictBounds {
+                        affine(g);
+                    } else {
+                        let is_table = g.b.ins().icmp_imm_s(IntCC::Equal, kind, dyn_slice::KIND_TABLE);
+                        g.if_else(is_table, table, affine);
+                    }
+                };
+                if self.mode == BoundaryMode::Fill {
+                    let is_fill = g.b.ins().icmp_imm_s(IntCC::Equal, kind, dyn_slice::KIND_FILL);
+                    g.if_else(
+                        is_fill,
+                        |g| {
+                            let n = g.mul(count, os);
+                            self.moves.fill(g, out_seg, n, None);
+                        },
+                        not_fill,
+                    );
+                } else {
+                    not_fill(g);
+                }
+                vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 32)]
+            },
+        );
+    }
+}
+
+// ----- fills ----------------------------------------------------------------------------
+
+/// Argument-block layout of dynamic fill kernels (i64 words).
+pub(crate) mod dyn_fill {
+    /// Random: f32 bits of alpha, beta, beta − alpha, the largest f32 below beta; the
+    /// two 32-bit key words.
+    pub const ALPHA: i64 = 0;
+    pub const BETA: i64 = 1;
+    pub const RANGE: i64 = 2;
+    pub const BELOW_BETA: i64 = 3;
+    pub const KEY0: i64 = 4;
+    pub const KEY1: i64 = 5;
+    /// Linspace: word 0 alpha (i64, or f64 bits), then per dim extent and coefficient.
+    pub const LIN_ALPHA: i64 = 0;
+    pub const LIN_DIMS: i64 = 1;
+}
+
+/// The numbers of a random fill, as values.
+pub(crate) struct RandomParams {
+    pub normal: bool,
+    pub f16: bool,
+    /// f32 scalars.
+    pub alpha: Value,
+    pub beta: Value,
+    pub range: Value,
+    pub below_beta: Value,
+    /// i32 scalars: the key of each of the 10 rounds.
+    pub keys: Vec<(Value, Value)>,
+}
+
+impl RandomParams {
+    pub fn constants(g: &mut Gen, normal: bool, f16: bool, alpha: f32, beta: f32, seed: u64) -> RandomParams {
+        use kerf_ir::random::{PHILOX_W0, PHILOX_W1};
+        let keys = (0..10u32)
+            .map(|r| {
+                let k0 = (seed as u32).wrapping_add(PHILOX_W0.wrapping_mul(r));
+                let k1 = ((seed >> 32) as u32).wrapping_add(PHILOX_W1.wrapping_mul(r));
+                (g.b.ins().iconst(types::I32, k0 as i64), g.b.ins().iconst(types::I32, k1 as i64))
+            })
+            .collect();
+        RandomParams {
+            normal,
+            f16,
+            alpha: g.b.ins().f32const(alpha),
+            beta: g.b.ins().f32const(beta),
+            range: g.b.ins().f32const(beta - alpha),
+            below_beta: g.b.ins().f32const(beta.next_down()),
+            keys,
+        }
+    }
+
+    pub fn from_args(g: &mut Gen, normal: bool, f16: bool) -> RandomParams {
+        use kerf_ir::random::{PHILOX_W0, PHILOX_W1};
+        let f = |g: &mut Gen, word: i64| g.b.ins().load(types::F32, mf(), g.args, (word * 8) as i32);
+        let (alpha, beta, range, below_beta) =
+            (f(g, dyn_fill::ALPHA), f(g, dyn_fill::BETA), f(g, dyn_fill::RANGE), f(g, dyn_fill::BELOW_BETA));
+        let k0 = g.b.ins().load(types::I32, mf(), g.args, (dyn_fill::KEY0 * 8) as i32);
+        let k1 = g.b.ins().load(types::I32, mf(), g.args, (dyn_fill::KEY1 * 8) as i32);
+        let keys = (0..10u32)
+            .map(|r| {
+                if r == 0 {
+                    (k0, k1)
+                } else {
+                    (
+                        g.b.ins().iadd_imm_s(k0, PHILOX_W0.wrapping_mul(r) as i32 as i64),
+                        g.b.ins().iadd_imm_s(k1, PHILOX_W1.wrapping_mul(r) as i32 as i64),
+                    )
+                }
+            })
+            .collect();
+        RandomParams { normal, f16, alpha, beta, range, below_beta, keys }
+    }
+}
+
+fn splat_u32(g: &mut Gen, v: u32) -> Value {
+    let mut b = [0u8; 16];
+    for i in 0..4 {
+        b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    g.vconst(types::I32X4, b)
+}
+
+fn splat_f32(g: &mut Gen, v: f32) -> Value {
+    let mut b = [0u8; 16];
+    for i in 0..4 {
+        b[4 * i..4 * i + 4].copy_from_slice(&v.to_bits().to_le_bytes());
+    }
+    g.vconst(types::F32X4, b)
+}
+
+/// (hi, lo) 32-bit halves of the 64-bit products c·m, lane by lane.
+fn mulhilo(g: &mut Gen, c: Value, m: u32) -> (Value, Value) {
+    let mv = splat_u32(g, m);
+    let a = g.b.ins().uwiden_low(c);
+    let b = g.b.ins().uwiden_low(mv);
+    let pl = g.b.ins().imul(a, b);
+    let a = g.b.ins().uwiden_high(c);
+    let b = g.b.ins().uwiden_high(mv);
+    let ph = g.b.ins().imul(a, b);
+    let pl = g.bitcast(types::I8X16, pl);
+    let ph = g.bitcast(types::I8X16, ph);
+    let pick = |half: u8| -> [u8; 16] {
+        let mut m = [0u8; 16];
+        for (i, x) in m.iter_mut().enumerate() {
+            let lane = (i / 4) as u8;
+            *x = lane * 8 + half * 4 + (i % 4) as u8;
+        }
+        m
+    };
+    let lo = g.shuffle(pl, ph, pick(0));
+    let hi = g.shuffle(pl, ph, pick(1));
+    (g.bitcast(types::I32X4, hi), g.bitcast(types::I32X4, lo))
+}
+
+fn xor_opt(g: &mut Gen, a: Option<Value>, b: Option<Value>) -> Option<Value> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(g.b.ins().bxor(a, b)),
+        (x, None) | (None, x) => x,
+    }
+}
+
+/// Philox4x32-10 on four counters [idx, 0, 0, 0]: the first two output words.
+fn philox(g: &mut Gen, idx: Value, keys: &[(Value, Value)]) -> (Value, Value) {
+    use kerf_ir::random::{PHILOX_M0, PHILOX_M1};
+    let mut c: [Option<Value>; 4] = [Some(idx), None, None, None];
+    for &(k0, k1) in keys {
+        let k0 = g.b.ins().splat(types::I32X4, k0);
+        let k1 = g.b.ins().splat(types::I32X4, k1);
+        let (hi0, lo0) = match c[0] {
+            Some(c0) => {
+                let (h, l) = mulhilo(g, c0, PHILOX_M0);
+                (Some(h), Some(l))
+            }
+            None => (None, None),
+        };
+        let (hi1, lo1) = match c[2] {
+            Some(c2) => {
+                let (h, l) = mulhilo(g, c2, PHILOX_M1);
+                (Some(h), Some(l))
+            }
+            None => (None, None),
+        };
+        let n0 = xor_opt(g, hi1, c[1]);
+        let n0 = xor_opt(g, n0, Some(k0));
+        let n2 = xor_opt(g, hi0, c[3]);
+        let n2 = xor_opt(g, n2, Some(k1));
+        c = [n0, lo1, n2, lo0];
+    }
+    let zero = |g: &mut Gen| splat_u32(g, 0);
+    let x0 = match c[0] {
+        Some(v) => v,
+        None => zero(g),
+    };
+    let x1 = match c[1] {
+        Some(v) => v,
+        None => zero(g),
+    };
+    (x0, x1)
+}
+
+/// (x >> 8) as f32 · 2⁻²⁴, plus one before the scaling when `plus_one`.
+fn unit(g: &mut Gen, x: Value, plus_one: bool) -> Value {
+    let eight = g.b.ins().iconst(types::I32, 8);
+    let mut v = g.b.ins().ushr(x, eight);
+    if plus_one {
+        let one = splat_u32(g, 1);
+        v = g.b.ins().iadd(v, one);
+    }
+    // Values < 2^24 + 1: the signed conversion is exact.
+    let f = g.b.ins().fcvt_from_sint(types::F32X4, v);
+    let s = splat_f32(g, kerf_ir::random::TWO_POW_M24);
+    g.b.ins().fmul(f, s)
+}
+
+/// kerf's `ln_f32`, lane by lane, the same operations in the same order.
+fn ln(g: &mut Gen, x: Value) -> Value {
+    use kerf_ir::random::*;
+    let ix = g.bitcast(types::I32X4, x);
+    let c = splat_u32(g, 0x3f80_0000 - 0x3f35_04f3);
+    let ix = g.b.ins().iadd(ix, c);
+    let s23 = g.b.ins().iconst(types::I32, 23);
+    let k = g.b.ins().sshr(ix, s23);
+    let c = splat_u32(g, 0x7f);
+    let k = g.b.ins().isub(k, c);
+    let m = splat_u32(g, 0x007f_ffff);
+    let fm = g.b.ins().band(ix, m);
+    let c = splat_u32(g, 0x3f35_04f3);
+    let fm = g.b.ins().iadd(fm, c);
+    let fm = g.bitcast(types::F32X4, fm);
+    let one = splat_f32(g, 1.0);
+    let f = g.b.ins().fsub(fm, one);
+    let two = splat_f32(g, 2.0);
+    let d = g.b.ins().fadd(two, f);
+    let s = g.b.ins().fdiv(f, d);
+    let z = g.b.ins().fmul(s, s);
+    let w = g.b.ins().fmul(z, z);
+    let lg4 = splat_f32(g, LN_LG4);
+    let t = g.b.ins().fmul(w, lg4);
+    let lg2 = splat_f32(g, LN_LG2);
+    let t = g.b.ins().fadd(lg2, t);
+    let t1 = g.b.ins().fmul(w, t);
+    let lg3 = splat_f32(g, LN_LG3);
+    let t = g.b.ins().fmul(w, lg3);
+    let lg1 = splat_f32(g, LN_LG1);
+    let t = g.b.ins().fadd(lg1, t);
+    let t2 = g.b.ins().fmul(z, t);
+    let r = g.b.ins().fadd(t2, t1);
+    let half = splat_f32(g, 0.5);
+    let hf = g.b.ins().fmul(half, f);
+    let hfsq = g.b.ins().fmul(hf, f);
+    let dk = g.b.ins().fcvt_from_sint(types::F32X4, k);
+    let a = g.b.ins().fadd(hfsq, r);
+    let a = g.b.ins().fmul(s, a);
+    let lo = splat_f32(g, LN2_LO);
+    let b = g.b.ins().fmul(dk, lo);
+    let a = g.b.ins().fadd(a, b);
+    let a = g.b.ins().fsub(a, hfsq);
+    let a = g.b.ins().fadd(a, f);
+    let hi = splat_f32(g, LN2_HI);
+    let b = g.b.ins().fmul(dk, hi);
+    g.b.ins().fadd(a, b)
+}
+
+/// kerf's `cos_2pi_f32`, lane by lane.
+fn cos_2pi(g: &mut Gen, u: Value) -> Value {
+    use kerf_ir::random::*;
+    let h = splat_f32(g, 0.5);
+    let c = g.b.ins().fsub(u, h);
+    let c = g.b.ins().fabs(c);
+    let q = splat_f32(g, 0.25);
+    let c = g.b.ins().fsub(c, q);
+    let tp = splat_f32(g, TWO_PI);
+    let x = g.b.ins().fmul(c, tp);
+    let x2 = g.b.ins().fmul(x, x);
+    let mut p = splat_f32(g, SIN_C11);
+    for coef in [SIN_C9, SIN_C7, SIN_C5, SIN_C3] {
+        p = g.b.ins().fmul(p, x2);
+        let cv = splat_f32(g, coef);
+        p = g.b.ins().fadd(p, cv);
+    }
+    let p = g.b.ins().fmul(p, x2);
+    let xp = g.b.ins().fmul(x, p);
+    g.b.ins().fadd(x, xp)
+}
+
+/// f32 lanes → f16 bits (in the low half of i32 lanes), rounding to nearest even, as
+/// `half::f16::from_f32` does for non-NaN values.
+fn f32_to_f16(g: &mut Gen, v: Value) -> Value {
+    let x = g.bitcast(types::I32X4, v);
+    let sm = splat_u32(g, 0x8000_0000);
+    let sign = g.b.ins().band(x, sm);
+    let a = g.b.ins().bxor(x, sign);
+    // Inf (NaN never occurs here).
+    let inf = splat_u32(g, 0x7c00);
+    // Subnormal results: add the magic 0.5 and subtract its bits.
+    let magic = splat_u32(g, 126 << 23);
+    let af = g.bitcast(types::F32X4, a);
+    let mf_ = g.bitcast(types::F32X4, magic);
+    let sub = g.b.ins().fadd(af, mf_);
+    let sub = g.bitcast(types::I32X4, sub);
+    let sub = g.b.ins().isub(sub, magic);
+    // Normal results: rebias, round half to even, shift.
+    let s13 = g.b.ins().iconst(types::I32, 13);
+    let odd = g.b.ins().ushr(a, s13);
+    let one = splat_u32(g, 1);
+    let odd = g.b.ins().band(odd, one);
+    let bias = splat_u32(g, ((15u32.wrapping_sub(127)) << 23).wrapping_add(0xfff));
+    let n = g.b.ins().iadd(a, bias);
+    let n = g.b.ins().iadd(n, odd);
+    let n = g.b.ins().ushr(n, s13);
+    let lim_sub = splat_u32(g, 113 << 23);
+    let is_sub = g.b.ins().icmp(IntCC::SignedLessThan, a, lim_sub);
+    let r = g.b.ins().bitselect(is_sub, sub, n);
+    let lim_inf = splat_u32(g, (127 + 16) << 23);
+    let is_inf = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, a, lim_inf);
+    let r = g.b.ins().bitselect(is_inf, inf, r);
+    let s16 = g.b.ins().iconst(types::I32, 16);
+    let sign = g.b.ins().ushr(sign, s16);
+    g.b.ins().bor(r, sign)
+}
+
+/// f16 bits (low half of i32 lanes) → the exact f32 values.
+fn f16_to_f32(g: &mut Gen, h: Value) -> Value {
+    let m7 = splat_u32(g, 0x7fff);
+    let mag = g.b.ins().band(h, m7);
+    let s13 = g.b.ins().iconst(types::I32, 13);
+    let bits = g.b.ins().ishl(mag, s13);
+    let f = g.bitcast(types::F32X4, bits);
+    let scale = splat_f32(g, 2f32.powi(112));
+    let f = g.b.ins().fmul(f, scale);
+    let f = g.bitcast(types::I32X4, f);
+    let e = splat_u32(g, 0x7c00);
+    let ex = g.b.ins().band(h, e);
+    let is_special = g.b.ins().icmp(IntCC::Equal, ex, e);
+    let inf = splat_u32(g, 0x7f80_0000);
+    let special = g.b.ins().bor(bits, inf);
+    let f = g.b.ins().bitselect(is_special, special, f);
+    let sm = splat_u32(g, 0x8000);
+    let sign = g.b.ins().band(h, sm);
+    let s16 = g.b.ins().iconst(types::I32, 16);
+    let sign = g.b.ins().ishl(sign, s16);
+    let f = g.b.ins().bor(f, sign);
+    g.bitcast(types::F32X4, f)
+}
+
+/// The values of four consecutive elements from `idx` (i32x4 counters): f32 lanes, or
+/// f16 bits in i32 lanes.
+fn random_values(g: &mut Gen, p: &RandomParams, idx: Value) -> Value {
+    let (x0, x1) = philox(g, idx, &p.keys);
+    if p.normal {
+        let u1 = unit(g, x0, true);
+        let u2 = unit(g, x1, false);
+        let l = ln(g, u1);
+        let m2 = splat_f32(g, -2.0);
+        let l = g.b.ins().fmul(m2, l);
+        let r = g.b.ins().sqrt(l);
+        let c = cos_2pi(g, u2);
+        let z = g.b.ins().fmul(r, c);
+        let beta = g.b.ins().splat(types::F32X4, p.beta);
+        let alpha = g.b.ins().splat(types::F32X4, p.alpha);
+        let bz = g.b.ins().fmul(beta, z);
+        let v = g.b.ins().fadd(alpha, bz);
+        if p.f16 { f32_to_f16(g, v) } else { v }
+    } else {
+        let u = unit(g, x0, false);
+        let range = g.b.ins().splat(types::F32X4, p.range);
+        let alpha = g.b.ins().splat(types::F32X4, p.alpha);
+        let beta = g.b.ins().splat(types::F32X4, p.beta);
+        let ru = g.b.ins().fmul(range, u);
+        let v = g.b.ins().fadd(alpha, ru);
+        let ge = g.b.ins().fcmp(FloatCC::GreaterThanOrEqual, v, beta);
+        let below = g.b.ins().splat(types::F32X4, p.below_beta);
+        let vi = g.bitcast(types::I32X4, v);
+        let bi = g.bitcast(types::I32X4, below);
+        let vi = g.b.ins().bitselect(ge, bi, vi);
+        if !p.f16 {
+            return g.bitcast(types::F32X4, vi);
+        }
+        // f16: round, then nudge one f16 step back into [alpha, beta).
+        let v = g.bitcast(types::F32X4, vi);
+        let h = f32_to_f16(g, v);
+        let hf = f16_to_f32(g, h);
+        let m7 = splat_u32(g, 0x7fff);
+        let mag = g.b.ins().band(h, m7);
+        let zero = splat_u32(g, 0);
+        let is_zero = g.b.ins().icmp(IntCC::Equal, mag, zero);
+        let sm = splat_u32(g, 0x8000);
+        let sbit = g.b.ins().band(h, sm);
+        let neg = g.b.ins().icmp(IntCC::NotEqual, sbit, zero);
+        let one = splat_u32(g, 1);
+        let plus = g.b.ins().iadd(h, one);
+        let minus = g.b.ins().isub(h, one);
+        // next_down: zero → 0x8001; positive → h−1; negative → h+1.
+        let down = g.b.ins().bitselect(neg, plus, minus);
+        let nz = splat_u32(g, 0x8001);
+        let down = g.b.ins().bitselect(is_zero, nz, down);
+        // next_up: zero → 0x0001; positive → h+1; negative → h−1.
+        let up = g.b.ins().bitselect(neg, minus, plus);
+        let up = g.b.ins().bitselect(is_zero, one, up);
+        let too_high = g.b.ins().fcmp(FloatCC::GreaterThanOrEqual, hf, beta);
+        let too_low = g.b.ins().fcmp(FloatCC::LessThan, hf, alpha);
+        let h = g.b.ins().bitselect(too_low, up, h);
+        g.b.ins().bitselect(too_high, down, h)
+    }
+}
+
+/// A random fill over linear indices [lo, hi) (indices < 2^32, checked by the host).
+pub(crate) fn emit_random(g: &mut Gen, p: &RandomParams) {
+    let ew: i64 = if p.f16 { 2 } else { 4 };
+    let iota = {
+        let mut b = [0u8; 16];
+        for i in 0..4u32 {
+            b[4 * i as usize..4 * i as usize + 4].copy_from_slice(&i.to_le_bytes());
+        }
+        g.vconst(types::I32X4, b)
+    };
+    let lanes_of = |g: &mut Gen, i: Value| {
+        let i32v = g.b.ins().ireduce(types::I32, i);
+        let s = g.b.ins().splat(types::I32X4, i32v);
+        g.b.ins().iadd(s, iota)
+    };
+    let hi = g.hi;
+    let last = g.addi(hi, -4);
+    let lo = g.lo;
+    let r = g.while_loop(
+        &[lo],
+        |g, v| g.b.ins().icmp(IntCC::SignedLessThanOrEqual, v[0], last),
+        |g, v| {
+            let idx = lanes_of(g, v[0]);
+            let vals = random_values(g, p, idx);
+            let o = g.muli(v[0], ew);
+            let a = g.add(g.out, o);
+            store4(g, p.f16, vals, a);
+            vec![g.addi(v[0], 4)]
+        },
+    );
+    let i = r[0];
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, i, hi);
+    g.if_then(more, |g| {
+        let idx = lanes_of(g, i);
+        let vals = random_values(g, p, idx);
+        let o = g.muli(i, ew);
+        let a = g.add(g.out, o);
+        let rem = g.sub(hi, i);
+        for lane in 0..3u8 {
+            let has = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, rem, lane as i64);
+            g.if_then(has, |g| {
+                if p.f16 {
+                    let x = g.b.ins().extractlane(vals, lane);
+                    g.b.ins().istore16(mf(), x, a, lane as i32 * 2);
+                } else {
+                    let x = g.b.ins().extractlane(vals, lane);
+                    g.b.ins().store(mf(), x, a, lane as i32 * 4);
+                }
+            });
+        }
+    });
+}
+
+fn store4(g: &mut Gen, f16: bool, vals: Value, a: Value) {
+    if f16 {
+        let mut m = [0u8; 16];
+        for (i, x) in m.iter_mut().enumerate().take(8) {
+            *x = ((i / 2) * 4 + i % 2) as u8;
+        }
+        let v = g.bitcast(types::I8X16, vals);
+        let packed = g.shuffle(v, v, m);
+        let packed = g.bitcast(types::I64X2, packed);
+        let x = g.b.ins().extractlane(packed, 0);
+        g.b.ins().store(mf(), x, a, 0);
+    } else {
+        g.b.ins().store(mf(), vals, a, 0);
+    }
+}
+
+/// How a linspace computes: in i32, i64, f32 (exact) or f64 rounded once.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum LinKind {
+    I32,
+    I64,
+    F32Exact,
+    F64,
+}
+
+impl LinKind {
+    fn scalar(self) -> Type {
+        match self {
+            LinKind::I32 => types::I32,
+            LinKind::I64 => types::I64,
+            LinKind::F32Exact => types::F32,
+            LinKind::F64 => types::F64,
+        }
+    }
+    fn vector(self) -> Type {
+        match self {
+            LinKind::I32 => types::I32X4,
+            LinKind::I64 => types::I64X2,
+            LinKind::F32Exact => types::F32X4,
+            LinKind::F64 => types::F64X2,
+        }
+    }
+    fn out_width(self) -> i64 {
+        match self {
+            LinKind::I64 => 8,
+            _ => 4,
+        }
+    }
+    fn is_float(self) -> bool {
+        matches!(self, LinKind::F32Exact | LinKind::F64)
+    }
+}
+
+/// A linspace: `dims` are (extent, coefficient) values outermost first (coefficients of
+/// the kind's scalar type); dim 0 runs over [lo, hi).
+pub(crate) struct Linspace {
+    pub kind: LinKind,
+    pub alpha: Value,
+    pub dims: Vec<(Value, Value)>,
+}
+
+impl Linspace {
+    /// Values of the static schedule.
+    pub fn constants(g: &mut Gen, body: &FillBody) -> Option<Linspace> {
+        let ext = |g: &mut Gen, e: u64| g.c(e as i64);
+        Some(match body {
+            FillBody::LinspaceInt { alpha, dims } => Linspace {
+                kind: LinKind::I64,
+                alpha: g.c(*alpha),
+                dims: dims.iter().map(|d| (ext(g, d.extent), g.c(d.coef))).collect(),
+            },
+            FillBody::LinspaceF32Exact { alpha, dims } => Linspace {
+                kind: LinKind::F32Exact,
+                alpha: g.b.ins().f32const(*alpha),
+                dims: dims.iter().map(|d| (ext(g, d.extent), g.b.ins().f32const(d.coef))).collect(),
+            },
+            FillBody::LinspaceF64 { alpha, dims } => Linspace {
+                kind: LinKind::F64,
+                alpha: g.b.ins().f64const(*alpha),
+                dims: dims.iter().map(|d| (ext(g, d.extent), g.b.ins().f64const(d.coef))).collect(),
+            },
+            FillBody::Random { .. } => return None,
+        })
+    }
+
+    /// Values loaded from a dynamic argument block with `rank` dims.
+    pub fn from_args(g: &mut Gen, kind: LinKind, rank: usize) -> Linspace {
+        let load = |g: &mut Gen, word: i64, ty: Type| g.b.ins().load(ty, mf(), g.args, (word * 8) as i32);
+        let cty = if kind == LinKind::F64 { types::F64 } else { types::I64 };
+        let alpha = load(g, dyn_fill::LIN_ALPHA, cty);
+        let dims = (0..rank as i64)
+            .map(|k| (load(g, dyn_fill::LIN_DIMS + 2 * k, types::I64), load(g, dyn_fill::LIN_DIMS + 2 * k + 1, cty)))
+            .collect();
+        Linspace { kind, alpha, dims }
+    }
+
+    pub fn emit(&self, g: &mut Gen, out_is_i32: bool) {
+        let kind = if self.kind == LinKind::I64 && out_is_i32 { LinKind::I32 } else { self.kind };
+        let narrow = |g: &mut Gen, v: Value| if kind == LinKind::I32 { g.b.ins().ireduce(types::I32, v) } else { v };
+        let alpha = narrow(g, self.alpha);
+        let dims: Vec<(Value, Value)> = self.dims.iter().map(|&(e, c)| (e, narrow(g, c))).collect();
+        if dims.is_empty() {
+            // One element: alpha (rounded once for floats).
+            let more = g.b.ins().icmp(IntCC::SignedLessThan, g.lo, g.hi);
+            g.if_then(more, |g| {
+                let v = if kind == LinKind::F64 { g.b.ins().fdemote(types::F32, alpha) } else { alpha };
+                g.b.ins().store(mf(), v, g.out, 0);
+            });
+            return;
+        }
+        let mut strides = vec![g.c(1); dims.len()];
+        for k in (0..dims.len() - 1).rev() {
+            strides[k] = g.mul(strides[k + 1], dims[k + 1].0);
+        }
+        let zero = g.c(0);
+        lin_dim(g, kind, &dims, &strides, 0, alpha, zero);
+    }
+}
+
+/// `a as scalar` for a position counter.
+fn pos_to(g: &mut Gen, kind: LinKind, a: Value) -> Value {
+    match kind {
+        LinKind::I32 => g.b.ins().ireduce(types::I32, a),
+        LinKind::I64 => a,
+        LinKind::F32Exact => g.b.ins().fcvt_from_sint(types::F32, a),
+        LinKind::F64 => g.b.ins().fcvt_from_sint(types::F64, a),
+    }
+}
+
+fn lin_add(g: &mut Gen, kind: LinKind, a: Value, b: Value) -> Value {
+    if kind.is_float() { g.b.ins().fadd(a, b) } else { g.b.ins().iadd(a, b) }
+}
+
+fn lin_mul(g: &mut Gen, kind: LinKind, a: Value, b: Value) -> Value {
+    if kind.is_float() { g.b.ins().fmul(a, b) } else { g.b.ins().imul(a, b) }
+}
+
+fn lin_dim(g: &mut Gen, kind: LinKind, dims: &[(Value, Value)], strides: &[Value], k: usize, v: Value, out_off: Value) {
+    let (extent, coef) = dims[k];
+    let (first, count) = if k == 0 {
+        let zero = g.c(0);
+        let (lo, hi) = (g.lo, g.hi);
+        clip(g, lo, hi, zero, extent)
+    } else {
+        (g.c(0), extent)
+    };
+    if k + 1 < dims.len() {
+        let end = g.add(first, count);
+        g.for_range(first, end, |g, a| {
+            let af = pos_to(g, kind, a);
+            let t = lin_mul(g, kind, coef, af);
+            let va = lin_add(g, kind, v, t);
+            let ao = g.mul(a, strides[k]);
+            let o = g.add(out_off, ao);
+            lin_dim(g, kind, dims, strides, k + 1, va, o);
+        });
+        return;
+    }
+    let ow = kind.out_width();
+    let o = g.add(out_off, first);
+    let o = g.muli(o, ow);
+    let dst = g.add(g.out, o);
+    let end = g.add(first, count);
+    match kind {
+        LinKind::F64 => {
+            // Two f64 lanes per vector, each v + coef·a rounded once to f32; two vectors
+            // make four outputs.
+            let cs = g.b.ins().splat(types::F64X2, coef);
+            let vs = g.b.ins().splat(types::F64X2, v);
+            let af = pos_to(g, kind, first);
+            let av = g.b.ins().splat(types::F64X2, af);
+            let mut b = [0u8; 16];
+            b[8..].copy_from_slice(&1f64.to_bits().to_le_bytes());
+            let iota = g.vconst(types::F64X2, b);
+            let av = g.b.ins().fadd(av, iota);
+            let mut two = [0u8; 16];
+            two[..8].copy_from_slice(&2f64.to_bits().to_le_bytes());
+            two[8..].copy_from_slice(&2f64.to_bits().to_le_bytes());
+            let two = g.vconst(types::F64X2, two);
+            let last = g.addi(end, -4);
+            let r = g.while_loop(
+                &[first, dst, av],
+                |g, s| g.b.ins().icmp(IntCC::SignedLessThanOrEqual, s[0], last),
+                |g, s| {
+                    let a1 = g.b.ins().fadd(s[2], two);
+                    let m0 = g.b.ins().fmul(cs, s[2]);
+                    let r0 = g.b.ins().fadd(vs, m0);
+                    let m1 = g.b.ins().fmul(cs, a1);
+                    let r1 = g.b.ins().fadd(vs, m1);
+                    let d0 = g.b.ins().fvdemote(r0);
+                    let d1 = g.b.ins().fvdemote(r1);
+                    let d0 = g.bitcast(types::I8X16, d0);
+                    let d1 = g.bitcast(types::I8X16, d1);
+                    let mut m = [0u8; 16];
+                    for (i, x) in m.iter_mut().enumerate() {
+                        *x = if i < 8 { i as u8 } else { 16 + i as u8 - 8 };
+                    }
+                    let y = g.shuffle(d0, d1, m);
+                    g.b.ins().store(mf(), y, s[1], 0);
+                    let a2 = g.b.ins().fadd(a1, two);
+                    vec![g.addi(s[0], 4), g.addi(s[1], 16), a2]
+                },
+            );
+            g.while_loop(
+                &[r[0], r[1]],
+                |g, s| g.b.ins().icmp(IntCC::SignedLessThan, s[0], end),
+                |g, s| {
+                    let af = pos_to(g, kind, s[0]);
+                    let m = g.b.ins().fmul(coef, af);
+                    let x = g.b.ins().fadd(v, m);
+                    let x = g.b.ins().fdemote(types::F32, x);
+                    g.b.ins().store(mf(), x, s[1], 0);
+                    vec![g.addi(s[0], 1), g.addi(s[1], 4)]
+                },
+            );
+        }
+        _ => {
+            // Exact kinds: the value at position a is v + coef·a however it is summed;
+            // four vectors advance by 4L·coef per step.
+            let lanes = 16 / ow;
+            let vty = kind.vector();
+            let iota: Vec<Value> = (0..4)
+                .map(|u| {
+                    let mut b = [0u8; 16];
+                    for l in 0..lanes {
+                        let n = u * lanes + l;
+                        let bytes: Vec<u8> = match kind {
+                            LinKind::I32 => (n as i32).to_le_bytes().to_vec(),
+                            LinKind::I64 => n.to_le_bytes().to_vec(),
+                            _ => (n as f32).to_bits().to_le_bytes().to_vec(),
+                        };
+                        b[(l * ow) as usize..((l + 1) * ow) as usize].copy_from_slice(&bytes);
+                    }
+                    g.vconst(vty, b)
+                })
+                .collect();
+            let start = {
+                let af = pos_to(g, kind, first);
+                let t = lin_mul(g, kind, coef, af);
+                lin_add(g, kind, v, t)
+            };
+            let cs = g.b.ins().splat(vty, coef);
+            let ss = g.b.ins().splat(vty, start);
+            let vecs: Vec<Value> = iota
+                .iter()
+                .map(|&i| {
+                    let t = lin_mul(g, kind, cs, i);
+                    lin_add(g, kind, ss, t)
+                })
+                .collect();
+            let step4 = {
+                let n = g.c(4 * lanes);
+                let n = pos_to(g, kind, n);
+                let t = lin_mul(g, kind, coef, n);
+                g.b.ins().splat(vty, t)
+            };
+            let step1 = {
+                let n = g.c(lanes);
+                let n = pos_to(g, kind, n);
+                let t = lin_mul(g, kind, coef, n);
+                g.b.ins().splat(vty, t)
+            };
+            let last4 = g.addi(end, -4 * lanes);
+            let mut init = vec![first, dst];
+            init.extend(&vecs);
+            let r = g.while_loop(
+                &init,
+                |g, s| g.b.ins().icmp(IntCC::SignedLessThanOrEqual, s[0], last4),
+                |g, s| {
+                    let mut next = vec![g.addi(s[0], 4 * lanes), g.addi(s[1], 64)];
+                    for u in 0..4 {
+                        g.b.ins().store(mf(), s[2 + u], s[1], 16 * u as i32);
+                    }
+                    for u in 0..4 {
+                        next.push(lin_add(g, kind, s[2 + u], step4));
+                    }
+                    next
+                },
+            );
+            let last1 = g.addi(end, -lanes);
+            let r = g.while_loop(
+                &[r[0], r[1], r[2]],
+                |g, s| g.b.ins().icmp(IntCC::SignedLessThanOrEqual, s[0], last1),
+                |g, s| {
+                    g.b.ins().store(mf(), s[2], s[1], 0);
+                    vec![g.addi(s[0], lanes), g.addi(s[1], 16), lin_add(g, kind, s[2], step1)]
+                },
+            );
+            g.while_loop(
+                &[r[0], r[1]],
+                |g, s| g.b.ins().icmp(IntCC::SignedLessThan, s[0], end),
+                |g, s| {
+                    let d = g.sub(s[0], first);
+                    let df = pos_to(g, kind, d);
+                    let t = lin_mul(g, kind, coef, df);
+                    let x = lin_add(g, kind, start, t);
+                    g.b.ins().store(mf(), x, s[1], 0);
+                    vec![g.addi(s[0], 1), g.addi(s[1], ow)]
+                },
+            );
+        }
+    }
+}

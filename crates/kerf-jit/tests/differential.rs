@@ -1,0 +1,546 @@
+//! Differential tests: the JIT (static and dynamic kernels) against the reference
+//! interpreter on random plans of every op, mode, element width and rank 0..6, with empty
+//! tensors, zero and negative strides and starts far outside the input.
+
+use kerf_ir::plan::AxisRead;
+use kerf_ir::tensor::{TensorView, ViewData};
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, SlicePlan, Tensor, reference};
+use kerf_jit::{Jit, JitSettings};
+use proptest::prelude::*;
+use std::sync::{Arc, OnceLock};
+
+fn jit() -> &'static Jit {
+    static JIT: OnceLock<Jit> = OnceLock::new();
+    JIT.get_or_init(|| Jit::new(JitSettings { threads: 1, cache_capacity: 64 }).unwrap())
+}
+
+fn jit_threads() -> &'static Jit {
+    static JIT: OnceLock<Jit> = OnceLock::new();
+    JIT.get_or_init(|| Jit::new(JitSettings { threads: 3, cache_capacity: 64 }).unwrap())
+}
+
+const DTYPES: [DType; 10] = [
+    DType::Bool,
+    DType::I4,
+    DType::U4,
+    DType::U8,
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::I64,
+    DType::C64,
+    DType::C128,
+];
+
+fn bytes_of(dtype: DType, n: u64, seed: u64) -> Vec<u8> {
+    let len = dtype.buffer_bytes(n).unwrap();
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut v: Vec<u8> = (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    if dtype.layout() == kerf_ir::dtype::Layout::Nibbles && n % 2 == 1 {
+        if let Some(b) = v.last_mut() {
+            *b &= 0x0f;
+        }
+    }
+    v
+}
+
+/// Reference output bytes of a plan.
+fn expected(plan: &Plan, input: Option<(&SlicePlan, &[u8])>) -> Vec<u8> {
+    let t = match input {
+        Some((p, bytes)) => {
+            let view = TensorView { dtype: p.dtype, shape: &p.input_shape, data: ViewData::Bytes(bytes) };
+            reference::evaluate(plan, Some(view)).unwrap()
+        }
+        None => reference::evaluate(plan, None).unwrap(),
+    };
+    t.bytes().unwrap().to_vec()
+}
+
+fn run(kernel: &Arc<kerf_jit::JitKernel>, plan: &Plan, input: Option<&[u8]>, out_len: usize) -> Vec<u8> {
+    let mut out = vec![0xa5u8; out_len];
+    if kernel.is_dynamic() {
+        kernel.run_plan(plan, input, &mut out).unwrap();
+    } else {
+        kernel.run_bytes(input, &mut out).unwrap();
+    }
+    out
+}
+
+/// Check a slice plan through static, dynamic and threaded kernels.
+fn check_slice(plan: &SlicePlan, seed: u64) -> Result<(), TestCaseError> {
+    let input = bytes_of(plan.dtype, plan.input_len(), seed);
+    let p = Plan::Slice(plan.clone());
+    let want = expected(&p, Some((plan, &input)));
+    let k = jit().compile_plan(&p).unwrap();
+    prop_assert_eq!(&run(&k, &p, Some(&input), want.len()), &want, "static\n{}\n{}", p, k.clif());
+    let d = jit().compile_dynamic_plan(&p).unwrap();
+    prop_assert_eq!(&run(&d, &p, Some(&input), want.len()), &want, "dynamic\n{}", p);
+    let mut out = vec![0x5au8; want.len()];
+    d.run_bytes(Some(&input), &mut out).unwrap();
+    prop_assert_eq!(&out, &want, "dynamic run_bytes\n{}", p);
+    let t = jit_threads().compile_plan(&p).unwrap();
+    prop_assert_eq!(&run(&t, &p, Some(&input), want.len()), &want, "threads\n{}", p);
+    Ok(())
+}
+
+fn check_fill(plan: &FillPlan) -> Result<(), TestCaseError> {
+    let p = Plan::Fill(plan.clone());
+    let want = expected(&p, None);
+    for (what, k) in [
+        ("static", jit().compile_plan(&p).unwrap()),
+        ("dynamic", jit().compile_dynamic_plan(&p).unwrap()),
+        ("threads", jit_threads().compile_plan(&p).unwrap()),
+    ] {
+        let got = run(&k, &p, None, want.len());
+        prop_assert_eq!(&got, &want, "{}\n{}", what, p);
+    }
+    Ok(())
+}
+
+/// An axis: (input extent, output extent, start, step), in bounds for strict_bounds.
+fn axis(mode: BoundaryMode) -> impl Strategy<Value = (u64, AxisRead)> {
+    let far = prop_oneof![4 => -12i64..12, 1 => -100_000i64..100_000, 1 => Just(i64::MIN / 4), 1 => Just(i64::MAX / 4)];
+    let step = prop_oneof![6 => -3i64..4, 1 => -40i64..40, 1 => Just(1i64)];
+    (0u64..6, 0u64..7, far, step).prop_map(move |(d, n, start, step)| {
+        if mode == BoundaryMode::StrictBounds {
+            if d == 0 {
+                return (0, AxisRead { extent: 0, start: 0, step: 1 });
+            }
+            let start = start.rem_euclid(d as i64);
+            let step = step.clamp(-(d as i64), d as i64);
+            let room = if step > 0 {
+                (d as i64 - 1 - start) / step + 1
+            } else if step < 0 {
+                start / -step + 1
+            } else {
+                i64::MAX
+            };
+            (d, AxisRead { extent: n.min(room as u64), start, step })
+        } else {
+            // Keep start + step·(n−1) within i64 (the frontends guarantee it).
+            let start = start.clamp(i64::MIN / 2, i64::MAX / 2);
+            let n = if d == 0 && mode != BoundaryMode::Fill { 0 } else { n };
+            (d, AxisRead { extent: n, start, step })
+        }
+    })
+}
+
+fn slice_plan() -> impl Strategy<Value = SlicePlan> {
+    let mode = prop::sample::select(BoundaryMode::ALL.to_vec());
+    (mode, prop::sample::select(DTYPES.to_vec()), any::<u128>(), 0usize..7).prop_flat_map(
+        |(mode, dtype, fill, rank)| {
+            prop::collection::vec(axis(mode), rank).prop_map(move |axes| {
+                let fill_bits = if mode != BoundaryMode::Fill {
+                    0
+                } else {
+                    match dtype.layout() {
+                        kerf_ir::dtype::Layout::Bytes(16) => fill,
+                        kerf_ir::dtype::Layout::Bytes(w) => fill & ((1u128 << (8 * w)) - 1),
+                        _ => fill & 15,
+                    }
+                };
+                let mut plan = SlicePlan {
+                    dtype,
+                    input_shape: axes.iter().map(|a| a.0).collect(),
+                    axes: axes.iter().map(|a| a.1).collect(),
+                    mode,
+                    fill_bits,
+                    output_shape: axes.iter().map(|a| a.1.extent).collect(),
+                };
+                // Keep outputs small.
+                while plan.output_len() > 4096 {
+                    let k = plan.axes.iter().enumerate().max_by_key(|a| a.1.extent).unwrap().0;
+                    plan.axes[k].extent /= 2;
+                    plan.output_shape[k] = plan.axes[k].extent;
+                }
+                plan
+            })
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_slice_plans(plan in slice_plan(), seed in any::<u64>()) {
+        check_slice(&plan, seed)?;
+    }
+}
+
+/// Rows wide enough to take the vector, memcpy and threaded paths.
+fn wide_plan() -> impl Strategy<Value = SlicePlan> {
+    let mode = prop::sample::select(BoundaryMode::ALL.to_vec());
+    (
+        mode,
+        prop::sample::select(DTYPES.to_vec()),
+        1u64..5,
+        1u64..700,
+        -40i64..40,
+        prop::sample::select(vec![1i64, -1, 2, -2, 0, 3]),
+        1u64..800,
+    )
+        .prop_map(|(mode, dtype, rows, d, start, step, n)| {
+            let (start, n) = if mode == BoundaryMode::StrictBounds {
+                let start = start.rem_euclid(d as i64);
+                let room = if step > 0 {
+                    (d as i64 - 1 - start) / step + 1
+                } else if step < 0 {
+                    start / -step + 1
+                } else {
+                    n as i64
+                };
+                (start, n.min(room as u64))
+            } else {
+                (start, n)
+            };
+            SlicePlan {
+                dtype,
+                input_shape: vec![rows, d],
+                axes: vec![AxisRead { extent: rows, start: 0, step: 1 }, AxisRead { extent: n, start, step }],
+                mode,
+                fill_bits: if mode == BoundaryMode::Fill { 0x0b } else { 0 },
+                output_shape: vec![rows, n],
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn wide_slice_plans(plan in wide_plan(), seed in any::<u64>()) {
+        check_slice(&plan, seed)?;
+    }
+}
+
+fn fill_plan() -> impl Strategy<Value = FillPlan> {
+    let shape = prop::collection::vec(0u64..9, 0..4);
+    let alpha = prop_oneof![Just(0.0f64), -50.0f64..50.0, (-100i64..100).prop_map(|v| v as f64 * 0.25)];
+    let coef = prop_oneof![
+        (-20i64..20).prop_map(|v| v as f64),
+        -3.0f64..3.0,
+        Just(0.1f64),
+        (-8i64..8).prop_map(|v| v as f64 * 0.125)
+    ];
+    (shape, alpha, prop::collection::vec(coef, 4), 0u8..6, any::<u64>(), -10.0f32..10.0, 0.0f32..5.0).prop_map(
+        |(shape, alpha, coefs, which, seed, a, b)| {
+            let rank = shape.len();
+            let (dtype, kind) = match which {
+                0 => (DType::F32, FillKind::Linspace(Linspace::Float { alpha, beta: coefs[..rank].to_vec() })),
+                1 => (
+                    DType::I32,
+                    FillKind::Linspace(Linspace::Int {
+                        alpha: alpha as i64,
+                        beta: coefs[..rank].iter().map(|&c| c as i64).collect(),
+                    }),
+                ),
+                2 => (
+                    DType::I64,
+                    FillKind::Linspace(Linspace::Int {
+                        alpha: alpha as i64 - (1 << 40),
+                        beta: coefs[..rank].iter().map(|&c| c as i64 * 1000).collect(),
+                    }),
+                ),
+                3 => (DType::F32, FillKind::RandomUniform { alpha: a, beta: a + b + 1e-3, seed }),
+                4 => (
+                    if seed % 2 == 0 { DType::F16 } else { DType::F32 },
+                    FillKind::RandomNormal { alpha: a, beta: b, seed },
+                ),
+                _ => (DType::F16, FillKind::RandomUniform { alpha: a, beta: a + b + 1e-3, seed }),
+            };
+            FillPlan { dtype, shape, kind }
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_fill_plans(plan in fill_plan()) {
+        check_fill(&plan)?;
+    }
+}
+
+#[test]
+fn large_random_fills_match_bit_for_bit() {
+    for (dtype, normal) in [(DType::F32, false), (DType::F32, true), (DType::F16, false), (DType::F16, true)] {
+        let kind = if normal {
+            FillKind::RandomNormal { alpha: 0.5, beta: 3.0, seed: 0xDEAD_BEEF_1234 }
+        } else {
+            FillKind::RandomUniform { alpha: -2.0, beta: 7.0, seed: 99 }
+        };
+        check_fill(&FillPlan { dtype, shape: vec![517, 1031], kind }).unwrap();
+    }
+    // A tiny range: rounding up to beta must be nudged below it.
+    let beta = 1.0f32.next_up();
+    check_fill(&FillPlan {
+        dtype: DType::F32,
+        shape: vec![300_001],
+        kind: FillKind::RandomUniform { alpha: 1.0, beta, seed: 5 },
+    })
+    .unwrap();
+    check_fill(&FillPlan {
+        dtype: DType::F16,
+        shape: vec![100_003],
+        kind: FillKind::RandomUniform { alpha: 60000.0, beta: 65504.0, seed: 5 },
+    })
+    .unwrap();
+    check_fill(&FillPlan {
+        dtype: DType::F16,
+        shape: vec![100_003],
+        kind: FillKind::RandomNormal { alpha: 0.0, beta: 1e-6, seed: 5 },
+    })
+    .unwrap();
+}
+
+#[test]
+fn large_linspaces_match() {
+    for (alpha, beta) in [(0.0, vec![4096.0, 1.0]), (0.5, vec![0.1, 0.3]), (-3.0, vec![-0.25, 2.0])] {
+        check_fill(&FillPlan {
+            dtype: DType::F32,
+            shape: vec![257, 1029],
+            kind: FillKind::Linspace(Linspace::Float { alpha, beta }),
+        })
+        .unwrap();
+    }
+    check_fill(&FillPlan {
+        dtype: DType::I32,
+        shape: vec![300, 1001],
+        kind: FillKind::Linspace(Linspace::Int { alpha: -7, beta: vec![1001, 1] }),
+    })
+    .unwrap();
+}
+
+// ----- through requests and the frontends -----------------------------------------------
+
+fn i64s(v: &[i64]) -> Tensor {
+    Tensor::from_i64s(v)
+}
+
+fn check_request(request: &Request, seed: u64) -> Result<(), TestCaseError> {
+    let plan = match kerf_ir::lower(request) {
+        Ok(p) => p,
+        Err(_) => return Ok(()), // invalid requests are the frontends' business
+    };
+    match &plan {
+        Plan::Slice(p) => {
+            check_slice(p, seed)?;
+            let input = bytes_of(p.dtype, p.input_len(), seed);
+            let k = jit().compile(request).unwrap();
+            let want = expected(&plan, Some((p, &input)));
+            prop_assert_eq!(run(&k, &plan, Some(&input), want.len()), want);
+        }
+        Plan::Fill(p) => check_fill(p)?,
+    }
+    Ok(())
+}
+
+fn trt_slice_request() -> impl Strategy<Value = (Request, u64)> {
+    let dtype = prop::sample::select(vec![
+        DType::Bool,
+        DType::I4,
+        DType::I8,
+        DType::I32,
+        DType::F16,
+        DType::F32,
+        DType::F8E4M3FN,
+    ]);
+    let mode = prop::sample::select(vec!["strict_bounds", "wrap", "clamp", "fill", "reflect"]);
+    (dtype, mode, prop::collection::vec((1u64..6, -8i64..8, 0i64..7, -3i64..4), 0..5), any::<bool>(), any::<u64>())
+        .prop_map(|(dtype, mode, axes, runtime, seed)| {
+            let shape: Vec<u64> = axes.iter().map(|a| a.0).collect();
+            let start: Vec<i64> = axes.iter().map(|a| a.1).collect();
+            let size: Vec<i64> = axes.iter().map(|a| a.2).collect();
+            let stride: Vec<i64> = axes.iter().map(|a| a.3).collect();
+            let mut r = Request::new("tensorrt.slice").input_meta("input", dtype, &shape).attr("mode", mode);
+            if runtime {
+                r = r.input("start", i64s(&start)).input("size", i64s(&size)).input("stride", i64s(&stride));
+            } else {
+                r = r.attr("start", start).attr("size", size).attr("stride", stride);
+            }
+            (r, seed)
+        })
+}
+
+fn onnx_slice_request() -> impl Strategy<Value = (Request, u64)> {
+    let dtype = prop::sample::select(vec![DType::U8, DType::I16, DType::F32, DType::F64, DType::C128, DType::Bool]);
+    (
+        dtype,
+        prop::collection::vec((0u64..7, -9i64..9, -9i64..9, prop::sample::select(vec![1i64, -1, 2, -2, 3])), 1..5),
+        any::<u64>(),
+    )
+        .prop_map(|(dtype, axes, seed)| {
+            let shape: Vec<u64> = axes.iter().map(|a| a.0).collect();
+            let r = Request::new("onnx.slice")
+                .input_meta("data", dtype, &shape)
+                .input("starts", i64s(&axes.iter().map(|a| a.1).collect::<Vec<_>>()))
+                .input("ends", i64s(&axes.iter().map(|a| a.2).collect::<Vec<_>>()))
+                .input("steps", i64s(&axes.iter().map(|a| a.3).collect::<Vec<_>>()));
+            (r, seed)
+        })
+}
+
+fn openvino_request() -> impl Strategy<Value = (Request, u64)> {
+    let mask = || prop::collection::vec(0i64..2, 0..5);
+    (
+        prop::collection::vec(1u64..5, 1..5),
+        prop::collection::vec((-6i64..6, -6i64..6, prop::sample::select(vec![1i64, -1, 2, -2])), 1..5),
+        mask(),
+        mask(),
+        mask(),
+        mask(),
+        any::<u64>(),
+    )
+        .prop_map(|(shape, entries, bm, em, nm, sm, seed)| {
+            let r = Request::new("openvino.strided_slice")
+                .input_meta("data", DType::F32, &shape)
+                .input("begin", i64s(&entries.iter().map(|e| e.0).collect::<Vec<_>>()))
+                .input("end", i64s(&entries.iter().map(|e| e.1).collect::<Vec<_>>()))
+                .input("stride", i64s(&entries.iter().map(|e| e.2).collect::<Vec<_>>()))
+                .attr("begin_mask", bm)
+                .attr("end_mask", em)
+                .attr("new_axis_mask", nm)
+                .attr("shrink_axis_mask", sm);
+            (r, seed)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn tensorrt_slice_requests((r, seed) in trt_slice_request()) {
+        check_request(&r, seed)?;
+    }
+
+    #[test]
+    fn onnx_slice_requests((r, seed) in onnx_slice_request()) {
+        check_request(&r, seed)?;
+    }
+
+    #[test]
+    fn openvino_strided_slice_requests((r, seed) in openvino_request()) {
+        check_request(&r, seed)?;
+    }
+}
+
+#[test]
+fn one_dynamic_kernel_runs_many_shapes() {
+    let first = SlicePlan {
+        dtype: DType::F32,
+        input_shape: vec![4, 5],
+        axes: vec![AxisRead { extent: 6, start: -1, step: 1 }, AxisRead { extent: 7, start: -2, step: 1 }],
+        mode: BoundaryMode::Reflect,
+        fill_bits: 0,
+        output_shape: vec![6, 7],
+    };
+    let k = jit().compile_dynamic_plan(&Plan::Slice(first)).unwrap();
+    let clif = k.clif().to_string();
+    for (d0, d1, n0, n1, s0, s1) in
+        [(3u64, 9u64, 10u64, 2u64, -7i64, 4i64), (1, 1, 3, 3, 0, -1), (9, 2, 0, 5, 3, 3), (5, 5, 12, 40, -20, -3)]
+    {
+        let p = SlicePlan {
+            dtype: DType::F32,
+            input_shape: vec![d0, d1],
+            axes: vec![AxisRead { extent: n0, start: s0, step: 1 }, AxisRead { extent: n1, start: s1, step: -1 }],
+            mode: BoundaryMode::Reflect,
+            fill_bits: 0,
+            output_shape: vec![n0, n1],
+        };
+        let input = bytes_of(DType::F32, p.input_len(), 3);
+        let want = expected(&Plan::Slice(p.clone()), Some((&p, &input)));
+        let mut out = vec![0u8; want.len()];
+        k.run_slice_plan(&p, &input, &mut out).unwrap();
+        assert_eq!(out, want);
+    }
+    // Same code: no recompilation.
+    assert_eq!(k.clif(), clif);
+    // Another mode is refused.
+    let other = SlicePlan {
+        dtype: DType::F32,
+        input_shape: vec![2, 2],
+        axes: vec![AxisRead { extent: 2, start: 0, step: 1 }, AxisRead { extent: 2, start: 0, step: 1 }],
+        mode: BoundaryMode::Wrap,
+        fill_bits: 0,
+        output_shape: vec![2, 2],
+    };
+    let mut out = vec![0u8; 16];
+    assert!(k.run_slice_plan(&other, &[0u8; 16], &mut out).is_err());
+}
+
+#[test]
+fn checks_happen_before_machine_code() {
+    let p = SlicePlan {
+        dtype: DType::U8,
+        input_shape: vec![4],
+        axes: vec![AxisRead { extent: 3, start: 2, step: 1 }],
+        mode: BoundaryMode::StrictBounds,
+        fill_bits: 0,
+        output_shape: vec![3],
+    };
+    // A strict plan reading past the input is refused at compile time...
+    assert!(jit().compile_plan(&Plan::Slice(p.clone())).is_err());
+    // ...and per call by a dynamic kernel.
+    let ok = SlicePlan { axes: vec![AxisRead { extent: 2, start: 2, step: 1 }], output_shape: vec![2], ..p.clone() };
+    let k = jit().compile_dynamic_plan(&Plan::Slice(ok.clone())).unwrap();
+    let mut out = [0u8; 3];
+    assert!(k.run_slice_plan(&p, &[1, 2, 3, 4], &mut out).is_err());
+    // Wrong buffer lengths.
+    let mut out2 = [0u8; 2];
+    assert!(k.run_slice_plan(&ok, &[1, 2, 3], &mut out2).is_err());
+    let mut out3 = [0u8; 3];
+    assert!(k.run_bytes(Some(&[1, 2, 3, 4]), &mut out3).is_err());
+    k.run_bytes(Some(&[1, 2, 3, 4]), &mut out2).unwrap();
+    assert_eq!(out2, [3, 4]);
+}
+
+#[test]
+fn strings_are_refused_with_a_clear_error() {
+    let r = Request::new("onnx.slice")
+        .input("data", Tensor::from_strings(&[2], vec!["a".into(), "b".into()]).unwrap())
+        .input("starts", i64s(&[0]))
+        .input("ends", i64s(&[1]));
+    let e = jit().compile(&r).unwrap_err().to_string();
+    assert!(e.contains("string"), "{e}");
+}
+
+#[test]
+fn the_cache_compiles_once_and_evicts() {
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 4 }).unwrap();
+    let plan = |n: u64| {
+        Plan::Slice(SlicePlan {
+            dtype: DType::F32,
+            input_shape: vec![16],
+            axes: vec![AxisRead { extent: n, start: 0, step: 1 }],
+            mode: BoundaryMode::StrictBounds,
+            fill_bits: 0,
+            output_shape: vec![n],
+        })
+    };
+    let kernels: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..8).map(|_| s.spawn(|| jit.compile_plan(&plan(5)).unwrap())).collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for k in &kernels {
+        assert!(Arc::ptr_eq(k, &kernels[0]), "one plan compiles once");
+    }
+    for n in 6..12 {
+        jit.compile_plan(&plan(n)).unwrap();
+    }
+    assert_eq!(jit.cached().0, 4);
+    // The evicted kernel still runs: its code lives while it is referenced.
+    let input: Vec<u8> = (0..64).collect();
+    let mut out = vec![0u8; 20];
+    kernels[0].run_bytes(Some(&input), &mut out).unwrap();
+    assert_eq!(out, input[..20]);
+    assert!(!Arc::ptr_eq(&jit.compile_plan(&plan(5)).unwrap(), &kernels[0]));
+}
