@@ -26,7 +26,7 @@ fn kerf_bin() -> &'static Path {
             .lines()
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
             .filter_map(|v| v.get("executable").and_then(|e| e.as_str()).map(PathBuf::from))
-            .last()
+            .next_back()
             .expect("cargo reports the kerf executable")
     })
 }
