@@ -370,25 +370,69 @@ fn every_dtype_round_trips_through_kerf_run() {
 // ------------------------------------------------------------------ clif and expand
 
 #[test]
-fn clif_and_expand() {
-    let req = conformance("trt_slice_seed_example").join("request.toml");
-    let req = req.to_str().unwrap();
-    let out = kerf().args(["clif", req]).output().unwrap();
-    if out.status.success() {
-        let text = stdout(&out);
-        assert!(text.contains("function"), "{text}");
-    } else {
-        // Until the JIT is linked into the CLI it says so, cleanly.
-        fails(&["clif", req], &["JIT"]);
-    }
+fn clif_prints_the_kernels_ir() {
+    // The data input may be given by dtype and shape alone: IR needs no values.
+    let s = Scratch::new();
+    let req = s.write(
+        "req.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 0]\nsize = [2, 2]\nstride = [1, 1]\nmode = \"wrap\"\n\
+         [inputs]\ninput = { dtype = \"f32\", shape = [3, 3] }\n",
+    );
+    let out = kerf().args(["clif", &req]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("function %kerf_slice_wrap_f32"), "{text}");
+    assert!(text.trim_end().ends_with('}'), "{text}");
+    let out = kerf().args(["clif", "--dynamic", &req]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("_dyn("), "{}", stdout(&out));
     fails(&["clif", "no_such_request.toml"], &["no_such_request.toml"]);
-    let out = kerf().args(["expand", req]).output().unwrap();
-    if out.status.success() {
-        assert!(stdout(&out).contains("fn "), "{}", stdout(&out));
-    } else {
-        fails(&["expand", req], &["not available", "kerf-codegen"]);
-    }
+    // A request the frontend refuses: the error names the file and the rule.
+    let bad = s.write(
+        "bad.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [5]\nsize = [2]\nstride = [1]\n\
+         [inputs]\ninput = { dtype = \"f32\", shape = [3] }\n",
+    );
+    fails(&["clif", &bad], &["bad.toml", "strict_bounds"]);
+}
+
+#[test]
+fn expand_prints_the_derived_rust() {
+    let s = Scratch::new();
+    let req = s.write(
+        "w6_slice.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 0]\nsize = [2, 2]\nstride = [1, 1]\n\
+         [inputs]\ninput = { dtype = \"f32\", shape = [3, 3] }\n",
+    );
+    let out = kerf().args(["expand", &req]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("pub struct W6Slice;"), "{text}");
+    assert!(text.contains("impl ::kerf::Kernel for W6Slice"), "{text}");
+    let out = kerf().args(["expand", &req, "--name", "MySlice"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("pub struct MySlice;"));
+    fails(&["expand", &req, "--name", "not an ident"], &["not an ident"]);
     fails(&["expand", "no_such_request.toml"], &["no_such_request.toml"]);
+    let bad = s.write("bad.toml", "op = \"tensorrt.slice\"\n[attributes]\nmode = \"wrap\"\n");
+    fails(&["expand", &bad], &["bad.toml"]);
+}
+
+#[test]
+fn run_on_every_backend_and_the_dynamic_kernel() {
+    let case = conformance("onnx_slice_0000");
+    let want = kerf::npy::read(&case.join("expected.npy")).unwrap();
+    let req = case.join("request.toml");
+    let s = Scratch::new();
+    for args in [&[][..], &["--backend", "jit"][..], &["--dynamic"][..], &["--backend", "reference"][..]] {
+        let out = s.path("out.npy");
+        let mut cmd = kerf();
+        cmd.args(["run", req.to_str().unwrap(), "-o", out.to_str().unwrap()]).args(args);
+        let res = cmd.output().unwrap();
+        assert!(res.status.success(), "{args:?}: {}", stderr(&res));
+        assert_eq!(kerf::npy::read(&out).unwrap(), want, "{args:?}");
+        std::fs::remove_file(&out).unwrap();
+    }
 }
 
 // ----------------------------------------------------------------------------- bench
@@ -421,10 +465,27 @@ fn bench_json_reports_every_field() {
         let ratio = v["median_ns"].as_f64().unwrap() / v["baseline_median_ns"].as_f64().unwrap();
         assert!((ratio - v["ratio"].as_f64().unwrap()).abs() < 1e-9 * ratio.max(1.0));
     }
-    // Human-readable form.
+    // The dynamic kernel, two threads, the reference, and the human-readable form.
+    for args in [&["--dynamic"][..], &["--threads", "2"][..], &["--backend", "reference"][..]] {
+        let out = kerf().args(["bench", &slice, "--json", "--iters", "2"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert!(v["median_ns"].as_f64().is_some(), "{args:?}: {v}");
+        let threads = if args.contains(&"2") { 2 } else { 1 };
+        assert_eq!(v["threads"], threads, "{args:?}: {v}");
+        assert_eq!(v["cache_hit_ns"].is_null(), args.contains(&"reference"), "{args:?}: {v}");
+    }
     let out = kerf().args(["bench", &slice, "--iters", "2"]).output().unwrap();
     assert!(out.status.success());
     assert!(stdout(&out).contains("memcpy"));
+    // A string slice cannot be benchmarked; --threads needs the JIT.
+    let strings = s.write(
+        "strings.toml",
+        "op = \"onnx.slice\"\n[inputs]\ndata = { dtype = \"string\", shape = [2], values = [\"a\", \"b\"] }\n\
+         starts = [0]\nends = [1]\n",
+    );
+    fails(&["bench", &strings], &["strings.toml", "string"]);
+    fails(&["bench", &slice, "--backend", "reference", "--threads", "2"], &["--threads"]);
     // Errors.
     fails(&["bench", &s.s("missing.toml")], &["missing.toml"]);
     let out = kerf().args(["bench", &slice, "--iters", "0"]).output().unwrap();

@@ -19,12 +19,25 @@ include!(concat!(env!("OUT_DIR"), "/conformance_suite.rs"));
 pub enum Backend {
     /// `kerf_ir::lower` + `kerf_ir::reference::evaluate`: the oracle.
     Reference,
+    /// The Cranelift JIT, a static kernel per plan (every number baked in).
+    JitStatic,
+    /// The Cranelift JIT, a dynamic kernel per op, mode, dtype and rank: the cases share
+    /// one JIT, so most of them run on a kernel compiled for another case's plan.
+    JitDynamic,
+}
+
+/// One JIT for the whole suite, as an application would keep one.
+fn jit() -> &'static kerf::Jit {
+    static JIT: std::sync::OnceLock<kerf::Jit> = std::sync::OnceLock::new();
+    JIT.get_or_init(kerf::Jit::default)
 }
 
 impl Backend {
     fn run(self, request: &Request) -> Result<Tensor, kerf::Error> {
         match self {
             Backend::Reference => kerf::run_reference(request),
+            Backend::JitStatic => kerf::run_jit(jit(), request, false),
+            Backend::JitDynamic => kerf::run_jit(jit(), request, true),
         }
     }
 }
@@ -178,4 +191,14 @@ fn the_suite_has_every_case() {
 mod reference {
     use super::Backend;
     conformance_suite!(Backend::Reference);
+}
+
+mod jit_static {
+    use super::Backend;
+    conformance_suite!(Backend::JitStatic);
+}
+
+mod jit_dynamic {
+    use super::Backend;
+    conformance_suite!(Backend::JitDynamic);
 }

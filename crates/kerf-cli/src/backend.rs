@@ -2,22 +2,23 @@
 
 use crate::CliError;
 use kerf::request_file::RequestFile;
-use kerf::{Kernel, Request, Tensor};
+use kerf::{DType, Jit, JitSettings, Kernel, Plan, Request, Tensor};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// Which backend runs a kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Backend {
-    /// Cranelift JIT: compiled machine code
+    /// Cranelift JIT: machine code specialized for the request
     Jit,
     /// The reference interpreter: element by element, the oracle
     Reference,
 }
 
 impl Backend {
-    /// The default backend: the JIT where this build has it.
+    /// The default backend.
     pub fn default_kind() -> Backend {
-        if jit_available() { Backend::Jit } else { Backend::Reference }
+        Backend::Jit
     }
     pub fn name(self) -> &'static str {
         match self {
@@ -27,39 +28,22 @@ impl Backend {
     }
 }
 
-/// Whether this build includes the JIT backend.
-pub fn jit_available() -> bool {
-    false
-}
-
-fn no_jit() -> CliError {
-    CliError(
-        "the JIT backend is not available in this build (crates/kerf-jit is not linked yet); \
-         use --backend reference"
-            .into(),
-    )
-}
-
-fn check_dynamic(backend: Backend, dynamic: bool) -> Result<(), CliError> {
-    if dynamic && backend != Backend::Jit {
-        return Err(CliError("--dynamic compiles a JIT kernel; it needs --backend jit".into()));
-    }
-    Ok(())
-}
-
-/// Run a request on a backend (not tied to a file: for examples too).
-pub fn run_request(request: &Request, backend: Backend, dynamic: bool) -> Result<Tensor, RunError> {
-    check_dynamic(backend, dynamic).map_err(RunError::Cli)?;
-    match backend {
-        Backend::Reference => kerf::run_reference(request).map_err(RunError::Kerf),
-        Backend::Jit => Err(RunError::Cli(no_jit())),
-    }
+/// The process's JIT (one thread), shared by every run.
+pub fn jit() -> Result<&'static Jit, RunError> {
+    static JIT: OnceLock<Result<Jit, kerf::Error>> = OnceLock::new();
+    JIT.get_or_init(|| Jit::new(JitSettings::default())).as_ref().map_err(|e| RunError::Kerf(e.clone()))
 }
 
 /// Why a run failed: a lowering/running error of kerf, or a CLI-level problem.
 pub enum RunError {
     Kerf(kerf::Error),
     Cli(CliError),
+}
+
+impl From<kerf::Error> for RunError {
+    fn from(e: kerf::Error) -> Self {
+        RunError::Kerf(e)
+    }
 }
 
 impl std::fmt::Display for RunError {
@@ -71,8 +55,34 @@ impl std::fmt::Display for RunError {
     }
 }
 
+fn check_dynamic(backend: Backend, dynamic: bool) -> Result<(), RunError> {
+    if dynamic && backend != Backend::Jit {
+        return Err(RunError::Cli(CliError("--dynamic compiles a JIT kernel; it needs --backend jit".into())));
+    }
+    Ok(())
+}
+
+/// Whether a request moves strings, which are not plain memory: the JIT moves bytes, so
+/// string slices run on the reference interpreter.
+pub fn moves_strings(request: &Request) -> bool {
+    kerf::lower(request).is_ok_and(|p| p.dtype() == DType::String)
+}
+
+/// Run a request on a backend (not tied to a file: for examples too).
+pub fn run_request(request: &Request, backend: Backend, dynamic: bool) -> Result<Tensor, RunError> {
+    check_dynamic(backend, dynamic)?;
+    match backend {
+        Backend::Reference => Ok(kerf::run_reference(request)?),
+        Backend::Jit if moves_strings(request) => Ok(kerf::run_reference(request)?),
+        Backend::Jit => Ok(kerf::run_jit(jit()?, request, dynamic)?),
+    }
+}
+
 /// Run a request file on a backend; errors name the file (and the entry's line).
 pub fn run(file: &RequestFile, backend: Backend, dynamic: bool) -> Result<Tensor, CliError> {
+    if backend == Backend::Jit && moves_strings(&file.request) {
+        eprintln!("note: string tensors are not plain memory; the reference interpreter moves them");
+    }
     run_request(&file.request, backend, dynamic).map_err(|e| in_file(file, e))
 }
 
@@ -83,24 +93,33 @@ pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
     }
 }
 
-/// The Cranelift IR of a request's kernel.
+/// Compile a request's kernel on the process's JIT.
+pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKernel>, RunError> {
+    let jit = jit()?;
+    Ok(if dynamic { jit.compile_dynamic(request)? } else { jit.compile(request)? })
+}
+
+/// The Cranelift IR of a request's kernel (its data input may be given by dtype and shape).
 pub fn clif(file: &RequestFile, dynamic: bool) -> Result<String, CliError> {
-    let _ = (file, dynamic);
-    Err(no_jit())
+    let kernel = compile_jit(&file.request, dynamic).map_err(|e| in_file(file, e))?;
+    Ok(kernel.clif().to_string())
 }
 
 /// A compiled kernel with what compiling it cost.
 pub struct Compiled {
-    pub kernel: Box<dyn Kernel>,
-    /// A compile with nothing cached, in µs.
+    pub kernel: Arc<dyn Kernel>,
+    /// Plan → kernel with nothing cached, in µs (the median of a few fresh JITs).
     pub compile_us: f64,
-    /// A compile answered by the kernel cache, in ns; `None` for backends without a cache.
+    /// Plan → kernel answered by the kernel cache, in ns; `None` for the reference.
     pub cache_hit_ns: Option<f64>,
+    /// Threads the kernel may use.
+    pub threads: u32,
 }
 
 /// Compile a request for benchmarking (the data input may be given by dtype and shape).
 pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32) -> Result<Compiled, CliError> {
-    check_dynamic(backend, dynamic).map_err(|e| in_file(file, RunError::Cli(e)))?;
+    let err = |e: RunError| in_file(file, e);
+    check_dynamic(backend, dynamic).map_err(err)?;
     // Parse the embedded specs before timing: that is start-up, not compilation.
     let _ = kerf::op_spec(&file.request.op);
     match backend {
@@ -111,10 +130,60 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
                 ));
             }
             let t = Instant::now();
-            let kernel = kerf::ReferenceKernel::new(&file.request).map_err(|e| in_file(file, RunError::Kerf(e)))?;
+            let kernel = kerf::ReferenceKernel::new(&file.request).map_err(|e| err(e.into()))?;
             let compile_us = t.elapsed().as_secs_f64() * 1e6;
-            Ok(Compiled { kernel: Box::new(kernel), compile_us, cache_hit_ns: None })
+            Ok(Compiled { kernel: Arc::new(kernel), compile_us, cache_hit_ns: None, threads: 1 })
         }
-        Backend::Jit => Err(no_jit()),
+        Backend::Jit => {
+            let plan = kerf::lower(&file.request).map_err(|e| err(e.into()))?;
+            if plan.dtype() == DType::String {
+                return Err(CliError(format!(
+                    "{}: string tensors are not plain memory; the JIT (and kerf bench) move bytes only",
+                    file.path.display()
+                )));
+            }
+            let settings = JitSettings { threads: threads as usize, ..JitSettings::default() };
+            let new_jit = || Jit::new(settings.clone()).map_err(|e| err(e.into()));
+            let build = |jit: &Jit, plan: &Plan| {
+                if dynamic { jit.compile_dynamic_plan(plan) } else { jit.compile_plan(plan) }
+            };
+            // Compile time: plan → machine code on fresh JITs (the first one also warms
+            // up Cranelift's own lazy state, so it is left out of the median).
+            let mut times = Vec::new();
+            for i in 0..6 {
+                let jit = new_jit()?;
+                let t = Instant::now();
+                let k = build(&jit, &plan).map_err(|e| err(e.into()))?;
+                let us = t.elapsed().as_secs_f64() * 1e6;
+                drop(k);
+                if i > 0 {
+                    times.push(us);
+                }
+            }
+            let compile_us = median(&mut times);
+            // Cache hit: the same plan again on a JIT that has it.
+            let jit = new_jit()?;
+            let kernel = build(&jit, &plan).map_err(|e| err(e.into()))?;
+            let reps = 1000;
+            let mut hits = Vec::new();
+            for _ in 0..11 {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    std::hint::black_box(build(&jit, std::hint::black_box(&plan)).ok());
+                }
+                hits.push(t.elapsed().as_nanos() as f64 / reps as f64);
+            }
+            let cache_hit_ns = Some(median(&mut hits));
+            Ok(Compiled { kernel, compile_us, cache_hit_ns, threads })
+        }
     }
+}
+
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }

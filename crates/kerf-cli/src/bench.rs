@@ -90,16 +90,17 @@ pub fn bench(
             "ratio": if ratio.is_finite() { serde_json::json!(ratio) } else { serde_json::Value::Null },
             "compile_us": compiled.compile_us,
             "cache_hit_ns": compiled.cache_hit_ns,
-            "threads": threads,
+            "threads": compiled.threads,
             "bytes": out_bytes,
         });
         println!("{obj}");
     } else {
         let kind = if dynamic { "dynamic" } else { "static" };
         println!(
-            "{} on {} ({kind}), {out_bytes} output bytes, {threads} thread(s), median of {iters} samples:",
+            "{} on {} ({kind}), {out_bytes} output bytes, {} thread(s), median of {iters} samples:",
             file.request.op,
-            backend.name()
+            backend.name(),
+            compiled.threads
         );
         println!("  kernel    {:>14.1} ns", median_ns);
         println!("  {baseline:<9} {:>14.1} ns", baseline_median_ns);
@@ -139,7 +140,7 @@ fn measure_pair(iters: u32, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f
         sf.push(sample(&mut f, reps_f));
         sg.push(sample(&mut g, reps_g));
     }
-    (median(&mut sf), median(&mut sg))
+    (backend::median(&mut sf), backend::median(&mut sg))
 }
 
 /// How many calls one sample makes (and a warm-up).
@@ -158,10 +159,4 @@ fn sample(f: &mut impl FnMut(), reps: u32) -> f64 {
         f();
     }
     t.elapsed().as_nanos() as f64 / reps as f64
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }

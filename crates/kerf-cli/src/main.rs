@@ -57,7 +57,7 @@ enum Command {
         /// The op id, e.g. tensorrt.slice (see `kerf ops`)
         id: String,
     },
-    /// Print the Cranelift IR of a request's kernel
+    /// Print the Cranelift IR of a request's JIT kernel
     Clif {
         /// The request file (TOML); the data input may be given as { dtype, shape }
         request: PathBuf,
@@ -67,18 +67,23 @@ enum Command {
     },
     /// Print the Rust the derive macro generates for a request
     Expand {
-        /// The request file (TOML)
+        /// The request file (TOML); the data input may be given as { dtype, shape }
         request: PathBuf,
+        /// The name of the generated struct (default: the request file's name in CamelCase)
+        #[arg(long)]
+        name: Option<String>,
     },
     /// Time a request's kernel against memcpy (slices) or memset (fills) of its output
     Bench {
         /// The request file (TOML); inputs may be given as { dtype, shape } alone
         request: PathBuf,
-        /// Print one JSON object: median_ns, baseline, baseline_median_ns, ratio,
-        /// compile_us, cache_hit_ns, threads, bytes
+        /// Print one JSON object: median_ns, baseline ("memcpy" or "memset"),
+        /// baseline_median_ns, ratio (median_ns / baseline_median_ns), compile_us (plan →
+        /// machine code, nothing cached), cache_hit_ns (the same plan from the kernel
+        /// cache; null for the reference), threads, bytes (of the output)
         #[arg(long)]
         json: bool,
-        /// Threads the kernel may use
+        /// Threads the kernel may use (JIT: a large call splits its outermost loop)
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
         /// Timed samples of the kernel and of the baseline (the median is reported)
@@ -173,19 +178,32 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             print!("{text}");
             Ok(())
         }
-        Command::Expand { request } => {
-            let _file = kerf::request_file::load(&request)?;
-            Err(CliError(
-                "`kerf expand` is not available yet: it needs the derive backend's code generator \
-                 (crates/kerf-codegen), which this build does not include"
-                    .into(),
-            ))
+        Command::Expand { request, name } => {
+            let file = kerf::request_file::load(&request)?;
+            let name = name.unwrap_or_else(|| struct_name(&request));
+            let text = kerf_codegen::expand_request(&file.request, &name).map_err(|e| file.describe_error(&e))?;
+            print!("{text}");
+            Ok(())
         }
         Command::Bench { request, json, threads, iters, backend, dynamic } => {
             bench::bench(&request, json, threads, iters, backend, dynamic)
         }
         Command::Demo { op, brief } => demo::demo(op.as_deref(), brief),
     }
+}
+
+/// `w6_slice.toml` → `W6Slice`; `Derived` when the name makes no identifier.
+fn struct_name(request: &Path) -> String {
+    let stem = request.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name: String = stem
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect();
+    if name.starts_with(|c: char| c.is_ascii_alphabetic()) { name } else { "Derived".into() }
 }
 
 fn run(request: &Path, output: Option<&Path>, backend: Backend, dynamic: bool) -> Result<(), CliError> {

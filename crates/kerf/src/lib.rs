@@ -2,24 +2,32 @@
 //! fill — into loops specialized for one shape, stride, mode and dtype.
 //!
 //! This crate is the facade users depend on. It re-exports the core ([`Request`],
-//! [`lower`] to a [`Plan`], the [`reference`] interpreter, the [`Kernel`] trait) and adds
-//! file formats: [`npy`] for arrays and [`request_file`] for request TOML; with the
-//! `ndarray` feature, conversions between `ndarray` arrays and [`Tensor`]s.
+//! [`lower`] to a [`Plan`], the [`reference`] interpreter, the [`Kernel`] trait) and the
+//! Cranelift JIT ([`Jit`], [`JitKernel`]), and adds file formats: [`npy`] for arrays and
+//! [`request_file`] for request TOML; with the `ndarray` feature, conversions between
+//! `ndarray` arrays and [`Tensor`]s.
 //!
 //! ```
-//! use kerf::{DType, Request, Tensor};
+//! use kerf::{DType, Jit, Kernel, Request, Tensor};
 //!
-//! // The top-left 2x2 of a 3x3 arange, by the reference interpreter.
-//! let bytes: Vec<u8> = (0..9).flat_map(|v: i32| v.to_le_bytes()).collect();
-//! let input = Tensor::from_bytes(DType::I32, &[3, 3], &bytes).unwrap();
+//! // The top-left 2x2 of a 3x3 arange: compile once, run on caller-owned buffers.
+//! let jit = Jit::default();
 //! let request = Request::new("tensorrt.slice")
+//!     .input_meta("input", DType::I32, &[3, 3])
 //!     .attr("start", [0, 0])
 //!     .attr("size", [2, 2])
-//!     .attr("stride", [1, 1])
-//!     .input("input", input);
+//!     .attr("stride", [1, 1]);
+//! let kernel = jit.compile(&request).unwrap();
+//! let input: Vec<u8> = (0..9).flat_map(|v: i32| v.to_le_bytes()).collect();
+//! let mut output = [0u8; 16];
+//! kernel.run_bytes(Some(&input), &mut output).unwrap(); // no allocation
+//! assert_eq!(output.chunks(4).map(|b| b[0]).collect::<Vec<_>>(), [0, 1, 3, 4]);
+//!
+//! // The same through the reference interpreter, on a tensor with values.
+//! let request = request.input("input", Tensor::from_bytes(DType::I32, &[3, 3], &input).unwrap());
 //! let out = kerf::run_reference(&request).unwrap();
-//! assert_eq!(out.shape(), &[2, 2]);
 //! assert_eq!(kerf::display::format_values(&out), "[[0, 1],\n [3, 4]]");
+//! assert_eq!(kerf::run_jit(&jit, &request, false).unwrap(), out);
 //! ```
 
 pub mod display;
@@ -41,6 +49,7 @@ pub use kerf_ir::{
     AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
     SlicePlan, Tensor, TensorView, lower, reference,
 };
+pub use kerf_jit::{Jit, JitKernel, JitSettings};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerf_spec as spec;
 pub use num_complex;
@@ -80,6 +89,18 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
         Plan::Fill(_) => None,
     };
     reference::evaluate(&plan, data.map(Tensor::view))
+}
+
+/// Compile a request with the JIT (the static kernel, or with `dynamic` the kernel
+/// specialized on op, mode, dtype and rank only) and run it on the request's data input.
+/// String tensors are not plain memory: the JIT refuses them (use [`run_reference`]).
+pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Error> {
+    let kernel = if dynamic { jit.compile_dynamic(request)? } else { jit.compile(request)? };
+    let data = match kernel.plan() {
+        Plan::Slice(_) => data_input(request)?,
+        Plan::Fill(_) => None,
+    };
+    kernel.run_tensor(data.map(Tensor::view))
 }
 
 /// The reference interpreter behind the [`Kernel`] trait, so it can stand wherever a
