@@ -139,11 +139,11 @@ impl LoopNest {
             match &dim.indexing {
                 Indexing::Segments(segs) => {
                     for s in segs {
-                        if let Segment::Affine { len, offset, stride } = *s {
-                            if len > 0 {
-                                let last = offset as i128 + stride as i128 * (len as i128 - 1);
-                                widen(offset as i128, last);
-                            }
+                        if let Segment::Affine { len, offset, stride } = *s
+                            && len > 0
+                        {
+                            let last = offset as i128 + stride as i128 * (len as i128 - 1);
+                            widen(offset as i128, last);
                         }
                     }
                 }
@@ -191,10 +191,10 @@ impl LoopNest {
         if inner != self.output_len {
             return bad(format!("extents cover {inner} elements, output has {}", self.output_len));
         }
-        if let Some((lo, hi)) = self.input_offset_range() {
-            if lo < 0 || hi >= self.input_len as i128 {
-                return bad(format!("reads offsets {lo}..={hi} outside the input's {} elements", self.input_len));
-            }
+        if let Some((lo, hi)) = self.input_offset_range()
+            && (lo < 0 || hi >= self.input_len as i128)
+        {
+            return bad(format!("reads offsets {lo}..={hi} outside the input's {} elements", self.input_len));
         }
         Ok(())
     }
@@ -332,10 +332,10 @@ fn axis_segments(mode: BoundaryMode, a: i128, s: i128, n: u64, d: i128) -> Optio
     // Length-1 segments have stride 0; merge segments that continue each other.
     let mut merged: Vec<CoordSeg> = Vec::with_capacity(out.len());
     for mut seg in out {
-        if seg.len == 1 {
-            if let Some((z0, _)) = seg.z {
-                seg.z = Some((z0, 0));
-            }
+        if seg.len == 1
+            && let Some((z0, _)) = seg.z
+        {
+            seg.z = Some((z0, 0));
         }
         if let Some(prev) = merged.last_mut() {
             match (prev.z, seg.z) {
@@ -390,7 +390,7 @@ fn region(mode: BoundaryMode, x: i128, s: i128, d: i128) -> (i128, i128, i128, i
             let descending = (kp + d - 1, kp + p, kp + p, -1);
             if s >= 0 {
                 if c < d - 1 { ascending } else { descending }
-            } else if c > 0 && c <= d - 1 {
+            } else if c > 0 && c < d {
                 ascending
             } else if c == 0 {
                 (kp - p + d - 1, kp, kp, -1)
@@ -402,11 +402,7 @@ fn region(mode: BoundaryMode, x: i128, s: i128, d: i128) -> (i128, i128, i128, i
 }
 
 fn to_i64(v: i128, what: &str) -> Result<i64, Error> {
-    i64::try_from(v).map_err(|_| Error::Overflow {
-        op: "schedule".into(),
-        what: what.into(),
-        value: v.to_string(),
-    })
+    i64::try_from(v).map_err(|_| Error::Overflow { op: "schedule".into(), what: what.into(), value: v.to_string() })
 }
 
 /// An axis while the nest is built.
@@ -466,16 +462,12 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
         });
     }
     let core = plan.core_shape();
-    let output_len = crate::tensor::volume(&core).ok_or_else(|| Error::TooLarge {
-        what: format!("an output of shape {core:?}"),
-    })?;
-    let input_len = crate::tensor::volume(&plan.input_shape).ok_or_else(|| Error::TooLarge {
-        what: format!("an input of shape {:?}", plan.input_shape),
-    })?;
+    let output_len =
+        crate::tensor::volume(&core).ok_or_else(|| Error::TooLarge { what: format!("an output of shape {core:?}") })?;
+    let input_len = crate::tensor::volume(&plan.input_shape)
+        .ok_or_else(|| Error::TooLarge { what: format!("an input of shape {:?}", plan.input_shape) })?;
     if input_len > i64::MAX as u64 || output_len > i64::MAX as u64 {
-        return Err(Error::TooLarge {
-            what: "a slice of more than 2^63 elements".into(),
-        });
+        return Err(Error::TooLarge { what: "a slice of more than 2^63 elements".into() });
     }
     let mut nest = LoopNest {
         dtype: plan.dtype,
@@ -512,7 +504,10 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
                 return all_fill(nest);
             }
             return Err(Error::Invalid {
-                what: format!("axis {k} of the input is empty but the output reads {} elements from it in mode {}", a.extent, plan.mode),
+                what: format!(
+                    "axis {k} of the input is empty but the output reads {} elements from it in mode {}",
+                    a.extent, plan.mode
+                ),
             });
         }
         let t = in_strides[k];
@@ -534,9 +529,9 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
             }
             None => {
                 let mut table = Vec::new();
-                table.try_reserve_exact(a.extent as usize).map_err(|_| Error::TooLarge {
-                    what: format!("an index table of {} entries", a.extent),
-                })?;
+                table
+                    .try_reserve_exact(a.extent as usize)
+                    .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", a.extent) })?;
                 for y in 0..a.extent {
                     let x = to_i64(a.x(y), &what())?;
                     table.push(match plan.mode.source_index(x, d as u64) {
@@ -572,19 +567,18 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     // Merge an axis into the one outside it when the offsets continue.
     let mut merged: Vec<Axis> = Vec::with_capacity(axes.len());
     for ax in axes {
-        if let (Some(outer), Some((i_off, i_stride))) = (merged.last_mut(), ax.single_affine()) {
-            if let Some((o_off, o_stride)) = outer.single_affine() {
-                if o_stride as i128 == i_stride as i128 * ax.extent as i128 {
-                    let extent = outer.extent * ax.extent;
-                    outer.extent = extent;
-                    outer.indexing = Indexing::Segments(vec![Segment::Affine {
-                        len: extent,
-                        offset: to_i64(o_off as i128 + i_off as i128, "merged offset")?,
-                        stride: i_stride,
-                    }]);
-                    continue;
-                }
-            }
+        if let (Some(outer), Some((i_off, i_stride))) = (merged.last_mut(), ax.single_affine())
+            && let Some((o_off, o_stride)) = outer.single_affine()
+            && o_stride as i128 == i_stride as i128 * ax.extent as i128
+        {
+            let extent = outer.extent * ax.extent;
+            outer.extent = extent;
+            outer.indexing = Indexing::Segments(vec![Segment::Affine {
+                len: extent,
+                offset: to_i64(o_off as i128 + i_off as i128, "merged offset")?,
+                stride: i_stride,
+            }]);
+            continue;
         }
         merged.push(ax);
     }
@@ -612,11 +606,7 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     let mut out_stride = 1u64;
     let mut dims: Vec<Dim> = Vec::with_capacity(merged.len());
     for ax in merged.into_iter().rev() {
-        dims.push(Dim {
-            extent: ax.extent,
-            out_stride,
-            indexing: ax.indexing,
-        });
+        dims.push(Dim { extent: ax.extent, out_stride, indexing: ax.indexing });
         out_stride *= ax.extent;
     }
     dims.reverse();
@@ -675,52 +665,44 @@ fn f32_exact(alpha: f64, beta: &[f64], shape: &[u64]) -> bool {
 
 /// Schedule a fill plan.
 pub fn fill(plan: &FillPlan) -> Result<FillNest, Error> {
-    let len = crate::tensor::volume(&plan.shape).ok_or_else(|| Error::TooLarge {
-        what: format!("a fill of shape {:?}", plan.shape),
-    })?;
+    let len = crate::tensor::volume(&plan.shape)
+        .ok_or_else(|| Error::TooLarge { what: format!("a fill of shape {:?}", plan.shape) })?;
     let drop_and_merge = |dims: Vec<(u64, i128)>| -> Vec<(u64, i128)> {
         let mut out: Vec<(u64, i128)> = Vec::new();
         for (e, c) in dims.into_iter().filter(|d| d.0 != 1) {
-            if let Some(last) = out.last_mut() {
-                if last.1 == c * e as i128 {
-                    last.0 *= e;
-                    last.1 = c;
-                    continue;
-                }
+            if let Some(last) = out.last_mut()
+                && last.1 == c * e as i128
+            {
+                last.0 *= e;
+                last.1 = c;
+                continue;
             }
             out.push((e, c));
         }
         out
     };
     let body = match &plan.kind {
-        FillKind::RandomUniform { alpha, beta, seed } => FillBody::Random { normal: false, alpha: *alpha, beta: *beta, seed: *seed },
-        FillKind::RandomNormal { alpha, beta, seed } => FillBody::Random { normal: true, alpha: *alpha, beta: *beta, seed: *seed },
+        FillKind::RandomUniform { alpha, beta, seed } => {
+            FillBody::Random { normal: false, alpha: *alpha, beta: *beta, seed: *seed }
+        }
+        FillKind::RandomNormal { alpha, beta, seed } => {
+            FillBody::Random { normal: true, alpha: *alpha, beta: *beta, seed: *seed }
+        }
         FillKind::Linspace(Linspace::Int { alpha, beta }) => {
             let dims = drop_and_merge(plan.shape.iter().zip(beta).map(|(&e, &b)| (e, b as i128)).collect());
             FillBody::LinspaceInt {
                 alpha: *alpha,
-                dims: dims
-                    .into_iter()
-                    .map(|(extent, c)| LinDim { extent, coef: c as i64 })
-                    .collect(),
+                dims: dims.into_iter().map(|(extent, c)| LinDim { extent, coef: c as i64 }).collect(),
             }
         }
         FillKind::Linspace(Linspace::Float { alpha, beta }) => {
             if f32_exact(*alpha, beta, &plan.shape) {
                 // Exact multiples of 2^e_min: scale to integers, merge exactly, scale back.
-                let e_min = std::iter::once(*alpha)
-                    .chain(beta.iter().copied())
-                    .filter_map(lowest_exponent)
-                    .min()
-                    .unwrap_or(0);
+                let e_min =
+                    std::iter::once(*alpha).chain(beta.iter().copied()).filter_map(lowest_exponent).min().unwrap_or(0);
                 let scale = 2f64.powi(e_min);
-                let dims = drop_and_merge(
-                    plan.shape
-                        .iter()
-                        .zip(beta)
-                        .map(|(&e, &b)| (e, (b / scale) as i128))
-                        .collect(),
-                );
+                let dims =
+                    drop_and_merge(plan.shape.iter().zip(beta).map(|(&e, &b)| (e, (b / scale) as i128)).collect());
                 FillBody::LinspaceF32Exact {
                     alpha: *alpha as f32,
                     dims: dims
@@ -771,7 +753,11 @@ impl fmt::Display for Run {
 /// first position), innermost segments tagged with how they move data.
 impl fmt::Display for LoopNest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "slice {} mode {}, input {} elements, output {} elements", self.dtype, self.mode, self.input_len, self.output_len)?;
+        write!(
+            f,
+            "slice {} mode {}, input {} elements, output {} elements",
+            self.dtype, self.mode, self.input_len, self.output_len
+        )?;
         if self.mode == BoundaryMode::Fill {
             write!(f, ", fill {}", crate::scalar::format_bits(self.dtype, self.fill_bits))?;
         }
@@ -795,11 +781,8 @@ impl fmt::Display for LoopNest {
                     }
                 }
                 Indexing::Table(t) => {
-                    let shown: Vec<String> = t
-                        .iter()
-                        .take(12)
-                        .map(|o| o.map_or_else(|| "fill".to_string(), |o| o.to_string()))
-                        .collect();
+                    let shown: Vec<String> =
+                        t.iter().take(12).map(|o| o.map_or_else(|| "fill".to_string(), |o| o.to_string())).collect();
                     let more = if t.len() > 12 { format!(", ... ({} entries)", t.len()) } else { String::new() };
                     let tag = if k == last { "  [gather]" } else { "" };
                     writeln!(f, "{pad}  in += table[y{k}] = [{}{more}]{tag}", shown.join(", "))?;
@@ -873,7 +856,9 @@ mod tests {
                     for s in segs {
                         match *s {
                             Segment::Fill { len } => (0..len).for_each(|_| each(None)),
-                            Segment::Affine { len, offset, stride } => (0..len as i64).for_each(|j| each(Some(offset + stride * j))),
+                            Segment::Affine { len, offset, stride } => {
+                                (0..len as i64).for_each(|j| each(Some(offset + stride * j)))
+                            }
                         }
                     }
                 }
@@ -922,7 +907,8 @@ mod tests {
     #[test]
     fn interior_is_one_segment_and_borders_are_few() {
         for mode in [BoundaryMode::Wrap, BoundaryMode::Clamp, BoundaryMode::Fill, BoundaryMode::Reflect] {
-            let p = plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], mode);
+            let p =
+                plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], mode);
             let nest = slice(&p).unwrap();
             assert_eq!(nest.dims.len(), 3, "{nest}");
             let segs = nest.dims[2].segments().unwrap();
@@ -933,10 +919,12 @@ mod tests {
 
     #[test]
     fn contiguous_axes_merge() {
-        let nest = slice(&plan(DType::F32, &[4096, 4096], &[(2048, 0, 1), (4096, 0, 1)], BoundaryMode::StrictBounds)).unwrap();
+        let nest =
+            slice(&plan(DType::F32, &[4096, 4096], &[(2048, 0, 1), (4096, 0, 1)], BoundaryMode::StrictBounds)).unwrap();
         assert_eq!(nest.dims.len(), 1);
         assert_eq!(nest.dims[0].segments().unwrap()[0].run(), Run::Copy);
-        let nest = slice(&plan(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 0, 2)], BoundaryMode::StrictBounds)).unwrap();
+        let nest =
+            slice(&plan(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 0, 2)], BoundaryMode::StrictBounds)).unwrap();
         assert_eq!(nest.dims.len(), 1);
         assert_eq!(nest.dims[0].segments().unwrap()[0].run(), Run::Strided(2));
     }
@@ -977,11 +965,31 @@ mod tests {
             ("w2_columns", plan(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 1024, 1)], StrictBounds)),
             ("w3_stride2", plan(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 0, 2)], StrictBounds)),
             ("w4_reverse", plan(DType::F32, &[4096, 4096], &[(4096, 0, 1), (4096, 4095, -1)], StrictBounds)),
-            ("w5_fill", plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Fill)),
-            ("w5_clamp", plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Clamp)),
-            ("w5_wrap", plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Wrap)),
-            ("w5_reflect", plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Reflect)),
-            ("w7_shrink", plan(DType::F32, &[1, 2, 384, 640, 8], &[(1, 0, 1), (1, 1, 1), (384, 0, 1), (640, 0, 1), (8, 0, 1)], StrictBounds)),
+            (
+                "w5_fill",
+                plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Fill),
+            ),
+            (
+                "w5_clamp",
+                plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Clamp),
+            ),
+            (
+                "w5_wrap",
+                plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Wrap),
+            ),
+            (
+                "w5_reflect",
+                plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], Reflect),
+            ),
+            (
+                "w7_shrink",
+                plan(
+                    DType::F32,
+                    &[1, 2, 384, 640, 8],
+                    &[(1, 0, 1), (1, 1, 1), (384, 0, 1), (640, 0, 1), (8, 0, 1)],
+                    StrictBounds,
+                ),
+            ),
             ("w8_int4_columns", plan(DType::I4, &[4096, 4096], &[(4096, 0, 1), (4095, 1, 1)], StrictBounds)),
             ("reflect_bounces", plan(DType::U8, &[3], &[(12, -5, 1)], Reflect)),
             ("wrap_negative_step", plan(DType::I16, &[5, 4], &[(7, 9, -2), (6, -3, 3)], Wrap)),
@@ -998,10 +1006,38 @@ mod tests {
             insta::assert_snapshot!(format!("loop_nest_{name}"), nest.to_string());
         }
         let fills = vec![
-            ("linspace_f32_exact", FillPlan { dtype: DType::F32, shape: vec![4096, 4096], kind: FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: vec![4096.0, 1.0] }) }),
-            ("linspace_f64", FillPlan { dtype: DType::F32, shape: vec![2, 3], kind: FillKind::Linspace(Linspace::Float { alpha: 0.1, beta: vec![0.3, 0.7] }) }),
-            ("linspace_i32", FillPlan { dtype: DType::I32, shape: vec![2, 1, 3], kind: FillKind::Linspace(Linspace::Int { alpha: 5, beta: vec![3, 9, 1] }) }),
-            ("random_normal", FillPlan { dtype: DType::F16, shape: vec![7, 9], kind: FillKind::RandomNormal { alpha: 1.0, beta: 2.0, seed: 42 } }),
+            (
+                "linspace_f32_exact",
+                FillPlan {
+                    dtype: DType::F32,
+                    shape: vec![4096, 4096],
+                    kind: FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: vec![4096.0, 1.0] }),
+                },
+            ),
+            (
+                "linspace_f64",
+                FillPlan {
+                    dtype: DType::F32,
+                    shape: vec![2, 3],
+                    kind: FillKind::Linspace(Linspace::Float { alpha: 0.1, beta: vec![0.3, 0.7] }),
+                },
+            ),
+            (
+                "linspace_i32",
+                FillPlan {
+                    dtype: DType::I32,
+                    shape: vec![2, 1, 3],
+                    kind: FillKind::Linspace(Linspace::Int { alpha: 5, beta: vec![3, 9, 1] }),
+                },
+            ),
+            (
+                "random_normal",
+                FillPlan {
+                    dtype: DType::F16,
+                    shape: vec![7, 9],
+                    kind: FillKind::RandomNormal { alpha: 1.0, beta: 2.0, seed: 42 },
+                },
+            ),
         ];
         for (name, p) in fills {
             insta::assert_snapshot!(format!("fill_nest_{name}"), fill(&p).unwrap().to_string());

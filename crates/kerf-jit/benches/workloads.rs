@@ -1,1 +1,278 @@
-fn main() {}
+//! The WORKLOADS.md rows: each JIT kernel against memcpy/memset of the same output bytes
+//! (and the reference interpreter where it is affordable), compile latency, cache-hit
+//! latency, and 2 threads against 1 on the random fills.
+//!
+//! `cargo bench -p kerf-jit --bench workloads` runs the criterion groups and then prints a
+//! table of ratios measured in one run of this process (medians, interleaved rounds).
+//! `KERF_BENCH_REFERENCE=1` adds the reference interpreter on every row (slow: seconds
+//! per call on the 64 MiB rows). `KERF_BENCH_TABLE_ONLY=1` skips the criterion groups.
+
+use criterion::{Criterion, black_box};
+use kerf_ir::plan::AxisRead;
+use kerf_ir::tensor::{TensorView, ViewData};
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, SlicePlan, reference};
+use kerf_jit::{Jit, JitSettings};
+use std::time::{Duration, Instant};
+
+struct Workload {
+    id: String,
+    plan: Plan,
+    /// memset baseline instead of memcpy.
+    fill: bool,
+}
+
+fn slice(
+    dtype: DType,
+    shape: &[u64],
+    axes: &[(u64, i64, i64)],
+    mode: BoundaryMode,
+    output_shape: Option<Vec<u64>>,
+) -> Plan {
+    Plan::Slice(SlicePlan {
+        dtype,
+        input_shape: shape.to_vec(),
+        axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
+        mode,
+        fill_bits: 0,
+        output_shape: output_shape.unwrap_or_else(|| axes.iter().map(|a| a.0).collect()),
+    })
+}
+
+fn workloads() -> Vec<Workload> {
+    use BoundaryMode::*;
+    let f32_ = DType::F32;
+    let sq = [4096u64, 4096];
+    let mut w = vec![
+        Workload {
+            id: "W1 rows".into(),
+            plan: slice(f32_, &sq, &[(2048, 0, 1), (4096, 0, 1)], StrictBounds, None),
+            fill: false,
+        },
+        Workload {
+            id: "W2 columns".into(),
+            plan: slice(f32_, &sq, &[(4096, 0, 1), (2048, 1024, 1)], StrictBounds, None),
+            fill: false,
+        },
+        Workload {
+            id: "W3 stride 2".into(),
+            plan: slice(f32_, &sq, &[(4096, 0, 1), (2048, 0, 2)], StrictBounds, None),
+            fill: false,
+        },
+        Workload {
+            id: "W4 reversed".into(),
+            plan: slice(f32_, &sq, &[(4096, 0, 1), (4096, 4095, -1)], StrictBounds, None),
+            fill: false,
+        },
+    ];
+    for mode in [Fill, Clamp, Wrap, Reflect] {
+        w.push(Workload {
+            id: format!("W5 {mode}"),
+            plan: slice(f32_, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], mode, None),
+            fill: false,
+        });
+    }
+    w.push(Workload {
+        id: "W7 shrink".into(),
+        plan: slice(
+            f32_,
+            &[1, 2, 384, 640, 8],
+            &[(1, 0, 1), (1, 1, 1), (384, 0, 1), (640, 0, 1), (8, 0, 1)],
+            StrictBounds,
+            Some(vec![1, 384, 640, 8]),
+        ),
+        fill: false,
+    });
+    w.push(Workload {
+        id: "W8 int4 columns".into(),
+        plan: slice(DType::I4, &sq, &[(4096, 0, 1), (4095, 1, 1)], StrictBounds, None),
+        fill: false,
+    });
+    let fill = |kind| Plan::Fill(FillPlan { dtype: DType::F32, shape: sq.to_vec(), kind });
+    w.push(Workload {
+        id: "F1 linspace".into(),
+        plan: fill(FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: vec![4096.0, 1.0] })),
+        fill: true,
+    });
+    w.push(Workload {
+        id: "F2 uniform".into(),
+        plan: fill(FillKind::RandomUniform { alpha: 0.0, beta: 1.0, seed: 1 }),
+        fill: true,
+    });
+    w.push(Workload {
+        id: "F3 normal".into(),
+        plan: fill(FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 1 }),
+        fill: true,
+    });
+    w
+}
+
+fn w6() -> Plan {
+    slice(DType::F32, &[3, 3], &[(2, 0, 1), (2, 0, 1)], BoundaryMode::StrictBounds, None)
+}
+
+struct Buffers {
+    input: Vec<u8>,
+    output: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+fn buffers(plan: &Plan) -> Buffers {
+    let out = plan.dtype().buffer_bytes(kerf_ir::tensor::volume(plan.output_shape()).unwrap()).unwrap();
+    let inp = plan
+        .input_shape()
+        .map(|s| plan.dtype().buffer_bytes(kerf_ir::tensor::volume(s).unwrap()).unwrap())
+        .unwrap_or(0);
+    // Touch everything once so page faults are not timed.
+    Buffers { input: (0..inp).map(|i| i as u8).collect(), output: vec![1u8; out], scratch: vec![2u8; out] }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Median times of `a` and `b`, interleaved over `rounds`.
+fn paired(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    a();
+    b();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        a();
+        ta.push(t.elapsed());
+        let t = Instant::now();
+        b();
+        tb.push(t.elapsed());
+    }
+    (median(ta), median(tb))
+}
+
+fn reference_run(plan: &Plan, input: &[u8]) {
+    let view = plan.input_shape().map(|s| TensorView { dtype: plan.dtype(), shape: s, data: ViewData::Bytes(input) });
+    black_box(reference::evaluate(plan, view).unwrap());
+}
+
+fn criterion_groups(c: &mut Criterion, jit: &Jit) {
+    for w in workloads() {
+        let k = jit.compile_plan(&w.plan).unwrap();
+        let mut b = buffers(&w.plan);
+        let mut g = c.benchmark_group(w.id.clone());
+        g.sample_size(10).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1));
+        let input = w.plan.input_shape().map(|_| b.input.clone());
+        g.bench_function("jit", |bn| bn.iter(|| k.run_bytes(input.as_deref(), &mut b.output).unwrap()));
+        if w.fill {
+            g.bench_function("memset", |bn| bn.iter(|| b.scratch.fill(black_box(0))));
+        } else {
+            let src = b.scratch.clone();
+            g.bench_function("memcpy", |bn| bn.iter(|| b.output.copy_from_slice(black_box(&src))));
+        }
+        g.finish();
+    }
+    let k = jit.compile_plan(&w6()).unwrap();
+    let input = vec![0u8; 36];
+    let mut out = [0u8; 16];
+    c.bench_function("W6 call", |bn| bn.iter(|| k.run_bytes(Some(black_box(&input)), &mut out).unwrap()));
+    c.bench_function("W6 reference", |bn| bn.iter(|| reference_run(&w6(), &input)));
+    c.bench_function("C1 cache hit", |bn| bn.iter(|| jit.compile_plan(black_box(&w6())).unwrap()));
+    c.bench_function("C1 compile W6", |bn| {
+        bn.iter(|| Jit::new(JitSettings::default()).unwrap().compile_plan(&w6()).unwrap())
+    });
+}
+
+fn table(jit: &Jit) {
+    let with_reference = std::env::var_os("KERF_BENCH_REFERENCE").is_some();
+    println!("\n| id | kerf ms | baseline ms | ratio | reference ratio |");
+    println!("|---|---|---|---|---|");
+    for w in workloads() {
+        let k = jit.compile_plan(&w.plan).unwrap();
+        let mut b = buffers(&w.plan);
+        let input = w.plan.input_shape().map(|_| b.input.clone());
+        let out = &mut b.output;
+        let dst = &mut b.scratch;
+        let (tk, tb) = if w.fill {
+            paired(15, || k.run_bytes(input.as_deref(), out).unwrap(), || dst.fill(black_box(0)))
+        } else {
+            let src = dst.clone();
+            let mut dst2 = vec![3u8; src.len()];
+            paired(15, || k.run_bytes(input.as_deref(), out).unwrap(), || dst2.copy_from_slice(black_box(&src)))
+        };
+        let reference = if with_reference {
+            let (tr, _) = paired(1, || reference_run(&w.plan, &b.input), || {});
+            format!("{:.1}", tr.as_secs_f64() / tk.as_secs_f64())
+        } else {
+            "-".into()
+        };
+        println!(
+            "| {} | {:.3} | {:.3} | {:.2} | {} |",
+            w.id,
+            tk.as_secs_f64() * 1e3,
+            tb.as_secs_f64() * 1e3,
+            tk.as_secs_f64() / tb.as_secs_f64(),
+            reference
+        );
+    }
+    // W6: one call on caller buffers.
+    let k = jit.compile_plan(&w6()).unwrap();
+    let input = vec![0u8; 36];
+    let mut out = [0u8; 16];
+    let n = 200_000;
+    let t = Instant::now();
+    for _ in 0..n {
+        k.run_bytes(Some(black_box(&input)), black_box(&mut out)).unwrap();
+    }
+    let call = t.elapsed() / n;
+    let t = Instant::now();
+    for _ in 0..2000 {
+        reference_run(&w6(), &input);
+    }
+    let r = t.elapsed() / 2000;
+    println!(
+        "| W6 call | {:.1} ns | - | - | reference {:.0} ns ({:.0}x) |",
+        call.as_nanos(),
+        r.as_nanos(),
+        r.as_secs_f64() / call.as_secs_f64()
+    );
+    // C1: compile latency, median over the workload plans, and cache hits.
+    let mut times = Vec::new();
+    for w in workloads().iter().map(|w| &w.plan).chain([&w6()]) {
+        let fresh = Jit::new(JitSettings::default()).unwrap();
+        let t = Instant::now();
+        fresh.compile_plan(w).unwrap();
+        times.push(t.elapsed());
+    }
+    let compile = median(times);
+    let plan = w6();
+    jit.compile_plan(&plan).unwrap();
+    let t = Instant::now();
+    for _ in 0..100_000 {
+        black_box(jit.compile_plan(black_box(&plan)).unwrap());
+    }
+    let hit = t.elapsed() / 100_000;
+    println!("| C1 compile (median) | {:.0} us | cache hit {} ns | | |", compile.as_secs_f64() * 1e6, hit.as_nanos());
+    // T1: 2 threads against 1 on the random fills.
+    let two = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
+    for w in workloads().into_iter().filter(|w| w.id.starts_with("F2") || w.id.starts_with("F3")) {
+        let k1 = jit.compile_plan(&w.plan).unwrap();
+        let k2 = two.compile_plan(&w.plan).unwrap();
+        let mut b = buffers(&w.plan);
+        let (o1, o2) = (&mut b.output, &mut b.scratch);
+        let (t1, t2) = paired(9, || k1.run_bytes(None, o1).unwrap(), || k2.run_bytes(None, o2).unwrap());
+        println!(
+            "| T1 {} | 1 thread {:.2} ms | 2 threads {:.2} ms | speedup {:.2} | |",
+            w.id,
+            t1.as_secs_f64() * 1e3,
+            t2.as_secs_f64() * 1e3,
+            t1.as_secs_f64() / t2.as_secs_f64()
+        );
+    }
+}
+
+fn main() {
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 64 }).unwrap();
+    if std::env::var_os("KERF_BENCH_TABLE_ONLY").is_none() {
+        let mut c = Criterion::default().configure_from_args();
+        criterion_groups(&mut c, &jit);
+        c.final_summary();
+    }
+    table(&jit);
+}

@@ -553,7 +553,7 @@ impl<'a> Gen<'a> {
             |g| {
                 // Odd input, even output: each output byte is the high nibble of one input
                 // byte and the low nibble of the next; 32 nibbles per step.
-                let r = g.while_loop(
+                g.while_loop(
                     &[i, o, n],
                     |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], 32),
                     |g, v| {
@@ -575,8 +575,7 @@ impl<'a> Gen<'a> {
                         g.st(y, da, 0);
                         vec![g.addi(v[0], 32), g.addi(v[1], 32), g.addi(v[2], -32)]
                     },
-                );
-                r
+                )
             },
             |g| {
                 // Both even: whole bytes; an odd last nibble is left to the tail.

@@ -412,10 +412,8 @@ impl JitKernel {
             (Some(_), None) => return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() }),
             (None, _) => std::ptr::null(),
         };
-        if zero_last {
-            if let Some(b) = output.last_mut() {
-                *b = 0;
-            }
+        if zero_last && let Some(b) = output.last_mut() {
+            *b = 0;
         }
         self.call(prepared, input_ptr, output.as_mut_ptr());
         Ok(())

@@ -888,6 +888,7 @@ pub(crate) enum LinKind {
 }
 
 impl LinKind {
+    #[allow(dead_code)]
     fn scalar(self) -> Type {
         match self {
             LinKind::I32 => types::I32,

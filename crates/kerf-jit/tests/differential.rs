@@ -43,10 +43,11 @@ fn bytes_of(dtype: DType, n: u64, seed: u64) -> Vec<u8> {
             x as u8
         })
         .collect();
-    if dtype.layout() == kerf_ir::dtype::Layout::Nibbles && n % 2 == 1 {
-        if let Some(b) = v.last_mut() {
-            *b &= 0x0f;
-        }
+    if dtype.layout() == kerf_ir::dtype::Layout::Nibbles
+        && n % 2 == 1
+        && let Some(b) = v.last_mut()
+    {
+        *b &= 0x0f;
     }
     v
 }

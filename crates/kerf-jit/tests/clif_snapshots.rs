@@ -1,0 +1,104 @@
+//! The Cranelift IR of a fixed matrix of kernels, pinned: every boundary mode × element
+//! width class (1, 2, 4, 8, 16 bytes, packed nibbles) × static/dynamic, plus the fill ops.
+//! Function names are stable and the calling convention explicit (system_v), so the text
+//! is the same on every x86-64 host. With CI=true a changed snapshot fails.
+
+use kerf_ir::plan::AxisRead;
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use kerf_jit::{Jit, JitSettings};
+
+fn jit() -> Jit {
+    Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap()
+}
+
+fn plan(dtype: DType, mode: BoundaryMode) -> SlicePlan {
+    // A 2-D slice with borders on both axes (in bounds for strict_bounds).
+    let axes = if mode == BoundaryMode::StrictBounds {
+        vec![AxisRead { extent: 3, start: 1, step: 1 }, AxisRead { extent: 4, start: 5, step: -1 }]
+    } else {
+        vec![AxisRead { extent: 4, start: -1, step: 1 }, AxisRead { extent: 9, start: -2, step: 1 }]
+    };
+    SlicePlan {
+        dtype,
+        input_shape: vec![5, 7],
+        output_shape: axes.iter().map(|a| a.extent).collect(),
+        axes,
+        mode,
+        fill_bits: if mode == BoundaryMode::Fill { 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10 & mask(dtype) } else { 0 },
+    }
+}
+
+fn mask(dtype: DType) -> u128 {
+    match dtype.byte_width() {
+        Some(16) => u128::MAX,
+        Some(w) => (1u128 << (8 * w)) - 1,
+        None => 15,
+    }
+}
+
+#[test]
+fn slice_kernels() {
+    let jit = jit();
+    for mode in BoundaryMode::ALL {
+        for dtype in [DType::U8, DType::F16, DType::F32, DType::F64, DType::C128, DType::I4] {
+            let p = Plan::Slice(plan(dtype, mode));
+            let k = jit.compile_plan(&p).unwrap();
+            insta::assert_snapshot!(format!("static_{mode}_{dtype}"), k.clif());
+            let d = jit.compile_dynamic_plan(&p).unwrap();
+            insta::assert_snapshot!(format!("dynamic_{mode}_{dtype}"), d.clif());
+        }
+    }
+}
+
+#[test]
+fn slice_special_runs() {
+    let jit = jit();
+    let one = |dtype, d: u64, n: u64, start: i64, step: i64| {
+        Plan::Slice(SlicePlan {
+            dtype,
+            input_shape: vec![d],
+            axes: vec![AxisRead { extent: n, start, step }],
+            mode: BoundaryMode::StrictBounds,
+            fill_bits: 0,
+            output_shape: vec![n],
+        })
+    };
+    for (name, p) in [
+        ("copy_memcpy_f32", one(DType::F32, 4096, 2048, 1024, 1)),
+        ("reverse_f32", one(DType::F32, 4096, 4096, 4095, -1)),
+        ("stride2_f32", one(DType::F32, 4096, 2048, 0, 2)),
+        ("stride3_u16", one(DType::U16, 100, 30, 2, 3)),
+        ("broadcast_f64", one(DType::F64, 10, 40, 3, 0)),
+        ("nibble_shift", one(DType::I4, 4096, 4095, 1, 1)),
+    ] {
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&p).unwrap().clif());
+    }
+}
+
+#[test]
+fn fill_kernels() {
+    let jit = jit();
+    let fill = |dtype, shape: &[u64], kind| Plan::Fill(FillPlan { dtype, shape: shape.to_vec(), kind });
+    for (name, p) in [
+        (
+            "linspace_f32_exact",
+            fill(DType::F32, &[64, 64], FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: vec![64.0, 1.0] })),
+        ),
+        (
+            "linspace_f32_f64",
+            fill(DType::F32, &[3, 5], FillKind::Linspace(Linspace::Float { alpha: 0.1, beta: vec![0.3, 0.7] })),
+        ),
+        ("linspace_i32", fill(DType::I32, &[3, 5], FillKind::Linspace(Linspace::Int { alpha: -4, beta: vec![7, 2] }))),
+        (
+            "linspace_i64",
+            fill(DType::I64, &[3, 5], FillKind::Linspace(Linspace::Int { alpha: 1 << 40, beta: vec![5, 1] })),
+        ),
+        ("random_uniform_f32", fill(DType::F32, &[100], FillKind::RandomUniform { alpha: -1.0, beta: 1.0, seed: 7 })),
+        ("random_uniform_f16", fill(DType::F16, &[100], FillKind::RandomUniform { alpha: -1.0, beta: 1.0, seed: 7 })),
+        ("random_normal_f32", fill(DType::F32, &[100], FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 })),
+        ("random_normal_f16", fill(DType::F16, &[100], FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 })),
+    ] {
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&p).unwrap().clif());
+        insta::assert_snapshot!(format!("dynamic_{name}"), jit.compile_dynamic_plan(&p).unwrap().clif());
+    }
+}
