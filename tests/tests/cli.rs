@@ -508,3 +508,17 @@ fn demo_runs_every_spec_example() {
     assert!(stdout(&out).lines().filter(|l| l.starts_with("ok ")).count() >= 1);
     fails(&["demo", "--op", "nope.op"], &["unknown op `nope.op`"]);
 }
+
+/// The WORKLOADS.md benchmark requests in tests/data/bench all compile (running them is
+/// `kerf bench`'s job, too slow for the test suite).
+#[test]
+fn bench_workload_requests_compile() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/bench");
+    let files = files_in(&dir);
+    assert!(files.len() >= 14, "{files:?}");
+    for f in files.iter().filter(|f| f.ends_with(".toml")) {
+        let out = kerf().args(["clif", dir.join(f).to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{f}: {}", stderr(&out));
+        assert!(stdout(&out).starts_with("function %kerf_"), "{f}");
+    }
+}
