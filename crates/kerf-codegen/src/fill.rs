@@ -38,23 +38,35 @@ fn linspace_loops<C: Copy>(
     for k in (0..dims.len() - 1).rev() {
         strides[k] = strides[k + 1] * dims[k + 1].extent;
     }
-    fn level<C: Copy>(
-        k: usize,
-        dims: &[LinDim<C>],
-        strides: &[u64],
-        v: TokenStream,
-        o: TokenStream,
-        coef: &dyn Fn(C) -> TokenStream,
-        step: &dyn Fn(&TokenStream, &TokenStream, &TokenStream) -> TokenStream,
-        finish: &dyn Fn(&TokenStream) -> TokenStream,
-    ) -> TokenStream {
-        let d = dims[k];
-        let (e, c) = (ulit(d.extent), coef(d.coef));
+    let loops = Level { dims, strides, coef: &coef, step: &step, finish: &finish };
+    let v0 = format_ident!("v0");
+    let zero = ulit(0);
+    let inner = loops.level(0, quote!(#v0), quote!(#zero));
+    quote! {
+        let #v0 = #start;
+        #inner
+    }
+}
+
+/// The loops of one linspace, level by level.
+struct Level<'a, C> {
+    dims: &'a [LinDim<C>],
+    strides: Vec<u64>,
+    coef: &'a dyn Fn(C) -> TokenStream,
+    step: &'a dyn Fn(&TokenStream, &TokenStream, &TokenStream) -> TokenStream,
+    finish: &'a dyn Fn(&TokenStream) -> TokenStream,
+}
+
+impl<C: Copy> Level<'_, C> {
+    /// The loop of dim k, given the outer partial sum `v` and output offset `o`.
+    fn level(&self, k: usize, v: TokenStream, o: TokenStream) -> TokenStream {
+        let d = self.dims[k];
+        let (e, c) = (ulit(d.extent), (self.coef)(d.coef));
         let a = format_ident!("a{}", k);
         let at = quote!(#a);
-        let value = step(&v, &c, &at);
-        if k + 1 == dims.len() {
-            let stored = finish(&value);
+        let value = (self.step)(&v, &c, &at);
+        if k + 1 == self.dims.len() {
+            let stored = (self.finish)(&value);
             return quote! {
                 for (#a, d) in output[#o..#o + #e].iter_mut().enumerate() {
                     *d = store(#stored);
@@ -62,22 +74,16 @@ fn linspace_loops<C: Copy>(
             };
         }
         let (vn, on) = (format_ident!("v{}", k + 1), format_ident!("o{}", k + 1));
-        let s = lit(strides[k]);
-        let inner = level(k + 1, dims, strides, quote!(#vn), quote!(#on), coef, step, finish);
+        let s = lit(self.strides[k]);
+        let o_next = if o.to_string() == "0usize" { quote!(#a * #s) } else { quote!(#o + #a * #s) };
+        let inner = self.level(k + 1, quote!(#vn), quote!(#on));
         quote! {
             for #a in 0..#e {
                 let #vn = #value;
-                let #on = #o + #a * #s;
+                let #on = #o_next;
                 #inner
             }
         }
-    }
-    let v0 = format_ident!("v0");
-    let zero = ulit(0);
-    let inner = level(0, dims, &strides, quote!(#v0), quote!(#zero), &coef, &step, &finish);
-    quote! {
-        let #v0 = #start;
-        #inner
     }
 }
 
@@ -117,10 +123,13 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
                 DType::I64 => quote!(i64),
                 other => return Err(Error::Invalid { what: format!("an integer linspace to {other}") }),
             };
-            let int = |v: i64| -> TokenStream {
-                let l: Literal = format!("{}", v.unsigned_abs()).parse().expect("integer");
-                let l = quote!(#l as #ty);
-                if v < 0 { quote!((#l).wrapping_neg()) } else { l }
+            // Wrapping arithmetic in the output's width: coefficients are truncated to it.
+            let dtype = plan.dtype;
+            let int = move |v: i64| -> TokenStream {
+                match dtype {
+                    DType::I32 => Elem::new(DType::I32).constant(v as i32 as u32 as u128),
+                    _ => Elem::new(DType::I64).constant(v as u64 as u128),
+                }
             };
             let start = int(*alpha);
             let ty2 = ty.clone();
@@ -175,7 +184,7 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
             }
 
             #[inline(always)]
-            #[allow(unused_variables, clippy::identity_op, clippy::erasing_op)]
+            #[allow(unused_variables, clippy::identity_op, clippy::erasing_op, clippy::reversed_empty_ranges)]
             fn __kerf_loops<E>(output: &mut [E; #out_len], store: impl Fn(#t) -> E) {
                 #body
             }

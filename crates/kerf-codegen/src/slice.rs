@@ -68,16 +68,23 @@ fn range(start: &Off, len: u64) -> TokenStream {
 struct Gen<'a> {
     nest: &'a LoopNest,
     elem: Elem,
-    /// Tables, emitted as statics before the loops.
+    /// Tables (`u64::MAX` for "the fill value"), emitted as statics before the loops.
     statics: Vec<TokenStream>,
+    /// Whether the loops read with `get_unchecked`.
+    unchecked: bool,
 }
 
-/// A table entry meaning "the fill value".
-const FILL_ENTRY: u64 = u64::MAX;
+/// The invariant the unchecked table gathers rely on, as doc lines of the loops.
+const SAFETY_DOC: [&str; 4] = [
+    " SAFETY (the `get_unchecked` reads): kerf-codegen emitted this code from a loop nest",
+    " that passed `LoopNest::verify`, so every offset it reads (base + the sum of the",
+    " segment offsets and table entries on the path) lies in [0, INPUT_LEN); `input` is a",
+    " `&[_; INPUT_LEN]`, so each such offset indexes it.",
+];
 
 impl Gen<'_> {
     fn clone_elem(&self, e: TokenStream) -> TokenStream {
-        if self.elem.is_string() { quote!(#e.clone()) } else { e }
+        if self.elem.is_string() { quote!((#e).clone()) } else { e }
     }
 
     fn fill_value(&self) -> TokenStream {
@@ -90,8 +97,12 @@ impl Gen<'_> {
             let (o, n) = (out.tokens(), lit(len));
             return quote!(Self::__kerf_nib_fill(output, #o, #n, fill););
         }
-        let r = range(out, len);
         let f = self.fill_value();
+        if len == 1 {
+            let o = out.tokens();
+            return quote!(output[#o] = #f;);
+        }
+        let r = range(out, len);
         quote!(output[#r].fill(#f);)
     }
 
@@ -135,23 +146,27 @@ impl Gen<'_> {
             Indexing::Table(table) => {
                 let t = format_ident!("TABLE{}", k);
                 let has_fill = table.iter().any(Option::is_none);
-                let entries = table.iter().map(|e| lit(e.map_or(FILL_ENTRY, |v| v as u64)));
+                let entries = table.iter().map(|e| match e {
+                    Some(v) => {
+                        let l = lit(*v as u64);
+                        quote!(#l)
+                    }
+                    None => quote!(u64::MAX),
+                });
                 let n = lit(table.len() as u64);
                 self.statics.push(quote!(static #t: [u64; #n] = [#(#entries),*];));
                 let i0 = inp.tokens();
+                let i_t =
+                    if inp.vars.is_empty() && inp.konst == 0 { quote!(t as usize) } else { quote!(#i0 + t as usize) };
                 if last && !self.elem.is_nibbles() {
                     let r = range(&out, dim.extent);
-                    // SAFETY comment is emitted beside the unsafe block.
-                    let read = self.clone_elem(quote!(*input.get_unchecked(#i0 + t as usize)));
-                    let body = quote! {
-                        // SAFETY: the nest was verified at generation time (LoopNest::verify):
-                        // every offset it reads lies in [0, INPUT_LEN), and `input` is a
-                        // `[_; INPUT_LEN]`.
-                        *d = unsafe { #read };
-                    };
+                    // The invariant is stated in the loops' doc (`SAFETY_DOC`).
+                    self.unchecked = true;
+                    let read = self.clone_elem(quote!(*input.get_unchecked(#i_t)));
+                    let body = quote!(*d = unsafe { #read };);
                     let body = if has_fill {
                         let f = self.fill_value();
-                        quote!(if t == #FILL_ENTRY { *d = #f; } else { #body })
+                        quote!(if t == u64::MAX { *d = #f; } else { #body })
                     } else {
                         body
                     };
@@ -169,9 +184,9 @@ impl Gen<'_> {
                     };
                     let body = if has_fill {
                         let fill = self.fill_block(&Off::var(o_k.clone()), os);
-                        quote!(if t == #FILL_ENTRY { #fill } else { let #i_k = #i0 + t as usize; #inner })
+                        quote!(if t == u64::MAX { #fill } else { let #i_k = #i_t; #inner })
                     } else {
-                        quote!(let #i_k = #i0 + t as usize; #inner)
+                        quote!(let #i_k = #i_t; #inner)
                     };
                     let o_expr = scaled(&out, &j, os as i64);
                     code.extend(quote! {
@@ -227,7 +242,8 @@ impl Gen<'_> {
                 let read = self.clone_elem(quote!(*s));
                 let src = if s > 0 {
                     let in_r = range(inp, span);
-                    if step == 1 { quote!(input[#in_r].iter()) } else { quote!(input[#in_r].iter().step_by(#step)) }
+                    let step = lit(step);
+                    quote!(input[#in_r].iter().step_by(#step))
                 } else {
                     // Reading backwards from inp: the elements inp-(span-1) ..= inp.
                     let lo = if inp.konst >= span - 1 {
@@ -306,6 +322,9 @@ fn nibble_helpers() -> TokenStream {
             }
         }
         /// `len` nibbles read from nibble `a` with `stride` (any sign) to `dst` from nibble `b`.
+        /// SAFETY (the unchecked accesses): the nibbles read lie between `a` and `last`
+        /// (affine in j) and those written between `b` and `b + len - 1`; the asserts at
+        /// the top check that these ends index `src` and `dst`.
         #[inline(always)]
         fn __kerf_nib_gather(src: &[u8], a: usize, stride: isize, dst: &mut [u8], b: usize, len: usize) {
             if len == 0 {
@@ -317,8 +336,6 @@ fn nibble_helpers() -> TokenStream {
             for j in 0..len {
                 let n = (a as isize + stride * j as isize) as usize;
                 let m = b + j;
-                // SAFETY: n lies between a and last (affine in j), both checked above to
-                // index `src`; m ≤ b + len - 1, checked above to index `dst`.
                 unsafe {
                     let v = (*src.get_unchecked(n >> 1) >> ((n & 1) << 2)) & 0xf;
                     let shift = (m & 1) << 2;
@@ -342,7 +359,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     let in_len = lit(elem.slice_len(nest.input_len));
     let out_len = lit(elem.slice_len(nest.output_len));
 
-    let mut g = Gen { nest, elem, statics: Vec::new() };
+    let mut g = Gen { nest, elem, statics: Vec::new(), unchecked: false };
     let body =
         if nest.dims.is_empty() { TokenStream::new() } else { g.dim(0, Off::konst(nest.base as u64), Off::konst(0)) };
     let statics = &g.statics;
@@ -379,7 +396,9 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     };
     let _ = fill_doc;
     let e_ty = if elem.is_nibbles() { quote!(u8) } else { quote!(E) };
+    let safety = if g.unchecked { SAFETY_DOC.to_vec() } else { Vec::new() };
     let loops_fn = quote! {
+        #(#[doc = #safety])*
         #[inline(always)]
         #[allow(unused_variables, clippy::identity_op, clippy::erasing_op, clippy::reversed_empty_ranges)]
         fn __kerf_loops #elem_param (input: &[#e_ty; #in_len], output: &mut [#e_ty; #out_len] #fill_param) {

@@ -1,25 +1,119 @@
-//! A user crate of `#[derive(kerf::Kernel)]`: the kernels its tests and benchmarks use
-//! are derived in the tests themselves, as a user would write them. This library holds
-//! only the shared test helpers.
+//! A user crate of `#[derive(kerf::Kernel)]`. Its tests derive kernels as a user would
+//! and check them against the reference interpreter on the same request; this library
+//! holds the helpers they share: the request a derive's attributes stand for, and
+//! deterministic input data.
 
-use kerf::{DType, Kernel, Request, Tensor};
+use kerf::spec::InputRank;
+use kerf::{AttrValue, DType, InputArg, Kernel, Request, Tensor};
 
-/// A deterministic input tensor of `dtype` and `shape` whose elements differ (bit
-/// patterns from a simple LCG; valid values for every byte-sized dtype).
+/// An attribute value as a test writes it (the same literal the derive reads).
+#[derive(Clone, Debug)]
+pub enum V {
+    Int(i64),
+    Float(f64),
+    Str(&'static str),
+    Ints(Vec<i64>),
+    Floats(Vec<f64>),
+}
+
+impl From<i32> for V {
+    fn from(v: i32) -> V {
+        V::Int(v.into())
+    }
+}
+impl From<i64> for V {
+    fn from(v: i64) -> V {
+        V::Int(v)
+    }
+}
+impl From<f64> for V {
+    fn from(v: f64) -> V {
+        V::Float(v)
+    }
+}
+impl From<bool> for V {
+    fn from(v: bool) -> V {
+        V::Int(v.into())
+    }
+}
+impl From<&'static str> for V {
+    fn from(v: &'static str) -> V {
+        V::Str(v)
+    }
+}
+impl<const N: usize> From<[i32; N]> for V {
+    fn from(v: [i32; N]) -> V {
+        V::Ints(v.iter().map(|&x| x.into()).collect())
+    }
+}
+impl<const N: usize> From<[i64; N]> for V {
+    fn from(v: [i64; N]) -> V {
+        V::Ints(v.to_vec())
+    }
+}
+impl<const N: usize> From<[f64; N]> for V {
+    fn from(v: [f64; N]) -> V {
+        V::Floats(v.to_vec())
+    }
+}
+
+/// The request a `#[kerf(...)]` attribute list stands for, with a deterministic data
+/// input ([`pattern`]) of `dtype` and `shape`: names the spec lists as attributes (in
+/// the version) are attributes; other names are inputs written as constants.
+pub fn request(op: &str, version: Option<u32>, data: Option<(&str, &[u64])>, attrs: &[(&str, V)]) -> Request {
+    let spec = kerf::op_spec(op).expect("known op");
+    let mut req = Request::new(op);
+    req.version = version;
+    let v = version.unwrap_or_else(|| spec.latest_version());
+    if let Some((dtype, shape)) = data {
+        let name = kerf::data_input_name(spec).expect("a data input");
+        let dtype: DType = dtype.parse().expect("dtype");
+        req = req.input(name, pattern(dtype, shape));
+    }
+    for (name, value) in attrs {
+        if spec.attribute(name).is_some_and(|a| kerf::spec::in_version(&a.versions, v)) {
+            let value = match value {
+                V::Int(i) => AttrValue::Int(*i),
+                V::Float(f) => AttrValue::Float(*f),
+                V::Str(s) => AttrValue::Str(s.to_string()),
+                V::Ints(l) => AttrValue::IntList(l.clone()),
+                V::Floats(l) => AttrValue::FloatList(l.clone()),
+            };
+            req.attributes.insert(name.to_string(), value);
+        } else {
+            let input = spec.input(name).expect("an attribute or an input");
+            let t = match (value, input.rank) {
+                (V::Ints(l), _) => Tensor::from_i64s(l),
+                (V::Int(i), InputRank::Scalar) => Tensor::scalar_bits(DType::I64, *i as u64 as u128),
+                (V::Float(f), InputRank::Scalar) => Tensor::scalar_bits(DType::F64, f.to_bits() as u128),
+                other => panic!("no input form for {other:?}"),
+            };
+            req.inputs.insert(name.to_string(), InputArg::Tensor(t));
+        }
+    }
+    req
+}
+
+/// A deterministic tensor of `dtype` and `shape` whose elements differ: LCG bytes
+/// (finite values for fp8; 0/1 for bool), `s0`, `s1`, ... for strings.
 pub fn pattern(dtype: DType, shape: &[u64]) -> Tensor {
     let mut t = Tensor::zeros(dtype, shape).expect("test tensor");
     if let Some(bytes) = t.bytes_mut() {
-        let mut x: u32 = 0x1234_5678;
+        let mut x: u32 = 0x1234_5678 ^ shape.iter().map(|&d| d as u32).sum::<u32>();
         for b in bytes.iter_mut() {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             *b = (x >> 24) as u8;
         }
-        if dtype == DType::Bool {
-            bytes.iter_mut().for_each(|b| *b &= 1);
+        match dtype {
+            DType::Bool => bytes.iter_mut().for_each(|b| *b &= 1),
+            DType::F8E4M3FN => bytes.iter_mut().for_each(|b| *b &= 0xf7),
+            _ => {}
         }
-        if matches!(dtype, DType::F8E4M3FN) {
-            // 0x7f/0xff are NaN: keep values finite so comparisons are by value too.
-            bytes.iter_mut().for_each(|b| *b &= 0xf7);
+        // An odd count of nibbles leaves the last high nibble zero.
+        if matches!(dtype, DType::I4 | DType::U4) && t.len() % 2 == 1 {
+            let bytes = t.bytes_mut().expect("bytes");
+            let last = bytes.len() - 1;
+            bytes[last] &= 0x0f;
         }
     }
     if let Some(s) = t.strings_mut() {
@@ -30,13 +124,39 @@ pub fn pattern(dtype: DType, shape: &[u64]) -> Tensor {
     t
 }
 
-/// Run a derived kernel through the `Kernel` trait and compare with the reference
-/// interpreter on the same request (whose data input is `input`). Returns the output.
+/// Run a kernel through the `Kernel` trait on the request's data input and compare its
+/// bits with the reference interpreter's. Returns the output.
 pub fn check_against_reference(kernel: &dyn Kernel, request: &Request) -> Tensor {
     let expected = kerf::run_reference(request).expect("reference");
     let data = kerf::data_input(request).expect("data input");
     let got = kernel.run_tensor(data.map(Tensor::view)).expect("derived kernel");
     assert_eq!(got.shape(), expected.shape(), "shape of {request:?}");
+    assert_eq!(got.dtype(), expected.dtype(), "dtype of {request:?}");
     assert_eq!(got.bytes(), expected.bytes(), "bits of {request:?}");
     got
+}
+
+/// Derive a kernel and a test that checks it against the reference on the request its
+/// attributes stand for:
+/// `derived!(test_name, Kernel, op = "..." [, version = N] [, dtype = "...", input = [..]]; name = value, ...)`.
+#[macro_export]
+macro_rules! derived {
+    ($test:ident, $name:ident, op = $op:literal $(, version = $ver:literal)?
+        $(, dtype = $dt:literal, input = [$($d:literal),*])?; $($k:ident = $v:expr),* $(,)?) => {
+        #[derive(kerf::Kernel)]
+        #[kerf(op = $op $(, version = $ver)? $(, dtype = $dt, input = [$($d),*])? $(, $k = $v)*)]
+        struct $name;
+
+        #[test]
+        fn $test() {
+            #[allow(unused_mut, unused_assignments)]
+            let mut version: Option<u32> = None;
+            $(version = Some($ver);)?
+            #[allow(unused_mut, unused_assignments)]
+            let mut data: Option<(&str, &[u64])> = None;
+            $(data = Some(($dt, &[$($d),*]));)?
+            let request = $crate::request($op, version, data, &[$((stringify!($k), $crate::V::from($v))),*]);
+            $crate::check_against_reference(&$name, &request);
+        }
+    };
 }

@@ -121,10 +121,13 @@ fn did_you_mean<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String 
 fn build_request(entries: &[Entry], cx: &Ctxt, whole: TokenStream) -> Option<Request> {
     let mut by_name: BTreeMap<String, &Entry> = BTreeMap::new();
     for e in entries {
-        if by_name.contains_key(&e.name()) {
-            cx.error_spanned_by(&e.name, format!("attribute `{}` is given twice", e.name));
-        } else {
-            by_name.insert(e.name(), e);
+        match by_name.entry(e.name()) {
+            std::collections::btree_map::Entry::Occupied(_) => {
+                cx.error_spanned_by(&e.name, format!("attribute `{}` is given twice", e.name))
+            }
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(e);
+            }
         }
     }
     let registry = match kerf_spec::registry() {
@@ -194,16 +197,34 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: TokenStream) -> Option<Req
                     None
                 }
                 Some(e) => match &e.value.value {
-                    Value::List(l)
-                        if ints(l).is_some_and(|v| v.iter().all(|&d| (0..=u32::MAX as i128).contains(&d))) =>
-                    {
-                        Some(ints(l).unwrap_or_default().into_iter().map(|d| d as u64).collect::<Vec<u64>>())
+                    Value::List(l) => {
+                        let mut shape = Some(Vec::with_capacity(l.len()));
+                        for item in l {
+                            match item.value {
+                                Value::Int(d) if (0..=u32::MAX as i128).contains(&d) => {
+                                    if let Some(s) = shape.as_mut() {
+                                        s.push(d as u64);
+                                    }
+                                }
+                                _ => {
+                                    cx.error_spanned_by(
+                                        &item.tokens,
+                                        format!(
+                                            "`input` is the shape of the data input `{}`: every extent is an integer in [0, 2^32)",
+                                            data.name
+                                        ),
+                                    );
+                                    shape = None;
+                                }
+                            }
+                        }
+                        shape
                     }
                     v => {
                         cx.error_spanned_by(
                             &e.value.tokens,
                             format!(
-                                "`input` is the shape of the data input `{}`: a list of extents ≥ 0 like [3, 3], found {}",
+                                "`input` is the shape of the data input `{}`: a list of extents like [3, 3], found {}",
                                 data.name,
                                 v.kind()
                             ),
@@ -289,6 +310,13 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: TokenStream) -> Option<Req
             if let Some(t) = input_tensor(cx, spec, i, e, data_dtype) {
                 request.inputs.insert(name, InputArg::Tensor(t));
             }
+        } else if data_name == Some(name.as_str()) {
+            cx.error_spanned_by(
+                &e.name,
+                format!(
+                    "{op}: `{name}` is the data input: write its shape as `input = [...]` and its type as `dtype = \"...\"`"
+                ),
+            );
         } else if spec.attribute(&name).is_some() || spec.input(&name).is_some() {
             let versions: Vec<u32> = spec
                 .versions
@@ -323,11 +351,7 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: TokenStream) -> Option<Req
                     }
                     v
                 });
-            let hint = if data_name == Some(name.as_str()) {
-                " (the data input's shape is written `input = [...]` and its type `dtype = \"...\"`)".to_string()
-            } else {
-                did_you_mean(&name, known.iter().copied())
-            };
+            let hint = did_you_mean(&name, known.iter().copied());
             cx.error_spanned_by(
                 &e.name,
                 format!("{op}: unknown attribute `{name}`{version_note}{hint}; {file} accepts {}", known.join(", ")),
@@ -535,7 +559,7 @@ fn lower_error(err: &Error, entries: &[Entry], whole: &syn::Attribute) -> syn::E
     let mentioned = |text: &str| {
         text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|w| !w.is_empty() && *w != "op")
-            .find_map(|w| entry(w))
+            .find_map(&entry)
     };
     let at = match err {
         Error::Rule { op, rule, detail } => mentioned(detail).or_else(|| {
