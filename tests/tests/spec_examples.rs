@@ -65,22 +65,29 @@ fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Tensor, kerf::Error
     );
 }
 
-#[test]
-fn reference_runs_tensorrt_slice_examples() {
-    check_examples("tensorrt.slice", kerf::run_reference);
+fn jit() -> &'static kerf::Jit {
+    static JIT: std::sync::OnceLock<kerf::Jit> = std::sync::OnceLock::new();
+    JIT.get_or_init(kerf::Jit::default)
 }
 
-#[test]
-fn reference_runs_tensorrt_fill_examples() {
-    check_examples("tensorrt.fill", kerf::run_reference);
+/// One test per op and backend: the reference, the JIT's static kernels and its dynamic ones.
+macro_rules! examples_on_every_backend {
+    ($($name:ident: $op:literal),* $(,)?) => {
+        mod reference {
+            $(#[test] fn $name() { super::check_examples($op, kerf::run_reference); })*
+        }
+        mod jit_static {
+            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit(super::jit(), r, false)); })*
+        }
+        mod jit_dynamic {
+            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit(super::jit(), r, true)); })*
+        }
+    };
 }
 
-#[test]
-fn reference_runs_onnx_slice_examples() {
-    check_examples("onnx.slice", kerf::run_reference);
-}
-
-#[test]
-fn reference_runs_openvino_strided_slice_examples() {
-    check_examples("openvino.strided_slice", kerf::run_reference);
+examples_on_every_backend! {
+    tensorrt_slice: "tensorrt.slice",
+    tensorrt_fill: "tensorrt.fill",
+    onnx_slice: "onnx.slice",
+    openvino_strided_slice: "openvino.strided_slice",
 }

@@ -93,14 +93,45 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
 
 /// Compile a request with the JIT (the static kernel, or with `dynamic` the kernel
 /// specialized on op, mode, dtype and rank only) and run it on the request's data input.
-/// String tensors are not plain memory: the JIT refuses them (use [`run_reference`]).
+/// String tensors are not plain memory: the JIT runs the same plan on u64 element
+/// indices, and the strings are then cloned by index (see [`run_jit_strings`]).
 pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Error> {
-    let kernel = if dynamic { jit.compile_dynamic(request)? } else { jit.compile(request)? };
+    let plan = lower(request)?;
+    if plan.dtype() == DType::String {
+        let data =
+            data_input(request)?.ok_or_else(|| Error::Invalid { what: "a string slice needs its data".into() })?;
+        return run_jit_strings(jit, &plan, data, dynamic);
+    }
+    let kernel = if dynamic { jit.compile_dynamic_plan(&plan)? } else { jit.compile_plan(&plan)? };
     let data = match kernel.plan() {
         Plan::Slice(_) => data_input(request)?,
         Plan::Fill(_) => None,
     };
     kernel.run_tensor(data.map(Tensor::view))
+}
+
+/// A slice of strings through the JIT: the plan is compiled for u64 elements and run on
+/// the input's element indices 0..n, giving each output element the index of the string
+/// it copies. Strings never leave Rust, and the loops are the JIT's own.
+pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> Result<Tensor, Error> {
+    let Plan::Slice(slice) = plan else {
+        return Err(Error::Invalid { what: "only slices move strings".into() });
+    };
+    let strings = data.strings().ok_or_else(|| Error::Invalid { what: "the data input holds no strings".into() })?;
+    let index_plan = Plan::Slice(SlicePlan { dtype: DType::U64, ..slice.clone() });
+    let kernel = if dynamic { jit.compile_dynamic_plan(&index_plan)? } else { jit.compile_plan(&index_plan)? };
+    let indices: Vec<u8> = (0..strings.len() as u64).flat_map(u64::to_le_bytes).collect();
+    let indices = Tensor::from_bytes(DType::U64, data.shape(), &indices)?;
+    let picked = kernel.run_tensor(Some(indices.view()))?;
+    let out: Vec<String> = (0..picked.len())
+        .map(|i| {
+            let at = picked.element_bits(i).and_then(|b| usize::try_from(b).ok());
+            at.and_then(|at| strings.get(at)).cloned().ok_or_else(|| Error::Invalid {
+                what: format!("the JIT produced no valid string index for output element {i}"),
+            })
+        })
+        .collect::<Result<_, Error>>()?;
+    Tensor::from_strings(&slice.output_shape, out)
 }
 
 /// The reference interpreter behind the [`Kernel`] trait, so it can stand wherever a
