@@ -41,10 +41,12 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
     let n = out.len();
     let rank = core.len();
     let mut y = vec![0u64; rank];
-    // Row-major strides of the input, in elements.
+    // Row-major strides of the input, in elements. With an empty axis the product of the
+    // axes inside it may overflow (e.g. [0, 2^40, 2^40]); no element is then read through
+    // those strides (the empty axis sends every read to the fill value), so saturate.
     let mut in_strides = vec![1u64; rank];
     for k in (0..rank.saturating_sub(1)).rev() {
-        in_strides[k] = in_strides[k + 1] * plan.input_shape[k + 1];
+        in_strides[k] = in_strides[k + 1].saturating_mul(plan.input_shape[k + 1]);
     }
     for i in 0..n {
         unravel(i, &core, &mut y);

@@ -494,7 +494,10 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     // Row-major input strides.
     let mut in_strides = vec![1i128; rank];
     for k in (0..rank.saturating_sub(1)).rev() {
-        in_strides[k] = in_strides[k + 1] * plan.input_shape[k + 1] as i128;
+        // Saturating: only an input with an empty axis can overflow here (e.g. [0, 2^60,
+        // 2^60, 2^60]); the axes outside it get stride 0, and the empty axis makes the
+        // nest all-fill (or an error) before the strides inside it are used.
+        in_strides[k] = in_strides[k + 1].saturating_mul(plan.input_shape[k + 1] as i128);
     }
     let mut axes: Vec<Axis> = Vec::with_capacity(rank);
     for (k, a) in plan.axes.iter().enumerate() {

@@ -98,7 +98,8 @@ pub fn read(path: &Path) -> Result<Tensor, FileError> {
 /// (reinterpret same-width bits, or pack `i4`/`u4` values).
 pub fn read_as(path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
     let file = std::fs::File::open(path).map_err(|e| FileError::io(path, "cannot open", e))?;
-    from_reader(io::BufReader::new(file), path, dtype)
+    // A buffer that holds any header kerf accepts, so the checks on the first bytes see it whole.
+    from_reader(io::BufReader::with_capacity(MAX_HEADER_BYTES + 16, file), path, dtype)
 }
 
 /// Read `.npy` bytes held in memory; `name` is used in error messages.
@@ -116,11 +117,59 @@ fn descr_hint(prefix: &[u8]) -> Option<String> {
     Some(rest[..rest.find('\'')?].to_string())
 }
 
+/// The longest header kerf reads. numpy itself refuses headers over 10,000 bytes
+/// (`max_header_size`); a length field beyond this is corrupt, and trusting it would
+/// allocate up to 4 GiB for a file of a few bytes.
+const MAX_HEADER_BYTES: usize = 1 << 16;
+
+/// The header length a `.npy` prefix declares (u16 in version 1, u32 after), if readable.
+fn declared_header_len(prefix: &[u8]) -> Option<usize> {
+    if prefix.get(..6)? != b"\x93NUMPY" {
+        return None;
+    }
+    match *prefix.get(6)? {
+        1 => prefix.get(8..10).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize),
+        _ => prefix.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize),
+    }
+}
+
+/// The `shape` a header names, read leniently from the file's first bytes: `None` when it
+/// cannot be found or read (npyz then says what is wrong).
+fn shape_hint(prefix: &[u8]) -> Option<Vec<u64>> {
+    let text = String::from_utf8_lossy(prefix.get(..prefix.len().min(MAX_HEADER_BYTES + 16))?);
+    let at = text.find("'shape'").or_else(|| text.find("\"shape\""))? + "'shape'".len();
+    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('(').or_else(|| rest.strip_prefix('['))?;
+    let end = rest.find([')', ']'])?;
+    rest[..end].split(',').map(str::trim).filter(|t| !t.is_empty()).map(|t| t.parse::<u64>().ok()).collect()
+}
+
+/// Read exactly the `expected` data bytes that follow the header. Memory grows with the
+/// bytes actually present, never with what a (possibly corrupt) header promises.
+fn read_data<R: Read>(reader: R, expected: usize, path: &Path) -> Result<Result<Vec<u8>, usize>, FileError> {
+    let mut data = Vec::new();
+    reader.take(expected as u64 + 1).read_to_end(&mut data).map_err(|e| FileError::io(path, "cannot read", e))?;
+    Ok(if data.len() == expected { Ok(data) } else { Err(data.len()) })
+}
+
 fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
     let bad = |detail: String| FileError::npy(path, detail);
     let prefix = reader.fill_buf().map_err(|e| FileError::io(path, "cannot read", e))?.to_vec();
     if prefix.is_empty() {
         return Err(bad("not a valid .npy file: the file is empty".into()));
+    }
+    if let Some(n) = declared_header_len(&prefix).filter(|&n| n > MAX_HEADER_BYTES) {
+        return Err(bad(format!(
+            "not a valid .npy file: its header claims {n} bytes (kerf reads headers of at most {MAX_HEADER_BYTES})"
+        )));
+    }
+    // npyz multiplies the shape's entries (element count, strides in either order) without
+    // checking, which panics in builds with overflow checks: refuse such shapes first. The
+    // product of the nonzero entries bounds every partial product.
+    if let Some(shape) = shape_hint(&prefix)
+        && shape.iter().filter(|&&d| d != 0).try_fold(1u64, |acc, &d| acc.checked_mul(d)).is_none()
+    {
+        return Err(bad(format!("shape {shape:?} in the header overflows")));
     }
     let header = npyz::NpyHeader::from_reader(&mut reader).map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {
@@ -153,23 +202,27 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
         read_strings(reader, header, &shape, path)?
     } else {
         let width = natural.byte_width().expect("numeric numpy types are byte-sized");
-        let mut t = Tensor::zeros(natural, &shape).map_err(|e| bad(format!("header: {e}")))?;
+        let expected = natural
+            .buffer_bytes(count)
+            .ok_or_else(|| bad(format!("header: a {natural} tensor of shape {shape:?} is too large to allocate")))?;
+        let data = match read_data(&mut reader, expected, path)? {
+            Ok(data) => data,
+            Err(got) if got < expected => {
+                return Err(bad(format!(
+                    "truncated: the header promises {count} elements of '{ts}' ({expected} bytes of data), \
+                     the file holds {got}"
+                )));
+            }
+            Err(_) => {
+                return Err(bad(format!(
+                    "corrupt: bytes follow the {count} elements of '{ts}' that the header describes \
+                     (shape {shape:?})"
+                )));
+            }
+        };
+        let mut t = Tensor::from_bytes(natural, &shape, &data).map_err(|e| bad(format!("header: {e}")))?;
+        drop(data);
         let buf = t.bytes_mut().expect("numeric tensor");
-        let got = read_full(&mut reader, buf).map_err(|e| FileError::io(path, "cannot read", e))?;
-        if got < buf.len() {
-            return Err(bad(format!(
-                "truncated: the header promises {count} elements of '{ts}' ({} bytes of data), \
-                 the file holds {got}",
-                buf.len()
-            )));
-        }
-        let mut extra = [0u8; 1];
-        if reader.read(&mut extra).map_err(|e| FileError::io(path, "cannot read", e))? > 0 {
-            return Err(bad(format!(
-                "corrupt: bytes follow the {count} elements of '{ts}' that the header describes \
-                 (shape {shape:?})"
-            )));
-        }
         if ts.endianness() == Endianness::Big && width > 1 {
             // Complex numbers swap each part on its own.
             let part = if natural.is_complex() { width / 2 } else { width };
@@ -193,24 +246,35 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
     }
 }
 
-/// Read until `buf` is full or the reader ends; the number of bytes read.
-fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut at = 0;
-    while at < buf.len() {
-        match reader.read(&mut buf[at..]) {
-            Ok(0) => break,
-            Ok(n) => at += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(at)
-}
-
 fn read_strings<R: Read>(reader: R, header: npyz::NpyHeader, shape: &[u64], path: &Path) -> Result<Tensor, FileError> {
     let bad = |detail: String| FileError::npy(path, detail);
-    let npy = npyz::NpyFile::with_header(header, reader);
-    let ts = npy.dtype().descr();
+    // Read the data first (its size is what the file holds, not what the header says), so
+    // that neither the element count nor the string width can make memory explode.
+    let ts = header.dtype().descr();
+    let item = match header.dtype() {
+        npyz::DType::Plain(t) => {
+            let unit = if t.type_char() == TypeChar::UnicodeStr { 4 } else { 1 };
+            t.size_field().checked_mul(unit)
+        }
+        _ => None,
+    };
+    let item = item.filter(|&n| n > 0).ok_or_else(|| bad(format!("string dtype {ts} has no width")))?;
+    let expected = kerf_ir::tensor::volume(shape)
+        .and_then(|n| n.checked_mul(item))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| bad(format!("header: a string tensor of shape {shape:?} ({ts}) is too large to allocate")))?;
+    let data = match read_data(reader, expected, path)? {
+        Ok(data) => data,
+        Err(got) if got < expected => {
+            return Err(bad(format!("truncated: fewer {ts} strings than the header's shape {shape:?} promises")));
+        }
+        Err(_) => {
+            return Err(bad(format!(
+                "corrupt: bytes follow the {ts} strings that the header describes (shape {shape:?})"
+            )));
+        }
+    };
+    let npy = npyz::NpyFile::with_header(header, &data[..]);
     let values: Vec<String> = npy.into_vec().map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             bad(format!("truncated: fewer {ts} strings than the header's shape {shape:?} promises"))

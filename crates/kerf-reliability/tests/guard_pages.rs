@@ -1,0 +1,122 @@
+//! Guard pages: JIT kernels (static and dynamic) run over thousands of random plans with
+//! their input and output buffers flush against PROT_NONE pages, at both ends in turn, and
+//! are compared with the reference. Any read or write outside the buffers kills the test
+//! with SIGSEGV; a stray write inside the buffers' pages breaks a canary.
+//!
+//! `KERF_GUARD_PLANS=N` sets the number of random plans (default 3000), `KERF_GUARD_SEED`
+//! the first seed.
+
+use kerf_ir::{Kernel, Plan};
+use kerf_jit::{Jit, JitKernel, JitSettings};
+use kerf_reliability::*;
+use std::sync::Arc;
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    requests: u64,
+    refused_by_frontend: u64,
+    plans: u64,
+    static_runs: u64,
+    dynamic_runs: u64,
+    dynamic_other_plan_runs: u64,
+    empty_outputs: u64,
+    jit_refused: Vec<String>,
+}
+
+fn describe(plan: &Plan) -> String {
+    plan.to_string().replace('\n', "; ")
+}
+
+#[test]
+fn jit_kernels_stay_inside_guarded_buffers_on_random_plans() {
+    let count = env_u64("KERF_GUARD_PLANS", 3000);
+    let seed = env_u64("KERF_GUARD_SEED", 0x6b65_7266);
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 512 }).unwrap();
+    let mut tally = Tally::default();
+    let mut failures: Vec<String> = Vec::new();
+    let mut dynamic_pool: Vec<Arc<JitKernel>> = Vec::new();
+    let mut rng = Rng::new(seed);
+    while tally.plans < count {
+        tally.requests += 1;
+        let request = random_request(&mut rng);
+        let plan = match kerf_ir::lower(&request) {
+            Ok(p) => p,
+            Err(_) => {
+                tally.refused_by_frontend += 1;
+                continue;
+            }
+        };
+        tally.plans += 1;
+        let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+        let expected = reference_bytes(&plan, input.as_deref()).expect("the reference runs every lowered plan");
+        if expected.is_empty() {
+            tally.empty_outputs += 1;
+        }
+        let what = describe(&plan);
+
+        match jit.compile_plan(&plan) {
+            Ok(k) => {
+                tally.static_runs += 1;
+                if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                    failures.push(format!("static: {what}: {f:?}"));
+                }
+            }
+            Err(e) => tally.jit_refused.push(format!("static: {what}: {e}")),
+        }
+        match jit.compile_dynamic_plan(&plan) {
+            Ok(k) => {
+                tally.dynamic_runs += 1;
+                if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                    failures.push(format!("dynamic: {what}: {f:?}"));
+                }
+                // The same code run with this plan's arguments by a kernel made for another plan.
+                if let Some(other) = dynamic_pool.iter().find(|o| {
+                    !Arc::ptr_eq(o, &k) && o.plan() != &plan && {
+                        let mut probe = vec![0u8; expected.len()];
+                        !matches!(o.run_plan(&plan, input.as_deref(), &mut probe), Err(kerf_ir::Error::Mismatch { .. }))
+                    }
+                }) {
+                    tally.dynamic_other_plan_runs += 1;
+                    let run = |_: &dyn Kernel, i: Option<&[u8]>, o: &mut [u8]| other.run_plan(&plan, i, o);
+                    if let Err(f) = run_guarded(other.as_ref(), input.as_deref(), &expected, &run) {
+                        failures.push(format!("dynamic (other plan's kernel): {what}: {f:?}"));
+                    }
+                }
+                if dynamic_pool.len() < 64 {
+                    dynamic_pool.push(k);
+                } else {
+                    let at = rng.below(64) as usize;
+                    dynamic_pool[at] = k;
+                }
+            }
+            Err(e) => tally.jit_refused.push(format!("dynamic: {what}: {e}")),
+        }
+        if failures.len() > 20 {
+            break;
+        }
+    }
+    eprintln!(
+        "guard pages: {} requests, {} refused by their frontend, {} plans; JIT runs: {} static, {} dynamic, \
+         {} dynamic with another plan's kernel ({} empty outputs), each in 2 flush variants; {} JIT refusals",
+        tally.requests,
+        tally.refused_by_frontend,
+        tally.plans,
+        tally.static_runs,
+        tally.dynamic_runs,
+        tally.dynamic_other_plan_runs,
+        tally.empty_outputs,
+        tally.jit_refused.len()
+    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        tally.jit_refused.is_empty(),
+        "the JIT refused {} lowered plans:\n{}",
+        tally.jit_refused.len(),
+        tally.jit_refused.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(tally.dynamic_other_plan_runs > count / 4, "too few cross-plan dynamic runs: {tally:?}");
+}
