@@ -545,3 +545,20 @@ fn the_cache_compiles_once_and_evicts() {
     assert_eq!(out, input[..20]);
     assert!(!Arc::ptr_eq(&jit.compile_plan(&plan(5)).unwrap(), &kernels[0]));
 }
+
+#[test]
+fn large_slices_split_over_threads() {
+    let big = |dtype, mode, rows: u64, cols: u64, n1: u64, start1: i64| SlicePlan {
+        dtype,
+        input_shape: vec![rows, cols],
+        axes: vec![AxisRead { extent: rows + 7, start: -3, step: 1 }, AxisRead { extent: n1, start: start1, step: 1 }],
+        mode,
+        fill_bits: 0x7,
+        output_shape: vec![rows + 7, n1],
+    };
+    for mode in [BoundaryMode::Reflect, BoundaryMode::Fill, BoundaryMode::Wrap, BoundaryMode::Clamp] {
+        check_slice(&big(DType::F32, mode, 600, 900, 917, -5), 1).unwrap();
+        // Packed nibbles with an odd row length: threads must split at even elements.
+        check_slice(&big(DType::I4, mode, 1500, 900, 901, 1), 2).unwrap();
+    }
+}
