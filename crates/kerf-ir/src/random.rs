@@ -1,18 +1,23 @@
 //! kerf's random fill: Philox4x32-10 and its own documented f32 transforms.
 //!
-//! An element's value is a pure function of (seed, linear index, alpha, beta, dtype):
-//! - counter = [index low 32 bits, index high 32 bits, 0, 0], key = [seed low, seed high];
-//!   (x0, x1, x2, x3) = Philox4x32-10(counter, key).
-//! - uniform: u = (x0 >> 8)·2⁻²⁴ ∈ [0, 1); v = alpha + (beta − alpha)·u in f32 (a multiply
-//!   then an add, two roundings, no fused multiply-add); a v that rounded up to beta is
-//!   replaced by the largest f32 below beta. f16: v rounded to nearest even, then nudged
-//!   one f16 step into [alpha, beta) if rounding left it.
-//! - normal (Box–Muller, one value per counter): u1 = ((x0 >> 8) + 1)·2⁻²⁴ ∈ (0, 1],
-//!   u2 = (x1 >> 8)·2⁻²⁴ ∈ [0, 1); z = sqrt(−2·ln(u1))·cos(2π·u2); v = alpha + beta·z.
-//!   `ln` and `cos_2pi` below are kerf's own approximations built only from f32 add,
-//!   subtract, multiply, divide, square root and integer bit operations, all exactly
-//!   rounded in IEEE 754, so every backend that performs the same operations in the same
-//!   order gets the same bits. f16: v rounded to nearest even.
+//! An element's value is a pure function of (seed, linear index, alpha, beta, dtype).
+//! Every Philox call yields four 32-bit words, and all four are used:
+//! - For element i: counter c = i div 4 as [c low 32 bits, c high 32 bits, 0, 0],
+//!   key = [seed low, seed high]; (x0, x1, x2, x3) = Philox4x32-10(counter, key).
+//! - uniform: element i takes word w = x[i mod 4]; u = (w >> 8)·2⁻²⁴ ∈ [0, 1);
+//!   v = alpha + (beta − alpha)·u in f32 (a multiply then an add, two roundings, no fused
+//!   multiply-add); a v that rounded up to beta is replaced by the largest f32 below beta.
+//!   f16: v rounded to nearest even, then nudged one f16 step into [alpha, beta) if
+//!   rounding left it.
+//! - normal (Box–Muller, both values of each pair): element i belongs to pair
+//!   p = (i mod 4) div 2, which uses words a = x[2p], b = x[2p+1]:
+//!   u1 = ((a >> 8) + 1)·2⁻²⁴ ∈ (0, 1], u2 = (b >> 8)·2⁻²⁴ ∈ [0, 1);
+//!   r = sqrt(−2·ln(u1)); z = r·cos(2π·u2) for even i, r·sin(2π·u2) for odd i, where
+//!   sin(2π·u2) = cos(2π·s) with s = u2 − 0.25 if u2 ≥ 0.25 else u2 + 0.75 (exact);
+//!   v = alpha + beta·z. `ln` and `cos_2pi` below are kerf's own approximations built
+//!   only from f32 add, subtract, multiply, divide, square root and integer bit
+//!   operations, all exactly rounded in IEEE 754, so every backend that performs the
+//!   same operations in the same order gets the same bits. f16: v rounded to nearest even.
 //!
 //! Every backend (the JIT, the derive output) must perform exactly these operations in
 //! this order.
@@ -51,8 +56,8 @@ pub const TWO_POW_M24: f32 = 1.0 / 16_777_216.0;
 
 /// The uniform value in f32 for element `index`.
 pub fn uniform_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
-    let x = philox_for(seed, index);
-    let u = (x[0] >> 8) as f32 * TWO_POW_M24;
+    let w = philox_for(seed, index / 4)[(index % 4) as usize];
+    let u = (w >> 8) as f32 * TWO_POW_M24;
     let v = alpha + (beta - alpha) * u;
     if v >= beta { beta.next_down() } else { v }
 }
@@ -140,12 +145,20 @@ pub fn cos_2pi_f32(u: f32) -> f32 {
     x + x * p
 }
 
+/// sin(2π·u) for u ∈ [0, 1), as cos(2π·s) with s = u − 1/4 taken into [0, 1) (exact).
+pub fn sin_2pi_f32(u: f32) -> f32 {
+    let s = if u >= 0.25 { u - 0.25 } else { u + 0.75 };
+    cos_2pi_f32(s)
+}
+
 /// The standard normal z for element `index`.
 pub fn standard_normal_f32(seed: u64, index: u64) -> f32 {
-    let x = philox_for(seed, index);
-    let u1 = ((x[0] >> 8) + 1) as f32 * TWO_POW_M24;
-    let u2 = (x[1] >> 8) as f32 * TWO_POW_M24;
-    (-2.0 * ln_f32(u1)).sqrt() * cos_2pi_f32(u2)
+    let x = philox_for(seed, index / 4);
+    let pair = ((index % 4) / 2) as usize;
+    let u1 = ((x[2 * pair] >> 8) + 1) as f32 * TWO_POW_M24;
+    let u2 = (x[2 * pair + 1] >> 8) as f32 * TWO_POW_M24;
+    let r = (-2.0 * ln_f32(u1)).sqrt();
+    if index % 2 == 0 { r * cos_2pi_f32(u2) } else { r * sin_2pi_f32(u2) }
 }
 
 pub fn normal_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
@@ -187,6 +200,31 @@ mod tests {
             let want = (std::f64::consts::TAU * u as f64).cos();
             assert!((got - want).abs() < 5e-7, "cos(2pi*{u}) = {got}, want {want}");
         }
+    }
+
+    #[test]
+    fn sin_2pi_is_close_to_libm() {
+        for i in 0..4096 {
+            let u = i as f32 / 4096.0;
+            let got = sin_2pi_f32(u) as f64;
+            let want = (std::f64::consts::TAU * u as f64).sin();
+            assert!((got - want).abs() < 5e-7, "sin(2pi*{u}) = {got}, want {want}");
+        }
+    }
+
+    #[test]
+    fn every_philox_word_is_used_once() {
+        let x = philox_for(11, 3);
+        for (k, w) in x.iter().enumerate() {
+            let u = (w >> 8) as f32 * TWO_POW_M24;
+            assert_eq!(uniform_f32(11, 12 + k as u64, 0.0, 1.0), u, "element {} takes word {k}", 12 + k);
+        }
+        // Normal: elements 12, 13 share words 0 and 1 (cos and sin); 14, 15 words 2 and 3.
+        let u1 = ((x[2] >> 8) + 1) as f32 * TWO_POW_M24;
+        let u2 = (x[3] >> 8) as f32 * TWO_POW_M24;
+        let r = (-2.0 * ln_f32(u1)).sqrt();
+        assert_eq!(standard_normal_f32(11, 14), r * cos_2pi_f32(u2));
+        assert_eq!(standard_normal_f32(11, 15), r * sin_2pi_f32(u2));
     }
 
     #[test]
