@@ -180,6 +180,13 @@ fn writing_is_atomic() {
     assert_eq!(npy::read(&path).unwrap(), old);
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names, vec![std::ffi::OsString::from("out.npy")]);
+    // An ordinary file's permissions, not a temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_ne!(mode & 0o044, 0, "mode {mode:o}: others cannot read the output");
+    }
     // Replacing works.
     let new = sample(DType::I16, &[2, 2]);
     npy::write(&path, &new).unwrap();

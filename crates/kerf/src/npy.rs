@@ -448,11 +448,17 @@ pub fn write(path: &Path, t: &Tensor) -> Result<(), FileError> {
     let name = path.file_name().ok_or_else(|| {
         FileError::io(path, "cannot write", io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))
     })?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", name.to_string_lossy()))
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| FileError::io(path, "cannot create a temporary file beside", e))?;
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // An ordinary file's permissions (0666 less the umask), not a temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp =
+        builder.tempfile_in(dir).map_err(|e| FileError::io(path, "cannot create a temporary file beside", e))?;
     {
         let mut buf = io::BufWriter::new(tmp.as_file_mut());
         to_writer(&mut buf, t).map_err(|e| FileError::io(path, "cannot write", e))?;
