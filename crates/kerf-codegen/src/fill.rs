@@ -141,14 +141,18 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
                 |v| quote!(#v),
             )
         }
-        FillBody::LinspaceF32Exact { alpha, dims } => {
-            linspace_loops(dims, f32_lit(*alpha), f32_lit, |v, c, a| quote!(#v + #c * #a as f32), |v| quote!(#v))
-        }
+        FillBody::LinspaceF32Exact { alpha, dims } => linspace_loops(
+            dims,
+            f32_lit(*alpha),
+            f32_lit,
+            |v, c, a| quote!(#v + #c * (#a as i32) as f32),
+            |v| quote!(#v),
+        ),
         FillBody::LinspaceF64 { alpha, dims } => linspace_loops(
             dims,
             f64_lit(*alpha),
             f64_lit,
-            |v, c, a| quote!(#v + #c * #a as f64),
+            |v, c, a| quote!(#v + #c * (#a as i32) as f64),
             |v| quote!((#v) as f32),
         ),
     };
