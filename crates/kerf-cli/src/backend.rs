@@ -62,27 +62,18 @@ fn check_dynamic(backend: Backend, dynamic: bool) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Whether a request moves strings, which are not plain memory: the JIT moves bytes, so
-/// string slices run on the reference interpreter.
-pub fn moves_strings(request: &Request) -> bool {
-    kerf::lower(request).is_ok_and(|p| p.dtype() == DType::String)
-}
-
-/// Run a request on a backend (not tied to a file: for examples too).
+/// Run a request on a backend (not tied to a file: for examples too). Strings go through
+/// the JIT as u64 element indices (see `kerf::run_jit_strings`).
 pub fn run_request(request: &Request, backend: Backend, dynamic: bool) -> Result<Tensor, RunError> {
     check_dynamic(backend, dynamic)?;
     match backend {
         Backend::Reference => Ok(kerf::run_reference(request)?),
-        Backend::Jit if moves_strings(request) => Ok(kerf::run_reference(request)?),
         Backend::Jit => Ok(kerf::run_jit(jit()?, request, dynamic)?),
     }
 }
 
 /// Run a request file on a backend; errors name the file (and the entry's line).
 pub fn run(file: &RequestFile, backend: Backend, dynamic: bool) -> Result<Tensor, CliError> {
-    if backend == Backend::Jit && moves_strings(&file.request) {
-        eprintln!("note: string tensors are not plain memory; the reference interpreter moves them");
-    }
     run_request(&file.request, backend, dynamic).map_err(|e| in_file(file, e))
 }
 
@@ -93,10 +84,17 @@ pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
     }
 }
 
-/// Compile a request's kernel on the process's JIT.
+/// Compile a request's kernel on the process's JIT. A slice of strings compiles the
+/// kernel that moves their u64 element indices (what `kerf run` executes for strings).
 pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKernel>, RunError> {
     let jit = jit()?;
-    Ok(if dynamic { jit.compile_dynamic(request)? } else { jit.compile(request)? })
+    let mut plan = kerf::lower(request)?;
+    if let Plan::Slice(p) = &mut plan
+        && p.dtype == DType::String
+    {
+        p.dtype = DType::U64;
+    }
+    Ok(if dynamic { jit.compile_dynamic_plan(&plan)? } else { jit.compile_plan(&plan)? })
 }
 
 /// The Cranelift IR of a request's kernel (its data input may be given by dtype and shape).
