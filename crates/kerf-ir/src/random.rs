@@ -158,7 +158,7 @@ pub fn standard_normal_f32(seed: u64, index: u64) -> f32 {
     let u1 = ((x[2 * pair] >> 8) + 1) as f32 * TWO_POW_M24;
     let u2 = (x[2 * pair + 1] >> 8) as f32 * TWO_POW_M24;
     let r = (-2.0 * ln_f32(u1)).sqrt();
-    if index % 2 == 0 { r * cos_2pi_f32(u2) } else { r * sin_2pi_f32(u2) }
+    if index.is_multiple_of(2) { r * cos_2pi_f32(u2) } else { r * sin_2pi_f32(u2) }
 }
 
 pub fn normal_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
