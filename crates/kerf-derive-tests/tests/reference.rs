@@ -109,3 +109,27 @@ derived!(ov_reverse_end_mask, OvReverse, op = "openvino.strided_slice", dtype = 
 derived!(ov_ellipsis, OvEllipsis, op = "openvino.strided_slice", dtype = "c64", input = [2, 3, 4]; begin = [0, 1], end = [0, 3], begin_mask = [0, 0], end_mask = [0, 0], ellipsis_mask = [1, 0]);
 derived!(ov_negative_stride_clamped, OvNegStride, op = "openvino.strided_slice", dtype = "f8e5m2", input = [5]; begin = [10], end = [-10], stride = [-2], begin_mask = [0], end_mask = [0]);
 derived!(ov_u16_every_other, OvU16, op = "openvino.strided_slice", dtype = "u16", input = [6, 6]; begin = [0, 5], end = [6, 0], stride = [2, -2], begin_mask = [0, 0], end_mask = [0, 1]);
+
+// ------------------------------------------------------------------------ edges
+
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f32", input = [], start = [], size = [], stride = [])]
+struct Rank0;
+
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", dtype = "i8", input = [], starts = [], ends = [])]
+struct Rank0Onnx;
+
+#[test]
+fn rank0_scalars() {
+    use kerf_derive_tests::{V, check_against_reference, request};
+    let none = || V::Ints(Vec::new());
+    let r =
+        request("tensorrt.slice", None, Some(("f32", &[])), &[("start", none()), ("size", none()), ("stride", none())]);
+    check_against_reference(&Rank0, &r);
+    let r = request("onnx.slice", None, Some(("i8", &[])), &[("starts", none()), ("ends", none())]);
+    check_against_reference(&Rank0Onnx, &r);
+}
+
+derived!(ov_new_axis_on_scalar, OvScalar, op = "openvino.strided_slice", dtype = "i16", input = []; begin = [0], end = [0], begin_mask = [0], end_mask = [0], new_axis_mask = [1]);
+derived!(fill_size_one_everywhere, FillOne, op = "tensorrt.slice", dtype = "i8", input = [1, 1]; start = [-1, 0], size = [3, 1], stride = [1, 1], mode = "fill", fill = 4);
