@@ -2,6 +2,11 @@
 //! the specs that must succeed, its attributes written as a user would write them (inputs
 //! other than the data as constants), and a test comparing the derived kernel's output
 //! with the example's expected tensor. So every spec example is also a derive test.
+//!
+//! Also writes `random_plans.rs`: requests drawn by a fixed-seed generator for every op,
+//! mode and dtype family, kept when kerf-ir's frontend accepts them (a derive of a bad
+//! request would not compile), each derived and checked against the reference and the
+//! JIT — property testing at compile time, reproducible by construction.
 
 use kerf_spec::{InputRank, TomlValue};
 use std::fmt::Write;
@@ -88,6 +93,215 @@ fn main() {
             .unwrap();
         }
     }
-    let path = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("spec_examples.rs");
-    std::fs::write(path, out).unwrap();
+    let dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    std::fs::write(dir.join("spec_examples.rs"), out).unwrap();
+    std::fs::write(dir.join("random_plans.rs"), random_plans(160)).unwrap();
+}
+
+/// xorshift64*: a fixed sequence, so the generated cases never change unless this does.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in [lo, hi].
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.next() as usize % items.len()]
+    }
+    fn ints(&mut self, n: usize, lo: i64, hi: i64) -> Vec<i64> {
+        (0..n).map(|_| self.range(lo, hi)).collect()
+    }
+    fn nonzero(&mut self, n: usize, m: i64) -> Vec<i64> {
+        (0..n).map(|_| if self.next() % 2 == 0 { self.range(1, m) } else { -self.range(1, m) }).collect()
+    }
+}
+
+/// One drawn case: op, version, data dtype and shape, and attribute/input lists.
+struct Case {
+    op: &'static str,
+    version: Option<u32>,
+    dtype: &'static str,
+    shape: Vec<u64>,
+    lists: Vec<(&'static str, Vec<i64>)>,
+    strings: Vec<(&'static str, &'static str)>,
+    fill: Option<i64>,
+}
+
+impl Case {
+    fn request(&self) -> kerf_ir::Request {
+        let spec = kerf_spec::registry().unwrap().get(self.op).unwrap();
+        let version = self.version.unwrap_or_else(|| spec.latest_version());
+        let data = spec.inputs.iter().filter(|i| i.rank == InputRank::Any).min_by_key(|i| i.index).unwrap();
+        let mut r = kerf_ir::Request::new(self.op);
+        r.version = self.version;
+        r = r.input_meta(&data.name, self.dtype.parse().unwrap(), &self.shape);
+        for (name, v) in &self.lists {
+            if spec.attribute(name).is_some_and(|a| kerf_spec::in_version(&a.versions, version)) {
+                r = r.attr(name, v.clone());
+            } else {
+                r = r.input(name, kerf_ir::Tensor::from_i64s(v));
+            }
+        }
+        for (name, v) in &self.strings {
+            r = r.attr(name, *v);
+        }
+        if let Some(f) = self.fill {
+            r = r.input("fill", kerf_ir::Tensor::scalar_bits(kerf_ir::DType::I64, f as u64 as u128));
+        }
+        r
+    }
+}
+
+fn draw(rng: &mut Rng) -> Case {
+    let rank = rng.range(1, 3) as usize;
+    let shape: Vec<u64> = (0..rank).map(|_| rng.range(1, 6) as u64).collect();
+    let mut case = Case { op: "", version: None, dtype: "", shape, lists: Vec::new(), strings: Vec::new(), fill: None };
+    match rng.next() % 3 {
+        0 => {
+            case.op = "tensorrt.slice";
+            case.dtype = rng.pick(&["bool", "i4", "i8", "i32", "i64", "f8e4m3fn", "f16", "f32", "bf16"]);
+            let mode = rng.pick(&["strict_bounds", "wrap", "clamp", "fill", "reflect"]);
+            let mut start = Vec::new();
+            let mut stride = Vec::new();
+            let mut size = Vec::new();
+            for &d in &case.shape {
+                let d = d as i64;
+                if mode == "strict_bounds" {
+                    // In range by construction: start in [0, d), steps that stay inside.
+                    let s = rng.range(-2, 2);
+                    let a = rng.range(0, d - 1);
+                    let room = if s > 0 {
+                        (d - 1 - a) / s
+                    } else if s < 0 {
+                        a / -s
+                    } else {
+                        5
+                    };
+                    start.push(a);
+                    stride.push(s);
+                    size.push(rng.range(0, room.min(5) + 1).min(room + 1));
+                } else {
+                    start.push(rng.range(-2 * d - 3, 2 * d + 3));
+                    stride.push(rng.range(-3, 3));
+                    size.push(rng.range(1, 9));
+                }
+            }
+            case.lists = vec![("start", start), ("size", size), ("stride", stride)];
+            case.strings.push(("mode", mode));
+            if mode == "fill" && rng.next() % 2 == 0 {
+                case.fill = Some(match case.dtype {
+                    "bool" => rng.range(0, 1),
+                    "i4" => rng.range(-8, 7),
+                    _ => rng.range(-100, 100),
+                });
+            }
+        }
+        1 => {
+            case.op = "onnx.slice";
+            case.version = Some([10, 11, 13][rng.next() as usize % 3]);
+            let set: &[&str] = if case.version == Some(13) {
+                &[
+                    "bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "c64",
+                    "c128",
+                ]
+            } else {
+                &["bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f16", "f32", "f64", "c64", "c128"]
+            };
+            case.dtype = rng.pick(set);
+            let n = rng.range(1, rank as i64) as usize;
+            let mut axes: Vec<i64> = (0..rank as i64).collect();
+            for i in (1..axes.len()).rev() {
+                let j = rng.range(0, i as i64) as usize;
+                axes.swap(i, j);
+            }
+            axes.truncate(n);
+            if case.version != Some(10) && rng.next() % 2 == 0 {
+                axes.iter_mut().for_each(|a| *a -= rank as i64);
+            }
+            case.lists = vec![
+                ("starts", rng.ints(n, -9, 9)),
+                ("ends", rng.ints(n, -9, 9)),
+                ("axes", axes),
+                ("steps", rng.nonzero(n, 3)),
+            ];
+        }
+        _ => {
+            case.op = "openvino.strided_slice";
+            case.dtype =
+                rng.pick(&["bool", "i4", "u4", "i8", "u16", "i32", "u64", "f8e5m2", "f16", "f32", "f64", "c64"]);
+            let m = rng.range(1, rank as i64 + 1) as usize;
+            case.lists = vec![
+                ("begin", rng.ints(m, -7, 7)),
+                ("end", rng.ints(m, -7, 7)),
+                ("stride", rng.nonzero(m, 3)),
+                ("begin_mask", rng.ints(m, 0, 1)),
+                ("end_mask", rng.ints(m, 0, 1)),
+            ];
+            for mask in ["new_axis_mask", "shrink_axis_mask", "ellipsis_mask"] {
+                if rng.next() % 3 == 0 {
+                    let mut v = vec![0; m];
+                    v[rng.range(0, m as i64 - 1) as usize] = 1;
+                    case.lists.push((mask, v));
+                }
+            }
+        }
+    }
+    case
+}
+
+fn random_plans(count: usize) -> String {
+    let mut rng = Rng(0x6b65_7266_6465_7276);
+    let mut out = String::from("// Generated by build.rs (fixed seed); do not edit.\n\n");
+    let mut kept = 0;
+    let mut tries = 0;
+    while kept < count && tries < count * 50 {
+        tries += 1;
+        let case = draw(&mut rng);
+        if kerf_ir::lower(&case.request()).is_err() {
+            continue;
+        }
+        let list = |v: &Vec<i64>| format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
+        let mut attrs = vec![format!("op = {:?}", case.op)];
+        if let Some(v) = case.version {
+            attrs.push(format!("version = {v}"));
+        }
+        attrs.push(format!("dtype = {:?}", case.dtype));
+        attrs.push(format!("input = {}", list(&case.shape.iter().map(|&d| d as i64).collect())));
+        for (name, v) in &case.lists {
+            attrs.push(format!("{name} = {}", list(v)));
+        }
+        for (name, v) in &case.strings {
+            attrs.push(format!("{name} = {v:?}"));
+        }
+        if let Some(f) = case.fill {
+            attrs.push(format!("fill = {f}"));
+        }
+        let mut values: Vec<String> =
+            case.lists.iter().map(|(n, v)| format!("({n:?}, V::Ints(vec!{}))", list(v))).collect();
+        values.extend(case.strings.iter().map(|(n, v)| format!("({n:?}, V::Str({v:?}))")));
+        if let Some(f) = case.fill {
+            values.push(format!("(\"fill\", V::Int({f}))"));
+        }
+        let shape = case.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+        writeln!(
+            out,
+            "#[derive(kerf::Kernel)]\n#[kerf({})]\nstruct Random{kept};\n\n#[test]\nfn random_{kept}() {{\n    let request = request({:?}, {:?}, Some(({:?}, &[{shape}])), &[{}]);\n    check(&Random{kept}, &request);\n}}\n",
+            attrs.join(", "),
+            case.op,
+            case.version,
+            case.dtype,
+            values.join(", ")
+        )
+        .unwrap();
+        kept += 1;
+    }
+    assert!(kept == count, "only {kept} of {count} random requests lowered in {tries} tries");
+    out
 }
