@@ -119,7 +119,7 @@ impl Rng {
         (0..n).map(|_| self.range(lo, hi)).collect()
     }
     fn nonzero(&mut self, n: usize, m: i64) -> Vec<i64> {
-        (0..n).map(|_| if self.next() % 2 == 0 { self.range(1, m) } else { -self.range(1, m) }).collect()
+        (0..n).map(|_| if self.next().is_multiple_of(2) { self.range(1, m) } else { -self.range(1, m) }).collect()
     }
 }
 
@@ -195,7 +195,7 @@ fn draw(rng: &mut Rng) -> Case {
             }
             case.lists = vec![("start", start), ("size", size), ("stride", stride)];
             case.strings.push(("mode", mode));
-            if mode == "fill" && rng.next() % 2 == 0 {
+            if mode == "fill" && rng.next().is_multiple_of(2) {
                 case.fill = Some(match case.dtype {
                     "bool" => rng.range(0, 1),
                     "i4" => rng.range(-8, 7),
@@ -222,7 +222,7 @@ fn draw(rng: &mut Rng) -> Case {
                 axes.swap(i, j);
             }
             axes.truncate(n);
-            if case.version != Some(10) && rng.next() % 2 == 0 {
+            if case.version != Some(10) && rng.next().is_multiple_of(2) {
                 axes.iter_mut().for_each(|a| *a -= rank as i64);
             }
             case.lists = vec![
@@ -245,7 +245,7 @@ fn draw(rng: &mut Rng) -> Case {
                 ("end_mask", rng.ints(m, 0, 1)),
             ];
             for mask in ["new_axis_mask", "shrink_axis_mask", "ellipsis_mask"] {
-                if rng.next() % 3 == 0 {
+                if rng.next().is_multiple_of(3) {
                     let mut v = vec![0; m];
                     v[rng.range(0, m as i64 - 1) as usize] = 1;
                     case.lists.push((mask, v));
