@@ -181,7 +181,7 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
             pub fn run(&self, output: &mut [#t]) -> ::core::result::Result<(), ::kerf::Error> {
                 #check_out
                 let ::core::result::Result::Ok(output) = <&mut [#t; #out_len]>::try_from(output) else {
-                    unreachable!("length checked above")
+                    ::core::unreachable!("length checked above")
                 };
                 Self::__kerf_loops(output, |v| v);
                 ::core::result::Result::Ok(())
@@ -212,7 +212,7 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
                 }
                 #check_out_b
                 let ::core::result::Result::Ok(output) = <&mut [[u8; #wl]; #out_len]>::try_from(output.as_chunks_mut::<#wl>().0) else {
-                    unreachable!("length checked above")
+                    ::core::unreachable!("length checked above")
                 };
                 Self::__kerf_loops(output, |v: #t| v.to_le_bytes());
                 ::core::result::Result::Ok(())

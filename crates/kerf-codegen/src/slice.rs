@@ -436,7 +436,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
             let (::core::result::Result::Ok(input), ::core::result::Result::Ok(output)) =
                 (<&[#t; #in_len]>::try_from(input), <&mut [#t; #out_len]>::try_from(output))
             else {
-                unreachable!("lengths checked above")
+                ::core::unreachable!("lengths checked above")
             };
             Self::__kerf_loops(input, output #run_fill_arg);
             ::core::result::Result::Ok(())
@@ -484,7 +484,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
             let (::core::result::Result::Ok(input), ::core::result::Result::Ok(output)) =
                 (<&[#bytes_ty; #in_len]>::try_from(#cin), <&mut [#bytes_ty; #out_len]>::try_from(#cout))
             else {
-                unreachable!("lengths checked above")
+                ::core::unreachable!("lengths checked above")
             };
             Self::__kerf_loops(input, output #fill_arg);
             ::core::result::Result::Ok(())
