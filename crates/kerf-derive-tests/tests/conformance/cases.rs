@@ -1,0 +1,1343 @@
+// Generated from tests/data/conformance by `conformance_cases_are_current` in
+// tests/conformance.rs (KERF_REGENERATE=1); do not edit.
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0, 1], dtype = "f32", input = [20, 10, 5], ends = [3, 10], starts = [0, 0], steps = [1, 1])]
+struct Case_onnx_node_test_slice;
+
+#[test]
+fn onnx_node_test_slice() {
+    check_case("onnx_node_test_slice", &Case_onnx_node_test_slice);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, dtype = "f32", input = [20, 10, 5], ends = [20, 10, 4], starts = [0, 0, 3])]
+struct Case_onnx_node_test_slice_default_axes;
+
+#[test]
+fn onnx_node_test_slice_default_axes() {
+    check_case("onnx_node_test_slice_default_axes", &Case_onnx_node_test_slice_default_axes);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0, 1, 2], dtype = "f32", input = [20, 10, 5], ends = [20, 10, 4], starts = [0, 0, 3])]
+struct Case_onnx_node_test_slice_default_steps;
+
+#[test]
+fn onnx_node_test_slice_default_steps() {
+    check_case("onnx_node_test_slice_default_steps", &Case_onnx_node_test_slice_default_steps);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [1], dtype = "f32", input = [20, 10, 5], ends = [1000], starts = [1], steps = [1])]
+struct Case_onnx_node_test_slice_end_out_of_bounds;
+
+#[test]
+fn onnx_node_test_slice_end_out_of_bounds() {
+    check_case("onnx_node_test_slice_end_out_of_bounds", &Case_onnx_node_test_slice_end_out_of_bounds);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [1], dtype = "f32", input = [20, 10, 5], ends = [-1], starts = [0], steps = [1])]
+struct Case_onnx_node_test_slice_neg;
+
+#[test]
+fn onnx_node_test_slice_neg() {
+    check_case("onnx_node_test_slice_neg", &Case_onnx_node_test_slice_neg);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0, 1, 2], dtype = "f32", input = [20, 10, 5], ends = [0, 0, 1], starts = [20, 10, 4], steps = [-1, -3, -2])]
+struct Case_onnx_node_test_slice_neg_steps;
+
+#[test]
+fn onnx_node_test_slice_neg_steps() {
+    check_case("onnx_node_test_slice_neg_steps", &Case_onnx_node_test_slice_neg_steps);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0, -2, -1], dtype = "f32", input = [20, 10, 5], ends = [20, 10, 4], starts = [0, 0, 3])]
+struct Case_onnx_node_test_slice_negative_axes;
+
+#[test]
+fn onnx_node_test_slice_negative_axes() {
+    check_case("onnx_node_test_slice_negative_axes", &Case_onnx_node_test_slice_negative_axes);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [1], dtype = "f32", input = [20, 10, 5], ends = [1000], starts = [1000], steps = [1])]
+struct Case_onnx_node_test_slice_start_out_of_bounds;
+
+#[test]
+fn onnx_node_test_slice_start_out_of_bounds() {
+    check_case("onnx_node_test_slice_start_out_of_bounds", &Case_onnx_node_test_slice_start_out_of_bounds);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [0, 3], dtype = "f64", input = [5, 5, 5, 2], ends = [-6, 2], starts = [4, -5], steps = [2, -2])]
+struct Case_onnx_slice_0000;
+
+#[test]
+fn onnx_slice_0000() {
+    check_case("onnx_slice_0000", &Case_onnx_slice_0000);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [-1], dtype = "f64", input = [5], ends = [6], starts = [-3], steps = [3])]
+struct Case_onnx_slice_0001;
+
+#[test]
+fn onnx_slice_0001() {
+    check_case("onnx_slice_0001", &Case_onnx_slice_0001);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [1, 2], dtype = "i64", input = [6, 3, 5], ends = [-9223372036854775808, -5], starts = [-9223372036854775808, -9223372036854775808], steps = [-3, -2])]
+struct Case_onnx_slice_0002;
+
+#[test]
+fn onnx_slice_0002() {
+    check_case("onnx_slice_0002", &Case_onnx_slice_0002);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "i16", input = [6, 4, 6, 1], axes = [0, 1, 3], ends = [-9, -3, -2], starts = [2, 0, 1000])]
+struct Case_onnx_slice_0003;
+
+#[test]
+fn onnx_slice_0003() {
+    check_case("onnx_slice_0003", &Case_onnx_slice_0003);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "bool", input = [3, 4, 1], axes = [0, 1, 2], ends = [-2147483648, -2, 0], starts = [4, -9223372036854775808, -2147483648])]
+struct Case_onnx_slice_0004;
+
+#[test]
+fn onnx_slice_0004() {
+    check_case("onnx_slice_0004", &Case_onnx_slice_0004);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0, 1, 2, 3], dtype = "u8", input = [2, 1, 6, 2], ends = [-5, -1, 6, -5], starts = [-5, -3, -8, -2], steps = [-1, 1, 3, -1])]
+struct Case_onnx_slice_0005;
+
+#[test]
+fn onnx_slice_0005() {
+    check_case("onnx_slice_0005", &Case_onnx_slice_0005);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [1], dtype = "f32", input = [6, 1, 4, 6], ends = [3], starts = [-4], steps = [-2])]
+struct Case_onnx_slice_0006;
+
+#[test]
+fn onnx_slice_0006() {
+    check_case("onnx_slice_0006", &Case_onnx_slice_0006);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [0], dtype = "u8", input = [3], ends = [2], starts = [5], steps = [-2])]
+struct Case_onnx_slice_0007;
+
+#[test]
+fn onnx_slice_0007() {
+    check_case("onnx_slice_0007", &Case_onnx_slice_0007);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [0], dtype = "f64", input = [1], ends = [-4], starts = [-2], steps = [3])]
+struct Case_onnx_slice_0008;
+
+#[test]
+fn onnx_slice_0008() {
+    check_case("onnx_slice_0008", &Case_onnx_slice_0008);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [0, 1], dtype = "i64", input = [3, 5], ends = [4, -5], starts = [-3, 2], steps = [3, 2])]
+struct Case_onnx_slice_0009;
+
+#[test]
+fn onnx_slice_0009() {
+    check_case("onnx_slice_0009", &Case_onnx_slice_0009);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [1], dtype = "bool", input = [1, 4], ends = [-4], starts = [9223372036854775807], steps = [-2])]
+struct Case_onnx_slice_0010;
+
+#[test]
+fn onnx_slice_0010() {
+    check_case("onnx_slice_0010", &Case_onnx_slice_0010);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "f32", input = [3, 1], axes = [0, 1], ends = [6, 2], starts = [9223372036854775807, 4])]
+struct Case_onnx_slice_0011;
+
+#[test]
+fn onnx_slice_0011() {
+    check_case("onnx_slice_0011", &Case_onnx_slice_0011);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "i16", input = [1, 2, 5, 4], axes = [3, 2], ends = [1, 0], starts = [-7, 1])]
+struct Case_onnx_slice_0012;
+
+#[test]
+fn onnx_slice_0012() {
+    check_case("onnx_slice_0012", &Case_onnx_slice_0012);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0, 1], dtype = "i16", input = [6, 3], ends = [-6, -3], starts = [5, -5], steps = [-3, -3])]
+struct Case_onnx_slice_0013;
+
+#[test]
+fn onnx_slice_0013() {
+    check_case("onnx_slice_0013", &Case_onnx_slice_0013);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0], dtype = "u32", input = [3], ends = [3], starts = [-5], steps = [-2])]
+struct Case_onnx_slice_0014;
+
+#[test]
+fn onnx_slice_0014() {
+    check_case("onnx_slice_0014", &Case_onnx_slice_0014);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [2, 0], dtype = "f16", input = [5, 1, 5], ends = [1, 5], starts = [-9223372036854775808, -6], steps = [1, -2])]
+struct Case_onnx_slice_0015;
+
+#[test]
+fn onnx_slice_0015() {
+    check_case("onnx_slice_0015", &Case_onnx_slice_0015);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [0], dtype = "i16", input = [3, 3, 5], ends = [-3], starts = [-3], steps = [-3])]
+struct Case_onnx_slice_0016;
+
+#[test]
+fn onnx_slice_0016() {
+    check_case("onnx_slice_0016", &Case_onnx_slice_0016);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [0], dtype = "f16", input = [4], ends = [6], starts = [9223372036854775807], steps = [2])]
+struct Case_onnx_slice_0017;
+
+#[test]
+fn onnx_slice_0017() {
+    check_case("onnx_slice_0017", &Case_onnx_slice_0017);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "i64", input = [4, 5, 0], axes = [0, 2], ends = [-3, -1], starts = [2147483647, -2])]
+struct Case_onnx_slice_0018;
+
+#[test]
+fn onnx_slice_0018() {
+    check_case("onnx_slice_0018", &Case_onnx_slice_0018);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [-2, 1], dtype = "f16", input = [2, 2], ends = [1, 5], starts = [-2, -5], steps = [-3, 2])]
+struct Case_onnx_slice_0019;
+
+#[test]
+fn onnx_slice_0019() {
+    check_case("onnx_slice_0019", &Case_onnx_slice_0019);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "u32", input = [6], ends = [-1], starts = [-2])]
+struct Case_onnx_slice_0020;
+
+#[test]
+fn onnx_slice_0020() {
+    check_case("onnx_slice_0020", &Case_onnx_slice_0020);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "i64", input = [5], ends = [-7], starts = [-6])]
+struct Case_onnx_slice_0021;
+
+#[test]
+fn onnx_slice_0021() {
+    check_case("onnx_slice_0021", &Case_onnx_slice_0021);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [1], dtype = "f16", input = [2, 4], ends = [-3], starts = [-1], steps = [2])]
+struct Case_onnx_slice_0022;
+
+#[test]
+fn onnx_slice_0022() {
+    check_case("onnx_slice_0022", &Case_onnx_slice_0022);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, dtype = "u32", input = [6, 1], ends = [-5], starts = [4])]
+struct Case_onnx_slice_0023;
+
+#[test]
+fn onnx_slice_0023() {
+    check_case("onnx_slice_0023", &Case_onnx_slice_0023);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "i16", input = [2, 5], axes = [1, 0], ends = [-5, 3], starts = [-8, 3])]
+struct Case_onnx_slice_0024;
+
+#[test]
+fn onnx_slice_0024() {
+    check_case("onnx_slice_0024", &Case_onnx_slice_0024);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [1, 0], dtype = "i16", input = [3, 0, 4, 3], ends = [-2, -2], starts = [3, 3], steps = [-2, 1])]
+struct Case_onnx_slice_0025;
+
+#[test]
+fn onnx_slice_0025() {
+    check_case("onnx_slice_0025", &Case_onnx_slice_0025);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [-3, -2, -1, -4], dtype = "u8", input = [5, 2, 6, 1], ends = [-1, 9223372036854775807, -1, -1], starts = [3, 0, -2, -6], steps = [-3, 2, -2, 1])]
+struct Case_onnx_slice_0026;
+
+#[test]
+fn onnx_slice_0026() {
+    check_case("onnx_slice_0026", &Case_onnx_slice_0026);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0], dtype = "f32", input = [2], ends = [-1], starts = [1], steps = [-2])]
+struct Case_onnx_slice_0027;
+
+#[test]
+fn onnx_slice_0027() {
+    check_case("onnx_slice_0027", &Case_onnx_slice_0027);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [3, 1, 2, 0], dtype = "i64", input = [2, 1, 1, 5], ends = [0, 3, 4, 3], starts = [-8, 1, 1, 4], steps = [-3, -1, 2, 1])]
+struct Case_onnx_slice_0028;
+
+#[test]
+fn onnx_slice_0028() {
+    check_case("onnx_slice_0028", &Case_onnx_slice_0028);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 13, axes = [0], dtype = "i16", input = [5], ends = [8], starts = [7], steps = [-2])]
+struct Case_onnx_slice_0029;
+
+#[test]
+fn onnx_slice_0029() {
+    check_case("onnx_slice_0029", &Case_onnx_slice_0029);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [1], dtype = "bool", input = [4, 6, 2], ends = [-3], starts = [9], steps = [2])]
+struct Case_onnx_slice_0030;
+
+#[test]
+fn onnx_slice_0030() {
+    check_case("onnx_slice_0030", &Case_onnx_slice_0030);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [1], dtype = "i16", input = [1, 2, 6], ends = [-3], starts = [1], steps = [-3])]
+struct Case_onnx_slice_0031;
+
+#[test]
+fn onnx_slice_0031() {
+    check_case("onnx_slice_0031", &Case_onnx_slice_0031);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [-4], dtype = "bool", input = [1, 5, 2, 5], ends = [-2], starts = [-4])]
+struct Case_onnx_slice_0032;
+
+#[test]
+fn onnx_slice_0032() {
+    check_case("onnx_slice_0032", &Case_onnx_slice_0032);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [0], dtype = "i64", input = [5], ends = [-6], starts = [-7], steps = [-1])]
+struct Case_onnx_slice_0033;
+
+#[test]
+fn onnx_slice_0033() {
+    check_case("onnx_slice_0033", &Case_onnx_slice_0033);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [0], dtype = "i64", input = [3], ends = [1], starts = [6], steps = [-2])]
+struct Case_onnx_slice_0034;
+
+#[test]
+fn onnx_slice_0034() {
+    check_case("onnx_slice_0034", &Case_onnx_slice_0034);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [0, 1], dtype = "i16", input = [1, 1], ends = [3, -9223372036854775808], starts = [1, -1000], steps = [1, -3])]
+struct Case_onnx_slice_0035;
+
+#[test]
+fn onnx_slice_0035() {
+    check_case("onnx_slice_0035", &Case_onnx_slice_0035);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "i64", input = [6, 1, 3], axes = [2], ends = [-3], starts = [-3])]
+struct Case_onnx_slice_0036;
+
+#[test]
+fn onnx_slice_0036() {
+    check_case("onnx_slice_0036", &Case_onnx_slice_0036);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 1, dtype = "f16", input = [5], axes = [0], ends = [1], starts = [-8])]
+struct Case_onnx_slice_0037;
+
+#[test]
+fn onnx_slice_0037() {
+    check_case("onnx_slice_0037", &Case_onnx_slice_0037);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 11, axes = [1, 0], dtype = "i64", input = [1, 4], ends = [1, -3], starts = [5, 2], steps = [-1, -3])]
+struct Case_onnx_slice_0038;
+
+#[test]
+fn onnx_slice_0038() {
+    check_case("onnx_slice_0038", &Case_onnx_slice_0038);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.slice", version = 10, axes = [2], dtype = "f32", input = [6, 2, 4], ends = [1], starts = [-2], steps = [-2])]
+struct Case_onnx_slice_0039;
+
+#[test]
+fn onnx_slice_0039() {
+    check_case("onnx_slice_0039", &Case_onnx_slice_0039);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [5], dtype = "i32", input = [2], end = [-1], stride = [1], begin_mask = [0], ellipsis_mask = [0], end_mask = [0], new_axis_mask = [1], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0000;
+
+#[test]
+fn ov_strided_slice_0000() {
+    check_case("ov_strided_slice_0000", &Case_ov_strided_slice_0000);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [1, 5, 5, 0], dtype = "f32", input = [4, 5, 3, 2], end = [6, -2, -2, 2], stride = [3, -2, 3, 1], begin_mask = [0, 0, 0, 1], ellipsis_mask = [0, 0, 0, 0], end_mask = [0, 1, 0, 0], new_axis_mask = [], shrink_axis_mask = [1, 0, 0, 1])]
+struct Case_ov_strided_slice_0001;
+
+#[test]
+fn ov_strided_slice_0001() {
+    check_case("ov_strided_slice_0001", &Case_ov_strided_slice_0001);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-1, 0], dtype = "u8", input = [4, 4], end = [5, 7], stride = [2, 2], begin_mask = [0, 0], ellipsis_mask = [0, 0], end_mask = [0, 1], new_axis_mask = [], shrink_axis_mask = [0, 1])]
+struct Case_ov_strided_slice_0002;
+
+#[test]
+fn ov_strided_slice_0002() {
+    check_case("ov_strided_slice_0002", &Case_ov_strided_slice_0002);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [1, 5, -3], dtype = "i32", input = [5, 1, 1], end = [-6, -4, -7], stride = [1, 3, 1], begin_mask = [0, 1, 1], ellipsis_mask = [0, 0, 0], end_mask = [1, 0, 0], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0003;
+
+#[test]
+fn ov_strided_slice_0003() {
+    check_case("ov_strided_slice_0003", &Case_ov_strided_slice_0003);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [3, 2], dtype = "bool", input = [4, 5, 3], end = [0, -5], stride = [-1, 1], begin_mask = [1, 0], ellipsis_mask = [0, 0], end_mask = [0, 1], new_axis_mask = [], shrink_axis_mask = [0, 0])]
+struct Case_ov_strided_slice_0004;
+
+#[test]
+fn ov_strided_slice_0004() {
+    check_case("ov_strided_slice_0004", &Case_ov_strided_slice_0004);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-5], dtype = "u8", input = [4, 3, 1, 2], end = [5], stride = [-1], begin_mask = [0], ellipsis_mask = [0], end_mask = [1], new_axis_mask = [], shrink_axis_mask = [0])]
+struct Case_ov_strided_slice_0005;
+
+#[test]
+fn ov_strided_slice_0005() {
+    check_case("ov_strided_slice_0005", &Case_ov_strided_slice_0005);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [7], dtype = "i64", input = [5, 3, 2], end = [5], stride = [-2], begin_mask = [1], ellipsis_mask = [0], end_mask = [1], new_axis_mask = [], shrink_axis_mask = [0])]
+struct Case_ov_strided_slice_0006;
+
+#[test]
+fn ov_strided_slice_0006() {
+    check_case("ov_strided_slice_0006", &Case_ov_strided_slice_0006);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-3, -7], dtype = "i32", input = [5, 4], end = [-7, 6], stride = [-2, -1], begin_mask = [0, 1], ellipsis_mask = [0, 0], end_mask = [0, 0], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0007;
+
+#[test]
+fn ov_strided_slice_0007() {
+    check_case("ov_strided_slice_0007", &Case_ov_strided_slice_0007);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [3, 0, -2], dtype = "u8", input = [3, 1, 4], end = [6, 1, -4], stride = [-2, 1, 3], begin_mask = [0, 1, 0], ellipsis_mask = [0, 0, 0], end_mask = [0, 0, 0], new_axis_mask = [0, 0, 0], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0008;
+
+#[test]
+fn ov_strided_slice_0008() {
+    check_case("ov_strided_slice_0008", &Case_ov_strided_slice_0008);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-6, 5], dtype = "i32", input = [5], end = [-2, -1], stride = [-2, 1], begin_mask = [0, 1], ellipsis_mask = [0, 0], end_mask = [0, 1], new_axis_mask = [1, 0], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0009;
+
+#[test]
+fn ov_strided_slice_0009() {
+    check_case("ov_strided_slice_0009", &Case_ov_strided_slice_0009);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-1, -2, -6], dtype = "f16", input = [1, 2], end = [-7, -7, -1], stride = [2, 2, 1], begin_mask = [0, 1, 0], ellipsis_mask = [0, 0, 0], end_mask = [0, 0, 0], new_axis_mask = [0, 1, 0], shrink_axis_mask = [1, 0, 0])]
+struct Case_ov_strided_slice_0010;
+
+#[test]
+fn ov_strided_slice_0010() {
+    check_case("ov_strided_slice_0010", &Case_ov_strided_slice_0010);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [2, -7], dtype = "i32", input = [3, 5], end = [6, -3], stride = [2, -1], begin_mask = [1, 1], ellipsis_mask = [0, 0], end_mask = [0, 0], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0011;
+
+#[test]
+fn ov_strided_slice_0011() {
+    check_case("ov_strided_slice_0011", &Case_ov_strided_slice_0011);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [4, -6], dtype = "f16", input = [5], end = [6, -4], stride = [-2, 1], begin_mask = [0, 1], ellipsis_mask = [1, 0], end_mask = [1, 0], new_axis_mask = [0, 0], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0012;
+
+#[test]
+fn ov_strided_slice_0012() {
+    check_case("ov_strided_slice_0012", &Case_ov_strided_slice_0012);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-2], dtype = "f16", input = [5, 5], end = [-2], stride = [1], begin_mask = [1], ellipsis_mask = [0], end_mask = [0], new_axis_mask = [1], shrink_axis_mask = [0])]
+struct Case_ov_strided_slice_0013;
+
+#[test]
+fn ov_strided_slice_0013() {
+    check_case("ov_strided_slice_0013", &Case_ov_strided_slice_0013);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [5, 7], dtype = "f16", input = [5, 5, 1, 5], end = [-1, 4], stride = [1, 1], begin_mask = [1, 0], ellipsis_mask = [0, 0], end_mask = [1, 1], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0014;
+
+#[test]
+fn ov_strided_slice_0014() {
+    check_case("ov_strided_slice_0014", &Case_ov_strided_slice_0014);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-1], dtype = "i64", input = [5, 1], end = [-6], stride = [3], begin_mask = [1], ellipsis_mask = [0], end_mask = [0], new_axis_mask = [0], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0015;
+
+#[test]
+fn ov_strided_slice_0015() {
+    check_case("ov_strided_slice_0015", &Case_ov_strided_slice_0015);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-1, -7], dtype = "bool", input = [1, 5], end = [-1, 1], stride = [1, -2], begin_mask = [0, 0], ellipsis_mask = [0, 0], end_mask = [0, 1], new_axis_mask = [0, 0], shrink_axis_mask = [1, 0])]
+struct Case_ov_strided_slice_0016;
+
+#[test]
+fn ov_strided_slice_0016() {
+    check_case("ov_strided_slice_0016", &Case_ov_strided_slice_0016);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-6, -5, 7, -1], dtype = "u8", input = [4, 5, 2, 1], end = [-4, 6, -5, -2], stride = [3, 1, 1, 3], begin_mask = [0, 0, 1, 0], ellipsis_mask = [0, 0, 0, 0], end_mask = [0, 0, 0, 1], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0017;
+
+#[test]
+fn ov_strided_slice_0017() {
+    check_case("ov_strided_slice_0017", &Case_ov_strided_slice_0017);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-5], dtype = "u8", input = [2], end = [-3], stride = [-2], begin_mask = [1], ellipsis_mask = [0], end_mask = [1], new_axis_mask = [0], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0018;
+
+#[test]
+fn ov_strided_slice_0018() {
+    check_case("ov_strided_slice_0018", &Case_ov_strided_slice_0018);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-7], dtype = "f32", input = [1, 1], end = [-7], stride = [1], begin_mask = [0], ellipsis_mask = [1], end_mask = [1], new_axis_mask = [0], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0019;
+
+#[test]
+fn ov_strided_slice_0019() {
+    check_case("ov_strided_slice_0019", &Case_ov_strided_slice_0019);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-6, 3], dtype = "f16", input = [2], end = [-4, -4], stride = [-1, 2], begin_mask = [0, 0], ellipsis_mask = [1, 0], end_mask = [0, 0], new_axis_mask = [0, 0], shrink_axis_mask = [0, 0])]
+struct Case_ov_strided_slice_0020;
+
+#[test]
+fn ov_strided_slice_0020() {
+    check_case("ov_strided_slice_0020", &Case_ov_strided_slice_0020);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-2, -1], dtype = "f32", input = [5], end = [3, -3], stride = [3, 1], begin_mask = [0, 0], ellipsis_mask = [0, 0], end_mask = [1, 0], new_axis_mask = [0, 1], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0021;
+
+#[test]
+fn ov_strided_slice_0021() {
+    check_case("ov_strided_slice_0021", &Case_ov_strided_slice_0021);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-4], dtype = "bool", input = [1, 1], end = [0], stride = [-2], begin_mask = [0], ellipsis_mask = [0], end_mask = [0], new_axis_mask = [0], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0022;
+
+#[test]
+fn ov_strided_slice_0022() {
+    check_case("ov_strided_slice_0022", &Case_ov_strided_slice_0022);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [1], dtype = "i32", input = [2, 5, 5], end = [4], stride = [3], begin_mask = [0], ellipsis_mask = [0], end_mask = [0], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0023;
+
+#[test]
+fn ov_strided_slice_0023() {
+    check_case("ov_strided_slice_0023", &Case_ov_strided_slice_0023);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [5, -3], dtype = "i64", input = [3, 5], end = [-5, 6], stride = [1, 2], begin_mask = [0, 1], ellipsis_mask = [0, 0], end_mask = [0, 0], new_axis_mask = [], shrink_axis_mask = [0, 0])]
+struct Case_ov_strided_slice_0024;
+
+#[test]
+fn ov_strided_slice_0024() {
+    check_case("ov_strided_slice_0024", &Case_ov_strided_slice_0024);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-2, -3, 2, -2], dtype = "f32", input = [3, 2, 5], end = [-2, 2, -3, 1], stride = [-1, -2, -2, -2], begin_mask = [0, 1, 0, 0], ellipsis_mask = [0, 0, 0, 0], end_mask = [1, 1, 1, 1], new_axis_mask = [0, 1, 0, 0], shrink_axis_mask = [0, 0, 0, 0])]
+struct Case_ov_strided_slice_0025;
+
+#[test]
+fn ov_strided_slice_0025() {
+    check_case("ov_strided_slice_0025", &Case_ov_strided_slice_0025);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-4, -1], dtype = "i32", input = [1, 2], end = [0, -5], stride = [1, 1], begin_mask = [0, 0], ellipsis_mask = [0, 1], end_mask = [1, 0], new_axis_mask = [], shrink_axis_mask = [0, 0])]
+struct Case_ov_strided_slice_0027;
+
+#[test]
+fn ov_strided_slice_0027() {
+    check_case("ov_strided_slice_0027", &Case_ov_strided_slice_0027);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-5, 2, 6], dtype = "f16", input = [5, 2], end = [-2, -3, 7], stride = [1, 1, 1], begin_mask = [1, 0, 0], ellipsis_mask = [0, 0, 0], end_mask = [0, 0, 0], new_axis_mask = [1, 0, 0], shrink_axis_mask = [0, 0, 0])]
+struct Case_ov_strided_slice_0028;
+
+#[test]
+fn ov_strided_slice_0028() {
+    check_case("ov_strided_slice_0028", &Case_ov_strided_slice_0028);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-7], dtype = "f16", input = [5, 2, 3, 2], end = [-2], stride = [2], begin_mask = [0], ellipsis_mask = [1], end_mask = [1], new_axis_mask = [], shrink_axis_mask = [0])]
+struct Case_ov_strided_slice_0029;
+
+#[test]
+fn ov_strided_slice_0029() {
+    check_case("ov_strided_slice_0029", &Case_ov_strided_slice_0029);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [4], dtype = "u8", input = [3, 5, 1, 4], end = [-5], stride = [3], begin_mask = [0], ellipsis_mask = [0], end_mask = [1], new_axis_mask = [], shrink_axis_mask = [0])]
+struct Case_ov_strided_slice_0030;
+
+#[test]
+fn ov_strided_slice_0030() {
+    check_case("ov_strided_slice_0030", &Case_ov_strided_slice_0030);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [3, 7, 5, -6, 6], dtype = "i64", input = [5, 5, 4, 3], end = [-2, -2, -1, 0, 1], stride = [1, 3, 2, -1, 1], begin_mask = [0, 0, 0, 1, 0], ellipsis_mask = [0, 0, 0, 0, 0], end_mask = [0, 0, 0, 0, 0], new_axis_mask = [0, 0, 0, 0, 1], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0031;
+
+#[test]
+fn ov_strided_slice_0031() {
+    check_case("ov_strided_slice_0031", &Case_ov_strided_slice_0031);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [5, 1], dtype = "i64", input = [4, 5], end = [-3, 6], stride = [1, -2], begin_mask = [1, 0], ellipsis_mask = [0, 0], end_mask = [0, 0], new_axis_mask = [0, 1], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0032;
+
+#[test]
+fn ov_strided_slice_0032() {
+    check_case("ov_strided_slice_0032", &Case_ov_strided_slice_0032);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [1, 1, 2, -5, -4], dtype = "u8", input = [1, 3, 5, 3], end = [5, 1, 0, 3, 0], stride = [3, 1, -2, 3, -1], begin_mask = [0, 1, 0, 0, 0], ellipsis_mask = [0, 0, 0, 0, 0], end_mask = [0, 0, 0, 1, 0], new_axis_mask = [1, 0, 0, 0, 0], shrink_axis_mask = [0, 0, 0, 0, 0])]
+struct Case_ov_strided_slice_0033;
+
+#[test]
+fn ov_strided_slice_0033() {
+    check_case("ov_strided_slice_0033", &Case_ov_strided_slice_0033);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-5], dtype = "u8", input = [1, 2, 2], end = [0], stride = [3], begin_mask = [0], ellipsis_mask = [0], end_mask = [1], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0035;
+
+#[test]
+fn ov_strided_slice_0035() {
+    check_case("ov_strided_slice_0035", &Case_ov_strided_slice_0035);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [4], dtype = "bool", input = [1, 2, 4], end = [3], stride = [2], begin_mask = [0], ellipsis_mask = [0], end_mask = [0], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0036;
+
+#[test]
+fn ov_strided_slice_0036() {
+    check_case("ov_strided_slice_0036", &Case_ov_strided_slice_0036);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [3, -1, 0], dtype = "i64", input = [3, 4, 5], end = [-4, 4, -3], stride = [-2, 1, 2], begin_mask = [1, 0, 0], ellipsis_mask = [0, 0, 0], end_mask = [1, 1, 0], new_axis_mask = [], shrink_axis_mask = [0, 0, 1])]
+struct Case_ov_strided_slice_0037;
+
+#[test]
+fn ov_strided_slice_0037() {
+    check_case("ov_strided_slice_0037", &Case_ov_strided_slice_0037);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-4, 1, -4], dtype = "bool", input = [2, 4], end = [-2, -6, -7], stride = [1, -2, 1], begin_mask = [0, 1, 1], ellipsis_mask = [1, 0, 0], end_mask = [0, 0, 0], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0038;
+
+#[test]
+fn ov_strided_slice_0038() {
+    check_case("ov_strided_slice_0038", &Case_ov_strided_slice_0038);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.strided_slice", begin = [-6], dtype = "f16", input = [4], end = [7], stride = [-2], begin_mask = [0], ellipsis_mask = [1], end_mask = [0], new_axis_mask = [], shrink_axis_mask = [])]
+struct Case_ov_strided_slice_0039;
+
+#[test]
+fn ov_strided_slice_0039() {
+    check_case("ov_strided_slice_0039", &Case_ov_strided_slice_0039);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = 0, beta = [-2, 3, 1, -2], dimensions = [1, 4, 2, 5], operation = "linspace", to_type = "i64")]
+struct Case_trt_fill_linspace_0000;
+
+#[test]
+fn trt_fill_linspace_0000() {
+    check_case("trt_fill_linspace_0000", &Case_trt_fill_linspace_0000);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = 0, beta = [2, 3], dimensions = [5, 4], operation = "linspace", to_type = "i64")]
+struct Case_trt_fill_linspace_0001;
+
+#[test]
+fn trt_fill_linspace_0001() {
+    check_case("trt_fill_linspace_0001", &Case_trt_fill_linspace_0001);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = -1.0, beta = [4.0, -4.0, -3.0, -3.0], dimensions = [2, 4, 3, 4], operation = "linspace", to_type = "f32")]
+struct Case_trt_fill_linspace_0002;
+
+#[test]
+fn trt_fill_linspace_0002() {
+    check_case("trt_fill_linspace_0002", &Case_trt_fill_linspace_0002);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = -1, beta = [-3, 1, 2, -2], dimensions = [5, 3, 1, 5], operation = "linspace", to_type = "i64")]
+struct Case_trt_fill_linspace_0003;
+
+#[test]
+fn trt_fill_linspace_0003() {
+    check_case("trt_fill_linspace_0003", &Case_trt_fill_linspace_0003);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = 5.0, beta = [-4.0, 0.0, -3.0, 3.0], dimensions = [4, 4, 3, 1], operation = "linspace", to_type = "f32")]
+struct Case_trt_fill_linspace_0004;
+
+#[test]
+fn trt_fill_linspace_0004() {
+    check_case("trt_fill_linspace_0004", &Case_trt_fill_linspace_0004);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = 5, beta = [3, -2, 4, -4], dimensions = [1, 3, 2, 1], operation = "linspace", to_type = "i64")]
+struct Case_trt_fill_linspace_0005;
+
+#[test]
+fn trt_fill_linspace_0005() {
+    check_case("trt_fill_linspace_0005", &Case_trt_fill_linspace_0005);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = 6, beta = [1, -1, -4], dimensions = [1, 4, 4], operation = "linspace", to_type = "i64")]
+struct Case_trt_fill_linspace_0006;
+
+#[test]
+fn trt_fill_linspace_0006() {
+    check_case("trt_fill_linspace_0006", &Case_trt_fill_linspace_0006);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = -5.0, beta = [-4.0, 3.0, -1.0, 2.0], dimensions = [1, 1, 1, 5], operation = "linspace", to_type = "f32")]
+struct Case_trt_fill_linspace_0007;
+
+#[test]
+fn trt_fill_linspace_0007() {
+    check_case("trt_fill_linspace_0007", &Case_trt_fill_linspace_0007);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = -6, beta = [-3, -4, 4], dimensions = [4, 5, 5], operation = "linspace", to_type = "i32")]
+struct Case_trt_fill_linspace_0008;
+
+#[test]
+fn trt_fill_linspace_0008() {
+    check_case("trt_fill_linspace_0008", &Case_trt_fill_linspace_0008);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = 2, beta = [-4, 2], dimensions = [5, 4], operation = "linspace", to_type = "i64")]
+struct Case_trt_fill_linspace_0009;
+
+#[test]
+fn trt_fill_linspace_0009() {
+    check_case("trt_fill_linspace_0009", &Case_trt_fill_linspace_0009);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", alpha = 0.0, beta = [3.0, 1.0], dimensions = [2, 3], operation = "linspace")]
+struct Case_trt_fill_seed_linspace;
+
+#[test]
+fn trt_fill_seed_linspace() {
+    check_case("trt_fill_seed_linspace", &Case_trt_fill_seed_linspace);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "bool", input = [1], size = [1], start = [0], stride = [-1], mode = "strict_bounds")]
+struct Case_trt_slice_0001;
+
+#[test]
+fn trt_slice_0001() {
+    check_case("trt_slice_0001", &Case_trt_slice_0001);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i64", input = [3], mode = "strict_bounds", size = [1], start = [2], stride = [2])]
+struct Case_trt_slice_0002;
+
+#[test]
+fn trt_slice_0002() {
+    check_case("trt_slice_0002", &Case_trt_slice_0002);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "bool", input = [1, 2, 4], mode = "reflect", size = [4, 6, 5], start = [-4, 2, -9], stride = [2, 3, 2])]
+struct Case_trt_slice_0003;
+
+#[test]
+fn trt_slice_0003() {
+    check_case("trt_slice_0003", &Case_trt_slice_0003);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "bool", input = [2], mode = "reflect", size = [3], start = [-5], stride = [-1])]
+struct Case_trt_slice_0004;
+
+#[test]
+fn trt_slice_0004() {
+    check_case("trt_slice_0004", &Case_trt_slice_0004);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f32", input = [6, 3], axes = [-2], mode = "clamp", size = [6], start = [8], stride = [2])]
+struct Case_trt_slice_0005;
+
+#[test]
+fn trt_slice_0005() {
+    check_case("trt_slice_0005", &Case_trt_slice_0005);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i32", input = [1], mode = "strict_bounds", size = [1], start = [0], stride = [-2])]
+struct Case_trt_slice_0006;
+
+#[test]
+fn trt_slice_0006() {
+    check_case("trt_slice_0006", &Case_trt_slice_0006);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 4, dtype = "i32", input = [2, 1, 3], mode = "fill", size = [0, 6, 1], start = [-5, 1, -6], stride = [-2, 0, 1])]
+struct Case_trt_slice_0007;
+
+#[test]
+fn trt_slice_0007() {
+    check_case("trt_slice_0007", &Case_trt_slice_0007);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 5.0, dtype = "f16", input = [5, 4], mode = "fill", size = [3, 5], start = [10, 7], stride = [3, 2])]
+struct Case_trt_slice_0008;
+
+#[test]
+fn trt_slice_0008() {
+    check_case("trt_slice_0008", &Case_trt_slice_0008);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i32", input = [5, 5, 6, 5], axes = [-2, -1], mode = "wrap", size = [1, 3], start = [-2, -5], stride = [-3, 1])]
+struct Case_trt_slice_0009;
+
+#[test]
+fn trt_slice_0009() {
+    check_case("trt_slice_0009", &Case_trt_slice_0009);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 1, dtype = "i32", input = [6, 2], mode = "fill", size = [2, 6], start = [13, -6], stride = [-1, 0])]
+struct Case_trt_slice_0010;
+
+#[test]
+fn trt_slice_0010() {
+    check_case("trt_slice_0010", &Case_trt_slice_0010);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 2.0, dtype = "f16", input = [5, 6], mode = "fill", size = [2, 1], start = [4, -12], stride = [2, 3])]
+struct Case_trt_slice_0011;
+
+#[test]
+fn trt_slice_0011() {
+    check_case("trt_slice_0011", &Case_trt_slice_0011);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", axes = [-1], dtype = "bool", input = [4, 4], size = [2], start = [1], stride = [1], mode = "strict_bounds")]
+struct Case_trt_slice_0012;
+
+#[test]
+fn trt_slice_0012() {
+    check_case("trt_slice_0012", &Case_trt_slice_0012);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f16", input = [2, 4, 5, 6], mode = "strict_bounds", size = [4, 0, 1, 3], start = [-1, 3, 1, -3], stride = [2, 1, -2, -1])]
+struct Case_trt_slice_0013;
+
+#[test]
+fn trt_slice_0013() {
+    check_case("trt_slice_0013", &Case_trt_slice_0013);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "bool", input = [5, 1, 4, 5], size = [0, 5, 3, 5], start = [6, 1, -6, -10], stride = [3, 1, -2, 3], mode = "wrap")]
+struct Case_trt_slice_0014;
+
+#[test]
+fn trt_slice_0014() {
+    check_case("trt_slice_0014", &Case_trt_slice_0014);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i8", input = [5, 5, 2], mode = "reflect", size = [0, 1, 1], start = [-4, 11, 1], stride = [3, 3, 1])]
+struct Case_trt_slice_0015;
+
+#[test]
+fn trt_slice_0015() {
+    check_case("trt_slice_0015", &Case_trt_slice_0015);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i64", input = [5, 1], mode = "strict_bounds", size = [1, 1], start = [1, 0], stride = [1, -2])]
+struct Case_trt_slice_0016;
+
+#[test]
+fn trt_slice_0016() {
+    check_case("trt_slice_0016", &Case_trt_slice_0016);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f16", input = [2], mode = "strict_bounds", size = [1], start = [0], stride = [-2])]
+struct Case_trt_slice_0017;
+
+#[test]
+fn trt_slice_0017() {
+    check_case("trt_slice_0017", &Case_trt_slice_0017);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f32", input = [3, 2], mode = "strict_bounds", size = [0, 0], start = [1, 1], stride = [2, 1])]
+struct Case_trt_slice_0018;
+
+#[test]
+fn trt_slice_0018() {
+    check_case("trt_slice_0018", &Case_trt_slice_0018);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f16", input = [1, 3, 3], mode = "clamp", size = [4, 2, 3], start = [-4, -7, 0], stride = [-2, -2, -3])]
+struct Case_trt_slice_0019;
+
+#[test]
+fn trt_slice_0019() {
+    check_case("trt_slice_0019", &Case_trt_slice_0019);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = -2, dtype = "i8", input = [3], mode = "fill", size = [5], start = [3], stride = [-3])]
+struct Case_trt_slice_0020;
+
+#[test]
+fn trt_slice_0020() {
+    check_case("trt_slice_0020", &Case_trt_slice_0020);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "bool", input = [1], mode = "reflect", size = [3], start = [-3], stride = [3])]
+struct Case_trt_slice_0022;
+
+#[test]
+fn trt_slice_0022() {
+    check_case("trt_slice_0022", &Case_trt_slice_0022);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i32", input = [3, 5, 4, 5], mode = "clamp", size = [5, 3, 3, 3], start = [2, 7, 10, 2], stride = [3, 2, -2, -1])]
+struct Case_trt_slice_0023;
+
+#[test]
+fn trt_slice_0023() {
+    check_case("trt_slice_0023", &Case_trt_slice_0023);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f16", input = [1, 4], mode = "strict_bounds", size = [0, 1], start = [0, 1], stride = [1, 1])]
+struct Case_trt_slice_0024;
+
+#[test]
+fn trt_slice_0024() {
+    check_case("trt_slice_0024", &Case_trt_slice_0024);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i32", input = [1], mode = "wrap", size = [0], start = [4], stride = [-3])]
+struct Case_trt_slice_0025;
+
+#[test]
+fn trt_slice_0025() {
+    check_case("trt_slice_0025", &Case_trt_slice_0025);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = -5.0, dtype = "f16", input = [1, 6, 5], size = [3, 2, 0], start = [3, -12, 9], stride = [3, -3, 1], mode = "fill")]
+struct Case_trt_slice_0026;
+
+#[test]
+fn trt_slice_0026() {
+    check_case("trt_slice_0026", &Case_trt_slice_0026);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 1, dtype = "bool", input = [5], size = [4], start = [12], stride = [-1], mode = "fill")]
+struct Case_trt_slice_0028;
+
+#[test]
+fn trt_slice_0028() {
+    check_case("trt_slice_0028", &Case_trt_slice_0028);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i64", input = [3, 6, 4, 2], size = [0, 4, 1, 0], start = [2, 0, 2, 2], stride = [-2, -1, 2, -1], mode = "strict_bounds")]
+struct Case_trt_slice_0029;
+
+#[test]
+fn trt_slice_0029() {
+    check_case("trt_slice_0029", &Case_trt_slice_0029);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 1, dtype = "bool", input = [6, 1, 3, 2], size = [4, 5, 3, 1], start = [-1, -1, 8, 0], stride = [1, 3, 3, -3], mode = "fill")]
+struct Case_trt_slice_0031;
+
+#[test]
+fn trt_slice_0031() {
+    check_case("trt_slice_0031", &Case_trt_slice_0031);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = -4, dtype = "i8", input = [5, 1], mode = "fill", size = [5, 4], start = [2, -3], stride = [3, 1])]
+struct Case_trt_slice_0032;
+
+#[test]
+fn trt_slice_0032() {
+    check_case("trt_slice_0032", &Case_trt_slice_0032);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "bool", input = [2, 6], mode = "reflect", size = [5, 5], start = [3, -14], stride = [-2, -2])]
+struct Case_trt_slice_0033;
+
+#[test]
+fn trt_slice_0033() {
+    check_case("trt_slice_0033", &Case_trt_slice_0033);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "i32", input = [6, 2], size = [0, 1], start = [-11, 4], stride = [-3, 1], mode = "clamp")]
+struct Case_trt_slice_0035;
+
+#[test]
+fn trt_slice_0035() {
+    check_case("trt_slice_0035", &Case_trt_slice_0035);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f16", input = [3], size = [3], start = [-6], stride = [2], mode = "wrap")]
+struct Case_trt_slice_0036;
+
+#[test]
+fn trt_slice_0036() {
+    check_case("trt_slice_0036", &Case_trt_slice_0036);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f16", input = [3, 6], size = [4, 5], start = [7, -8], stride = [1, -1], mode = "clamp")]
+struct Case_trt_slice_0037;
+
+#[test]
+fn trt_slice_0037() {
+    check_case("trt_slice_0037", &Case_trt_slice_0037);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 4, dtype = "i8", input = [3, 3, 6, 3], size = [1, 0, 1, 5], start = [9, 4, 5, 2], stride = [-1, 3, 0, 3], mode = "fill")]
+struct Case_trt_slice_0038;
+
+#[test]
+fn trt_slice_0038() {
+    check_case("trt_slice_0038", &Case_trt_slice_0038);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 0.0, dtype = "f32", input = [1, 3, 5, 5], mode = "fill", size = [3, 4, 0, 4], start = [5, 7, 5, 1], stride = [-1, -3, 3, -3])]
+struct Case_trt_slice_0039;
+
+#[test]
+fn trt_slice_0039() {
+    check_case("trt_slice_0039", &Case_trt_slice_0039);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", dtype = "f32", input = [3, 3], size = [2, 2], start = [0, 0], stride = [1, 1])]
+struct Case_trt_slice_seed_example;
+
+#[test]
+fn trt_slice_seed_example() {
+    check_case("trt_slice_seed_example", &Case_trt_slice_seed_example);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.slice", fill = 1.0, dtype = "f32", input = [2, 2], mode = "fill", size = [3, 3], start = [0, 0], stride = [1, 1])]
+struct Case_trt_slice_seed_fill;
+
+#[test]
+fn trt_slice_seed_fill() {
+    check_case("trt_slice_seed_fill", &Case_trt_slice_seed_fill);
+}
+
