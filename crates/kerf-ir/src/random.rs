@@ -29,6 +29,7 @@ pub const PHILOX_W0: u32 = 0x9E37_79B9;
 pub const PHILOX_W1: u32 = 0xBB67_AE85;
 
 /// Philox4x32 with 10 rounds.
+#[inline]
 pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     let [mut c0, mut c1, mut c2, mut c3] = counter;
     let [mut k0, mut k1] = key;
@@ -47,6 +48,7 @@ pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
 }
 
 /// The four words for element `index` under `seed`.
+#[inline]
 pub fn philox_for(seed: u64, index: u64) -> [u32; 4] {
     philox4x32_10([index as u32, (index >> 32) as u32, 0, 0], [seed as u32, (seed >> 32) as u32])
 }
@@ -55,6 +57,7 @@ pub fn philox_for(seed: u64, index: u64) -> [u32; 4] {
 pub const TWO_POW_M24: f32 = 1.0 / 16_777_216.0;
 
 /// The uniform value in f32 for element `index`.
+#[inline]
 pub fn uniform_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
     let w = philox_for(seed, index / 4)[(index % 4) as usize];
     let u = (w >> 8) as f32 * TWO_POW_M24;
@@ -63,6 +66,7 @@ pub fn uniform_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
 }
 
 /// The uniform value as f16 bits.
+#[inline]
 pub fn uniform_f16(seed: u64, index: u64, alpha: f32, beta: f32) -> u16 {
     let v = uniform_f32(seed, index, alpha, beta);
     let mut h = half::f16::from_f32(v);
@@ -74,6 +78,7 @@ pub fn uniform_f16(seed: u64, index: u64, alpha: f32, beta: f32) -> u16 {
     h.to_bits()
 }
 
+#[inline]
 fn f16_next_down(h: half::f16) -> half::f16 {
     let b = h.to_bits();
     if b & 0x7fff == 0 {
@@ -85,6 +90,7 @@ fn f16_next_down(h: half::f16) -> half::f16 {
     }
 }
 
+#[inline]
 fn f16_next_up(h: half::f16) -> half::f16 {
     let b = h.to_bits();
     if b & 0x7fff == 0 {
@@ -111,6 +117,7 @@ pub const LN2_LO: f32 = f32::from_bits(0x3717_f7d1);
 /// f = from_bits((ix & 0x7fffff) + 0x3f3504f3) − 1; s = f / (2 + f); z = s·s; w = z·z;
 /// t1 = w·(LG2 + w·LG4); t2 = z·(LG1 + w·LG3); r = t2 + t1; hfsq = 0.5·f·f; dk = k as f32;
 /// result = s·(hfsq + r) + dk·LN2_LO − hfsq + f + dk·LN2_HI, evaluated left to right.
+#[inline]
 pub fn ln_f32(x: f32) -> f32 {
     let ix = x.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
     let k = ((ix as i32) >> 23) - 0x7f;
@@ -137,6 +144,7 @@ pub const TWO_PI: f32 = std::f32::consts::TAU;
 /// cos(2π·u) for u ∈ [0, 1): c = |u − 0.5| − 0.25 ∈ [−0.25, 0.25] and cos(2πu) = sin(2πc);
 /// x = c·2π; x2 = x·x; p = ((((C11·x2 + C9)·x2 + C7)·x2 + C5)·x2 + C3)·x2;
 /// result = x + x·p.
+#[inline]
 pub fn cos_2pi_f32(u: f32) -> f32 {
     let c = (u - 0.5).abs() - 0.25;
     let x = c * TWO_PI;
@@ -146,12 +154,14 @@ pub fn cos_2pi_f32(u: f32) -> f32 {
 }
 
 /// sin(2π·u) for u ∈ [0, 1), as cos(2π·s) with s = u − 1/4 taken into [0, 1) (exact).
+#[inline]
 pub fn sin_2pi_f32(u: f32) -> f32 {
     let s = if u >= 0.25 { u - 0.25 } else { u + 0.75 };
     cos_2pi_f32(s)
 }
 
 /// The standard normal z for element `index`.
+#[inline]
 pub fn standard_normal_f32(seed: u64, index: u64) -> f32 {
     let x = philox_for(seed, index / 4);
     let pair = ((index % 4) / 2) as usize;
@@ -161,6 +171,7 @@ pub fn standard_normal_f32(seed: u64, index: u64) -> f32 {
     if index.is_multiple_of(2) { r * cos_2pi_f32(u2) } else { r * sin_2pi_f32(u2) }
 }
 
+#[inline]
 pub fn normal_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
     alpha + beta * standard_normal_f32(seed, index)
 }
