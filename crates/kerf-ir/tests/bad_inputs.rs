@@ -228,3 +228,30 @@ fn huge_shapes_are_refused_before_allocating() {
     let e = Tensor::zeros(DType::C128, &[u64::MAX / 8]).unwrap_err();
     assert!(e.to_string().contains("too large"), "{e}");
 }
+
+#[test]
+fn run_time_mismatches_are_named() {
+    // BufferLength: bytes that do not fill the shape.
+    let e = Tensor::from_bytes(DType::F32, &[2, 2], &[0u8; 15]).unwrap_err();
+    assert!(matches!(e, kerf_ir::Error::BufferLength { expected: 16, found: 15, .. }), "{e}");
+    // Mismatch: data of another shape or dtype than the plan was made for.
+    let plan = kerf_ir::lower(&trt(arange_i32(&[4]), &[0], &[2], &[1], "wrap")).unwrap();
+    let e = kerf_ir::reference::evaluate(&plan, Some(arange_i32(&[5]).view())).unwrap_err();
+    assert!(e.to_string().contains("expected i32 [4], found i32 [5]"), "{e}");
+    let e = kerf_ir::reference::evaluate(&plan, Some(arange_i64(&[4]).view())).unwrap_err();
+    assert!(e.to_string().contains("found i64 [4]"), "{e}");
+    // Invalid: a slice evaluated without its data; reinterpreting across widths.
+    let e = kerf_ir::reference::evaluate(&plan, None).unwrap_err();
+    assert!(e.to_string().contains("needs its data input"), "{e}");
+    let e = arange_i32(&[2]).reinterpret(DType::F16).unwrap_err();
+    assert!(e.to_string().contains("widths differ"), "{e}");
+}
+
+#[test]
+fn a_malformed_spec_names_its_file_and_field() {
+    let e = kerf_spec::OpSpec::parse("specs/x.toml", "id = \"x.y\"\nvendor = \"v\"\nsummary = \"s\"\nversions = []\n")
+        .unwrap_err();
+    assert_eq!((e.file.as_str(), e.field.as_str()), ("specs/x.toml", "versions"));
+    let e: kerf_ir::Error = e.into();
+    assert!(e.to_string().contains("spec specs/x.toml: versions"), "{e}");
+}
