@@ -21,6 +21,20 @@ pub fn bench(
     dynamic: bool,
 ) -> Result<(), CliError> {
     let file = kerf::request_file::load(path)?;
+    // An output that cannot be allocated is refused before compiling and timing compiles
+    // (a dynamic kernel's cache-hit timing schedules the plan 11,000 times: hours for a
+    // 16 TiB output whose axes need index tables).
+    if let Ok(plan) = kerf::lower(&file.request) {
+        let bytes = plan.dtype().buffer_bytes(volume(plan.output_shape()));
+        if bytes.is_none_or(|n| Vec::<u8>::new().try_reserve_exact(n).is_err()) {
+            return Err(CliError(format!(
+                "{}: the output ({} {:?}) is too large to allocate",
+                path.display(),
+                plan.dtype(),
+                plan.output_shape()
+            )));
+        }
+    }
     let compiled = backend::compile(&file, backend, dynamic, threads)?;
     let kernel = compiled.kernel.as_ref();
     let here = |m: String| CliError(format!("{}: {m}", path.display()));

@@ -535,11 +535,19 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
                 table
                     .try_reserve_exact(a.extent as usize)
                     .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", a.extent) })?;
+                // (The message is formatted only on error: tables can have millions of entries.)
+                let fits = |v: i128| {
+                    i64::try_from(v).map_err(|_| Error::Overflow {
+                        op: "schedule".into(),
+                        what: what(),
+                        value: v.to_string(),
+                    })
+                };
                 for y in 0..a.extent {
-                    let x = to_i64(a.x(y), &what())?;
+                    let x = fits(a.x(y))?;
                     table.push(match plan.mode.source_index(x, d as u64) {
                         None => None,
-                        Some(z) => Some(to_i64(z as i128 * t, &what())?),
+                        Some(z) => Some(fits(z as i128 * t)?),
                     });
                 }
                 Indexing::Table(table)
