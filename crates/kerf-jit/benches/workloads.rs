@@ -5,7 +5,8 @@
 //! `cargo bench -p kerf-jit --bench workloads` runs the criterion groups and then prints a
 //! table of ratios measured in one run of this process (medians, interleaved rounds).
 //! `KERF_BENCH_REFERENCE=1` adds the reference interpreter on every row (slow: seconds
-//! per call on the 64 MiB rows). `KERF_BENCH_TABLE_ONLY=1` skips the criterion groups.
+//! per call on the 64 MiB rows). `KERF_BENCH_TABLE_ONLY=1` skips the criterion groups;
+//! `KERF_BENCH_ONLY=F2,F3` keeps the table rows whose id starts with one of the prefixes.
 
 use criterion::{Criterion, black_box};
 use kerf_ir::plan::AxisRead;
@@ -179,11 +180,19 @@ fn criterion_groups(c: &mut Criterion, jit: &Jit) {
     });
 }
 
+/// Whether the table keeps row `id` (see `KERF_BENCH_ONLY`).
+fn wanted(id: &str) -> bool {
+    match std::env::var("KERF_BENCH_ONLY") {
+        Ok(only) => only.split(',').any(|p| id.starts_with(p.trim())),
+        Err(_) => true,
+    }
+}
+
 fn table(jit: &Jit) {
     let with_reference = std::env::var_os("KERF_BENCH_REFERENCE").is_some();
     println!("\n| id | kerf ms | baseline ms | ratio | reference ratio |");
     println!("|---|---|---|---|---|");
-    for w in workloads() {
+    for w in workloads().into_iter().filter(|w| wanted(&w.id)) {
         let k = jit.compile_plan(&w.plan).unwrap();
         let mut b = buffers(&w.plan);
         let input = w.plan.input_shape().map(|_| b.input.clone());
@@ -212,6 +221,31 @@ fn table(jit: &Jit) {
         );
     }
     // W6: one call on caller buffers.
+    if wanted("W6") {
+        w6_row(jit);
+    }
+    if wanted("C1") {
+        c1_row(jit);
+    }
+    // T1: 2 threads against 1 on the random fills.
+    let two = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
+    for w in workloads().into_iter().filter(|w| (w.id.starts_with("F2") || w.id.starts_with("F3")) && wanted("T1")) {
+        let k1 = jit.compile_plan(&w.plan).unwrap();
+        let k2 = two.compile_plan(&w.plan).unwrap();
+        let mut b = buffers(&w.plan);
+        let (o1, o2) = (&mut b.output, &mut b.scratch);
+        let (t1, t2) = paired(9, || k1.run_bytes(None, o1).unwrap(), || k2.run_bytes(None, o2).unwrap());
+        println!(
+            "| T1 {} | 1 thread {:.2} ms | 2 threads {:.2} ms | speedup {:.2} | |",
+            w.id,
+            t1.as_secs_f64() * 1e3,
+            t2.as_secs_f64() * 1e3,
+            t1.as_secs_f64() / t2.as_secs_f64()
+        );
+    }
+}
+
+fn w6_row(jit: &Jit) {
     let k = jit.compile_plan(&w6()).unwrap();
     let input = vec![0u8; 36];
     let mut out = [0u8; 16];
@@ -232,6 +266,9 @@ fn table(jit: &Jit) {
         r.as_nanos(),
         r.as_secs_f64() / call.as_secs_f64()
     );
+}
+
+fn c1_row(jit: &Jit) {
     // C1: compile latency, median over the workload plans, and cache hits.
     let mut times = Vec::new();
     for w in workloads().iter().map(|w| &w.plan).chain([&w6()]) {
@@ -249,22 +286,6 @@ fn table(jit: &Jit) {
     }
     let hit = t.elapsed() / 100_000;
     println!("| C1 compile (median) | {:.0} us | cache hit {} ns | | |", compile.as_secs_f64() * 1e6, hit.as_nanos());
-    // T1: 2 threads against 1 on the random fills.
-    let two = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
-    for w in workloads().into_iter().filter(|w| w.id.starts_with("F2") || w.id.starts_with("F3")) {
-        let k1 = jit.compile_plan(&w.plan).unwrap();
-        let k2 = two.compile_plan(&w.plan).unwrap();
-        let mut b = buffers(&w.plan);
-        let (o1, o2) = (&mut b.output, &mut b.scratch);
-        let (t1, t2) = paired(9, || k1.run_bytes(None, o1).unwrap(), || k2.run_bytes(None, o2).unwrap());
-        println!(
-            "| T1 {} | 1 thread {:.2} ms | 2 threads {:.2} ms | speedup {:.2} | |",
-            w.id,
-            t1.as_secs_f64() * 1e3,
-            t2.as_secs_f64() * 1e3,
-            t1.as_secs_f64() / t2.as_secs_f64()
-        );
-    }
 }
 
 fn main() {

@@ -29,6 +29,7 @@
 mod cache;
 mod emit;
 mod lower;
+mod random;
 
 use cranelift_codegen::ir::{InstBuilder, UserFuncName, types};
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
@@ -43,7 +44,8 @@ use std::sync::{Arc, Mutex};
 
 use cache::Lru;
 use emit::Gen;
-use lower::{DynSlice, LinKind, RandomParams, StaticSlice, dyn_fill, dyn_slice};
+use lower::{DynSlice, LinKind, StaticSlice, dyn_fill, dyn_slice};
+use random::RandomParams;
 
 /// Settings of a [`Jit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,8 +138,10 @@ impl DynKey {
 struct Split {
     /// Positions of the split loop (0: nothing to do).
     extent: u64,
-    /// Whether split points must be even (packed nibbles with an odd per-position size).
-    even: bool,
+    /// Split points are multiples of this (2: packed nibbles with an odd per-position
+    /// size, so that threads write whole bytes; a random fill's block, so that no block
+    /// is computed twice); 0 or 1: anywhere.
+    align: u64,
     /// Work per position, in bytes of output or equivalent, to decide on threads.
     cost: u64,
 }
@@ -222,7 +226,7 @@ fn slice_split(nest: &LoopNest, dim: usize) -> Split {
     };
     Split {
         extent: d.extent,
-        even: nest.dtype.layout() == Layout::Nibbles && d.out_stride % 2 == 1,
+        align: if nest.dtype.layout() == Layout::Nibbles && d.out_stride % 2 == 1 { 2 } else { 1 },
         cost: d.out_stride.saturating_mul(w),
     }
 }
@@ -302,11 +306,17 @@ fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
         w[dyn_fill::BELOW_BETA as usize] = f32_word(beta.next_down());
         w[dyn_fill::KEY0 as usize] = seed as u32 as i64;
         w[dyn_fill::KEY1 as usize] = (seed >> 32) as i64;
-        Prepared { args: w, split: Split { extent: len, even: false, cost } }
+        for (k0, k1) in random::round_keys(seed) {
+            for k in [k0, k1] {
+                let pair = k as i64 | ((k as i64) << 32);
+                w.extend([pair, pair]);
+            }
+        }
+        Prepared { args: w, split: Split { extent: len, align: random::BLOCK as u64, cost } }
     };
     let lin_split = |shape: &[u64]| Split {
         extent: if len == 0 { 0 } else { shape.first().copied().unwrap_or(1) },
-        even: false,
+        align: 1,
         cost: 4 * shape.iter().skip(1).product::<u64>(),
     };
     match &plan.kind {
@@ -364,9 +374,9 @@ impl JitKernel {
             return;
         }
         let mut bounds: Vec<u64> = (0..=threads as u64).map(|t| split.extent * t / threads as u64).collect();
-        if split.even {
+        if split.align > 1 {
             for b in &mut bounds[1..threads] {
-                *b &= !1;
+                *b -= *b % split.align;
             }
         }
         let (ip, op, ap) = (input as usize, output as usize, args as usize);
@@ -522,6 +532,9 @@ type Compiled<T> = Result<T, Error>;
 pub struct Jit {
     settings: JitSettings,
     isa: OwnedTargetIsa,
+    /// The same target without Cranelift's mid-end: for code that is emitted already
+    /// scheduled and folded (random fills), which the mid-end would only reorder.
+    isa_as_written: OwnedTargetIsa,
     call_conv: CallConv,
     kernels: Lru<PlanKey, Compiled<Arc<JitKernel>>>,
     dynamic: Lru<DynKey, Compiled<Arc<Code>>>,
@@ -540,22 +553,25 @@ fn jit_error(e: impl std::fmt::Display) -> Error {
 impl Jit {
     /// A JIT for the host machine.
     pub fn new(settings: JitSettings) -> Result<Jit, Error> {
-        let mut flags = settings::builder();
-        flags.set("opt_level", "speed").map_err(jit_error)?;
-        flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
-        flags.set("is_pic", "false").map_err(jit_error)?;
-        flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
-        let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
-        // Philox's 32x32->64 multiplies lower to `pmuludq` through the widening-multiply
-        // pattern; with AVX-512DQ Cranelift prefers `vpmullq` (15 cycles of latency) for
-        // every i64x2 multiply. Nothing else here gains from AVX-512DQ.
-        if cfg!(target_arch = "x86_64") {
-            let _ = isa_builder.set("has_avx512dq", "false");
-        }
-        let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)?;
+        let isa = |opt_level: &str| -> Result<OwnedTargetIsa, Error> {
+            let mut flags = settings::builder();
+            flags.set("opt_level", opt_level).map_err(jit_error)?;
+            flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
+            flags.set("is_pic", "false").map_err(jit_error)?;
+            flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
+            let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
+            // Philox's 32x32->64 multiplies lower to `pmuludq` through the widening-multiply
+            // pattern; with AVX-512DQ Cranelift prefers `vpmullq` (15 cycles of latency) for
+            // every i64x2 multiply. Nothing else here gains from AVX-512DQ.
+            if cfg!(target_arch = "x86_64") {
+                let _ = isa_builder.set("has_avx512dq", "false");
+            }
+            isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)
+        };
+        let (isa, isa_as_written) = (isa("speed")?, isa("none")?);
         let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
         let capacity = settings.cache_capacity.max(1);
-        Ok(Jit { settings, isa, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
+        Ok(Jit { settings, isa, isa_as_written, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
     }
 
     pub fn settings(&self) -> &JitSettings {
@@ -603,13 +619,19 @@ impl Jit {
         (self.kernels.len(), self.dynamic.len())
     }
 
-    fn build(&self, name: &str, emit: impl FnOnce(&mut Gen) -> Vec<i64>) -> Result<(Arc<Code>, Vec<i64>), Error> {
-        let mut module = JITModule::new(JITBuilder::with_isa(self.isa.clone(), default_libcall_names()));
+    fn build(
+        &self,
+        name: &str,
+        as_written: bool,
+        emit: impl FnOnce(&mut Gen) -> Vec<i64>,
+    ) -> Result<(Arc<Code>, Vec<i64>), Error> {
+        let isa = if as_written { &self.isa_as_written } else { &self.isa };
+        let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), default_libcall_names()));
         let mut ctx = module.make_context();
         ctx.func.signature = lower::signature(self.call_conv);
         ctx.func.name = UserFuncName::testcase(name);
         let mut fctx = FunctionBuilderContext::new();
-        let mut cfg = self.isa.frontend_config();
+        let mut cfg = isa.frontend_config();
         cfg.default_call_conv = self.call_conv;
         let block;
         {
@@ -646,7 +668,7 @@ impl Jit {
                 nest.verify()?;
                 let elem = lower::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
                 let name = format!("kerf_slice_{}_{}", p.mode, p.dtype);
-                let (code, args) = self.build(&name, |g| StaticSlice::emit(g, &nest, elem))?;
+                let (code, args) = self.build(&name, false, |g| StaticSlice::emit(g, &nest, elem))?;
                 (code, Prepared { args, split: slice_split(&nest, 0) })
             }
             Plan::Fill(p) => {
@@ -654,7 +676,7 @@ impl Jit {
                 let (name, split) = match &nest.body {
                     FillBody::Random { normal, .. } => (
                         format!("kerf_{}_{}", if *normal { "random_normal" } else { "random_uniform" }, p.dtype),
-                        Split { extent: nest.len, even: false, cost: if *normal { 128 } else { 64 } },
+                        Split { extent: nest.len, align: random::BLOCK as u64, cost: if *normal { 128 } else { 64 } },
                     ),
                     FillBody::LinspaceInt { dims, .. } => {
                         (format!("kerf_linspace_{}", p.dtype), lin_split(nest.len, dims.iter().map(|d| d.extent)))
@@ -668,11 +690,12 @@ impl Jit {
                 };
                 let f16 = p.dtype == DType::F16;
                 let out_i32 = p.dtype == DType::I32;
-                let (code, args) = self.build(&name, |g| {
+                let random = matches!(nest.body, FillBody::Random { .. });
+                let (code, args) = self.build(&name, random, |g| {
                     match &nest.body {
                         FillBody::Random { normal, alpha, beta, seed } => {
-                            let params = RandomParams::constants(g, *normal, f16, *alpha, *beta, *seed);
-                            lower::emit_random(g, &params);
+                            let params = RandomParams::constants(*normal, f16, *alpha, *beta, *seed);
+                            random::emit_random(g, &params);
                         }
                         body => {
                             let lin = lower::Linspace::constants(g, body).expect("a linspace body");
@@ -698,7 +721,7 @@ impl Jit {
 
     fn build_dynamic(&self, key: &DynKey) -> Result<Arc<Code>, Error> {
         let name = key.name();
-        let (code, _) = self.build(&name, |g| {
+        let (code, _) = self.build(&name, matches!(key.op, DynOp::Random { .. }), |g| {
             match key.op {
                 DynOp::Slice(mode) => {
                     let elem = lower::elem_of(key.dtype).expect("strings were refused");
@@ -706,7 +729,7 @@ impl Jit {
                 }
                 DynOp::Random { normal } => {
                     let params = RandomParams::from_args(g, normal, key.dtype == DType::F16);
-                    lower::emit_random(g, &params);
+                    random::emit_random(g, &params);
                 }
                 DynOp::LinspaceInt => {
                     lower::Linspace::from_args(g, LinKind::I64, key.rank).emit(g, key.dtype == DType::I32);
@@ -725,12 +748,44 @@ impl Jit {
 fn lin_split(len: u64, mut extents: impl Iterator<Item = u64>) -> Split {
     let first = extents.next();
     let rest: u64 = extents.product();
-    Split { extent: if len == 0 { 0 } else { first.unwrap_or(1) }, even: false, cost: 4 * rest }
+    Split { extent: if len == 0 { 0 } else { first.unwrap_or(1) }, align: 1, cost: 4 * rest }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A random fill called on sub-ranges [lo, hi) with any lo (not only the thread
+    /// splits' multiples of a block) writes exactly those elements, each the reference's.
+    #[test]
+    fn random_fills_on_any_subrange() {
+        let jit = Jit::default();
+        for (dtype, normal) in [(DType::F32, false), (DType::F32, true), (DType::F16, false), (DType::F16, true)] {
+            let n = 301u64;
+            let kind = if normal {
+                FillKind::RandomNormal { alpha: 0.25, beta: 2.0, seed: 0x1234_5678_9abc }
+            } else {
+                FillKind::RandomUniform { alpha: -1.5, beta: 3.0, seed: 77 }
+            };
+            let plan = Plan::Fill(kerf_ir::FillPlan { dtype, shape: vec![n], kind });
+            let want = kerf_ir::reference::evaluate(&plan, None).unwrap();
+            let want = want.bytes().unwrap();
+            let ew = if dtype == DType::F16 { 2 } else { 4 };
+            for k in [jit.compile_plan(&plan).unwrap(), jit.compile_dynamic_plan(&plan).unwrap()] {
+                let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(k.code.entry) };
+                for (lo, hi) in
+                    [(0, 0), (0, 1), (1, 2), (3, 4), (1, 7), (5, 37), (30, 97), (33, 301), (298, 301), (0, 301)]
+                {
+                    let mut out = vec![0xa5u8; want.len()];
+                    // SAFETY: [lo, hi) lies inside the plan's output, which `out` holds.
+                    unsafe { f(std::ptr::null(), out.as_mut_ptr(), k.prepared.args.as_ptr(), lo, hi) };
+                    let (a, b) = (lo as usize * ew, hi as usize * ew);
+                    assert_eq!(&out[a..b], &want[a..b], "{dtype} normal={normal} [{lo}, {hi})");
+                    assert!(out[..a].iter().chain(&out[b..]).all(|&x| x == 0xa5), "{dtype} [{lo}, {hi}) wrote outside");
+                }
+            }
+        }
+    }
 
     #[test]
     fn jit_and_kernels_are_send_and_sync() {

@@ -303,6 +303,40 @@ fn large_random_fills_match_bit_for_bit() {
     .unwrap();
 }
 
+/// Numbers a static kernel folds (a power-of-two range, alpha ±0, beta 1, a range that
+/// can never reach beta) and their near misses, against the reference.
+#[test]
+fn random_fills_with_foldable_numbers() {
+    let uniform = [
+        (0.0f32, 1.0f32),
+        (-0.0, 1.0),
+        (-1.0, 1.0),
+        (0.0, 0.5),
+        (0.0, 2f32.powi(-90)),
+        (-0.0, -4.0),
+        (0.0, -4.0),
+        (3.0, 7.0),
+        (1.0, 1.0f32.next_up()),
+        (0.0, 1.0f32.next_up()),
+        (0.0, 1.0f32.next_down()),
+        (1e-30, 1.0),
+        (-3.0e38, 3.0e38),
+        (5.0, 5.0),
+    ];
+    for (alpha, beta) in uniform {
+        for dtype in [DType::F32, DType::F16] {
+            let kind = FillKind::RandomUniform { alpha, beta, seed: 3 };
+            check_fill(&FillPlan { dtype, shape: vec![4099], kind }).unwrap();
+        }
+    }
+    for (alpha, beta) in [(0.0f32, 1.0f32), (-0.0, 1.0), (-0.0, 2.0), (2.0, 1.0), (0.0, -1.0)] {
+        for dtype in [DType::F32, DType::F16] {
+            let kind = FillKind::RandomNormal { alpha, beta, seed: 11 };
+            check_fill(&FillPlan { dtype, shape: vec![4099], kind }).unwrap();
+        }
+    }
+}
+
 #[test]
 fn large_linspaces_match() {
     for (alpha, beta) in [(0.0, vec![4096.0, 1.0]), (0.5, vec![0.1, 0.3]), (-3.0, vec![-0.25, 2.0])] {
