@@ -1,0 +1,240 @@
+//! Random requests for the reliability tests: every op, shapes with empty and unit axes,
+//! coordinates far outside the input, reversed, zero and huge steps. Deterministic by seed.
+//! Also compiled into build.rs (which derives kernels from these requests), so it uses
+//! nothing but kerf-ir.
+
+use kerf_ir::{DType, Request, Tensor};
+
+/// A small deterministic generator (SplitMix64): no dependency, reproducible by seed.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, n) (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    /// Uniform in [lo, hi].
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+    pub fn fill_bytes(&mut self, buf: &mut [u8]) {
+        for chunk in buf.chunks_mut(8) {
+            let v = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+    }
+}
+
+/// Byte-moving dtypes of tensorrt.slice (its whole type set) plus the other widths the
+/// ONNX and OpenVINO ops move.
+pub const SLICE_DTYPES: [DType; 9] =
+    [DType::Bool, DType::I4, DType::I8, DType::I32, DType::I64, DType::F8E4M3FN, DType::F16, DType::F32, DType::BF16];
+pub const WIDE_DTYPES: [DType; 6] = [DType::U4, DType::U16, DType::U64, DType::F64, DType::C64, DType::C128];
+
+/// A random shape: rank 0..=max_rank, extents 0..=max_extent (zero rarely).
+pub fn random_shape(rng: &mut Rng, max_rank: u64, max_extent: u64) -> Vec<u64> {
+    let rank = rng.below(max_rank + 1);
+    (0..rank).map(|_| if rng.chance(4) { 0 } else { 1 + rng.below(max_extent) }).collect()
+}
+
+/// A coordinate, often far outside [0, d).
+fn random_start(rng: &mut Rng, d: u64) -> i64 {
+    let d = d as i64;
+    match rng.below(6) {
+        0 => rng.range(-1000, 1000),
+        1 => rng.range(-(3 * d + 50), -1),
+        2 => rng.range(d, 3 * d + 50),
+        3 => rng.range(-(1 << 20), 1 << 20),
+        _ => rng.range(0, d.max(1) - 1),
+    }
+}
+
+fn random_step(rng: &mut Rng) -> i64 {
+    match rng.below(8) {
+        0 => -1,
+        1 => 0,
+        2 => rng.range(-9, 9),
+        3 => rng.range(-200, 200),
+        4 => *rng.pick(&[1 << 20, -(1 << 20), 1 << 31, -(1 << 31)]),
+        _ => 1,
+    }
+}
+
+/// A random tensorrt.slice request (all modes; the data input by dtype and shape only).
+pub fn random_trt_slice(rng: &mut Rng) -> Request {
+    let shape = random_shape(rng, 4, 9);
+    let dtype = *rng.pick(&SLICE_DTYPES);
+    let mode = *rng.pick(&["strict_bounds", "wrap", "clamp", "fill", "reflect", "wrap", "reflect", "fill"]);
+    let mut start = Vec::new();
+    let mut size = Vec::new();
+    let mut stride = Vec::new();
+    for &d in &shape {
+        let n = if rng.chance(5) { 0 } else { rng.range(1, 13) };
+        let mut s = random_step(rng);
+        let mut a = random_start(rng, d);
+        if mode == "strict_bounds" && d > 0 {
+            // Mostly in range, so the plan lowers: an in-bounds first and last read.
+            a = rng.range(0, d as i64 - 1);
+            if n > 1 {
+                let room_up = (d as i64 - 1 - a) / (n - 1);
+                let room_down = a / (n - 1);
+                s = rng.range(-room_down, room_up);
+            }
+        }
+        start.push(a);
+        size.push(n);
+        stride.push(s);
+    }
+    let mut r = Request::new("tensorrt.slice")
+        .input_meta("input", dtype, &shape)
+        .attr("start", start)
+        .attr("size", size)
+        .attr("stride", stride)
+        .attr("mode", mode);
+    if mode == "fill" && rng.chance(60) {
+        let v = if dtype.is_integer() {
+            rng.range(if dtype == DType::I4 { -8 } else { -100 }, 7) as f64
+        } else if dtype == DType::Bool {
+            1.0
+        } else {
+            *rng.pick(&[1.5, -2.0, 448.0, 0.0, 3.25])
+        };
+        r = r.input("fill", Tensor::scalar_bits(DType::F64, v.to_bits() as u128));
+    }
+    r
+}
+
+/// A random onnx.slice request (version 13, parameters as inputs).
+pub fn random_onnx_slice(rng: &mut Rng) -> Request {
+    let mut shape = random_shape(rng, 4, 9);
+    if shape.is_empty() {
+        shape.push(1 + rng.below(9));
+    }
+    let dtype = *rng.pick(&[SLICE_DTYPES.as_slice(), WIDE_DTYPES.as_slice()].concat());
+    let rank = shape.len() as i64;
+    let mut axes: Vec<i64> = (0..rank).collect();
+    // Shuffle, then keep a prefix.
+    for i in (1..axes.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        axes.swap(i, j);
+    }
+    axes.truncate(1 + rng.below(rank as u64) as usize);
+    let axes: Vec<i64> = axes.into_iter().map(|a| if rng.chance(30) { a - rank } else { a }).collect();
+    let extreme = [i64::MIN, i64::MAX, i32::MIN as i64, i32::MAX as i64];
+    let bound = |rng: &mut Rng| if rng.chance(10) { *rng.pick(&extreme) } else { rng.range(-12, 12) };
+    let starts: Vec<i64> = axes.iter().map(|_| bound(rng)).collect();
+    let ends: Vec<i64> = axes.iter().map(|_| bound(rng)).collect();
+    let steps: Vec<i64> = axes
+        .iter()
+        .map(|_| {
+            let s = rng.range(-4, 4);
+            if s == 0 { if rng.chance(50) { 1 } else { i64::MIN } } else { s }
+        })
+        .collect();
+    Request::new("onnx.slice")
+        .version(13)
+        .input_meta("data", dtype, &shape)
+        .input("starts", Tensor::from_i64s(&starts))
+        .input("ends", Tensor::from_i64s(&ends))
+        .input("axes", Tensor::from_i64s(&axes))
+        .input("steps", Tensor::from_i64s(&steps))
+}
+
+/// A random openvino.strided_slice request (all five masks).
+pub fn random_ov_slice(rng: &mut Rng) -> Request {
+    let shape = random_shape(rng, 4, 7);
+    let dtype = *rng.pick(&SLICE_DTYPES);
+    let m = rng.below(shape.len() as u64 + 2) as usize;
+    let list = |rng: &mut Rng, lo: i64, hi: i64| -> Vec<i64> { (0..m).map(|_| rng.range(lo, hi)).collect() };
+    let mask = |rng: &mut Rng, p: u64| -> Vec<i64> { (0..m).map(|_| i64::from(rng.chance(p))).collect() };
+    let begin = list(rng, -10, 10);
+    let end = list(rng, -10, 10);
+    let stride: Vec<i64> = (0..m)
+        .map(|_| {
+            let s = rng.range(-3, 3);
+            if s == 0 { 1 } else { s }
+        })
+        .collect();
+    let mut ellipsis = vec![0; m];
+    if m > 0 && rng.chance(30) {
+        ellipsis[rng.below(m as u64) as usize] = 1;
+    }
+    Request::new("openvino.strided_slice")
+        .input_meta("data", dtype, &shape)
+        .input("begin", Tensor::from_i64s(&begin))
+        .input("end", Tensor::from_i64s(&end))
+        .input("stride", Tensor::from_i64s(&stride))
+        .attr("begin_mask", mask(rng, 30))
+        .attr("end_mask", mask(rng, 30))
+        .attr("new_axis_mask", mask(rng, 10))
+        .attr("shrink_axis_mask", mask(rng, 15))
+        .attr("ellipsis_mask", ellipsis)
+}
+
+/// A random tensorrt.fill request (small outputs).
+pub fn random_fill(rng: &mut Rng) -> Request {
+    let shape = random_shape(rng, 3, 12);
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let rank = dims.len();
+    match rng.below(3) {
+        0 => {
+            let to_type = *rng.pick(&["i32", "i64", "f32"]);
+            let beta: Vec<f64> = (0..rank)
+                .map(|_| if to_type == "f32" { rng.range(-300, 300) as f64 / 8.0 } else { rng.range(-50, 50) as f64 })
+                .collect();
+            let alpha =
+                if to_type == "f32" { rng.range(-1000, 1000) as f64 / 3.0 } else { rng.range(-999, 999) as f64 };
+            let mut r = Request::new("tensorrt.fill")
+                .attr("dimensions", dims)
+                .attr("operation", "linspace")
+                .attr("to_type", to_type)
+                .attr("alpha", alpha);
+            // A scalar beta is valid for rank 1 only; an empty list is not a list of floats.
+            if rank == 1 && rng.chance(50) {
+                r = r.attr("beta", beta[0]);
+            } else if rank > 0 {
+                r = r.attr("beta", beta);
+            }
+            r
+        }
+        k => {
+            let to_type = *rng.pick(&["f16", "f32"]);
+            let alpha = rng.range(-10, 10) as f64 / 4.0;
+            let beta = alpha + 1.0 + rng.below(40) as f64 / 8.0;
+            Request::new("tensorrt.fill")
+                .attr("dimensions", dims)
+                .attr("operation", if k == 1 { "random_uniform" } else { "random_normal" })
+                .attr("to_type", to_type)
+                .attr("alpha", alpha)
+                .attr("beta", beta)
+                .attr("seed", rng.below(1 << 40) as i64)
+        }
+    }
+}
+
+/// A random request of any op, weighted towards the slice with boundary modes.
+pub fn random_request(rng: &mut Rng) -> Request {
+    match rng.below(10) {
+        0..=4 => random_trt_slice(rng),
+        5 | 6 => random_onnx_slice(rng),
+        7 | 8 => random_ov_slice(rng),
+        _ => random_fill(rng),
+    }
+}
