@@ -183,3 +183,52 @@ fn npy_shapes_whose_products_overflow_are_refused_not_panicked_on() {
     let bytes = npy_v1("{'descr': '<i4', 'fortran_order': True, 'shape': (1099511627776, 1099511627776, 0), }", b"");
     assert!(read_npy(&bytes).0.unwrap_err().contains("overflows"));
 }
+
+/// Audit of kerf::ndarray: `run`, the allocating convenience, panicked ("small") on a
+/// kernel whose output cannot be allocated, and multiplied the shape unchecked.
+#[test]
+fn ndarray_run_refuses_an_output_it_cannot_allocate() {
+    let req = Request::new("tensorrt.slice")
+        .input_meta("input", DType::F32, &[4])
+        .attr("start", [0])
+        .attr("size", [1i64 << 42])
+        .attr("stride", [0])
+        .attr("mode", "wrap");
+    let kernel = kerf_jit::Jit::default().compile(&req).unwrap();
+    let input = ndarray::Array1::<f32>::zeros(4);
+    let r = std::panic::catch_unwind(|| kerf::ndarray::run(kernel.as_ref(), Some(input.view())))
+        .unwrap_or_else(|_| panic!("kerf::ndarray::run panicked"));
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("too large"), "{e}");
+}
+
+/// Audit of kerf-ir (reference.rs): a `TensorView` (public fields) whose strings are fewer
+/// than its shape holds, or whose data kind disagrees with its dtype, made the reference
+/// index out of bounds or hit `expect("string output")`.
+#[test]
+fn reference_refuses_inconsistent_views() {
+    use kerf_ir::tensor::{TensorView, ViewData};
+    let req = Request::new("onnx.slice")
+        .input_meta("data", DType::String, &[3])
+        .input("starts", Tensor::from_i64s(&[0]))
+        .input("ends", Tensor::from_i64s(&[3]));
+    let plan = kerf_ir::lower(&req).unwrap();
+    let two = ["a".to_string(), "b".to_string()];
+    let short = TensorView { dtype: DType::String, shape: &[3], data: ViewData::Strings(&two) };
+    let bytes = TensorView { dtype: DType::String, shape: &[3], data: ViewData::Bytes(&[1, 2, 3]) };
+    for view in [short, bytes] {
+        let r = std::panic::catch_unwind(|| kerf_ir::reference::evaluate(&plan, Some(view)))
+            .unwrap_or_else(|_| panic!("the reference panicked on {view:?}"));
+        assert!(r.unwrap_err().to_string().contains("does not hold"));
+    }
+    // A byte plan given strings.
+    let req = Request::new("onnx.slice")
+        .input_meta("data", DType::U8, &[2])
+        .input("starts", Tensor::from_i64s(&[0]))
+        .input("ends", Tensor::from_i64s(&[2]));
+    let plan = kerf_ir::lower(&req).unwrap();
+    let view = TensorView { dtype: DType::U8, shape: &[2], data: ViewData::Strings(&two) };
+    let r = std::panic::catch_unwind(|| kerf_ir::reference::evaluate(&plan, Some(view)))
+        .unwrap_or_else(|_| panic!("the reference panicked"));
+    assert!(r.is_err());
+}

@@ -113,17 +113,21 @@ pub fn run<K: Kernel + ?Sized, T: Element, D: Dimension>(
     kernel: &K,
     input: Option<ArrayView<'_, T, D>>,
 ) -> Result<ArrayD<T>, Error> {
-    let shape: Vec<usize> = kernel.output_shape().iter().map(|&d| d as usize).collect();
-    let mut out =
-        ArrayD::<T>::from_shape_vec(IxDyn(&shape), zeroed(shape.iter().product())).expect("length matches the shape");
+    let out_shape = kernel.output_shape();
+    // A kernel may describe an output no machine holds: refuse it, do not panic.
+    let too_large = || Error::TooLarge { what: format!("an output array of shape {out_shape:?}") };
+    let shape: Vec<usize> =
+        out_shape.iter().map(|&d| usize::try_from(d).map_err(|_| too_large())).collect::<Result<_, _>>()?;
+    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(too_large)?;
+    let mut out = ArrayD::<T>::from_shape_vec(IxDyn(&shape), zeroed(n)?).map_err(|_| too_large())?;
     run_into(kernel, input, out.view_mut())?;
     Ok(out)
 }
 
-fn zeroed<T: Element>(n: usize) -> Vec<T> {
+fn zeroed<T: Element>(n: usize) -> Result<Vec<T>, Error> {
     // Every Element type has an all-zero value (0, false, +0.0).
-    let t = Tensor::zeros(T::DTYPE, &[n as u64]).expect("small");
-    view_of_tensor::<T>(&t).expect("same dtype").iter().copied().collect()
+    let t = Tensor::zeros(T::DTYPE, &[n as u64])?;
+    Ok(view_of_tensor::<T>(&t)?.iter().copied().collect())
 }
 
 /// Run a kernel from an array into a caller-owned array. Both are used in place when
