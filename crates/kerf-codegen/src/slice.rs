@@ -70,6 +70,9 @@ struct Gen<'a> {
     elem: Elem,
     /// Tables (`u64::MAX` for "the fill value"), emitted as statics before the loops.
     statics: Vec<TokenStream>,
+    /// The dims whose table is already in `statics`: a dim is reached once per segment of
+    /// each outer dim, but its table is the same every time, so it is emitted once.
+    tables: std::collections::BTreeSet<usize>,
     /// Whether the loops read with `get_unchecked`.
     unchecked: bool,
 }
@@ -154,7 +157,9 @@ impl Gen<'_> {
                     None => quote!(u64::MAX),
                 });
                 let n = lit(table.len() as u64);
-                self.statics.push(quote!(static #t: [u64; #n] = [#(#entries),*];));
+                if self.tables.insert(k) {
+                    self.statics.push(quote!(static #t: [u64; #n] = [#(#entries),*];));
+                }
                 let i0 = inp.tokens();
                 let i_t =
                     if inp.vars.is_empty() && inp.konst == 0 { quote!(t as usize) } else { quote!(#i0 + t as usize) };
@@ -359,7 +364,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     let in_len = lit(elem.slice_len(nest.input_len));
     let out_len = lit(elem.slice_len(nest.output_len));
 
-    let mut g = Gen { nest, elem, statics: Vec::new(), unchecked: false };
+    let mut g = Gen { nest, elem, statics: Vec::new(), tables: Default::default(), unchecked: false };
     let body =
         if nest.dims.is_empty() { TokenStream::new() } else { g.dim(0, Off::konst(nest.base as u64), Off::konst(0)) };
     let statics = &g.statics;

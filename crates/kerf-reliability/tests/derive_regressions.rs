@@ -9,7 +9,6 @@ use kerf_ir::{DType, Request};
 /// Minimal case: wrap on [3, 2] from (-1, 0), size [3, 40]: dim 0 has two segments
 /// (z = 2, then z = 0, 1), dim 1 has 20 and becomes a table.
 #[test]
-#[ignore = "kerf-codegen emits a table static once per outer segment (reported; un-ignore when fixed)"]
 fn a_table_under_a_segmented_dim_is_emitted_once() {
     let req = Request::new("tensorrt.slice")
         .input_meta("input", DType::F32, &[3, 2])
