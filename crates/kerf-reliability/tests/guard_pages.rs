@@ -120,3 +120,49 @@ fn jit_kernels_stay_inside_guarded_buffers_on_random_plans() {
     );
     assert!(tally.dynamic_other_plan_runs > count / 4, "too few cross-plan dynamic runs: {tally:?}");
 }
+
+/// Large random slices on a JIT allowed 2 threads: each call splits its outermost loop
+/// (packed nibbles on even boundaries), and both halves must stay inside the buffers.
+#[test]
+fn threaded_jit_kernels_stay_inside_guarded_buffers() {
+    let count = env_u64("KERF_GUARD_THREADED_PLANS", 10);
+    let jit = Jit::new(JitSettings { threads: 2, cache_capacity: 64 }).unwrap();
+    let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x7468);
+    let mut failures = Vec::new();
+    let mut plans = 0;
+    while plans < count {
+        let dtype = *rng.pick(&[kerf_ir::DType::I4, kerf_ir::DType::I8, kerf_ir::DType::F32, kerf_ir::DType::F16]);
+        let shape = [1 + rng.below(40), 1 + rng.below(40)];
+        let mode = *rng.pick(&["wrap", "reflect", "clamp", "fill"]);
+        // 1 to 3 MiB of output, rows of odd length (odd nibble counts per row for i4).
+        let cols = 2 * rng.below(300) as i64 + 801;
+        let rows = (1i64 << 21) / cols + rng.range(0, 400);
+        let req = kerf_ir::Request::new("tensorrt.slice")
+            .input_meta("input", dtype, &shape)
+            .attr("start", [rng.range(-500, 500), rng.range(-500, 500)])
+            .attr("size", [rows, cols])
+            .attr("stride", [rng.range(-3, 3), *rng.pick(&[1, -1, 2, -3])])
+            .attr("mode", mode);
+        let Ok(plan) = kerf_ir::lower(&req) else { continue };
+        plans += 1;
+        let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+        let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+        for k in [jit.compile_plan(&plan).unwrap(), jit.compile_dynamic_plan(&plan).unwrap()] {
+            if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                let f = match f {
+                    GuardFailure::Wrong { flush, first_diff, .. } => {
+                        format!("wrong output from byte {first_diff} ({flush:?})")
+                    }
+                    other => format!("{other:?}"),
+                };
+                failures.push(format!(
+                    "{}: {}: {f}",
+                    if k.is_dynamic() { "dynamic" } else { "static" },
+                    describe(&plan)
+                ));
+            }
+        }
+    }
+    eprintln!("guard pages (2 threads): {plans} large plans, static and dynamic");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
