@@ -7,9 +7,12 @@
 //! that small known runs become straight-line code.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_codegen::ir::{
+    Block, BlockArg, ConstantData, Endianness, InstBuilder, InstructionData, MemFlagsData, Opcode, Type, Value, types,
+};
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::FunctionBuilder;
+use std::collections::HashMap;
 
 /// How one element sits in memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -60,6 +63,9 @@ pub(crate) struct Gen<'a> {
     pub args: Value,
     pub lo: Value,
     pub hi: Value,
+    /// i64 constants already made in a block (a block's values are visible to the
+    /// instructions after them in that block).
+    pub consts: HashMap<(Block, i64), Value>,
 }
 
 /// A splatted element: the vector and, for w ≤ 8, the 8-byte repeating pattern.
@@ -67,25 +73,96 @@ pub(crate) struct Gen<'a> {
 pub(crate) struct Splat {
     pub vec: Value,
     pub pat: Option<Value>,
+    /// The element width.
+    pub w: u8,
 }
 
 impl<'a> Gen<'a> {
     pub fn c(&mut self, v: i64) -> Value {
-        self.b.ins().iconst(types::I64, v)
+        let Some(block) = self.b.current_block() else { return self.b.ins().iconst(types::I64, v) };
+        if let Some(&c) = self.consts.get(&(block, v)) {
+            return c;
+        }
+        let c = self.b.ins().iconst(types::I64, v);
+        self.consts.insert((block, v), c);
+        c
+    }
+    /// The value of `v` when it is an integer constant. The helpers below fold constants
+    /// themselves, so that the IR carries no arithmetic on known numbers (smaller IR
+    /// compiles faster, and needs no mid-end to be good).
+    pub fn known(&self, v: Value) -> Option<i64> {
+        if self.b.func.dfg.value_type(v) != types::I64 {
+            return None;
+        }
+        let inst = self.b.func.dfg.value_def(v).inst()?;
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => Some(imm.bits()),
+            _ => None,
+        }
+    }
+    /// The value of an i8 condition, when the compare that made it has known operands.
+    pub fn known_cond(&self, c: Value) -> Option<bool> {
+        let inst = self.b.func.dfg.value_def(c).inst()?;
+        let (cc, a, b) = match self.b.func.dfg.insts[inst] {
+            InstructionData::IntCompare { cond, args, .. } => (cond, self.known(args[0])?, self.known(args[1])?),
+            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } if self.known(c).is_some() => {
+                return Some(imm.bits() != 0);
+            }
+            _ => return None,
+        };
+        let (ua, ub) = (a as u64, b as u64);
+        Some(match cc {
+            IntCC::Equal => a == b,
+            IntCC::NotEqual => a != b,
+            IntCC::SignedLessThan => a < b,
+            IntCC::SignedLessThanOrEqual => a <= b,
+            IntCC::SignedGreaterThan => a > b,
+            IntCC::SignedGreaterThanOrEqual => a >= b,
+            IntCC::UnsignedLessThan => ua < ub,
+            IntCC::UnsignedLessThanOrEqual => ua <= ub,
+            IntCC::UnsignedGreaterThan => ua > ub,
+            IntCC::UnsignedGreaterThanOrEqual => ua >= ub,
+        })
+    }
+    fn fold(&mut self, a: Value, b: Value, f: impl FnOnce(i64, i64) -> i64) -> Option<Value> {
+        let (x, y) = (self.known(a)?, self.known(b)?);
+        Some(self.c(f(x, y)))
     }
     pub fn add(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().iadd(a, b)
+        if let Some(v) = self.fold(a, b, i64::wrapping_add) {
+            return v;
+        }
+        match (self.known(a), self.known(b)) {
+            (Some(0), _) => b,
+            (_, Some(0)) => a,
+            (Some(x), _) => self.addi(b, x),
+            (_, Some(y)) => self.addi(a, y),
+            _ => self.b.ins().iadd(a, b),
+        }
     }
     pub fn addi(&mut self, a: Value, b: i64) -> Value {
         if b == 0 {
             return a;
         }
+        if let Some(x) = self.known(a) {
+            return self.c(x.wrapping_add(b));
+        }
         self.b.ins().iadd_imm_s(a, b)
     }
     pub fn mul(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().imul(a, b)
+        if let Some(v) = self.fold(a, b, i64::wrapping_mul) {
+            return v;
+        }
+        match (self.known(a), self.known(b)) {
+            (Some(x), _) => self.muli(b, x),
+            (_, Some(y)) => self.muli(a, y),
+            _ => self.b.ins().imul(a, b),
+        }
     }
     pub fn muli(&mut self, a: Value, b: i64) -> Value {
+        if let Some(x) = self.known(a) {
+            return self.c(x.wrapping_mul(b));
+        }
         match b {
             1 => a,
             0 => self.c(0),
@@ -94,12 +171,24 @@ impl<'a> Gen<'a> {
         }
     }
     pub fn sub(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().isub(a, b)
+        if let Some(v) = self.fold(a, b, i64::wrapping_sub) {
+            return v;
+        }
+        match self.known(b) {
+            Some(y) => self.addi(a, y.wrapping_neg()),
+            None => self.b.ins().isub(a, b),
+        }
     }
     pub fn smax(&mut self, a: Value, b: Value) -> Value {
+        if let Some(v) = self.fold(a, b, i64::max) {
+            return v;
+        }
         self.b.ins().smax(a, b)
     }
     pub fn smin(&mut self, a: Value, b: Value) -> Value {
+        if let Some(v) = self.fold(a, b, i64::min) {
+            return v;
+        }
         self.b.ins().smin(a, b)
     }
     /// Load the i64 word `word` of the argument block.
@@ -165,8 +254,13 @@ impl<'a> Gen<'a> {
         );
     }
 
-    /// `if cond { then }`.
+    /// `if cond { then }` (only the branch taken, when the condition is known).
     pub fn if_then(&mut self, cond: Value, then: impl FnOnce(&mut Self)) {
+        match self.known_cond(cond) {
+            Some(true) => return then(self),
+            Some(false) => return,
+            None => {}
+        }
         let t = self.b.create_block();
         let m = self.b.create_block();
         self.b.ins().brif(cond, t, &[], m, &[]);
@@ -176,8 +270,14 @@ impl<'a> Gen<'a> {
         self.b.switch_to_block(m);
     }
 
-    /// `if cond { then } else { other }`.
+    /// `if cond { then } else { other }` (only the branch taken, when the condition is
+    /// known).
     pub fn if_else(&mut self, cond: Value, then: impl FnOnce(&mut Self), other: impl FnOnce(&mut Self)) {
+        match self.known_cond(cond) {
+            Some(true) => return then(self),
+            Some(false) => return other(self),
+            None => {}
+        }
         let t = self.b.create_block();
         let e = self.b.create_block();
         let m = self.b.create_block();
@@ -201,7 +301,8 @@ impl<'a> Gen<'a> {
     // ----- byte runs -------------------------------------------------------------------
 
     /// Copy `n` bytes (known as `known` when constant) from `src` to `dst`.
-    pub fn copy_bytes(&mut self, dst: Value, src: Value, n: Value, known: Option<u64>) {
+    /// `n` is a multiple of `align` (the element width), which leaves out smaller pieces.
+    pub fn copy_bytes(&mut self, dst: Value, src: Value, n: Value, known: Option<u64>, align: u64) {
         const CALL: u64 = 256;
         match known {
             Some(0) => {}
@@ -218,16 +319,17 @@ impl<'a> Gen<'a> {
                 }
             }
             Some(k) if k >= CALL => self.b.call_memcpy(self.cfg, dst, src, n),
-            _ => {
+            Some(_) => self.copy_small(dst, src, n, align),
+            None => {
                 let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL as i64);
-                self.if_else(big, |g| g.b.call_memcpy(g.cfg, dst, src, n), |g| g.copy_small(dst, src, n));
+                self.if_else(big, |g| g.b.call_memcpy(g.cfg, dst, src, n), |g| g.copy_small(dst, src, n, align));
             }
         }
     }
 
     /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last
     /// chunk; under 16 bytes, 8/4/2/1-byte pieces.
-    fn copy_small(&mut self, dst: Value, src: Value, n: Value) {
+    fn copy_small(&mut self, dst: Value, src: Value, n: Value, align: u64) {
         let ge16 = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, 16);
         self.if_else(
             ge16,
@@ -251,7 +353,7 @@ impl<'a> Gen<'a> {
                 g.st(x, d, 0);
             },
             |g| {
-                g.pieces(n, |g, at, ty| {
+                g.pieces(n, align, |g, at, ty| {
                     let s = g.add(src, at);
                     let d = g.add(dst, at);
                     let x = g.ld(ty, s, 0);
@@ -262,11 +364,18 @@ impl<'a> Gen<'a> {
     }
 
     /// For n < 16: call `piece(at, ty)` for the 8-, 4-, 2- and 1-byte pieces of n, in order.
-    fn pieces(&mut self, n: Value, mut piece: impl FnMut(&mut Self, Value, Type)) {
+    fn pieces(&mut self, n: Value, align: u64, mut piece: impl FnMut(&mut Self, Value, Type)) {
         let mut at = self.c(0);
         for (size, ty) in [(8i64, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)] {
-            let bit = self.b.ins().band_imm_s(n, size);
-            self.if_then(bit, |g| piece(g, at, ty));
+            if (size as u64) < align {
+                break;
+            }
+            let bit = match self.known(n) {
+                Some(k) => self.c(k & size),
+                None => self.b.ins().band_imm_s(n, size),
+            };
+            let bit_set = self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0);
+            self.if_then(bit_set, |g| piece(g, at, ty));
             at = self.add(at, bit);
         }
     }
@@ -330,7 +439,7 @@ impl<'a> Gen<'a> {
                     },
                     |g| {
                         if s.pat.is_some() {
-                            g.pieces(n, |g, at, ty| {
+                            g.pieces(n, s.w as u64, |g, at, ty| {
                                 let d = g.add(dst, at);
                                 store_piece(g, d, ty)
                             })
@@ -344,7 +453,7 @@ impl<'a> Gen<'a> {
     /// Splat a w-byte element value (of `elem_type(w)`).
     pub fn splat(&mut self, w: u8, v: Value) -> Splat {
         if w == 16 {
-            return Splat { vec: v, pat: None };
+            return Splat { vec: v, pat: None, w };
         }
         let vec = self.b.ins().splat(splat_type(w), v);
         let wide = if w == 8 { v } else { self.b.ins().uextend(types::I64, v) };
@@ -355,7 +464,7 @@ impl<'a> Gen<'a> {
             _ => 1,
         };
         let pat = if rep == 1 { wide } else { self.b.ins().imul_imm_s(wide, rep as i64) };
-        Splat { vec, pat: Some(pat) }
+        Splat { vec, pat: Some(pat), w }
     }
 
     /// Splat constant element bits.
@@ -370,19 +479,36 @@ impl<'a> Gen<'a> {
             let p = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
             self.b.ins().iconst(types::I64, p as i64)
         });
-        Splat { vec, pat }
+        Splat { vec, pat, w }
     }
 
     /// `n` elements of `src` read backwards from `first` (a byte address) to `dst`.
     pub fn reverse(&mut self, w: u8, dst: Value, first: Value, n: Value) {
         let wi = w as i64;
-        let (dp, sp, rem) = if w < 16 {
-            let lanes = 16 / wi;
-            let mut mask = [0u8; 16];
-            for (i, m) in mask.iter_mut().enumerate() {
-                let i = i as i64;
-                *m = ((lanes - 1 - i / wi) * wi + i % wi) as u8;
+        let lanes = 16 / wi;
+        let mut mask = [0u8; 16];
+        for (i, m) in mask.iter_mut().enumerate() {
+            let i = i as i64;
+            *m = ((lanes - 1 - i / wi) * wi + i % wi) as u8;
+        }
+        if let Some(k) = self.known(n)
+            && k * wi <= 256
+        {
+            // A short run of known length: straight-line code.
+            let mut j = 0;
+            while w < 16 && k - j >= lanes {
+                let x = self.ld(types::I8X16, first, (-(j + lanes - 1) * wi) as i32);
+                let y = self.shuffle(x, x, mask);
+                self.st(y, dst, (j * wi) as i32);
+                j += lanes;
             }
+            for j in j..k {
+                let x = self.ld(elem_type(w), first, (-j * wi) as i32);
+                self.st(x, dst, (j * wi) as i32);
+            }
+            return;
+        }
+        let (dp, sp, rem) = if w < 16 {
             let sp0 = self.addi(first, -(lanes - 1) * wi);
             let r = self.while_loop(
                 &[dst, sp0, n],
@@ -584,7 +710,7 @@ impl<'a> Gen<'a> {
                 let sa = g.add(g.inp, sb);
                 let db = g.b.ins().ushr_imm_s(o, 1);
                 let da = g.add(g.out, db);
-                g.copy_bytes(da, sa, bytes, None);
+                g.copy_bytes(da, sa, bytes, None, 1);
                 let done = g.b.ins().band_imm_s(n, !1);
                 vec![g.add(i, done), g.add(o, done), g.sub(n, done)]
             },

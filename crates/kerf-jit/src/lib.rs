@@ -31,8 +31,9 @@ mod emit;
 mod lower;
 mod random;
 
-use cranelift_codegen::ir::{InstBuilder, UserFuncName, types};
-use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
+use cranelift_codegen::Context;
+use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
+use cranelift_codegen::isa::{CallConv, OwnedTargetIsa, TargetFrontendConfig};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -40,7 +41,8 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 use kerf_ir::dtype::Layout;
 use kerf_ir::schedule::{self, FillBody, Indexing, LoopNest, Segment};
 use kerf_ir::{BoundaryMode, DType, Error, FillKind, Kernel, Linspace, Plan, Request, SlicePlan};
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cache::Lru;
 use emit::Gen;
@@ -69,7 +71,20 @@ impl Default for JitSettings {
 struct Code {
     module: Mutex<Option<JITModule>>,
     entry: usize,
-    clif: String,
+    /// What the code was emitted from, to emit its IR again as text when asked for:
+    /// compiling does not format text nobody may read.
+    source: Emitter,
+    frontend: TargetFrontendConfig,
+    clif: OnceLock<String>,
+}
+
+impl Code {
+    fn clif(&self) -> &str {
+        self.clif.get_or_init(|| {
+            let (func, _) = make_function(&self.source, self.frontend);
+            func.display().to_string()
+        })
+    }
 }
 
 impl Drop for Code {
@@ -320,8 +335,8 @@ fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
         cost: 4 * shape.iter().skip(1).product::<u64>(),
     };
     match &plan.kind {
-        FillKind::RandomUniform { alpha, beta, seed } => random(*alpha, *beta, *seed, 64),
-        FillKind::RandomNormal { alpha, beta, seed } => random(*alpha, *beta, *seed, 128),
+        FillKind::RandomUniform { alpha, beta, seed } => random(*alpha, *beta, *seed, random::cost(false)),
+        FillKind::RandomNormal { alpha, beta, seed } => random(*alpha, *beta, *seed, random::cost(true)),
         FillKind::Linspace(Linspace::Int { alpha, beta }) => {
             let mut w = vec![*alpha];
             for (&e, &b) in plan.shape.iter().zip(beta) {
@@ -342,10 +357,13 @@ fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
 /// Bytes of work below which a call stays on one thread.
 const THREAD_MIN_COST: u64 = 1 << 20;
 
+/// Chunks of a threaded call per thread (see [`JitKernel::call`]).
+const CHUNKS_PER_THREAD: u64 = 8;
+
 impl JitKernel {
     /// The Cranelift IR of this kernel, as text.
     pub fn clif(&self) -> &str {
-        &self.code.clif
+        self.code.clif()
     }
     /// Whether this is a dynamic kernel (see [`Jit::compile_dynamic`]).
     pub fn is_dynamic(&self) -> bool {
@@ -373,25 +391,37 @@ impl JitKernel {
             unsafe { f(input, output, args, 0, split.extent as i64) };
             return;
         }
-        let mut bounds: Vec<u64> = (0..=threads as u64).map(|t| split.extent * t / threads as u64).collect();
-        if split.align > 1 {
-            for b in &mut bounds[1..threads] {
-                *b -= *b % split.align;
-            }
-        }
+        // Chunks taken from a shared counter rather than one fixed share per thread: a
+        // thread that runs slower (a core shared with another process) takes fewer
+        // chunks instead of holding up the call. Chunk bounds are multiples of the split's
+        // alignment.
+        let chunks = (threads as u64 * CHUNKS_PER_THREAD).min(split.extent);
+        let align = split.align.max(1);
+        let bound = |c: u64| -> u64 {
+            let b = (split.extent as u128 * c as u128 / chunks as u128) as u64;
+            if c == chunks { b } else { b - b % align }
+        };
+        let next = std::sync::atomic::AtomicU64::new(0);
+        // The pointers cross threads as integers; the buffers outlive the scope below.
         let (ip, op, ap) = (input as usize, output as usize, args as usize);
-        std::thread::scope(|s| {
-            for t in 1..threads {
-                let (lo, hi) = (bounds[t], bounds[t + 1]);
+        let work = || {
+            loop {
+                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if c >= chunks {
+                    break;
+                }
+                let (lo, hi) = (bound(c), bound(c + 1));
                 if lo < hi {
-                    // SAFETY: as above; threads write disjoint output ranges (whole bytes).
-                    s.spawn(move || unsafe {
-                        f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64)
-                    });
+                    // SAFETY: as above; chunks are disjoint output ranges (whole bytes).
+                    unsafe { f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64) };
                 }
             }
-            // SAFETY: as above.
-            unsafe { f(input, output, args, bounds[0] as i64, bounds[1] as i64) };
+        };
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(work);
+            }
+            work();
         });
     }
 
@@ -532,9 +562,6 @@ type Compiled<T> = Result<T, Error>;
 pub struct Jit {
     settings: JitSettings,
     isa: OwnedTargetIsa,
-    /// The same target without Cranelift's mid-end: for code that is emitted already
-    /// scheduled and folded (random fills), which the mid-end would only reorder.
-    isa_as_written: OwnedTargetIsa,
     call_conv: CallConv,
     kernels: Lru<PlanKey, Compiled<Arc<JitKernel>>>,
     dynamic: Lru<DynKey, Compiled<Arc<Code>>>,
@@ -553,25 +580,26 @@ fn jit_error(e: impl std::fmt::Display) -> Error {
 impl Jit {
     /// A JIT for the host machine.
     pub fn new(settings: JitSettings) -> Result<Jit, Error> {
-        let isa = |opt_level: &str| -> Result<OwnedTargetIsa, Error> {
-            let mut flags = settings::builder();
-            flags.set("opt_level", opt_level).map_err(jit_error)?;
-            flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
-            flags.set("is_pic", "false").map_err(jit_error)?;
-            flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
-            let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
-            // Philox's 32x32->64 multiplies lower to `pmuludq` through the widening-multiply
-            // pattern; with AVX-512DQ Cranelift prefers `vpmullq` (15 cycles of latency) for
-            // every i64x2 multiply. Nothing else here gains from AVX-512DQ.
-            if cfg!(target_arch = "x86_64") {
-                let _ = isa_builder.set("has_avx512dq", "false");
-            }
-            isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)
-        };
-        let (isa, isa_as_written) = (isa("speed")?, isa("none")?);
+        let mut flags = settings::builder();
+        // No mid-end: the emitters fold their constants, keep loop-invariant values out of
+        // loops and schedule independent work (random fills interleave their Philox
+        // groups, which the mid-end would sink back into one chain each), so the mid-end
+        // would only cost compile time (a third to a half of it) for the same machine code.
+        flags.set("opt_level", "none").map_err(jit_error)?;
+        flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
+        flags.set("is_pic", "false").map_err(jit_error)?;
+        flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
+        let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
+        // Philox's 32x32->64 multiplies lower to `pmuludq` through the widening-multiply
+        // pattern; with AVX-512DQ Cranelift prefers `vpmullq` (15 cycles of latency) for
+        // every i64x2 multiply. Nothing else here gains from AVX-512DQ.
+        if cfg!(target_arch = "x86_64") {
+            let _ = isa_builder.set("has_avx512dq", "false");
+        }
+        let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)?;
         let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
         let capacity = settings.cache_capacity.max(1);
-        Ok(Jit { settings, isa, isa_as_written, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
+        Ok(Jit { settings, isa, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
     }
 
     pub fn settings(&self) -> &JitSettings {
@@ -619,98 +647,52 @@ impl Jit {
         (self.kernels.len(), self.dynamic.len())
     }
 
-    fn build(
-        &self,
-        name: &str,
-        as_written: bool,
-        emit: impl FnOnce(&mut Gen) -> Vec<i64>,
-    ) -> Result<(Arc<Code>, Vec<i64>), Error> {
-        let isa = if as_written { &self.isa_as_written } else { &self.isa };
-        let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), default_libcall_names()));
-        let mut ctx = module.make_context();
-        ctx.func.signature = lower::signature(self.call_conv);
-        ctx.func.name = UserFuncName::testcase(name);
-        let mut fctx = FunctionBuilderContext::new();
-        let mut cfg = isa.frontend_config();
-        cfg.default_call_conv = self.call_conv;
-        let block;
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            let p = b.block_params(entry).to_vec();
-            let mut g = Gen { b, cfg, inp: p[0], out: p[1], args: p[2], lo: p[3], hi: p[4] };
-            block = emit(&mut g);
-            g.b.ins().return_(&[]);
-            g.b.seal_all_blocks();
-            g.b.finalize(cfg);
+    fn build(&self, source: Emitter) -> Result<(Arc<Code>, Vec<i64>), Error> {
+        let isa = &self.isa;
+        let mut builder = JITBuilder::with_isa(isa.clone(), default_libcall_names());
+        // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
+        builder.symbol("memcpy", libc_memcpy as *const u8);
+        let mut module = JITModule::new(builder);
+        let mut frontend = isa.frontend_config();
+        frontend.default_call_conv = self.call_conv;
+        let (func, block) = make_function(&source, frontend);
+        let name = source.name();
+        let id = module.declare_function(&name, Linkage::Export, &func.signature).map_err(jit_error)?;
+        // One compilation context per thread, reused: it keeps the register allocator's
+        // and the analyses' allocations from one kernel to the next.
+        thread_local! {
+            static CONTEXT: std::cell::RefCell<Option<Context>> = const { std::cell::RefCell::new(None) };
         }
-        let clif = ctx.func.display().to_string();
-        let id = module.declare_function(name, Linkage::Export, &ctx.func.signature).map_err(jit_error)?;
-        let disasm = std::env::var_os("KERF_JIT_DISASM").is_some();
-        ctx.set_disasm(disasm);
-        module.define_function(id, &mut ctx).map_err(|e| jit_error(format!("{e:?}")))?;
-        if disasm && let Some(code) = ctx.compiled_code() {
-            eprintln!("{name}:\n{}", code.vcode.as_deref().unwrap_or(""));
-        }
-        module.clear_context(&mut ctx);
+        let defined = CONTEXT.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let ctx = slot.get_or_insert_with(Context::new);
+            ctx.clear();
+            ctx.func = func;
+            let disasm = std::env::var_os("KERF_JIT_DISASM").is_some();
+            ctx.set_disasm(disasm);
+            let r = module.define_function(id, ctx).map_err(|e| jit_error(format!("{e:?}")));
+            if disasm && let Some(code) = ctx.compiled_code() {
+                eprintln!("{name}:\n{}", code.vcode.as_deref().unwrap_or(""));
+            }
+            ctx.clear();
+            r
+        });
+        defined?;
         module.finalize_definitions().map_err(jit_error)?;
         let entry = module.get_finalized_function(id) as usize;
-        Ok((Arc::new(Code { module: Mutex::new(Some(module)), entry, clif }), block))
+        let code = Code { module: Mutex::new(Some(module)), entry, source, frontend, clif: OnceLock::new() };
+        Ok((Arc::new(code), block))
     }
 
     fn build_static(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
         let (input_bytes, output_bytes, zero_last_nibble) = buffers(plan)?;
-        let (code, prepared) = match plan {
-            Plan::Slice(p) => {
-                let nest = schedule::slice(p)?;
-                nest.verify()?;
-                let elem = lower::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
-                let name = format!("kerf_slice_{}_{}", p.mode, p.dtype);
-                let (code, args) = self.build(&name, false, |g| StaticSlice::emit(g, &nest, elem))?;
-                (code, Prepared { args, split: slice_split(&nest, 0) })
-            }
-            Plan::Fill(p) => {
-                let nest = schedule::fill(p)?;
-                let (name, split) = match &nest.body {
-                    FillBody::Random { normal, .. } => (
-                        format!("kerf_{}_{}", if *normal { "random_normal" } else { "random_uniform" }, p.dtype),
-                        Split { extent: nest.len, align: random::BLOCK as u64, cost: if *normal { 128 } else { 64 } },
-                    ),
-                    FillBody::LinspaceInt { dims, .. } => {
-                        (format!("kerf_linspace_{}", p.dtype), lin_split(nest.len, dims.iter().map(|d| d.extent)))
-                    }
-                    FillBody::LinspaceF32Exact { dims, .. } => {
-                        (format!("kerf_linspace_{}_exact", p.dtype), lin_split(nest.len, dims.iter().map(|d| d.extent)))
-                    }
-                    FillBody::LinspaceF64 { dims, .. } => {
-                        (format!("kerf_linspace_{}", p.dtype), lin_split(nest.len, dims.iter().map(|d| d.extent)))
-                    }
-                };
-                let f16 = p.dtype == DType::F16;
-                let out_i32 = p.dtype == DType::I32;
-                let random = matches!(nest.body, FillBody::Random { .. });
-                let (code, args) = self.build(&name, random, |g| {
-                    match &nest.body {
-                        FillBody::Random { normal, alpha, beta, seed } => {
-                            let params = RandomParams::constants(*normal, f16, *alpha, *beta, *seed);
-                            random::emit_random(g, &params);
-                        }
-                        body => {
-                            let lin = lower::Linspace::constants(g, body).expect("a linspace body");
-                            lin.emit(g, out_i32);
-                        }
-                    }
-                    Vec::new()
-                })?;
-                (code, Prepared { args, split })
-            }
-        };
+        let source = Emitter::of_static(plan)?;
+        let split = source.split();
+        let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
             code,
             plan: plan.clone(),
-            prepared,
+            prepared: Prepared { args, split },
             input_bytes,
             output_bytes,
             zero_last_nibble,
@@ -720,29 +702,127 @@ impl Jit {
     }
 
     fn build_dynamic(&self, key: &DynKey) -> Result<Arc<Code>, Error> {
-        let name = key.name();
-        let (code, _) = self.build(&name, matches!(key.op, DynOp::Random { .. }), |g| {
-            match key.op {
-                DynOp::Slice(mode) => {
-                    let elem = lower::elem_of(key.dtype).expect("strings were refused");
-                    DynSlice::emit(g, mode, elem, key.rank);
-                }
-                DynOp::Random { normal } => {
-                    let params = RandomParams::from_args(g, normal, key.dtype == DType::F16);
-                    random::emit_random(g, &params);
-                }
-                DynOp::LinspaceInt => {
-                    lower::Linspace::from_args(g, LinKind::I64, key.rank).emit(g, key.dtype == DType::I32);
-                }
-                DynOp::LinspaceFloat => {
-                    lower::Linspace::from_args(g, LinKind::F64, key.rank).emit(g, false);
-                }
-            }
-            Vec::new()
-        })?;
-        let _ = types::I64;
-        Ok(code)
+        Ok(self.build(Emitter::Dynamic(key.clone()))?.0)
     }
+}
+
+/// What a kernel is emitted from: a static plan's schedule, or a dynamic kernel's key.
+enum Emitter {
+    Slice { nest: LoopNest, dtype: DType },
+    Fill(schedule::FillNest),
+    Dynamic(DynKey),
+}
+
+impl Emitter {
+    fn of_static(plan: &Plan) -> Result<Emitter, Error> {
+        Ok(match plan {
+            Plan::Slice(p) => {
+                let nest = schedule::slice(p)?;
+                nest.verify()?;
+                lower::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
+                Emitter::Slice { nest, dtype: p.dtype }
+            }
+            Plan::Fill(p) => Emitter::Fill(schedule::fill(p)?),
+        })
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Emitter::Slice { nest, dtype } => format!("kerf_slice_{}_{}", nest.mode, dtype),
+            Emitter::Fill(nest) => match &nest.body {
+                FillBody::Random { normal, .. } => {
+                    format!("kerf_{}_{}", if *normal { "random_normal" } else { "random_uniform" }, nest.dtype)
+                }
+                FillBody::LinspaceF32Exact { .. } => format!("kerf_linspace_{}_exact", nest.dtype),
+                FillBody::LinspaceInt { .. } | FillBody::LinspaceF64 { .. } => {
+                    format!("kerf_linspace_{}", nest.dtype)
+                }
+            },
+            Emitter::Dynamic(key) => key.name(),
+        }
+    }
+
+    /// How a static kernel's calls split over threads.
+    fn split(&self) -> Split {
+        match self {
+            Emitter::Slice { nest, .. } => slice_split(nest, 0),
+            Emitter::Fill(nest) => match &nest.body {
+                FillBody::Random { normal, .. } => {
+                    Split { extent: nest.len, align: random::BLOCK as u64, cost: random::cost(*normal) }
+                }
+                FillBody::LinspaceInt { dims, .. } => lin_split(nest.len, dims.iter().map(|d| d.extent)),
+                FillBody::LinspaceF32Exact { dims, .. } => lin_split(nest.len, dims.iter().map(|d| d.extent)),
+                FillBody::LinspaceF64 { dims, .. } => lin_split(nest.len, dims.iter().map(|d| d.extent)),
+            },
+            Emitter::Dynamic(_) => Split::default(),
+        }
+    }
+
+    /// Emit the kernel's body; returns its argument block (a static kernel's tables).
+    fn emit(&self, g: &mut Gen) -> Vec<i64> {
+        match self {
+            Emitter::Slice { nest, dtype } => {
+                StaticSlice::emit(g, nest, lower::elem_of(*dtype).expect("strings were refused"))
+            }
+            Emitter::Fill(nest) => {
+                match &nest.body {
+                    FillBody::Random { normal, alpha, beta, seed } => {
+                        let f16 = nest.dtype == DType::F16;
+                        random::emit_random(g, &RandomParams::constants(*normal, f16, *alpha, *beta, *seed));
+                    }
+                    body => {
+                        let lin = lower::Linspace::constants(g, body).expect("a linspace body");
+                        lin.emit(g, nest.dtype == DType::I32);
+                    }
+                }
+                Vec::new()
+            }
+            Emitter::Dynamic(key) => {
+                match key.op {
+                    DynOp::Slice(mode) => {
+                        let elem = lower::elem_of(key.dtype).expect("strings were refused");
+                        DynSlice::emit(g, mode, elem, key.rank);
+                    }
+                    DynOp::Random { normal } => {
+                        let params = RandomParams::from_args(g, normal, key.dtype == DType::F16);
+                        random::emit_random(g, &params);
+                    }
+                    DynOp::LinspaceInt => {
+                        lower::Linspace::from_args(g, LinKind::I64, key.rank).emit(g, key.dtype == DType::I32);
+                    }
+                    DynOp::LinspaceFloat => {
+                        lower::Linspace::from_args(g, LinKind::F64, key.rank).emit(g, false);
+                    }
+                }
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The kernel's Cranelift function, and its argument block.
+fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function, Vec<i64>) {
+    let mut func = Function::with_name_signature(
+        UserFuncName::testcase(source.name()),
+        lower::signature(frontend.default_call_conv),
+    );
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let p = b.block_params(entry).to_vec();
+    let mut g = Gen { b, cfg: frontend, inp: p[0], out: p[1], args: p[2], lo: p[3], hi: p[4], consts: HashMap::new() };
+    let block = source.emit(&mut g);
+    g.b.ins().return_(&[]);
+    g.b.seal_all_blocks();
+    g.b.finalize(frontend);
+    (func, block)
+}
+
+unsafe extern "C" {
+    #[link_name = "memcpy"]
+    fn libc_memcpy(dst: *mut u8, src: *const u8, n: usize) -> *mut u8;
 }
 
 fn lin_split(len: u64, mut extents: impl Iterator<Item = u64>) -> Split {

@@ -89,7 +89,7 @@ impl Moves {
                 match run {
                     Run::Copy => {
                         let n = g.muli(count, wi);
-                        g.copy_bytes(dst, src, n, known.map(|k| k * w as u64));
+                        g.copy_bytes(dst, src, n, known.map(|k| k * w as u64), w as u64);
                     }
                     Run::Reverse => g.reverse(w, dst, src, count),
                     Run::Broadcast => {
