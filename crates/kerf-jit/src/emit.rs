@@ -75,6 +75,9 @@ pub(crate) struct Splat {
     pub pat: Option<Value>,
     /// The element width.
     pub w: u8,
+    /// The byte every byte of the pattern is, when they are all one constant byte (a
+    /// large fill is then a call to memset).
+    pub byte: Option<u8>,
 }
 
 impl<'a> Gen<'a> {
@@ -210,36 +213,35 @@ impl<'a> Gen<'a> {
         self.b.ins().bitcast(ty, le(), v)
     }
 
-    /// `while cond(vals) { vals = body(vals) }`; returns the final values.
+    /// `while cond(vals) { vals = body(vals) }`; returns the final values. Only the loop
+    /// header takes the values as block parameters: the body and the exit are reached
+    /// from the header alone and use its parameters (fewer values for the register
+    /// allocator).
     pub fn while_loop(
         &mut self,
         init: &[Value],
         cond: impl FnOnce(&mut Self, &[Value]) -> Value,
         body: impl FnOnce(&mut Self, &[Value]) -> Vec<Value>,
     ) -> Vec<Value> {
-        let tys: Vec<Type> = init.iter().map(|&v| self.b.func.dfg.value_type(v)).collect();
         let header = self.b.create_block();
         let body_block = self.b.create_block();
         let exit = self.b.create_block();
-        for &t in &tys {
+        for &v in init {
+            let t = self.b.func.dfg.value_type(v);
             self.b.append_block_param(header, t);
-            self.b.append_block_param(body_block, t);
-            self.b.append_block_param(exit, t);
         }
         let args: Vec<BlockArg> = init.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(header, &args);
         self.b.switch_to_block(header);
         let hv: Vec<Value> = self.b.block_params(header).to_vec();
         let c = cond(self, &hv);
-        let hargs: Vec<BlockArg> = hv.iter().map(|&v| BlockArg::Value(v)).collect();
-        self.b.ins().brif(c, body_block, &hargs, exit, &hargs);
+        self.b.ins().brif(c, body_block, &[], exit, &[]);
         self.b.switch_to_block(body_block);
-        let bv: Vec<Value> = self.b.block_params(body_block).to_vec();
-        let next = body(self, &bv);
+        let next = body(self, &hv);
         let nargs: Vec<BlockArg> = next.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(header, &nargs);
         self.b.switch_to_block(exit);
-        self.b.block_params(exit).to_vec()
+        hv
     }
 
     /// `for j in start..end { body(j) }` (i64 counter).
@@ -382,15 +384,31 @@ impl<'a> Gen<'a> {
 
     /// Store a splatted pattern over `n` bytes at `dst` (n a multiple of the element width).
     pub fn fill_bytes(&mut self, dst: Value, n: Value, known: Option<u64>, s: Splat) {
-        let store_piece = |g: &mut Self, d: Value, ty: Type| {
+        let store_piece = |g: &mut Self, d: Value, off: i32, ty: Type| {
             let v = if ty == types::I8X16 {
                 g.bitcast(types::I8X16, s.vec)
             } else {
                 let p = s.pat.expect("pieces under 16 bytes only for elements under 16 bytes");
                 if ty == types::I64 { p } else { g.b.ins().ireduce(ty, p) }
             };
-            g.st(v, d, 0);
+            g.st(v, d, off);
         };
+        const CALL: u64 = 256;
+        if let Some(byte) = s.byte {
+            let memset = |g: &mut Self| {
+                let ch = g.b.ins().iconst(types::I8, byte as i64);
+                g.b.call_memset(g.cfg, dst, ch, n);
+            };
+            match known {
+                Some(k) if k >= CALL => return memset(self),
+                None => {
+                    let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL as i64);
+                    let small = Splat { byte: None, ..s };
+                    return self.if_else(big, memset, |g| g.fill_bytes(dst, n, None, small));
+                }
+                _ => {}
+            }
+        }
         match known {
             Some(0) => {}
             Some(k) if k <= 64 => {
@@ -399,8 +417,7 @@ impl<'a> Gen<'a> {
                     [(16u64, types::I8X16), (8, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)]
                 {
                     while k - at >= size {
-                        let d = self.addi(dst, at as i64);
-                        store_piece(self, d, ty);
+                        store_piece(self, dst, at as i32, ty);
                         at += size;
                     }
                 }
@@ -441,7 +458,7 @@ impl<'a> Gen<'a> {
                         if s.pat.is_some() {
                             g.pieces(n, s.w as u64, |g, at, ty| {
                                 let d = g.add(dst, at);
-                                store_piece(g, d, ty)
+                                store_piece(g, d, 0, ty)
                             })
                         }
                     },
@@ -453,7 +470,7 @@ impl<'a> Gen<'a> {
     /// Splat a w-byte element value (of `elem_type(w)`).
     pub fn splat(&mut self, w: u8, v: Value) -> Splat {
         if w == 16 {
-            return Splat { vec: v, pat: None, w };
+            return Splat { vec: v, pat: None, w, byte: None };
         }
         let vec = self.b.ins().splat(splat_type(w), v);
         let wide = if w == 8 { v } else { self.b.ins().uextend(types::I64, v) };
@@ -464,7 +481,7 @@ impl<'a> Gen<'a> {
             _ => 1,
         };
         let pat = if rep == 1 { wide } else { self.b.ins().imul_imm_s(wide, rep as i64) };
-        Splat { vec, pat: Some(pat), w }
+        Splat { vec, pat: Some(pat), w, byte: None }
     }
 
     /// Splat constant element bits.
@@ -479,7 +496,8 @@ impl<'a> Gen<'a> {
             let p = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
             self.b.ins().iconst(types::I64, p as i64)
         });
-        Splat { vec, pat, w }
+        let byte = bytes.iter().all(|&b| b == bytes[0]).then_some(bytes[0]);
+        Splat { vec, pat, w, byte }
     }
 
     /// `n` elements of `src` read backwards from `first` (a byte address) to `dst`.

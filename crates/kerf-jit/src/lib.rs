@@ -39,7 +39,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use kerf_ir::dtype::Layout;
-use kerf_ir::schedule::{self, FillBody, Indexing, LoopNest, Segment};
+use kerf_ir::schedule::{self, FillBody, Indexing, LoopNest, Run, Segment};
 use kerf_ir::{BoundaryMode, DType, Error, FillKind, Kernel, Linspace, Plan, Request, SlicePlan};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -562,6 +562,10 @@ type Compiled<T> = Result<T, Error>;
 pub struct Jit {
     settings: JitSettings,
     isa: OwnedTargetIsa,
+    /// The same target with the single-pass register allocator (half the compile time,
+    /// values kept on the stack between blocks): for kernels whose every loop iteration
+    /// moves a row through a call or straight-line code (see [`row_kernel`]).
+    isa_light: OwnedTargetIsa,
     call_conv: CallConv,
     kernels: Lru<PlanKey, Compiled<Arc<JitKernel>>>,
     dynamic: Lru<DynKey, Compiled<Arc<Code>>>,
@@ -580,26 +584,31 @@ fn jit_error(e: impl std::fmt::Display) -> Error {
 impl Jit {
     /// A JIT for the host machine.
     pub fn new(settings: JitSettings) -> Result<Jit, Error> {
-        let mut flags = settings::builder();
-        // No mid-end: the emitters fold their constants, keep loop-invariant values out of
-        // loops and schedule independent work (random fills interleave their Philox
-        // groups, which the mid-end would sink back into one chain each), so the mid-end
-        // would only cost compile time (a third to a half of it) for the same machine code.
-        flags.set("opt_level", "none").map_err(jit_error)?;
-        flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
-        flags.set("is_pic", "false").map_err(jit_error)?;
-        flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
-        let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
-        // Philox's 32x32->64 multiplies lower to `pmuludq` through the widening-multiply
-        // pattern; with AVX-512DQ Cranelift prefers `vpmullq` (15 cycles of latency) for
-        // every i64x2 multiply. Nothing else here gains from AVX-512DQ.
-        if cfg!(target_arch = "x86_64") {
-            let _ = isa_builder.set("has_avx512dq", "false");
-        }
-        let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)?;
+        let isa = |regalloc: &str| -> Result<OwnedTargetIsa, Error> {
+            let mut flags = settings::builder();
+            // No mid-end: the emitters fold their constants, keep loop-invariant values
+            // out of loops and schedule independent work (random fills interleave their
+            // Philox groups, which the mid-end would sink back into one chain each), so
+            // the mid-end would only cost compile time (a third to a half of it) for the
+            // same machine code.
+            flags.set("opt_level", "none").map_err(jit_error)?;
+            flags.set("regalloc_algorithm", regalloc).map_err(jit_error)?;
+            flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
+            flags.set("is_pic", "false").map_err(jit_error)?;
+            flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
+            let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
+            // Philox's 32x32->64 multiplies lower to `pmuludq` through the widening-multiply
+            // pattern; with AVX-512DQ Cranelift prefers `vpmullq` (15 cycles of latency) for
+            // every i64x2 multiply. Nothing else here gains from AVX-512DQ.
+            if cfg!(target_arch = "x86_64") {
+                let _ = isa_builder.set("has_avx512dq", "false");
+            }
+            isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)
+        };
+        let (isa, isa_light) = (isa("backtracking")?, isa("single_pass")?);
         let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
         let capacity = settings.cache_capacity.max(1);
-        Ok(Jit { settings, isa, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
+        Ok(Jit { settings, isa, isa_light, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
     }
 
     pub fn settings(&self) -> &JitSettings {
@@ -648,10 +657,11 @@ impl Jit {
     }
 
     fn build(&self, source: Emitter) -> Result<(Arc<Code>, Vec<i64>), Error> {
-        let isa = &self.isa;
+        let isa = if source.light() { &self.isa_light } else { &self.isa };
         let mut builder = JITBuilder::with_isa(isa.clone(), default_libcall_names());
         // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
         builder.symbol("memcpy", libc_memcpy as *const u8);
+        builder.symbol("memset", libc_memset as *const u8);
         let mut module = JITModule::new(builder);
         let mut frontend = isa.frontend_config();
         frontend.default_call_conv = self.call_conv;
@@ -742,6 +752,14 @@ impl Emitter {
         }
     }
 
+    /// Whether the kernel is compiled with the quick register allocator.
+    fn light(&self) -> bool {
+        match self {
+            Emitter::Slice { nest, .. } => row_kernel(nest),
+            _ => false,
+        }
+    }
+
     /// How a static kernel's calls split over threads.
     fn split(&self) -> Split {
         match self {
@@ -823,6 +841,43 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
 unsafe extern "C" {
     #[link_name = "memcpy"]
     fn libc_memcpy(dst: *mut u8, src: *const u8, n: usize) -> *mut u8;
+    #[link_name = "memset"]
+    fn libc_memset(dst: *mut u8, c: i32, n: usize) -> *mut u8;
+}
+
+/// Whether every loop of a static slice kernel moves a row or more per iteration through
+/// a call (memcpy, memset) or straight-line code, so that no loop is tight enough for
+/// register allocation to matter. Mirrors what [`lower::StaticSlice`] and [`emit`] emit
+/// for each segment: a contiguous run of 256 bytes or more is a memcpy, a run of known
+/// length up to 64 bytes (up to 256 reversed) is straight-line, a fill of one repeated
+/// byte of 256 bytes or more is a memset. Dim 0's counts are only known at run time.
+/// Rows must be 1 KiB or more, so that the loop overhead of keeping values on the stack
+/// is small against a row's work.
+fn row_kernel(nest: &LoopNest) -> bool {
+    let Layout::Bytes(w) = nest.dtype.layout() else { return false };
+    let w = w as u64;
+    let fill = nest.fill_bits.to_le_bytes();
+    let fill_memset = fill[..w as usize].iter().all(|&b| b == fill[0]);
+    let inner = nest.dims.len().saturating_sub(1);
+    if inner == 0 || nest.dims[inner].extent.saturating_mul(w) < 1024 {
+        return false;
+    }
+    nest.dims.iter().enumerate().all(|(k, dim)| {
+        let Indexing::Segments(segs) = &dim.indexing else { return false };
+        segs.iter().all(|seg| {
+            let bytes = seg.len().saturating_mul(dim.out_stride).saturating_mul(w);
+            match (k == inner, seg.run()) {
+                // An outer affine segment is a loop over the next dim.
+                (false, Run::Fill) => fill_memset && (k == 0 || bytes >= 256 || bytes <= 64),
+                (false, _) => true,
+                (true, Run::Copy) => bytes >= 256 || bytes <= 64,
+                (true, Run::Fill) => bytes <= 64 || (fill_memset && bytes >= 256),
+                (true, Run::Broadcast) => bytes <= 64,
+                (true, Run::Reverse) => bytes <= 256,
+                (true, Run::Strided(_)) => false,
+            }
+        })
+    })
 }
 
 fn lin_split(len: u64, mut extents: impl Iterator<Item = u64>) -> Split {
