@@ -8,7 +8,8 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    Block, BlockArg, ConstantData, Endianness, InstBuilder, InstructionData, MemFlagsData, Opcode, Type, Value, types,
+    AbiParam, Block, BlockArg, ConstantData, Endianness, ExtFuncData, ExternalName, FuncRef, InstBuilder,
+    InstructionData, MemFlagsData, Opcode, Signature, Type, UserExternalName, Value, types,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::FunctionBuilder;
@@ -66,6 +67,8 @@ pub(crate) struct Gen<'a> {
     /// i64 constants already made in a block (a block's values are visible to the
     /// instructions after them in that block).
     pub consts: HashMap<(Block, i64), Value>,
+    /// The imported [`crate::stream::stream_copy`], once imported.
+    pub stream_fn: Option<FuncRef>,
 }
 
 /// A splatted element: the vector and, for w ≤ 8, the 8-byte repeating pattern.
@@ -193,6 +196,29 @@ impl<'a> Gen<'a> {
             return v;
         }
         self.b.ins().smin(a, b)
+    }
+    /// `n` bytes from `src` to `dst` through cache-bypassing stores (a call to
+    /// [`crate::stream::stream_copy`]; the caller of the kernel fences afterwards).
+    pub fn stream_copy(&mut self, dst: Value, src: Value, n: Value) {
+        let f = match self.stream_fn {
+            Some(f) => f,
+            None => {
+                let mut sig = Signature::new(self.cfg.default_call_conv);
+                sig.params.extend([AbiParam::new(types::I64); 3]);
+                let signature = self.b.import_signature(sig);
+                let name =
+                    self.b.func.declare_imported_user_function(UserExternalName::new(0, crate::stream::FUNC_INDEX));
+                let f = self.b.import_function(ExtFuncData {
+                    name: ExternalName::User(name),
+                    signature,
+                    colocated: false,
+                    patchable: false,
+                });
+                self.stream_fn = Some(f);
+                f
+            }
+        };
+        self.b.ins().call(f, &[dst, src, n]);
     }
     /// Load the i64 word `word` of the argument block.
     pub fn arg(&mut self, word: i64) -> Value {

@@ -30,6 +30,7 @@ mod cache;
 mod emit;
 mod lower;
 mod random;
+mod stream;
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
@@ -74,6 +75,8 @@ struct Code {
     /// What the code was emitted from, to emit its IR again as text when asked for:
     /// compiling does not format text nobody may read.
     source: Emitter,
+    /// Whether callers fence after the code ran (it wrote with non-temporal stores).
+    streams: bool,
     frontend: TargetFrontendConfig,
     clif: OnceLock<String>,
 }
@@ -389,6 +392,9 @@ impl JitKernel {
             // SAFETY: the host checked the buffers against the plan, and the plan's nest
             // (verified) reads and writes only inside them.
             unsafe { f(input, output, args, 0, split.extent as i64) };
+            if self.code.streams {
+                stream::fence();
+            }
             return;
         }
         // Chunks taken from a shared counter rather than one fixed share per thread: a
@@ -402,6 +408,7 @@ impl JitKernel {
             if c == chunks { b } else { b - b % align }
         };
         let next = std::sync::atomic::AtomicU64::new(0);
+        let streams = self.code.streams;
         // The pointers cross threads as integers; the buffers outlive the scope below.
         let (ip, op, ap) = (input as usize, output as usize, args as usize);
         let work = || {
@@ -415,6 +422,9 @@ impl JitKernel {
                     // SAFETY: as above; chunks are disjoint output ranges (whole bytes).
                     unsafe { f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64) };
                 }
+            }
+            if streams {
+                stream::fence();
             }
         };
         std::thread::scope(|s| {
@@ -662,7 +672,13 @@ impl Jit {
         // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
         builder.symbol("memcpy", libc_memcpy as *const u8);
         builder.symbol("memset", libc_memset as *const u8);
+        builder.symbol(stream::SYMBOL, stream::stream_copy as *const u8);
         let mut module = JITModule::new(builder);
+        // Declared first, so that its id is the index kernels name it by.
+        let mut stream_sig = cranelift_codegen::ir::Signature::new(self.call_conv);
+        stream_sig.params.extend([cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); 3]);
+        let stream_id = module.declare_function(stream::SYMBOL, Linkage::Import, &stream_sig).map_err(jit_error)?;
+        debug_assert_eq!(stream_id.as_u32(), stream::FUNC_INDEX);
         let mut frontend = isa.frontend_config();
         frontend.default_call_conv = self.call_conv;
         let (func, block) = make_function(&source, frontend);
@@ -690,7 +706,8 @@ impl Jit {
         defined?;
         module.finalize_definitions().map_err(jit_error)?;
         let entry = module.get_finalized_function(id) as usize;
-        let code = Code { module: Mutex::new(Some(module)), entry, source, frontend, clif: OnceLock::new() };
+        let streams = source.streams();
+        let code = Code { module: Mutex::new(Some(module)), entry, source, streams, frontend, clif: OnceLock::new() };
         Ok((Arc::new(code), block))
     }
 
@@ -752,6 +769,20 @@ impl Emitter {
         }
     }
 
+    /// Whether the kernel writes its output with cache-bypassing stores (see [`stream`]):
+    /// large static fills whose values are exact in any order (the chunked loop sums
+    /// them differently).
+    fn streams(&self) -> bool {
+        match self {
+            Emitter::Fill(nest) => {
+                let bytes = nest.dtype.buffer_bytes(nest.len).unwrap_or(0) as u64;
+                bytes >= stream::MIN_BYTES
+                    && matches!(nest.body, FillBody::LinspaceInt { .. } | FillBody::LinspaceF32Exact { .. })
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the kernel is compiled with the quick register allocator.
     fn light(&self) -> bool {
         match self {
@@ -789,7 +820,8 @@ impl Emitter {
                         random::emit_random(g, &RandomParams::constants(*normal, f16, *alpha, *beta, *seed));
                     }
                     body => {
-                        let lin = lower::Linspace::constants(g, body).expect("a linspace body");
+                        let mut lin = lower::Linspace::constants(g, body).expect("a linspace body");
+                        lin.stream = self.streams();
                         lin.emit(g, nest.dtype == DType::I32);
                     }
                 }
@@ -830,7 +862,17 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let p = b.block_params(entry).to_vec();
-    let mut g = Gen { b, cfg: frontend, inp: p[0], out: p[1], args: p[2], lo: p[3], hi: p[4], consts: HashMap::new() };
+    let mut g = Gen {
+        b,
+        cfg: frontend,
+        inp: p[0],
+        out: p[1],
+        args: p[2],
+        lo: p[3],
+        hi: p[4],
+        consts: HashMap::new(),
+        stream_fn: None,
+    };
     let block = source.emit(&mut g);
     g.b.ins().return_(&[]);
     g.b.seal_all_blocks();

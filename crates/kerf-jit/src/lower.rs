@@ -10,7 +10,7 @@
 
 use crate::emit::{Elem, Gen, Splat, elem_type, mf};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Type, Value, types};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Type, Value, types};
 use cranelift_codegen::isa::CallConv;
 use kerf_ir::BoundaryMode;
 use kerf_ir::schedule::{FillBody, Indexing, LoopNest, Run, Segment};
@@ -507,6 +507,8 @@ pub(crate) struct Linspace {
     pub kind: LinKind,
     pub alpha: Value,
     pub dims: Vec<(Value, Value)>,
+    /// Write the output through cache-bypassing stores (see [`crate::stream`]).
+    pub stream: bool,
 }
 
 impl Linspace {
@@ -515,16 +517,19 @@ impl Linspace {
         let ext = |g: &mut Gen, e: u64| g.c(e as i64);
         Some(match body {
             FillBody::LinspaceInt { alpha, dims } => Linspace {
+                stream: false,
                 kind: LinKind::I64,
                 alpha: g.c(*alpha),
                 dims: dims.iter().map(|d| (ext(g, d.extent), g.c(d.coef))).collect(),
             },
             FillBody::LinspaceF32Exact { alpha, dims } => Linspace {
+                stream: false,
                 kind: LinKind::F32Exact,
                 alpha: g.b.ins().f32const(*alpha),
                 dims: dims.iter().map(|d| (ext(g, d.extent), g.b.ins().f32const(d.coef))).collect(),
             },
             FillBody::LinspaceF64 { alpha, dims } => Linspace {
+                stream: false,
                 kind: LinKind::F64,
                 alpha: g.b.ins().f64const(*alpha),
                 dims: dims.iter().map(|d| (ext(g, d.extent), g.b.ins().f64const(d.coef))).collect(),
@@ -541,7 +546,7 @@ impl Linspace {
         let dims = (0..rank as i64)
             .map(|k| (load(g, dyn_fill::LIN_DIMS + 2 * k, types::I64), load(g, dyn_fill::LIN_DIMS + 2 * k + 1, cty)))
             .collect();
-        Linspace { kind, alpha, dims }
+        Linspace { kind, alpha, dims, stream: false }
     }
 
     pub fn emit(&self, g: &mut Gen, out_is_i32: bool) {
@@ -563,7 +568,7 @@ impl Linspace {
             strides[k] = g.mul(strides[k + 1], dims[k + 1].0);
         }
         let zero = g.c(0);
-        lin_dim(g, kind, &dims, &strides, 0, alpha, zero);
+        lin_dim(g, kind, self.stream, &dims, &strides, 0, alpha, zero);
     }
 }
 
@@ -585,7 +590,17 @@ fn lin_mul(g: &mut Gen, kind: LinKind, a: Value, b: Value) -> Value {
     if kind.is_float() { g.b.ins().fmul(a, b) } else { g.b.ins().imul(a, b) }
 }
 
-fn lin_dim(g: &mut Gen, kind: LinKind, dims: &[(Value, Value)], strides: &[Value], k: usize, v: Value, out_off: Value) {
+#[allow(clippy::too_many_arguments)]
+fn lin_dim(
+    g: &mut Gen,
+    kind: LinKind,
+    stream: bool,
+    dims: &[(Value, Value)],
+    strides: &[Value],
+    k: usize,
+    v: Value,
+    out_off: Value,
+) {
     let (extent, coef) = dims[k];
     let (first, count) = if k == 0 {
         let zero = g.c(0);
@@ -602,7 +617,7 @@ fn lin_dim(g: &mut Gen, kind: LinKind, dims: &[(Value, Value)], strides: &[Value
             let va = lin_add(g, kind, v, t);
             let ao = g.mul(a, strides[k]);
             let o = g.add(out_off, ao);
-            lin_dim(g, kind, dims, strides, k + 1, va, o);
+            lin_dim(g, kind, stream, dims, strides, k + 1, va, o);
         });
         return;
     }
@@ -710,9 +725,46 @@ fn lin_dim(g: &mut Gen, kind: LinKind, dims: &[(Value, Value)], strides: &[Value
                 let t = lin_mul(g, kind, coef, n);
                 g.b.ins().splat(vty, t)
             };
-            let last4 = g.addi(end, -4 * lanes);
             let mut init = vec![first, dst];
             init.extend(&vecs);
+            if stream && kind != LinKind::F64 {
+                // Chunks of the output computed into a stack buffer that stays in the L1
+                // cache, then written out with cache-bypassing stores.
+                let chunk = crate::stream::CHUNK as i64;
+                let slot =
+                    g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, chunk as u32, 4));
+                let lastc = g.addi(end, -(chunk / ow));
+                init = g.while_loop(
+                    &init,
+                    |g, s| g.b.ins().icmp(IntCC::SignedLessThanOrEqual, s[0], lastc),
+                    |g, s| {
+                        let buf = g.b.ins().stack_addr(types::I64, slot, 0);
+                        let mut inner = vec![buf];
+                        inner.extend(&s[2..]);
+                        let buf_end = g.addi(buf, chunk);
+                        let r = g.while_loop(
+                            &inner,
+                            |g, t| g.b.ins().icmp(IntCC::UnsignedLessThan, t[0], buf_end),
+                            |g, t| {
+                                for u in 0..4 {
+                                    g.b.ins().store(mf(), t[1 + u], t[0], 16 * u as i32);
+                                }
+                                let mut next = vec![g.addi(t[0], 64)];
+                                for u in 0..4 {
+                                    next.push(lin_add(g, kind, t[1 + u], step4));
+                                }
+                                next
+                            },
+                        );
+                        let n = g.c(chunk);
+                        g.stream_copy(s[1], buf, n);
+                        let mut next = vec![g.addi(s[0], chunk / ow), g.addi(s[1], chunk)];
+                        next.extend(&r[1..]);
+                        next
+                    },
+                );
+            }
+            let last4 = g.addi(end, -4 * lanes);
             let r = g.while_loop(
                 &init,
                 |g, s| g.b.ins().icmp(IntCC::SignedLessThanOrEqual, s[0], last4),

@@ -347,6 +347,26 @@ fn large_linspaces_match() {
         })
         .unwrap();
     }
+    // 8 MiB and more: written through non-temporal stores, in chunks; odd row lengths
+    // leave the chunks unaligned.
+    check_fill(&FillPlan {
+        dtype: DType::F32,
+        shape: vec![1025, 2049],
+        kind: FillKind::Linspace(Linspace::Float { alpha: -3.0, beta: vec![2049.0, 1.0] }),
+    })
+    .unwrap();
+    check_fill(&FillPlan {
+        dtype: DType::F32,
+        shape: vec![2_100_003],
+        kind: FillKind::Linspace(Linspace::Float { alpha: 0.5, beta: vec![0.25] }),
+    })
+    .unwrap();
+    check_fill(&FillPlan {
+        dtype: DType::I64,
+        shape: vec![3, 350_001],
+        kind: FillKind::Linspace(Linspace::Int { alpha: 1 << 40, beta: vec![-7, 3] }),
+    })
+    .unwrap();
     check_fill(&FillPlan {
         dtype: DType::I32,
         shape: vec![300, 1001],
