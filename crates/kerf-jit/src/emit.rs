@@ -220,6 +220,34 @@ impl<'a> Gen<'a> {
         };
         self.b.ins().call(f, &[dst, src, n]);
     }
+    /// A run of `n` elements of `w` bytes written to `dst` in chunks: `piece(buf, at, k)`
+    /// writes the run's elements `at .. at + k` to the stack buffer `buf`, which is then
+    /// streamed out ([`Gen::stream_copy`]).
+    pub fn staged(&mut self, dst: Value, n: Value, w: u8, piece: impl FnOnce(&mut Self, Value, Value, Value)) {
+        let chunk = crate::stream::CHUNK as i64 / w as i64;
+        let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+            crate::stream::CHUNK as u32,
+            4,
+        ));
+        let zero = self.c(0);
+        self.while_loop(
+            &[zero],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], n),
+            |g, v| {
+                let left = g.sub(n, v[0]);
+                let c = g.c(chunk);
+                let k = g.smin(left, c);
+                let buf = g.b.ins().stack_addr(types::I64, slot, 0);
+                piece(g, buf, v[0], k);
+                let at = g.muli(v[0], w as i64);
+                let d = g.add(dst, at);
+                let bytes = g.muli(k, w as i64);
+                g.stream_copy(d, buf, bytes);
+                vec![g.add(v[0], k)]
+            },
+        );
+    }
     /// Load the i64 word `word` of the argument block.
     pub fn arg(&mut self, word: i64) -> Value {
         self.b.ins().load(types::I64, mf(), self.args, (word * 8) as i32)
@@ -554,8 +582,21 @@ impl<'a> Gen<'a> {
         }
         let (dp, sp, rem) = if w < 16 {
             let sp0 = self.addi(first, -(lanes - 1) * wi);
+            // Four vectors per step while they last, then one.
             let r = self.while_loop(
                 &[dst, sp0, n],
+                |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], 4 * lanes),
+                |g, v| {
+                    for k in 0..4 {
+                        let x = g.ld(types::I8X16, v[1], -16 * k);
+                        let y = g.shuffle(x, x, mask);
+                        g.st(y, v[0], 16 * k);
+                    }
+                    vec![g.addi(v[0], 64), g.addi(v[1], -64), g.addi(v[2], -4 * lanes)]
+                },
+            );
+            let r = self.while_loop(
+                &r,
                 |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], lanes),
                 |g, v| {
                     let x = g.ld(types::I8X16, v[1], 0);
@@ -596,8 +637,22 @@ impl<'a> Gen<'a> {
                 let i = i as i64;
                 *m = ((i / wi) * 2 * wi + i % wi) as u8;
             }
+            // Four output vectors per step while they last, then one.
             let r = self.while_loop(
                 &[dp, sp, rem],
+                |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, v[2], 4 * lanes),
+                |g, v| {
+                    for k in 0..4 {
+                        let a = g.ld(types::I8X16, v[1], 32 * k);
+                        let b = g.ld(types::I8X16, v[1], 32 * k + 16);
+                        let y = g.shuffle(a, b, mask);
+                        g.st(y, v[0], 16 * k);
+                    }
+                    vec![g.addi(v[0], 64), g.addi(v[1], 128), g.addi(v[2], -4 * lanes)]
+                },
+            );
+            let r = self.while_loop(
+                &r,
                 |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, v[2], lanes),
                 |g, v| {
                     let a = g.ld(types::I8X16, v[1], 0);

@@ -779,7 +779,8 @@ impl Emitter {
                 bytes >= stream::MIN_BYTES
                     && matches!(nest.body, FillBody::LinspaceInt { .. } | FillBody::LinspaceF32Exact { .. })
             }
-            _ => false,
+            Emitter::Slice { nest, .. } => stream::slice_streams(nest),
+            Emitter::Dynamic(_) => false,
         }
     }
 
@@ -901,7 +902,11 @@ fn row_kernel(nest: &LoopNest) -> bool {
     let fill = nest.fill_bits.to_le_bytes();
     let fill_memset = fill[..w as usize].iter().all(|&b| b == fill[0]);
     let inner = nest.dims.len().saturating_sub(1);
-    if inner == 0 || nest.dims[inner].extent.saturating_mul(w) < 1024 {
+    if nest.dims.len() == 1 {
+        // One contiguous run split over threads: a memcpy (a short copy below 256 bytes).
+        return matches!(nest.dims[0].segments(), Some([seg]) if seg.run() == Run::Copy);
+    }
+    if nest.dims.is_empty() || nest.dims[inner].extent.saturating_mul(w) < 1024 {
         return false;
     }
     nest.dims.iter().enumerate().all(|(k, dim)| {

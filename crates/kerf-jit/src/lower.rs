@@ -60,6 +60,9 @@ enum FillVal {
 struct Moves {
     elem: Elem,
     fill: FillVal,
+    /// Reversed and strided runs go through a stack buffer and cache-bypassing stores
+    /// (large static outputs; see [`crate::stream`]).
+    stream: bool,
 }
 
 impl Moves {
@@ -91,12 +94,27 @@ impl Moves {
                         let n = g.muli(count, wi);
                         g.copy_bytes(dst, src, n, known.map(|k| k * w as u64), w as u64);
                     }
+                    Run::Reverse if self.stream && known.is_none_or(|k| k * w as u64 > 256) => {
+                        g.staged(dst, count, w, |g, buf, at, n| {
+                            let back = g.muli(at, wi);
+                            let first = g.sub(src, back);
+                            g.reverse(w, buf, first, n)
+                        });
+                    }
                     Run::Reverse => g.reverse(w, dst, src, count),
                     Run::Broadcast => {
                         let x = g.b.ins().load(elem_type(w), mf(), src, 0);
                         let sp = g.splat(w, x);
                         let n = g.muli(count, wi);
                         g.fill_bytes(dst, n, known.map(|k| k * w as u64), sp);
+                    }
+                    Run::Strided(st) if self.stream && known.is_none_or(|k| k * w as u64 > 256) => {
+                        g.staged(dst, count, w, |g, buf, at, n| {
+                            let from = g.muli(at, st * wi);
+                            let from = g.add(src, from);
+                            let sv = g.c(st);
+                            g.strided(w, buf, from, sv, Some(st), n)
+                        });
                     }
                     Run::Strided(st) => {
                         let sv = g.c(st);
@@ -210,7 +228,8 @@ impl<'n> StaticSlice<'n> {
             }
             _ => FillVal::None,
         };
-        let me = StaticSlice { nest, moves: Moves { elem, fill }, table_words };
+        let stream = crate::stream::slice_streams(nest);
+        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, table_words };
         let base = g.c(nest.base);
         let zero = g.c(0);
         me.dim(g, 0, base, zero);
@@ -334,7 +353,7 @@ impl DynSlice {
         } else {
             FillVal::None
         };
-        let me = DynSlice { mode, dims, moves: Moves { elem, fill } };
+        let me = DynSlice { mode, dims, moves: Moves { elem, fill, stream: false } };
         let base = g.arg(dyn_slice::BASE);
         let zero = g.c(0);
         me.dim(g, 0, base, zero);

@@ -11,6 +11,15 @@ pub(crate) const CHUNK: u64 = 4096;
 /// Outputs of at least this many bytes are streamed.
 pub(crate) const MIN_BYTES: u64 = 8 << 20;
 
+/// Whether a static slice kernel streams its reversed and strided runs: outputs of
+/// [`MIN_BYTES`] or more of elements narrower than a vector.
+pub(crate) fn slice_streams(nest: &kerf_ir::schedule::LoopNest) -> bool {
+    match nest.dtype.layout() {
+        kerf_ir::dtype::Layout::Bytes(w) if w < 16 => nest.output_len.saturating_mul(w as u64) >= MIN_BYTES,
+        _ => false,
+    }
+}
+
 /// The index of [`stream_copy`] among a kernel module's functions: it is declared first.
 pub(crate) const FUNC_INDEX: u32 = 0;
 

@@ -615,4 +615,18 @@ fn large_slices_split_over_threads() {
         // Packed nibbles with an odd row length: threads must split at even elements.
         check_slice(&big(DType::I4, mode, 1500, 900, 901, 1), 2).unwrap();
     }
+    // Outputs of 8 MiB and more stream their reversed and strided runs through a stack
+    // buffer in chunks; odd lengths leave chunks and rows unaligned.
+    let plan = |dtype, rows: u64, cols: u64, n1: u64, start1: i64, step1: i64| SlicePlan {
+        dtype,
+        input_shape: vec![rows, cols],
+        axes: vec![AxisRead { extent: rows, start: 0, step: 1 }, AxisRead { extent: n1, start: start1, step: step1 }],
+        mode: BoundaryMode::StrictBounds,
+        fill_bits: 0,
+        output_shape: vec![rows, n1],
+    };
+    check_slice(&plan(DType::F32, 1025, 2049, 2049, 2048, -1), 3).unwrap();
+    check_slice(&plan(DType::F32, 1023, 4099, 2049, 1, 2), 4).unwrap();
+    check_slice(&plan(DType::U8, 3, 3_000_001, 2_900_001, 2_950_000, -1), 5).unwrap();
+    check_slice(&plan(DType::I16, 2, 9_000_001, 4_300_001, 7, 2), 6).unwrap();
 }
