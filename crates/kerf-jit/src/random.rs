@@ -281,87 +281,144 @@ fn unit(g: &mut Gen, x: Value, plus_one: bool) -> Value {
     g.b.ins().fmul(f, s)
 }
 
-/// kerf's `ln_f32`, lane by lane, the same operations in the same order.
-fn ln(g: &mut Gen, x: Value) -> Value {
-    let ix = g.bitcast(types::I32X4, x);
-    let c = splat_u32(g, 0x3f80_0000 - 0x3f35_04f3);
-    let ix = g.b.ins().iadd(ix, c);
-    let s23 = g.b.ins().iconst(types::I32, 23);
-    let k = g.b.ins().sshr(ix, s23);
-    let c = splat_u32(g, 0x7f);
-    let k = g.b.ins().isub(k, c);
-    let m = splat_u32(g, 0x007f_ffff);
-    let fm = g.b.ins().band(ix, m);
-    let c = splat_u32(g, 0x3f35_04f3);
-    let fm = g.b.ins().iadd(fm, c);
-    let fm = g.bitcast(types::F32X4, fm);
-    let one = splat_f32(g, 1.0);
-    let f = g.b.ins().fsub(fm, one);
-    let two = splat_f32(g, 2.0);
-    let d = g.b.ins().fadd(two, f);
-    let s = g.b.ins().fdiv(f, d);
-    let z = g.b.ins().fmul(s, s);
-    let w = g.b.ins().fmul(z, z);
-    let lg4 = splat_f32(g, LN_LG4);
-    let t = g.b.ins().fmul(w, lg4);
-    let lg2 = splat_f32(g, LN_LG2);
-    let t = g.b.ins().fadd(lg2, t);
-    let t1 = g.b.ins().fmul(w, t);
-    let lg3 = splat_f32(g, LN_LG3);
-    let t = g.b.ins().fmul(w, lg3);
-    let lg1 = splat_f32(g, LN_LG1);
-    let t = g.b.ins().fadd(lg1, t);
-    let t2 = g.b.ins().fmul(z, t);
-    let r = g.b.ins().fadd(t2, t1);
-    let half = splat_f32(g, 0.5);
-    let hf = g.b.ins().fmul(half, f);
-    let hfsq = g.b.ins().fmul(hf, f);
-    let dk = g.b.ins().fcvt_from_sint(types::F32X4, k);
-    let a = g.b.ins().fadd(hfsq, r);
-    let a = g.b.ins().fmul(s, a);
-    let lo = splat_f32(g, LN2_LO);
-    let b = g.b.ins().fmul(dk, lo);
-    let a = g.b.ins().fadd(a, b);
-    let a = g.b.ins().fsub(a, hfsq);
-    let a = g.b.ins().fadd(a, f);
-    let hi = splat_f32(g, LN2_HI);
-    let b = g.b.ins().fmul(dk, hi);
-    g.b.ins().fadd(a, b)
+/// `f` applied to each of several independent vectors. The functions below take several
+/// vectors and apply each step to all of them before the next step, so that their
+/// dependency chains sit side by side in the instruction stream and the CPU overlaps them.
+fn each(g: &mut Gen, a: &[Value], mut f: impl FnMut(&mut Gen, Value) -> Value) -> Vec<Value> {
+    a.iter().map(|&x| f(g, x)).collect()
 }
 
-/// kerf's `cos_2pi_f32`, lane by lane.
-fn cos_2pi(g: &mut Gen, u: Value) -> Value {
-    let h = splat_f32(g, 0.5);
-    let c = g.b.ins().fsub(u, h);
-    let c = g.b.ins().fabs(c);
-    let q = splat_f32(g, 0.25);
-    let c = g.b.ins().fsub(c, q);
-    let tp = splat_f32(g, TWO_PI);
-    let x = g.b.ins().fmul(c, tp);
-    let x2 = g.b.ins().fmul(x, x);
-    let mut p = splat_f32(g, SIN_C11);
-    for coef in [SIN_C9, SIN_C7, SIN_C5, SIN_C3] {
-        p = g.b.ins().fmul(p, x2);
-        let cv = splat_f32(g, coef);
-        p = g.b.ins().fadd(p, cv);
+/// `f` applied to pairs of vectors.
+fn each2(g: &mut Gen, a: &[Value], b: &[Value], mut f: impl FnMut(&mut Gen, Value, Value) -> Value) -> Vec<Value> {
+    a.iter().zip(b).map(|(&x, &y)| f(g, x, y)).collect()
+}
+
+/// kerf's `ln_f32` of each vector, lane by lane, the same operations in the same order.
+fn ln(g: &mut Gen, x: &[Value]) -> Vec<Value> {
+    let ix = each(g, x, |g, x| {
+        let ix = g.bitcast(types::I32X4, x);
+        let c = splat_u32(g, 0x3f80_0000 - 0x3f35_04f3);
+        g.b.ins().iadd(ix, c)
+    });
+    let k = each(g, &ix, |g, ix| {
+        let s23 = g.b.ins().iconst(types::I32, 23);
+        let k = g.b.ins().sshr(ix, s23);
+        let c = splat_u32(g, 0x7f);
+        g.b.ins().isub(k, c)
+    });
+    let f = each(g, &ix, |g, ix| {
+        let m = splat_u32(g, 0x007f_ffff);
+        let fm = g.b.ins().band(ix, m);
+        let c = splat_u32(g, 0x3f35_04f3);
+        let fm = g.b.ins().iadd(fm, c);
+        let fm = g.bitcast(types::F32X4, fm);
+        let one = splat_f32(g, 1.0);
+        g.b.ins().fsub(fm, one)
+    });
+    let s = each(g, &f, |g, f| {
+        let two = splat_f32(g, 2.0);
+        let d = g.b.ins().fadd(two, f);
+        g.b.ins().fdiv(f, d)
+    });
+    let z = each(g, &s, |g, s| g.b.ins().fmul(s, s));
+    let w = each(g, &z, |g, z| g.b.ins().fmul(z, z));
+    let t1 = each(g, &w, |g, w| {
+        let lg4 = splat_f32(g, LN_LG4);
+        let t = g.b.ins().fmul(w, lg4);
+        let lg2 = splat_f32(g, LN_LG2);
+        let t = g.b.ins().fadd(lg2, t);
+        g.b.ins().fmul(w, t)
+    });
+    let t = each(g, &w, |g, w| {
+        let lg3 = splat_f32(g, LN_LG3);
+        let t = g.b.ins().fmul(w, lg3);
+        let lg1 = splat_f32(g, LN_LG1);
+        g.b.ins().fadd(lg1, t)
+    });
+    let t2 = each2(g, &z, &t, |g, z, t| g.b.ins().fmul(z, t));
+    let r = each2(g, &t2, &t1, |g, t2, t1| g.b.ins().fadd(t2, t1));
+    let hfsq = each(g, &f, |g, f| {
+        let half = splat_f32(g, 0.5);
+        let hf = g.b.ins().fmul(half, f);
+        g.b.ins().fmul(hf, f)
+    });
+    let dk = each(g, &k, |g, k| g.b.ins().fcvt_from_sint(types::F32X4, k));
+    let a = each2(g, &hfsq, &r, |g, hfsq, r| g.b.ins().fadd(hfsq, r));
+    let a = each2(g, &s, &a, |g, s, a| g.b.ins().fmul(s, a));
+    let a = each2(g, &a, &dk, |g, a, dk| {
+        let lo = splat_f32(g, LN2_LO);
+        let b = g.b.ins().fmul(dk, lo);
+        g.b.ins().fadd(a, b)
+    });
+    let a = each2(g, &a, &hfsq, |g, a, hfsq| g.b.ins().fsub(a, hfsq));
+    let a = each2(g, &a, &f, |g, a, f| g.b.ins().fadd(a, f));
+    each2(g, &a, &dk, |g, a, dk| {
+        let hi = splat_f32(g, LN2_HI);
+        let b = g.b.ins().fmul(dk, hi);
+        g.b.ins().fadd(a, b)
+    })
+}
+
+/// kerf's `cos_2pi_f32` of each vector of reduced arguments `c` (= |u − 0.5| − 0.25 for
+/// cos(2πu)), lane by lane: x = c·2π, the odd polynomial in x.
+fn sin_poly(g: &mut Gen, c: &[Value]) -> Vec<Value> {
+    let x = each(g, c, |g, c| {
+        let tp = splat_f32(g, TWO_PI);
+        g.b.ins().fmul(c, tp)
+    });
+    let x2 = each(g, &x, |g, x| g.b.ins().fmul(x, x));
+    let mut p = each(g, &x2, |g, x2| {
+        let c11 = splat_f32(g, SIN_C11);
+        g.b.ins().fmul(c11, x2)
+    });
+    for (i, coef) in [SIN_C9, SIN_C7, SIN_C5, SIN_C3].into_iter().enumerate() {
+        p = each2(g, &p, &x2, |g, p, x2| {
+            let cv = splat_f32(g, coef);
+            let p = g.b.ins().fadd(p, cv);
+            // The last coefficient's sum is multiplied by x2 below, with the others.
+            if i < 3 { g.b.ins().fmul(p, x2) } else { p }
+        });
     }
-    let p = g.b.ins().fmul(p, x2);
-    let xp = g.b.ins().fmul(x, p);
-    g.b.ins().fadd(x, xp)
+    let p = each2(g, &p, &x2, |g, p, x2| g.b.ins().fmul(p, x2));
+    let xp = each2(g, &x, &p, |g, x, p| g.b.ins().fmul(x, p));
+    each2(g, &x, &xp, |g, x, xp| g.b.ins().fadd(x, xp))
 }
 
-/// kerf's `sin_2pi_f32`: `cos_2pi` of u − 1/4 taken into [0, 1) (exact).
-fn sin_2pi(g: &mut Gen, u: Value) -> Value {
-    let q = splat_f32(g, 0.25);
-    let ge = g.b.ins().fcmp(FloatCC::GreaterThanOrEqual, u, q);
-    let a = g.b.ins().fsub(u, q);
-    let tq = splat_f32(g, 0.75);
-    let b = g.b.ins().fadd(u, tq);
-    let a = g.bitcast(types::I32X4, a);
-    let b = g.bitcast(types::I32X4, b);
-    let s = g.b.ins().bitselect(ge, a, b);
-    let s = g.bitcast(types::F32X4, s);
-    cos_2pi(g, s)
+/// cos(2πu) and sin(2πu) of each vector u: kerf's `cos_2pi_f32(u)` and
+/// `sin_2pi_f32(u)` = `cos_2pi_f32(s)` with s = u − 1/4 taken into [0, 1).
+///
+/// Every step of both reductions is exact (u is a multiple of 2⁻²⁴ in [0, 1)), so the
+/// sine's reduced argument |s − 0.5| − 0.25 is computed from the cosine's c = |u − 0.5|
+/// − 0.25 as the same number: it is 0.25 − |c| with the sign of 0.5 − u (+0 when 0.5 − u
+/// is +0, as the reference's +0), which a unit test checks for every u.
+fn cos_sin_2pi(g: &mut Gen, u: &[Value]) -> (Vec<Value>, Vec<Value>) {
+    let e = each(g, u, |g, u| {
+        let h = splat_f32(g, 0.5);
+        g.b.ins().fsub(h, u)
+    });
+    let c = each(g, u, |g, u| {
+        let h = splat_f32(g, 0.5);
+        let c = g.b.ins().fsub(u, h);
+        let c = g.b.ins().fabs(c);
+        let q = splat_f32(g, 0.25);
+        g.b.ins().fsub(c, q)
+    });
+    let cs = each2(g, &c, &e, |g, c, e| {
+        let a = g.b.ins().fabs(c);
+        let q = splat_f32(g, 0.25);
+        let m = g.b.ins().fsub(q, a);
+        let m = g.bitcast(types::I32X4, m);
+        let e = g.bitcast(types::I32X4, e);
+        let sm = splat_u32(g, 0x8000_0000);
+        let sign = g.b.ins().band(e, sm);
+        let cs = g.b.ins().bor(m, sign);
+        g.bitcast(types::F32X4, cs)
+    });
+    let mut all = c;
+    all.extend(cs);
+    let mut r = sin_poly(g, &all);
+    let sin = r.split_off(u.len());
+    (r, sin)
 }
 
 /// f32 lanes → f16 bits (in the low half of i32 lanes), rounding to nearest even, as
@@ -541,30 +598,33 @@ fn normal_out(g: &mut Gen, p: &RandomParams, folds: Folds, z: Value) -> Value {
     if p.f16 { f32_to_f16(g, v) } else { v }
 }
 
-/// The 16 values of one group from its four word vectors, as four vectors in element
-/// order: f32 lanes, or f16 bits in i32 lanes.
+/// The normal values of every group from its four word vectors: `[k]` lane l is the
+/// value of element 4(c+l)+k. Each step runs on all the groups' pairs at once.
+fn normal_words(g: &mut Gen, p: &RandomParams, folds: Folds, xs: &[[Value; 4]]) -> Vec<[Value; 4]> {
+    // Pairs: (group, pair) in order, words x[2·pair] (u1) and x[2·pair + 1] (u2).
+    let a: Vec<Value> = xs.iter().flat_map(|x| [x[0], x[2]]).collect();
+    let b: Vec<Value> = xs.iter().flat_map(|x| [x[1], x[3]]).collect();
+    let u1 = each(g, &a, |g, a| unit(g, a, true));
+    let u2 = each(g, &b, |g, b| unit(g, b, false));
+    let l = ln(g, &u1);
+    let r = each(g, &l, |g, l| {
+        let m2 = splat_f32(g, -2.0);
+        let l = g.b.ins().fmul(m2, l);
+        g.b.ins().sqrt(l)
+    });
+    let (cos, sin) = cos_sin_2pi(g, &u2);
+    let zc = each2(g, &r, &cos, |g, r, c| g.b.ins().fmul(r, c));
+    let zs = each2(g, &r, &sin, |g, r, s| g.b.ins().fmul(r, s));
+    let vc = each(g, &zc, |g, z| normal_out(g, p, folds, z));
+    let vs = each(g, &zs, |g, z| normal_out(g, p, folds, z));
+    (0..xs.len()).map(|j| [vc[2 * j], vs[2 * j], vc[2 * j + 1], vs[2 * j + 1]]).collect()
+}
+
+/// The 16 values of one group, as four vectors in element order, from its word
+/// vectors (uniform) or its values by word (normal): f32 lanes, or f16 bits in i32 lanes.
 fn group(g: &mut Gen, p: &RandomParams, folds: Folds, x: [Value; 4]) -> [Value; 4] {
     // by_word[k] lane l: the value of element 4(c+l)+k.
-    let by_word: [Value; 4] = if p.normal {
-        let mut v = [x[0]; 4];
-        for pair in 0..2 {
-            let u1 = unit(g, x[2 * pair], true);
-            let u2 = unit(g, x[2 * pair + 1], false);
-            let l = ln(g, u1);
-            let m2 = splat_f32(g, -2.0);
-            let l = g.b.ins().fmul(m2, l);
-            let r = g.b.ins().sqrt(l);
-            let c = cos_2pi(g, u2);
-            let zc = g.b.ins().fmul(r, c);
-            let s = sin_2pi(g, u2);
-            let zs = g.b.ins().fmul(r, s);
-            v[2 * pair] = normal_out(g, p, folds, zc);
-            v[2 * pair + 1] = normal_out(g, p, folds, zs);
-        }
-        v
-    } else {
-        x.map(|w| uniform(g, p, folds, w))
-    };
+    let by_word = if p.normal { x } else { x.map(|w| uniform(g, p, folds, w)) };
     // Transpose: out[l] = [by_word[0][l], by_word[1][l], by_word[2][l], by_word[3][l]].
     let w: Vec<Value> = by_word.iter().map(|&v| g.bitcast(types::I32X4, v)).collect();
     let t0 = shuf32(g, w[0], w[1], [0, 4, 1, 5]);
@@ -606,7 +666,11 @@ pub(crate) fn emit_random(g: &mut Gen, p: &RandomParams) {
                 })
                 .collect();
             let mut vals = Vec::with_capacity(4 * GROUPS);
-            for x in philox(g, &idx, &p.keys) {
+            let mut words = philox(g, &idx, &p.keys);
+            if p.normal {
+                words = normal_words(g, p, folds, &words);
+            }
+            for x in words {
                 vals.extend(group(g, p, folds, x));
             }
             if p.f16 {
@@ -656,4 +720,25 @@ pub(crate) fn emit_random(g: &mut Gen, p: &RandomParams) {
             vec![end]
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sine's reduced argument as [`cos_sin_2pi`] computes it equals the reference's
+    /// (`sin_2pi_f32`: |s − 0.5| − 0.25 with s = u − 1/4 taken into [0, 1)) bit for bit,
+    /// for every u the random fills produce.
+    #[test]
+    fn sine_argument_from_the_cosine_one() {
+        for k in 0..1u32 << 24 {
+            let u = k as f32 * TWO_POW_M24;
+            let s = if u >= 0.25 { u - 0.25 } else { u + 0.75 };
+            let want = (s - 0.5).abs() - 0.25;
+            let c = (u - 0.5).abs() - 0.25;
+            let m = 0.25 - c.abs();
+            let got = f32::from_bits(m.to_bits() | ((0.5 - u).to_bits() & 0x8000_0000));
+            assert_eq!(got.to_bits(), want.to_bits(), "u = {u}");
+        }
+    }
 }
