@@ -22,8 +22,9 @@ use kerf_ir::random::{
     SIN_C9, SIN_C11, TWO_PI, TWO_POW_M24,
 };
 
-/// Philox groups computed per loop iteration.
-pub(crate) const GROUPS: usize = 2;
+/// Philox groups computed per loop iteration (measured on a Golden Cove core: 4 beats
+/// 2 by 10% on uniform and 7% on normal; 6 and 8 gain nothing more).
+pub(crate) const GROUPS: usize = 4;
 
 /// Elements per block.
 pub(crate) const BLOCK: i64 = 16 * GROUPS as i64;
@@ -604,19 +605,24 @@ fn normal_words(g: &mut Gen, p: &RandomParams, folds: Folds, xs: &[[Value; 4]]) 
     // Pairs: (group, pair) in order, words x[2·pair] (u1) and x[2·pair + 1] (u2).
     let a: Vec<Value> = xs.iter().flat_map(|x| [x[0], x[2]]).collect();
     let b: Vec<Value> = xs.iter().flat_map(|x| [x[1], x[3]]).collect();
-    let u1 = each(g, &a, |g, a| unit(g, a, true));
-    let u2 = each(g, &b, |g, b| unit(g, b, false));
-    let l = ln(g, &u1);
-    let r = each(g, &l, |g, l| {
-        let m2 = splat_f32(g, -2.0);
-        let l = g.b.ins().fmul(m2, l);
-        g.b.ins().sqrt(l)
-    });
-    let (cos, sin) = cos_sin_2pi(g, &u2);
-    let zc = each2(g, &r, &cos, |g, r, c| g.b.ins().fmul(r, c));
-    let zs = each2(g, &r, &sin, |g, r, s| g.b.ins().fmul(r, s));
-    let vc = each(g, &zc, |g, z| normal_out(g, p, folds, z));
-    let vs = each(g, &zs, |g, z| normal_out(g, p, folds, z));
+    let (mut vc, mut vs) = (Vec::new(), Vec::new());
+    // In batches of four pairs: more independent chains side by side than the
+    // registers hold would only spill (measured: 1, 2, 8 pairs are slower).
+    for (a, b) in a.chunks(4).zip(b.chunks(4)) {
+        let u1 = each(g, a, |g, a| unit(g, a, true));
+        let u2 = each(g, b, |g, b| unit(g, b, false));
+        let l = ln(g, &u1);
+        let r = each(g, &l, |g, l| {
+            let m2 = splat_f32(g, -2.0);
+            let l = g.b.ins().fmul(m2, l);
+            g.b.ins().sqrt(l)
+        });
+        let (cos, sin) = cos_sin_2pi(g, &u2);
+        let zc = each2(g, &r, &cos, |g, r, c| g.b.ins().fmul(r, c));
+        let zs = each2(g, &r, &sin, |g, r, s| g.b.ins().fmul(r, s));
+        vc.extend(each(g, &zc, |g, z| normal_out(g, p, folds, z)));
+        vs.extend(each(g, &zs, |g, z| normal_out(g, p, folds, z)));
+    }
     (0..xs.len()).map(|j| [vc[2 * j], vs[2 * j], vc[2 * j + 1], vs[2 * j + 1]]).collect()
 }
 
