@@ -1,4 +1,4 @@
-//! kerf's run-time backend: a Plan's [`LoopNest`](kerf_ir::schedule::LoopNest) lowered to
+//! kerf's run-time backend: a Plan's [`LoopNest`] lowered to
 //! Cranelift IR, compiled to machine code specialized for its shape, strides, mode and
 //! dtype, and run on caller-owned buffers.
 //!
@@ -25,6 +25,16 @@
 //! specialized on the op, mode, dtype and rank only and read the rest from an argument
 //! block computed per call ([`JitKernel::run_plan`]). Every check (buffer lengths, plan
 //! bounds, the schedule's invariants) happens on the host before machine code runs.
+//!
+//! Compile latency: the emitters fold constants and known branches themselves and
+//! place every value where it is needed, so Cranelift runs without its mid-end;
+//! kernels whose every loop iteration moves a row of 1 KiB or more through memcpy,
+//! memset or straight-line code use the single-pass register allocator; one compilation
+//! context is reused per thread; the CLIF text is produced only when [`JitKernel::clif`]
+//! asks for it, by emitting the kernel again. Run time: static outputs of 8 MiB or more
+//! write their computed runs (exact linspaces, reversed and strided runs) through a
+//! stack buffer and non-temporal stores (`stream`); threaded calls take chunks of the
+//! outer range from a shared counter.
 
 mod cache;
 mod emit;
