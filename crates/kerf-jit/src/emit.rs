@@ -777,30 +777,48 @@ impl<'a> Gen<'a> {
             i_odd,
             |g| {
                 // Odd input, even output: each output byte is the high nibble of one input
-                // byte and the low nibble of the next; 32 nibbles per step.
-                g.while_loop(
-                    &[i, o, n],
-                    |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], 32),
+                // byte and the low nibble of the next; 32 nibbles (16 output bytes) per
+                // vector, four vectors per step while they last.
+                let steps = g.b.ins().ushr_imm_s(n, 5);
+                let sb = g.b.ins().ushr_imm_s(i, 1);
+                let sa = g.add(g.inp, sb);
+                let db = g.b.ins().ushr_imm_s(o, 1);
+                let da = g.add(g.out, db);
+                let shifted = |g: &mut Self, sa: Value, da: Value, at: i32| {
+                    let a = g.ld(types::I64X2, sa, at);
+                    let b = g.ld(types::I64X2, sa, at + 1);
+                    let four = g.b.ins().iconst(types::I32, 4);
+                    let a = g.b.ins().ushr(a, four);
+                    let b = g.b.ins().ishl(b, four);
+                    let mut top = [0u8; 16];
+                    top[7] = 0xf0;
+                    top[15] = 0xf0;
+                    let m = g.vconst(types::I64X2, top);
+                    let b = g.b.ins().band(b, m);
+                    let y = g.b.ins().bor(a, b);
+                    g.st(y, da, at);
+                };
+                let r = g.while_loop(
+                    &[sa, da, steps],
+                    |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], 4),
                     |g, v| {
-                        let sb = g.b.ins().ushr_imm_s(v[0], 1);
-                        let sa = g.add(g.inp, sb);
-                        let db = g.b.ins().ushr_imm_s(v[1], 1);
-                        let da = g.add(g.out, db);
-                        let a = g.ld(types::I64X2, sa, 0);
-                        let b = g.ld(types::I64X2, sa, 1);
-                        let four = g.b.ins().iconst(types::I32, 4);
-                        let a = g.b.ins().ushr(a, four);
-                        let b = g.b.ins().ishl(b, four);
-                        let mut top = [0u8; 16];
-                        top[7] = 0xf0;
-                        top[15] = 0xf0;
-                        let m = g.vconst(types::I64X2, top);
-                        let b = g.b.ins().band(b, m);
-                        let y = g.b.ins().bor(a, b);
-                        g.st(y, da, 0);
-                        vec![g.addi(v[0], 32), g.addi(v[1], 32), g.addi(v[2], -32)]
+                        for k in 0..4 {
+                            shifted(g, v[0], v[1], 16 * k);
+                        }
+                        vec![g.addi(v[0], 64), g.addi(v[1], 64), g.addi(v[2], -4)]
                     },
-                )
+                );
+                let r = g.while_loop(
+                    &r,
+                    |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, v[2], 0),
+                    |g, v| {
+                        shifted(g, v[0], v[1], 0);
+                        vec![g.addi(v[0], 16), g.addi(v[1], 16), g.addi(v[2], -1)]
+                    },
+                );
+                let _ = r;
+                let done = g.b.ins().band_imm_s(n, !31);
+                vec![g.add(i, done), g.add(o, done), g.sub(n, done)]
             },
             |g| {
                 // Both even: whole bytes; an odd last nibble is left to the tail.
