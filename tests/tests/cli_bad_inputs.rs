@@ -114,6 +114,8 @@ fn write_files(dir: &Path) {
     );
     raw("bad_header_dict.npy", &npy_v1("{'descr': '<f4', 'shape': (2,), }", &[0; 8]));
     raw("negative_dim.npy", &npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", &[0; 8]));
+    let nested = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': {}", "{".repeat(90));
+    raw("nested_header.npy", &npy_v1(&nested, &[0; 4]));
     raw("not_utf8.toml", b"op = \"tensorrt.slice\"\n# \xff\xfe\n");
     std::fs::create_dir(dir.join("a_directory.npy")).unwrap();
 }
@@ -623,6 +625,12 @@ fn rows() -> Vec<(&'static str, String, Vec<&'static str>, Reach)> {
             "npy_shape_overflow_after_zero",
             trt("\"shape_overflow_after_zero.npy\"", "[0]", "[1]", "[1]", "", ""),
             vec!["overflows"],
+            FILE,
+        ),
+        (
+            "npy_nested_header",
+            trt("\"nested_header.npy\"", "[0]", "[1]", "[1]", "", ""),
+            vec!["nested_header.npy", "nests brackets"],
             FILE,
         ),
         (

@@ -232,3 +232,23 @@ fn reference_refuses_inconsistent_views() {
         .unwrap_or_else(|_| panic!("the reference panicked"));
     assert!(r.is_err());
 }
+
+/// Fuzzing (target `npy`, artifact timeout-5fedbef5…): a 310-byte file whose header nests
+/// 90 braces made npyz's backtracking header grammar run for hours (exponential in the
+/// depth). Headers deeper than 4 are refused; within that, 10,000 bytes of the worst
+/// nesting parse in milliseconds.
+#[test]
+fn npy_deeply_nested_headers_are_refused_quickly() {
+    let bytes = include_bytes!("data/npy_nested_header.npy");
+    let t = std::time::Instant::now();
+    let e = read_npy(bytes).0.unwrap_err();
+    assert!(e.contains("nests brackets"), "{e}");
+    // Balanced groups at the deepest accepted nesting, filling the largest header.
+    for group in ["{{{}}}", "[[[]]]", "((()))", "{[{}]}"] {
+        let base = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), 'x': [";
+        let n = (9900 - base.len()) / (group.len() + 2);
+        let header = format!("{base}{}]}}", vec![group; n].join(", "));
+        let _ = read_npy(&npy_v1(&header, &[0; 8]));
+    }
+    assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
+}

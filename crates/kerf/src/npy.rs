@@ -120,7 +120,7 @@ fn descr_hint(prefix: &[u8]) -> Option<String> {
 /// The longest header kerf reads. numpy itself refuses headers over 10,000 bytes
 /// (`max_header_size`); a length field beyond this is corrupt, and trusting it would
 /// allocate up to 4 GiB for a file of a few bytes.
-const MAX_HEADER_BYTES: usize = 1 << 16;
+const MAX_HEADER_BYTES: usize = 10_000;
 
 /// The header length a `.npy` prefix declares (u16 in version 1, u32 after), if readable.
 fn declared_header_len(prefix: &[u8]) -> Option<usize> {
@@ -144,6 +144,24 @@ fn shape_hint(prefix: &[u8]) -> Option<Vec<u64>> {
     rest[..end].split(',').map(str::trim).filter(|t| !t.is_empty()).map(|t| t.parse::<u64>().ok()).collect()
 }
 
+/// The deepest nesting of `(`, `[` and `{` in a header (a close never goes below zero).
+const MAX_HEADER_NESTING: usize = 4;
+
+fn max_nesting(header: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for &b in header {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// Read exactly the `expected` data bytes that follow the header. Memory grows with the
 /// bytes actually present, never with what a (possibly corrupt) header promises.
 fn read_data<R: Read>(reader: R, expected: usize, path: &Path) -> Result<Result<Vec<u8>, usize>, FileError> {
@@ -161,6 +179,15 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
     if let Some(n) = declared_header_len(&prefix).filter(|&n| n > MAX_HEADER_BYTES) {
         return Err(bad(format!(
             "not a valid .npy file: its header claims {n} bytes (kerf reads headers of at most {MAX_HEADER_BYTES})"
+        )));
+    }
+    // npyz parses the header with a backtracking (pest) grammar that takes exponential time
+    // in the nesting depth: a 310-byte header of 90 nested braces ran for hours. numpy
+    // writes a flat dict (structured dtypes, which kerf refuses anyway, nest a few levels).
+    let depth = max_nesting(&prefix[..prefix.len().min(MAX_HEADER_BYTES + 16)]);
+    if depth > MAX_HEADER_NESTING {
+        return Err(bad(format!(
+            "not a valid .npy file: its header nests brackets {depth} deep (kerf reads at most {MAX_HEADER_NESTING})"
         )));
     }
     // npyz multiplies the shape's entries (element count, strides in either order) without
