@@ -184,7 +184,9 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
     // npyz parses the header with a backtracking (pest) grammar that takes exponential time
     // in the nesting depth: a 310-byte header of 90 nested braces ran for hours. numpy
     // writes a flat dict (structured dtypes, which kerf refuses anyway, nest a few levels).
-    let depth = max_nesting(&prefix[..prefix.len().min(MAX_HEADER_BYTES + 16)]);
+    // Only the header counts (it ends at the first newline): the data after it is binary.
+    let header_end = prefix.iter().position(|&b| b == b'\n').unwrap_or(prefix.len());
+    let depth = max_nesting(&prefix[..header_end.min(MAX_HEADER_BYTES + 16)]);
     if depth > MAX_HEADER_NESTING {
         return Err(bad(format!(
             "not a valid .npy file: its header nests brackets {depth} deep (kerf reads at most {MAX_HEADER_NESTING})"
