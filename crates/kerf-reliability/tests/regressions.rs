@@ -252,3 +252,33 @@ fn npy_deeply_nested_headers_are_refused_quickly() {
     }
     assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
 }
+
+/// The header checks read the header text only: not the binary data after it (a valid
+/// file whose data holds bracket bytes or the text of a huge shape reads), and not the
+/// length field before it (a header of 2,614 bytes has 0x0a, a newline, in its length).
+#[test]
+fn npy_header_checks_see_the_header_and_nothing_else() {
+    let mut data = vec![b'('; 400];
+    data.extend(b"'shape': (99999999999, 99999999999), ");
+    data.resize(448, b'{');
+    let t = kerf::npy::from_bytes(
+        &npy_v1("{'descr': '|u1', 'fortran_order': False, 'shape': (448,), }", &data),
+        Path::new("x.npy"),
+        None,
+    )
+    .unwrap();
+    assert_eq!(t.bytes().unwrap(), data.as_slice());
+
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': {}", "{".repeat(90));
+    header.extend(std::iter::repeat_n(' ', 2613 - header.len()));
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    assert_eq!(bytes[9], b'\n', "the length field holds a newline byte");
+    bytes.extend(header.as_bytes());
+    bytes.extend([0u8; 4]);
+    let t0 = std::time::Instant::now();
+    let e = read_npy(&bytes).0.unwrap_err();
+    assert!(e.contains("nests brackets"), "{e}");
+    assert!(t0.elapsed().as_secs() < 5);
+}

@@ -162,6 +162,19 @@ fn max_nesting(header: &[u8]) -> usize {
     max
 }
 
+/// The header text of a `.npy` prefix: the declared length after the length field, cut to
+/// what the prefix holds; the whole prefix (up to the header limit) when it has no valid magic.
+fn header_text(prefix: &[u8]) -> &[u8] {
+    let start = match prefix.get(6) {
+        Some(1) => 10,
+        _ => 12,
+    };
+    match declared_header_len(prefix) {
+        Some(n) => prefix.get(start..).map_or(&[][..], |t| &t[..t.len().min(n)]),
+        None => &prefix[..prefix.len().min(MAX_HEADER_BYTES + 16)],
+    }
+}
+
 /// Read exactly the `expected` data bytes that follow the header. Memory grows with the
 /// bytes actually present, never with what a (possibly corrupt) header promises.
 fn read_data<R: Read>(reader: R, expected: usize, path: &Path) -> Result<Result<Vec<u8>, usize>, FileError> {
@@ -184,9 +197,9 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
     // npyz parses the header with a backtracking (pest) grammar that takes exponential time
     // in the nesting depth: a 310-byte header of 90 nested braces ran for hours. numpy
     // writes a flat dict (structured dtypes, which kerf refuses anyway, nest a few levels).
-    // Only the header counts (it ends at the first newline): the data after it is binary.
-    let header_end = prefix.iter().position(|&b| b == b'\n').unwrap_or(prefix.len());
-    let depth = max_nesting(&prefix[..header_end.min(MAX_HEADER_BYTES + 16)]);
+    // Only the header text counts: the data after it is binary, and so are the length
+    // fields before it (a length such as 0x0a36 holds a newline byte).
+    let depth = max_nesting(header_text(&prefix));
     if depth > MAX_HEADER_NESTING {
         return Err(bad(format!(
             "not a valid .npy file: its header nests brackets {depth} deep (kerf reads at most {MAX_HEADER_NESTING})"
@@ -195,7 +208,7 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
     // npyz multiplies the shape's entries (element count, strides in either order) without
     // checking, which panics in builds with overflow checks: refuse such shapes first. The
     // product of the nonzero entries bounds every partial product.
-    if let Some(shape) = shape_hint(&prefix)
+    if let Some(shape) = shape_hint(header_text(&prefix))
         && shape.iter().filter(|&&d| d != 0).try_fold(1u64, |acc, &d| acc.checked_mul(d)).is_none()
     {
         return Err(bad(format!("shape {shape:?} in the header overflows")));
