@@ -1,6 +1,8 @@
 //! The canonical, vendor-free Plan every frontend lowers to and every backend runs.
 
-use crate::dtype::DType;
+use crate::dtype::{DType, Layout};
+use crate::error::Error;
+use crate::tensor::volume;
 use std::fmt;
 
 /// What happens when an output element reads outside the input.
@@ -115,6 +117,67 @@ impl SlicePlan {
     pub fn input_len(&self) -> u64 {
         crate::tensor::volume(&self.input_shape).unwrap_or(0)
     }
+
+    /// Check that the plan's fields agree with each other, so that a backend may trust
+    /// them: one axis per input axis, output and input volumes that fit i64, an output
+    /// shape that is a reshape of the axes' extents, fill bits within the element width
+    /// (in fill mode, the only one that reads them), every coordinate read representable in i64, in bounds in
+    /// `strict_bounds` mode, and no read of an empty axis outside `fill` mode. O(rank).
+    /// The frontends only produce valid plans; the fields are public, so every public
+    /// entry that takes a plan (schedule, reference, JIT) calls this first.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |what: String| Err(Error::Invalid { what: format!("slice plan: {what}") });
+        let rank = self.input_shape.len();
+        if self.axes.len() != rank {
+            return bad(format!("{} axes for an input of rank {rank} (one per input axis)", self.axes.len()));
+        }
+        if volume(&self.input_shape).is_none_or(|n| n > i64::MAX as u64) {
+            return bad(format!("input shape {:?} has more than 2^63 elements", self.input_shape));
+        }
+        let core = self.core_shape();
+        let Some(core_len) = volume(&core).filter(|&n| n <= i64::MAX as u64) else {
+            return bad(format!("the axes' extents {core:?} make more than 2^63 elements"));
+        };
+        if volume(&self.output_shape) != Some(core_len) {
+            return bad(format!(
+                "output_shape {:?} is not a reshape of the axes' extents {core:?} ({core_len} elements)",
+                self.output_shape
+            ));
+        }
+        let width_bits = match self.dtype.layout() {
+            Layout::Bytes(w) => 8 * w as u32,
+            Layout::Nibbles => 4,
+            Layout::Strings => 0,
+        };
+        // Outside fill mode the fill value is never read (and backends ignore it).
+        let fill_fits = width_bits >= 128 || self.fill_bits >> width_bits == 0;
+        if self.mode == BoundaryMode::Fill && !fill_fits {
+            return bad(format!("fill_bits {:#x} do not fit one {} element", self.fill_bits, self.dtype));
+        }
+        if core_len == 0 {
+            return Ok(());
+        }
+        for (k, (a, &d)) in self.axes.iter().zip(&self.input_shape).enumerate() {
+            // x is affine in y: its extremes are the first and last positions.
+            let (first, last) = (a.x(0), a.x(a.extent - 1));
+            for x in [first, last] {
+                if i64::try_from(x).is_err() {
+                    return bad(format!("axis {k} reads coordinate {x}, which overflows i64"));
+                }
+            }
+            if d == 0 && self.mode != BoundaryMode::Fill {
+                return bad(format!(
+                    "axis {k} of the input is empty but the output reads {} positions of it in mode {}",
+                    a.extent, self.mode
+                ));
+            }
+            let (lo, hi) = (first.min(last), first.max(last));
+            if self.mode == BoundaryMode::StrictBounds && (lo < 0 || hi >= d as i128) {
+                return bad(format!("axis {k} reads coordinates {lo}..={hi} outside [0, {d}) in mode strict_bounds"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Linspace coefficients: out[a] = alpha + Σk beta[k]·a_k.
@@ -155,6 +218,64 @@ impl FillPlan {
     pub fn output_len(&self) -> u64 {
         crate::tensor::volume(&self.shape).unwrap_or(0)
     }
+
+    /// Check that the plan's fields agree with each other (see [`SlicePlan::validate`]):
+    /// a volume that fits i64; for linspaces one beta per axis, an integer dtype for
+    /// integer coefficients (every value in its range) and f32 for float ones; for
+    /// random fills f32 or f16. O(rank).
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |what: String| Err(Error::Invalid { what: format!("fill plan: {what}") });
+        let Some(len) = volume(&self.shape).filter(|&n| n <= i64::MAX as u64) else {
+            return bad(format!("shape {:?} has more than 2^63 elements", self.shape));
+        };
+        let rank = self.shape.len();
+        match &self.kind {
+            FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+                if beta.len() != rank {
+                    return bad(format!("linspace beta has {} entries for an output of rank {rank}", beta.len()));
+                }
+                let Some((tmin, tmax)) = self.dtype.int_range().filter(|_| self.dtype.is_integer()) else {
+                    return bad(format!("an integer linspace cannot have dtype {}", self.dtype));
+                };
+                if len > 0 {
+                    let (lo, hi) = int_linspace_span(*alpha, beta, &self.shape);
+                    if lo < tmin || hi > tmax {
+                        return bad(format!(
+                            "linspace values span [{lo}, {hi}], outside {}'s range [{tmin}, {tmax}]",
+                            self.dtype
+                        ));
+                    }
+                }
+            }
+            FillKind::Linspace(Linspace::Float { beta, .. }) => {
+                if beta.len() != rank {
+                    return bad(format!("linspace beta has {} entries for an output of rank {rank}", beta.len()));
+                }
+                if self.dtype != DType::F32 {
+                    return bad(format!("a float linspace has dtype f32, not {}", self.dtype));
+                }
+            }
+            // The parameter rules (alpha < beta, beta ≥ 0) are the frontend's: any numbers
+            // give the same values on every backend.
+            FillKind::RandomUniform { .. } | FillKind::RandomNormal { .. } => {
+                if !matches!(self.dtype, DType::F32 | DType::F16) {
+                    return bad(format!("a random fill has dtype f32 or f16, not {}", self.dtype));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The smallest and largest value of the integer linspace `alpha + Σk beta[k]·a_k` over
+/// a non-empty box of `shape`: an affine map takes its extremes at the box's corners.
+pub fn int_linspace_span(alpha: i64, beta: &[i64], shape: &[u64]) -> (i128, i128) {
+    let (mut lo, mut hi) = (alpha as i128, alpha as i128);
+    for (&b, &d) in beta.iter().zip(shape) {
+        let span = b as i128 * (d as i128 - 1);
+        if span < 0 { lo += span } else { hi += span }
+    }
+    (lo, hi)
 }
 
 /// A lowered request.
@@ -175,6 +296,14 @@ impl Plan {
         match self {
             Plan::Slice(s) => &s.output_shape,
             Plan::Fill(f) => &f.shape,
+        }
+    }
+    /// Check that the plan's fields agree with each other (see [`SlicePlan::validate`],
+    /// [`FillPlan::validate`]).
+    pub fn validate(&self) -> Result<(), Error> {
+        match self {
+            Plan::Slice(p) => p.validate(),
+            Plan::Fill(p) => p.validate(),
         }
     }
     /// The data input's shape, for slices.

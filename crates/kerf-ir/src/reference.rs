@@ -11,6 +11,7 @@ use crate::tensor::{Tensor, TensorView, ViewData};
 
 /// Run a plan. Slices take their data input; fills take none.
 pub fn evaluate(plan: &Plan, input: Option<TensorView<'_>>) -> Result<Tensor, Error> {
+    plan.validate()?;
     match plan {
         Plan::Slice(p) => {
             let input = input.ok_or_else(|| Error::Invalid { what: "a slice needs its data input".into() })?;
@@ -29,6 +30,7 @@ fn unravel(mut i: u64, shape: &[u64], out: &mut [u64]) {
 }
 
 pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
+    plan.validate()?;
     if input.dtype != plan.dtype || input.shape != plan.input_shape.as_slice() {
         return Err(Error::Mismatch {
             what: "slice input".into(),
@@ -117,6 +119,7 @@ fn store_bits(out: &mut Tensor, layout: Layout, i: u64, bits: u128) {
 }
 
 pub fn fill(plan: &FillPlan) -> Result<Tensor, Error> {
+    plan.validate()?;
     let mut out = Tensor::zeros(plan.dtype, &plan.shape)?;
     let n = out.len();
     let rank = plan.shape.len();

@@ -208,6 +208,28 @@ pub struct FillNest {
     pub body: FillBody,
 }
 
+impl FillNest {
+    /// Check that the loops cover exactly `len` elements: backends write by the loops,
+    /// and the buffers they are given hold `len` elements.
+    pub fn verify(&self) -> Result<(), Error> {
+        fn product<T>(dims: &[LinDim<T>]) -> Option<u64> {
+            dims.iter().try_fold(1u64, |acc, d| acc.checked_mul(d.extent))
+        }
+        let covered = match &self.body {
+            FillBody::Random { .. } => Some(self.len),
+            FillBody::LinspaceInt { dims, .. } => product(dims),
+            FillBody::LinspaceF32Exact { dims, .. } => product(dims),
+            FillBody::LinspaceF64 { dims, .. } => product(dims),
+        };
+        if covered != Some(self.len) {
+            return Err(Error::Invalid {
+                what: format!("fill nest: loops cover {covered:?} elements, output has {}", self.len),
+            });
+        }
+        Ok(())
+    }
+}
+
 /// One loop of a linspace: `coef` is added per step.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct LinDim<T> {
@@ -455,12 +477,8 @@ impl Axis {
 
 /// Schedule a slice plan.
 pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
+    plan.validate()?;
     let rank = plan.input_shape.len();
-    if plan.axes.len() != rank {
-        return Err(Error::Invalid {
-            what: format!("slice plan has {} axes for an input of rank {rank}", plan.axes.len()),
-        });
-    }
     let core = plan.core_shape();
     let output_len =
         crate::tensor::volume(&core).ok_or_else(|| Error::TooLarge { what: format!("an output of shape {core:?}") })?;
@@ -676,6 +694,7 @@ fn f32_exact(alpha: f64, beta: &[f64], shape: &[u64]) -> bool {
 
 /// Schedule a fill plan.
 pub fn fill(plan: &FillPlan) -> Result<FillNest, Error> {
+    plan.validate()?;
     let len = crate::tensor::volume(&plan.shape)
         .ok_or_else(|| Error::TooLarge { what: format!("a fill of shape {:?}", plan.shape) })?;
     let drop_and_merge = |dims: Vec<(u64, i128)>| -> Vec<(u64, i128)> {

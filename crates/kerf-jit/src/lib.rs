@@ -174,10 +174,27 @@ struct Split {
     cost: u64,
 }
 
-/// The argument block and split of one plan.
+/// The argument block and split of one plan, and the buffers its code touches: built
+/// only from a verified schedule ([`LoopNest::verify`], [`schedule::FillNest::verify`] or a
+/// validated fill plan), whose reads lie in `[0, input_len)` and whose writes cover
+/// exactly `[0, output_len)`, in elements of the kernel's dtype.
 struct Prepared {
     args: Vec<i64>,
     split: Split,
+    /// Elements the code may read (`None`: it reads no input).
+    input_len: Option<u64>,
+    /// Elements the code writes.
+    output_len: u64,
+}
+
+impl Prepared {
+    /// Bytes of the input and output buffers, and whether the output's last byte holds
+    /// a lone nibble (zeroed by the host, the code writes only the low one).
+    fn buffer_bytes(&self, dtype: DType) -> Result<(Option<usize>, usize, bool), Error> {
+        let input = self.input_len.map(|n| buffer_bytes(dtype, n)).transpose()?;
+        let odd_nibble = dtype.layout() == Layout::Nibbles && self.output_len % 2 == 1;
+        Ok((input, buffer_bytes(dtype, self.output_len)?, odd_nibble))
+    }
 }
 
 /// A compiled kernel: static (one plan) or dynamic (one op, mode, dtype and rank).
@@ -185,9 +202,6 @@ pub struct JitKernel {
     code: Arc<Code>,
     plan: Plan,
     prepared: Prepared,
-    input_bytes: Option<usize>,
-    output_bytes: usize,
-    zero_last_nibble: bool,
     dynamic: Option<DynKey>,
     threads: usize,
 }
@@ -231,21 +245,6 @@ fn buffer_bytes(dtype: DType, count: u64) -> Result<usize, Error> {
     dtype.buffer_bytes(count).ok_or_else(|| Error::TooLarge { what: format!("{count} elements of {dtype}") })
 }
 
-/// Sizes and nibble handling of a plan's buffers.
-fn buffers(plan: &Plan) -> Result<(Option<usize>, usize, bool), Error> {
-    Ok(match plan {
-        Plan::Slice(p) => {
-            let out = p.output_len();
-            (
-                Some(buffer_bytes(p.dtype, p.input_len())?),
-                buffer_bytes(p.dtype, out)?,
-                p.dtype.layout() == Layout::Nibbles && out % 2 == 1,
-            )
-        }
-        Plan::Fill(p) => (None, buffer_bytes(p.dtype, p.output_len())?, false),
-    })
-}
-
 fn slice_split(nest: &LoopNest, dim: usize) -> Split {
     let Some(d) = nest.dims.get(dim) else { return Split::default() };
     let w = match nest.dtype.layout() {
@@ -262,8 +261,9 @@ fn slice_split(nest: &LoopNest, dim: usize) -> Split {
 /// The argument block of a dynamic slice kernel with `dims` loops.
 fn encode_slice(nest: &LoopNest, dims: usize) -> Result<Prepared, Error> {
     let nd = nest.dims.len();
+    let (input_len, output_len) = (Some(nest.input_len), nest.output_len);
     if nd == 0 {
-        return Ok(Prepared { args: Vec::new(), split: Split::default() });
+        return Ok(Prepared { args: Vec::new(), split: Split::default(), input_len, output_len });
     }
     if nd > dims {
         return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {dims}") });
@@ -316,7 +316,7 @@ fn encode_slice(nest: &LoopNest, dims: usize) -> Result<Prepared, Error> {
         w[at] = w.len() as i64;
         w.extend(t);
     }
-    Ok(Prepared { args: w, split: slice_split(nest, 0) })
+    Ok(Prepared { args: w, split: slice_split(nest, 0), input_len, output_len })
 }
 
 fn f32_word(v: f32) -> i64 {
@@ -340,7 +340,12 @@ fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
                 w.extend([pair, pair]);
             }
         }
-        Prepared { args: w, split: Split { extent: len, align: random::BLOCK as u64, cost } }
+        Prepared {
+            args: w,
+            split: Split { extent: len, align: random::BLOCK as u64, cost },
+            input_len: None,
+            output_len: len,
+        }
     };
     let lin_split = |shape: &[u64]| Split {
         extent: if len == 0 { 0 } else { shape.first().copied().unwrap_or(1) },
@@ -355,14 +360,14 @@ fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
             for (&e, &b) in plan.shape.iter().zip(beta) {
                 w.extend([e as i64, b]);
             }
-            Prepared { args: w, split: lin_split(&plan.shape) }
+            Prepared { args: w, split: lin_split(&plan.shape), input_len: None, output_len: len }
         }
         FillKind::Linspace(Linspace::Float { alpha, beta }) => {
             let mut w = vec![alpha.to_bits() as i64];
             for (&e, &b) in plan.shape.iter().zip(beta) {
                 w.extend([e as i64, b.to_bits() as i64]);
             }
-            Prepared { args: w, split: lin_split(&plan.shape) }
+            Prepared { args: w, split: lin_split(&plan.shape), input_len: None, output_len: len }
         }
     }
 }
@@ -387,6 +392,9 @@ impl JitKernel {
         &self.plan
     }
 
+    /// Run the code on `[0, split.extent)` of its split loop. Only [`Self::run_prepared`]
+    /// calls this, after checking that `input` holds `prepared.input_len` elements (or
+    /// is not read) and `output` holds `prepared.output_len`.
     fn call(&self, prepared: &Prepared, input: *const u8, output: *mut u8) {
         let split = prepared.split;
         if split.extent == 0 {
@@ -399,8 +407,11 @@ impl JitKernel {
         let threads =
             if self.threads > 1 && total >= THREAD_MIN_COST { self.threads.min(split.extent as usize) } else { 1 };
         if threads <= 1 {
-            // SAFETY: the host checked the buffers against the plan, and the plan's nest
-            // (verified) reads and writes only inside them.
+            // SAFETY: the code was emitted for `prepared`'s schedule (static) or for its
+            // kernel key, which `prepared` was encoded and checked against (dynamic); that
+            // schedule was verified to read only input elements in [0, input_len) and to
+            // write exactly the output elements [0, output_len) over [0, split.extent);
+            // run_prepared checked that the buffers hold exactly those elements.
             unsafe { f(input, output, args, 0, split.extent as i64) };
             if self.code.streams {
                 stream::fence();
@@ -429,7 +440,8 @@ impl JitKernel {
                 }
                 let (lo, hi) = (bound(c), bound(c + 1));
                 if lo < hi {
-                    // SAFETY: as above; chunks are disjoint output ranges (whole bytes).
+                    // SAFETY: as above, for the sub-range [lo, hi) of [0, split.extent);
+                    // chunks are disjoint output ranges of whole bytes (split.align).
                     unsafe { f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64) };
                 }
             }
@@ -445,18 +457,8 @@ impl JitKernel {
         });
     }
 
-    fn run_prepared(
-        &self,
-        plan: &Plan,
-        prepared: &Prepared,
-        input: Option<&[u8]>,
-        output: &mut [u8],
-    ) -> Result<(), Error> {
-        let (input_bytes, output_bytes, zero_last) = if std::ptr::eq(plan, &self.plan) {
-            (self.input_bytes, self.output_bytes, self.zero_last_nibble)
-        } else {
-            buffers(plan)?
-        };
+    fn run_prepared(&self, prepared: &Prepared, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+        let (input_bytes, output_bytes, zero_last) = prepared.buffer_bytes(self.plan.dtype())?;
         if output.len() != output_bytes {
             return Err(Error::BufferLength {
                 what: "kernel output".into(),
@@ -475,6 +477,7 @@ impl JitKernel {
         if zero_last && let Some(b) = output.last_mut() {
             *b = 0;
         }
+        // The buffers now hold exactly the elements `prepared` was verified against.
         self.call(prepared, input_ptr, output.as_mut_ptr());
         Ok(())
     }
@@ -502,7 +505,7 @@ impl JitKernel {
             });
         }
         let prepared = prepare_dynamic(plan, key)?;
-        self.run_prepared(plan, &prepared, input, output)
+        self.run_prepared(&prepared, input, output)
     }
 
     /// [`run_plan`](Self::run_plan) for a slice plan.
@@ -511,7 +514,10 @@ impl JitKernel {
     }
 }
 
+/// A plan's argument block for a dynamic kernel of `key`, from the plan validated and
+/// scheduled on the host: nothing the caller built reaches machine code unchecked.
 fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Error> {
+    plan.validate()?;
     match plan {
         Plan::Slice(p) => {
             let nest = schedule::slice(p)?;
@@ -533,7 +539,7 @@ impl Kernel for JitKernel {
         self.plan.output_shape()
     }
     fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
-        self.run_prepared(&self.plan, &self.prepared, input, output)
+        self.run_prepared(&self.prepared, input, output)
     }
 }
 
@@ -642,6 +648,7 @@ impl Jit {
 
     /// Compile a plan into a static kernel, or return the cached one.
     pub fn compile_plan(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
+        plan.validate()?;
         check_dtype(plan)?;
         self.kernels.get_or_init(PlanKey::of(plan), || self.build_static(plan))
     }
@@ -658,14 +665,10 @@ impl Jit {
         let key = DynKey::of(plan)?;
         let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
         let prepared = prepare_dynamic(plan, &key)?;
-        let (input_bytes, output_bytes, zero_last_nibble) = buffers(plan)?;
         Ok(Arc::new(JitKernel {
             code,
             plan: plan.clone(),
             prepared,
-            input_bytes,
-            output_bytes,
-            zero_last_nibble,
             dynamic: Some(key),
             threads: self.settings.threads,
         }))
@@ -722,17 +725,13 @@ impl Jit {
     }
 
     fn build_static(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
-        let (input_bytes, output_bytes, zero_last_nibble) = buffers(plan)?;
         let source = Emitter::of_static(plan)?;
-        let split = source.split();
+        let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
         let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
             code,
             plan: plan.clone(),
-            prepared: Prepared { args, split },
-            input_bytes,
-            output_bytes,
-            zero_last_nibble,
+            prepared: Prepared { args, split, input_len, output_len },
             dynamic: None,
             threads: self.settings.threads,
         }))
@@ -759,8 +758,21 @@ impl Emitter {
                 lower::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
                 Emitter::Slice { nest, dtype: p.dtype }
             }
-            Plan::Fill(p) => Emitter::Fill(schedule::fill(p)?),
+            Plan::Fill(p) => {
+                let nest = schedule::fill(p)?;
+                nest.verify()?;
+                Emitter::Fill(nest)
+            }
         })
+    }
+
+    /// The elements a static kernel reads and writes: its verified nest's.
+    fn buffer_lens(&self) -> (Option<u64>, u64) {
+        match self {
+            Emitter::Slice { nest, .. } => (Some(nest.input_len), nest.output_len),
+            Emitter::Fill(nest) => (None, nest.len),
+            Emitter::Dynamic(_) => (None, 0),
+        }
     }
 
     fn name(&self) -> String {
@@ -964,6 +976,7 @@ mod tests {
             let want = want.bytes().unwrap();
             let ew = if dtype == DType::F16 { 2 } else { 4 };
             for k in [jit.compile_plan(&plan).unwrap(), jit.compile_dynamic_plan(&plan).unwrap()] {
+                // SAFETY: `entry` is the finalized code of a function with this signature.
                 let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(k.code.entry) };
                 for (lo, hi) in
                     [(0, 0), (0, 1), (1, 2), (3, 4), (1, 7), (5, 37), (30, 97), (33, 301), (298, 301), (0, 301)]

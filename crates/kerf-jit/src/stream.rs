@@ -33,6 +33,10 @@ pub(crate) const SYMBOL: &str = "kerf_stream_copy";
 /// `src` and `dst` are valid for `n` bytes.
 pub(crate) unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
     #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract: both ranges hold n bytes and do not overlap; every
+    // access below is at an offset < n (head ≤ n, the loop stops 64 bytes before n), and
+    // the streaming stores are at 16-byte aligned addresses (dst + head is aligned when
+    // head < n). SSE2 is part of x86-64.
     unsafe {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
         let head = dst.align_offset(16).min(n);
@@ -48,6 +52,7 @@ pub(crate) unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usi
         std::ptr::copy_nonoverlapping(src.add(at), dst.add(at), n - at);
     }
     #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract: both ranges hold n bytes and do not overlap.
     unsafe {
         std::ptr::copy_nonoverlapping(src, dst, n)
     }

@@ -26,7 +26,12 @@ pub unsafe trait Element: Copy + 'static {
 
 macro_rules! element {
     ($($t:ty => $d:expr),* $(,)?) => {
-        $(unsafe impl Element for $t { const DTYPE: DType = $d; })*
+        $(
+            // SAFETY: a primitive (or `repr(C)` pair of primitives, for complex) whose
+            // little-endian bytes are exactly the dtype's element; `bool`'s validity is
+            // checked where tensors are viewed (see the trait's contract).
+            unsafe impl Element for $t { const DTYPE: DType = $d; }
+        )*
     };
 }
 element! {

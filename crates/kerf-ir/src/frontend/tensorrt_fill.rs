@@ -14,7 +14,15 @@ enum Coef {
     List(Vec<(f64, Option<i128>)>),
 }
 
-/// alpha or beta: the input of that name if present, else the attribute.
+/// The exact integer a float holds, if it is a whole number that fits i64.
+fn exact(f: f64) -> Option<i128> {
+    (f.is_finite() && f.fract() == 0.0 && f.abs() < 2f64.powi(63)).then_some(f as i128)
+}
+
+/// alpha or beta: the input of that name if present, else the attribute. A tensor input
+/// of shape [] is a scalar, and so is one of shape [1] for alpha (declared a scalar; the
+/// vendors' own examples pass `np.array([1.0])`). Whole numbers in a float tensor keep
+/// their exact integer value (SEMANTICS.md, "Values converted to a tensor's type").
 fn coef(v: &Validated<'_>, name: &str) -> Result<Coef, Error> {
     let op = v.op();
     if let Some(input) = v.input(name) {
@@ -27,12 +35,12 @@ fn coef(v: &Validated<'_>, name: &str) -> Result<Coef, Error> {
                     dtype: t.dtype(),
                     allowed: "numeric types".into(),
                 })?;
-                Ok((f, t.element_i128(i)))
+                Ok((f, t.element_i128(i).or_else(|| exact(f))))
             })
             .collect::<Result<_, Error>>()?;
-        return Ok(if t.shape().is_empty() { Coef::Scalar(vals[0].0, vals[0].1) } else { Coef::List(vals) });
+        let scalar = t.shape().is_empty() || (name == "alpha" && t.shape() == [1]);
+        return Ok(if scalar { Coef::Scalar(vals[0].0, vals[0].1) } else { Coef::List(vals) });
     }
-    let exact = |f: f64| (f.is_finite() && f.fract() == 0.0 && f.abs() < 2f64.powi(63)).then_some(f as i128);
     Ok(match v.attr(name) {
         Some(AttrValue::Float(f)) => Coef::Scalar(*f, exact(*f)),
         Some(AttrValue::Int(i)) => Coef::Scalar(*i as f64, Some(*i as i128)),
@@ -103,8 +111,11 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             FillKind::Linspace(linspace(op, dtype, &shape, alpha, &beta, volume)?)
         }
         "random_uniform" | "random_normal" => {
-            let Coef::Scalar(beta, _) = beta else {
-                return Err(Error::rule(op, "beta_length", "random fills take a scalar beta"));
+            // A scalar beta, given as shape [] or [1].
+            let beta = match beta {
+                Coef::Scalar(beta, _) => beta,
+                Coef::List(l) if l.len() == 1 => l[0].0,
+                Coef::List(_) => return Err(Error::rule(op, "beta_length", "random fills take a scalar beta")),
             };
             let (a, b) = (alpha.0 as f32, beta as f32);
             if operation == "random_uniform" {
@@ -160,12 +171,7 @@ fn linspace(
         let a64 = i64::try_from(a).map_err(|_| range())?;
         let b64: Vec<i64> = b.iter().map(|&x| i64::try_from(x).map_err(|_| range())).collect::<Result<_, _>>()?;
         if volume > 0 {
-            // An affine map over a box takes its extremes at the corners.
-            let (mut lo, mut hi) = (a, a);
-            for (&bk, &d) in b.iter().zip(shape) {
-                let span = bk * (d as i128 - 1);
-                if span < 0 { lo += span } else { hi += span }
-            }
+            let (lo, hi) = crate::plan::int_linspace_span(a64, &b64, shape);
             let (tmin, tmax) = dtype.int_range().unwrap_or((0, 0));
             if lo < tmin || hi > tmax {
                 return Err(Error::rule(
