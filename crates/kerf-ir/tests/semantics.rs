@@ -279,6 +279,48 @@ fn fill_alpha_and_beta_both_static_or_both_inputs() {
     assert_eq!(floats(&run(&req).unwrap()), [1.0, 1.5]);
 }
 
+/// "Values converted to a tensor's type": whole numbers held in a float tensor are
+/// integral, so float tensors are valid runtime alpha/beta of an integer linspace.
+#[test]
+fn fill_integer_linspace_takes_whole_numbers_from_float_tensors() {
+    let alpha = Tensor::from_bytes(DType::F32, &[], &7f32.to_le_bytes()).unwrap();
+    let beta_bytes: Vec<u8> = [-2f32, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let beta = Tensor::from_bytes(DType::F32, &[2], &beta_bytes).unwrap();
+    let req = fill("linspace", &[2, 3], "i32").input("alpha", alpha).input("beta", beta);
+    assert_eq!(ints(&run(&req).unwrap()), [7, 10, 13, 5, 8, 11]);
+    // A fraction in the float tensor is still refused.
+    let half = Tensor::from_bytes(DType::F32, &[], &0.5f32.to_le_bytes()).unwrap();
+    let req = fill("linspace", &[2], "i32").input("alpha", half).input("beta", scalar_f64(1.0));
+    assert!(error(&req).contains("linspace_range"));
+}
+
+/// "Values converted to a tensor's type": a scalar input may be given as shape [] or [1],
+/// for every scalar input alike (slice's fill, fill's alpha and the random ops' beta).
+#[test]
+fn scalar_inputs_take_shape_one() {
+    let one = |v: f64| Tensor::from_bytes(DType::F64, &[1], &v.to_le_bytes()).unwrap();
+    let req = fill("linspace", &[3], "f32").input("alpha", one(1.0)).input("beta", one(0.5));
+    assert_eq!(floats(&run(&req).unwrap()), [1.0, 1.5, 2.0]);
+    let req = fill("random_uniform", &[4], "f32").input("alpha", one(2.0)).input("beta", one(3.0));
+    assert!(floats(&run(&req).unwrap()).iter().all(|v| (2.0..3.0).contains(v)));
+    let req = trt(f32s(&[1], &[0.0]), &[0], &[2], &[1], "fill").input("fill", one(4.0));
+    assert_eq!(floats(&run(&req).unwrap()), [0.0, 4.0]);
+}
+
+/// "Values converted to a tensor's type": one rounding from the exact value, never
+/// through f32 (which turns each of these into a tie that rounds the other way).
+#[test]
+fn fill_values_round_once_to_narrow_floats() {
+    let case = |dtype: DType, fill: f64| {
+        let input = Tensor::zeros(dtype, &[1]).unwrap();
+        let req = trt(input, &[0], &[2], &[1], "fill").input("fill", scalar_f64(fill));
+        floats(&run(&req).unwrap())[1]
+    };
+    assert_eq!(case(DType::F8E4M3FN, 1.0625000001), 1.125);
+    assert_eq!(case(DType::F16, 1.0004882812509095), 1.0009765625);
+    assert_eq!(case(DType::F8E4M3FN, 464.0), 448.0);
+}
+
 #[test]
 fn fill_dimensions_input_replaces_attribute() {
     let req = fill("linspace", &[9], "f32").input("dimensions", Tensor::from_i64s(&[2]));
