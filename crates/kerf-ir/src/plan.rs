@@ -150,7 +150,12 @@ impl SlicePlan {
             Layout::Strings => 0,
         };
         // Outside fill mode the fill value is never read (and backends ignore it).
-        let fill_fits = width_bits >= 128 || self.fill_bits >> width_bits == 0;
+        // A bool element is 0 or 1 (callers may view outputs as Rust `bool`s).
+        let fill_fits = if self.dtype == DType::Bool {
+            self.fill_bits <= 1
+        } else {
+            width_bits >= 128 || self.fill_bits >> width_bits == 0
+        };
         if self.mode == BoundaryMode::Fill && !fill_fits {
             return bad(format!("fill_bits {:#x} do not fit one {} element", self.fill_bits, self.dtype));
         }

@@ -171,10 +171,10 @@ pub fn run_into<K: Kernel + ?Sized, T: Element, D: Dimension, E: Dimension>(
         }),
     };
     match output.as_slice_mut() {
-        Some(s) => kernel.run_bytes(in_bytes, as_bytes_mut(s)),
+        Some(s) => run_elements(kernel, in_bytes, s),
         None => {
             let mut buf: Vec<T> = output.iter().copied().collect();
-            kernel.run_bytes(in_bytes, as_bytes_mut(&mut buf))?;
+            run_elements(kernel, in_bytes, &mut buf)?;
             for (o, v) in output.iter_mut().zip(buf) {
                 *o = v;
             }
@@ -183,10 +183,57 @@ pub fn run_into<K: Kernel + ?Sized, T: Element, D: Dimension, E: Dimension>(
     }
 }
 
+/// `run_bytes` into elements of `T`. `Kernel` is a safe trait any code may implement, so
+/// for `bool` (the one element type with invalid byte patterns) the bytes written are
+/// checked before any of them is read as a `bool`: a byte other than 0 or 1 is zeroed
+/// and the call fails.
+fn run_elements<K: Kernel + ?Sized, T: Element>(kernel: &K, input: Option<&[u8]>, out: &mut [T]) -> Result<(), Error> {
+    let bytes = as_bytes_mut(out);
+    let ran = kernel.run_bytes(input, bytes);
+    if T::DTYPE == DType::Bool && bytes.iter().any(|&b| b > 1) {
+        bytes.iter_mut().filter(|b| **b > 1).for_each(|b| *b = 0);
+        ran?;
+        return Err(Error::Invalid { what: "the kernel wrote bool bytes other than 0 and 1".into() });
+    }
+    ran
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use ::ndarray::{arr1, arr2, s};
+
+    /// A safe `Kernel` implementation that writes byte 2 into a bool output must not
+    /// produce an invalid `bool`.
+    #[test]
+    fn invalid_bool_bytes_from_a_kernel_are_refused() {
+        struct Twos;
+        impl Kernel for Twos {
+            fn dtype(&self) -> DType {
+                DType::Bool
+            }
+            fn input_shape(&self) -> Option<&[u64]> {
+                None
+            }
+            fn output_shape(&self) -> &[u64] {
+                &[3]
+            }
+            fn run_bytes(&self, _: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+                output.fill(2);
+                Ok(())
+            }
+        }
+        let err = run::<_, bool, ::ndarray::Ix1>(&Twos, None).unwrap_err();
+        assert!(err.to_string().contains("bool bytes other than 0 and 1"), "{err}");
+        let mut a = ::ndarray::Array2::from_elem((3, 2), true);
+        assert!(run_into::<_, bool, ::ndarray::Ix1, _>(&Twos, None, a.column_mut(0)).is_err());
+        // A strided output is written through a copy, left untouched on error.
+        assert_eq!(a.column(0).to_vec(), [true; 3]);
+        // A contiguous output is written in place: the invalid bytes are zeroed.
+        let mut c = ::ndarray::Array1::from_elem(3, true);
+        assert!(run_into::<_, bool, ::ndarray::Ix1, _>(&Twos, None, c.view_mut()).is_err());
+        assert_eq!(c.to_vec(), [false; 3]);
+    }
 
     #[test]
     fn round_trip_every_layout() {
