@@ -188,10 +188,10 @@ input = { dtype = "i32", shape = [3, 3], values = [0, 1, 2, 3, 4, 5, 6, 7, 8] }
     assert_eq!(stdout(&out), "i32[2, 2]\n[[0, 1],\n [3, 4]]\n");
 }
 
-/// Every error path of `run`: one clear line, and no file at OUT afterwards — not even
-/// an older one, which could pass for this run's result.
+/// Every error path of `run`: one clear line; a file at OUT is left as it was, and where
+/// there was none, none is created; no temporary file is left behind.
 #[test]
-fn run_errors_leave_no_output_file() {
+fn run_errors_leave_out_as_it_was() {
     let s = Scratch::new();
     let good_npy = s.path("x.npy");
     let x = Tensor::from_bytes(DType::F32, &[2, 3], &[0u8; 24]).unwrap();
@@ -270,13 +270,17 @@ fn run_errors_leave_no_output_file() {
     for (name, text, needles) in cases {
         let req = s.write(&format!("{name}.toml"), &text);
         let out = s.path("out.npy");
-        std::fs::write(&out, b"stale output of an earlier run").unwrap();
+        std::fs::write(&out, b"output of an earlier run").unwrap();
         fails(&["run", &req, "-o", out.to_str().unwrap()], &needles);
-        assert!(!out.exists(), "{name}: an output file is left behind");
+        assert_eq!(std::fs::read(&out).unwrap(), b"output of an earlier run", "{name}: OUT was changed");
+        let fresh = s.path("fresh.npy");
+        fails(&["run", &req, "-o", fresh.to_str().unwrap()], &needles);
+        assert!(!fresh.exists(), "{name}: a new output file is left behind");
         let leftovers: Vec<_> =
             files_in(s.dir.path()).into_iter().filter(|f| f.starts_with('.') || f.contains("tmp")).collect();
         assert!(leftovers.is_empty(), "{name}: temporary files left behind: {leftovers:?}");
     }
+    std::fs::remove_file(s.path("out.npy")).unwrap();
     // A request file that does not exist.
     let out = s.path("out.npy");
     fails(&["run", &s.s("missing.toml"), "-o", out.to_str().unwrap()], &["missing.toml", "cannot read"]);
@@ -289,12 +293,328 @@ fn run_errors_leave_no_output_file() {
     assert!(!out.exists());
 }
 
+// ------------------------------------------------------------------ -o like cp
+
+/// A request that succeeds (the seeds' fill example: f32[3, 3]) with its input, and one
+/// that fails when it runs (strict bounds broken), in a scratch folder.
+fn good_and_bad(s: &Scratch) -> (String, String) {
+    let case = conformance("trt_slice_seed_fill");
+    std::fs::copy(case.join("input.npy"), s.path("input.npy")).unwrap();
+    let good = s.write("good.toml", &std::fs::read_to_string(case.join("request.toml")).unwrap());
+    let bad = s.write(
+        "bad.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 5]\nsize = [1, 1]\nstride = [1, 1]\n\
+         [inputs]\ninput = \"input.npy\"\n",
+    );
+    (good, bad)
+}
+
+/// The temporary files kerf may have left in a folder.
+fn temporaries(dir: &Path) -> Vec<String> {
+    files_in(dir).into_iter().filter(|f| f.starts_with('.') && f.ends_with(".tmp")).collect()
+}
+
+#[test]
+fn out_replaces_a_file_only_on_success_and_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new();
+    let (good, bad) = good_and_bad(&s);
+    let out = s.path("out.npy");
+    std::fs::write(&out, b"earlier").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
+    fails(&["run", &bad, "-o", &s.s("out.npy")], &["strict_bounds"]);
+    assert_eq!(std::fs::read(&out).unwrap(), b"earlier");
+    kerf().args(["run", &good, "-o", &s.s("out.npy")]).assert().success();
+    let want = kerf::npy::read(&conformance("trt_slice_seed_fill").join("expected.npy")).unwrap();
+    assert_eq!(kerf::npy::read(&out).unwrap(), want);
+    assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o600, "permissions kept");
+    assert!(temporaries(s.dir.path()).is_empty());
+}
+
+/// A read-only file at OUT is never replaced, whether the run fails or would succeed
+/// (even for root, who may write it).
+#[test]
+fn a_read_only_out_is_refused_and_kept() {
+    let s = Scratch::new();
+    let (good, bad) = good_and_bad(&s);
+    let out = s.path("out.npy");
+    std::fs::write(&out, b"keep me").unwrap();
+    let mut p = std::fs::metadata(&out).unwrap().permissions();
+    p.set_readonly(true);
+    std::fs::set_permissions(&out, p).unwrap();
+    fails(&["run", &s.s("missing.toml"), "-o", &s.s("out.npy")], &["out.npy", "read-only"]);
+    fails(&["run", &bad, "-o", &s.s("out.npy")], &["out.npy", "read-only"]);
+    fails(&["run", &good, "-o", &s.s("out.npy")], &["out.npy", "read-only"]);
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep me");
+    assert!(temporaries(s.dir.path()).is_empty());
+}
+
+/// OUT naming the request file or an input of the same run is refused, like gcc's
+/// "input file is the same as output file"; the file is untouched.
+#[test]
+fn out_may_not_be_the_runs_own_request_or_input() {
+    let s = Scratch::new();
+    let (good, bad) = good_and_bad(&s);
+    let input = std::fs::read(s.path("input.npy")).unwrap();
+    for req in [&good, &bad] {
+        let text = std::fs::read(req).unwrap();
+        fails(&["run", req, "-o", req], &["request file"]);
+        assert_eq!(&std::fs::read(req).unwrap(), &text);
+        fails(&["run", req, "-o", &s.s("input.npy")], &["input.npy", "an input"]);
+        assert_eq!(std::fs::read(s.path("input.npy")).unwrap(), input);
+        // Through another name of the same file too.
+        std::os::unix::fs::symlink(s.path("input.npy"), s.path("alias.npy")).unwrap();
+        fails(&["run", req, "-o", &s.s("alias.npy")], &["an input"]);
+        std::fs::remove_file(s.path("alias.npy")).unwrap();
+    }
+    assert_eq!(std::fs::read(s.path("input.npy")).unwrap(), input);
+    assert!(temporaries(s.dir.path()).is_empty());
+}
+
+/// A FIFO, socket, directory or device at OUT (or a symlink to one) is refused by kind
+/// and left as it was, whether the run would succeed or not.
+#[test]
+fn out_that_is_not_a_regular_file_is_refused_and_kept() {
+    use std::os::unix::fs::FileTypeExt;
+    let s = Scratch::new();
+    let (good, bad) = good_and_bad(&s);
+    let status = std::process::Command::new("mkfifo").arg(s.path("fifo")).status().unwrap();
+    assert!(status.success(), "mkfifo");
+    let _socket = std::os::unix::net::UnixListener::bind(s.path("socket")).unwrap();
+    std::fs::create_dir(s.path("dir")).unwrap();
+    std::fs::write(s.path("dir/inside"), b"x").unwrap();
+    std::os::unix::fs::symlink("/dev/null", s.path("null")).unwrap();
+    let kind = |name: &str| {
+        let m = std::fs::symlink_metadata(s.path(name)).unwrap();
+        let t = m.file_type();
+        (t.is_fifo(), t.is_socket(), t.is_dir(), t.is_symlink(), t.is_file())
+    };
+    for (name, needle) in [
+        ("fifo", "a FIFO"),
+        ("socket", "a socket"),
+        ("dir", "a directory"),
+        ("null", "a symlink to a character device"),
+    ] {
+        let before = kind(name);
+        for req in [&good, &bad] {
+            fails(&["run", req, "-o", &s.s(name)], &[name, needle]);
+            assert_eq!(kind(name), before, "{name} was replaced");
+        }
+    }
+    assert_eq!(std::fs::read_link(s.path("null")).unwrap(), Path::new("/dev/null"));
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert_eq!(files_in(&s.path("dir")), ["inside"]);
+    assert!(temporaries(s.dir.path()).is_empty());
+}
+
+/// A symlink at OUT is written through: the file it points to is replaced (atomically,
+/// by a temporary file beside it) and the link stays; a dangling link is refused.
+#[test]
+fn a_symlink_at_out_is_written_through() {
+    let s = Scratch::new();
+    let (good, bad) = good_and_bad(&s);
+    std::fs::create_dir(s.path("real")).unwrap();
+    std::fs::write(s.path("real/target.npy"), b"earlier").unwrap();
+    std::os::unix::fs::symlink(s.path("real/target.npy"), s.path("link.npy")).unwrap();
+    fails(&["run", &bad, "-o", &s.s("link.npy")], &["strict_bounds"]);
+    assert_eq!(std::fs::read(s.path("real/target.npy")).unwrap(), b"earlier");
+    kerf().args(["run", &good, "-o", &s.s("link.npy")]).assert().success();
+    assert!(std::fs::symlink_metadata(s.path("link.npy")).unwrap().file_type().is_symlink(), "the link stays");
+    let want = kerf::npy::read(&conformance("trt_slice_seed_fill").join("expected.npy")).unwrap();
+    assert_eq!(kerf::npy::read(&s.path("real/target.npy")).unwrap(), want);
+    assert!(temporaries(s.dir.path()).is_empty() && temporaries(&s.path("real")).is_empty());
+    std::os::unix::fs::symlink(s.path("nowhere.npy"), s.path("dangling.npy")).unwrap();
+    fails(&["run", &good, "-o", &s.s("dangling.npy")], &["dangling.npy", "symlink"]);
+    assert!(!s.path("nowhere.npy").exists());
+}
+
+/// Runs on one OUT at once: a failing run never removes what a successful one wrote,
+/// before, during or after it.
+#[test]
+fn a_failing_run_never_removes_a_concurrent_runs_output() {
+    let s = Scratch::new();
+    let (good, bad) = good_and_bad(&s);
+    let out = s.s("out.npy");
+    let want = kerf::npy::read(&conformance("trt_slice_seed_fill").join("expected.npy")).unwrap();
+    // The success first, then the failure.
+    kerf().args(["run", &good, "-o", &out]).assert().success();
+    fails(&["run", &bad, "-o", &out], &["strict_bounds"]);
+    assert_eq!(kerf::npy::read(Path::new(&out)).unwrap(), want);
+    // Both at once, several times over.
+    for _ in 0..4 {
+        let spawn = |req: &str| {
+            std::process::Command::new(kerf_bin())
+                .args(["run", req, "-o", &out])
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let (mut a, mut b, mut c) = (spawn(&bad), spawn(&good), spawn(&bad));
+        assert!(b.wait().unwrap().success());
+        assert!(!a.wait().unwrap().success() && !c.wait().unwrap().success());
+        assert_eq!(kerf::npy::read(Path::new(&out)).unwrap(), want);
+    }
+    assert!(temporaries(s.dir.path()).is_empty());
+}
+
+/// SIGINT while a large output is being written: the temporary file is removed, the file
+/// at OUT is as it was, and the process ends by SIGINT.
+#[test]
+fn sigint_during_the_write_removes_the_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let s = Scratch::new();
+    // 512 MiB of f32: writing and syncing it takes long enough to be caught in the act.
+    let req = s.write(
+        "big.toml",
+        "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [134217728]\noperation = \"linspace\"\nto_type = \"f32\"\n",
+    );
+    std::fs::write(s.path("out.npy"), b"earlier").unwrap();
+    let mut child = std::process::Command::new(kerf_bin())
+        .args(["run", &req, "-o", &s.s("out.npy")])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Poll until the temporary file appears (or the run ends without one, a failure).
+    let seen = loop {
+        if !temporaries(s.dir.path()).is_empty() {
+            break true;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::yield_now();
+    };
+    assert!(seen, "the run ended before its temporary file was seen");
+    let killed = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(2), "ends by SIGINT: {status:?}");
+    assert!(temporaries(s.dir.path()).is_empty(), "temporary file left: {:?}", files_in(s.dir.path()));
+    assert_eq!(std::fs::read(s.path("out.npy")).unwrap(), b"earlier");
+}
+
+// ------------------------------------------------------------------ what kerf reads
+
+/// Run `kerf ARGS`, killing it (and failing) should it still run after a minute: a FIFO
+/// must be refused, not waited on.
+fn fails_without_blocking(args: &[&str], needles: &[&str]) {
+    let mut child = std::process::Command::new(kerf_bin())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > 60 {
+            child.kill().unwrap();
+            panic!("kerf {args:?} blocked");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "kerf {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for n in needles {
+        assert!(err.contains(n), "`{n}` missing from: {err}");
+    }
+}
+
+#[test]
+fn fifos_and_devices_are_refused_as_request_and_input_files() {
+    let s = Scratch::new();
+    let status = std::process::Command::new("mkfifo").arg(s.path("req.toml")).arg(s.path("x.npy")).status().unwrap();
+    assert!(status.success(), "mkfifo");
+    fails_without_blocking(&["run", &s.s("req.toml")], &["req.toml", "a FIFO", "not a regular file"]);
+    fails_without_blocking(&["clif", &s.s("req.toml")], &["req.toml", "a FIFO"]);
+    fails_without_blocking(&["run", "/dev/zero"], &["/dev/zero", "a character device"]);
+    let req = s.write("uses_fifo.toml", "op = \"onnx.slice\"\n[inputs]\ndata = \"x.npy\"\nstarts = [0]\nends = [1]\n");
+    fails_without_blocking(&["run", &req], &["x.npy", "a FIFO", "not a regular file"]);
+    let req =
+        s.write("uses_device.toml", "op = \"onnx.slice\"\n[inputs]\ndata = \"/dev/zero\"\nstarts = [0]\nends = [1]\n");
+    fails_without_blocking(&["run", &req], &["/dev/zero", "a character device"]);
+}
+
+/// A request file over 64 MiB is refused by its size, before it is read (a sparse file).
+#[test]
+fn oversized_request_files_are_refused() {
+    let s = Scratch::new();
+    let p = s.path("huge.toml");
+    std::fs::File::create(&p).unwrap().set_len((64 << 20) + 1).unwrap();
+    fails(&["run", p.to_str().unwrap()], &["huge.toml", "67108865 bytes", "at most 64 MiB"]);
+    // Exactly 64 MiB is read (and then found not to be a request).
+    std::fs::File::create(&p).unwrap().set_len(64 << 20).unwrap();
+    let err = fails(&["run", p.to_str().unwrap()], &["huge.toml"]);
+    assert!(!err.contains("64 MiB"), "{err}");
+}
+
+// ------------------------------------------------------------------ writing stdout
+
+/// A full disk on stdout is one `error:` line and exit status 1 for every subcommand.
+#[test]
+fn stdout_errors_are_one_error_line() {
+    let case = conformance("trt_slice_seed_fill").join("request.toml");
+    let req = case.to_str().unwrap();
+    let commands: [&[&str]; 7] = [
+        &["run", req],
+        &["ops"],
+        &["spec", "tensorrt.slice"],
+        &["clif", req],
+        &["expand", req],
+        &["bench", req, "--iters", "1"],
+        &["demo", "--op", "tensorrt.fill", "--brief"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = std::process::Command::new(kerf_bin()).args(args).stdout(full).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "kerf {args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "kerf {args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains("cannot write to stdout"), "kerf {args:?}: {err}");
+        assert!(!err.contains("internal error") && !err.contains("panicked"), "kerf {args:?}: {err}");
+    }
+}
+
+/// A reader that goes away (`kerf demo | head -1`) ends kerf quietly: by SIGPIPE, or —
+/// where the parent blocked SIGPIPE, so that writes fail with EPIPE instead — with the
+/// status a shell gives SIGPIPE, 141 (it once reported an internal error).
+#[test]
+fn a_closed_pipe_on_stdout_ends_quietly() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    for blocked in [false, true] {
+        let mut cmd = std::process::Command::new(kerf_bin());
+        cmd.arg("demo").stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        if blocked {
+            // SAFETY: between fork and exec only async-signal-safe calls are made
+            // (sigemptyset, sigaddset, sigprocmask on a local set).
+            unsafe {
+                cmd.pre_exec(|| {
+                    let mut set: libc::sigset_t = std::mem::zeroed();
+                    libc::sigemptyset(&mut set);
+                    libc::sigaddset(&mut set, libc::SIGPIPE);
+                    if libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = cmd.spawn().unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let want = if blocked { out.status.code() == Some(141) } else { out.status.signal() == Some(13) };
+        assert!(want, "SIGPIPE blocked: {blocked}; status {:?}, stderr {}", out.status, stderr(&out));
+        assert_eq!(stderr(&out), "", "quietly");
+    }
+}
+
 // ---------------------------------------------------------------- every dtype via .npy
 
 /// Element bits from i, valid for the dtype (bool 0/1; floats stay finite and not NaN).
 fn sample(dtype: DType, n: u64) -> Tensor {
     if dtype == DType::String {
-        let v = (0..n).map(|i| ["", "a", "bé", "日本語"][i as usize % 4].to_string()).collect();
+        let v: Vec<&str> = (0..n).map(|i| ["", "a", "bé", "日本語"][i as usize % 4]).collect();
         return Tensor::from_strings(&[n], v).unwrap();
     }
     let mut t = Tensor::zeros(dtype, &[n]).unwrap();
@@ -491,6 +811,19 @@ fn bench_json_reports_every_field() {
     let out = kerf().args(["bench", &slice, "--iters", "0"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "a usage error");
     assert!(stderr(&out).contains("--iters"));
+}
+
+/// Counts are checked before anything is allocated for them: a huge `--iters` is a usage
+/// error naming the flag and its range (it once aborted allocating 34 GB for samples).
+#[test]
+fn bench_refuses_huge_counts_by_name() {
+    let req = conformance("trt_slice_seed_fill").join("request.toml");
+    for (flag, value, range) in [("--iters", "4294967295", "1..=100000"), ("--threads", "100000", "1..=256")] {
+        let out = kerf().args(["bench", req.to_str().unwrap(), flag, value]).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(flag) && err.contains(range), "{flag}: {err}");
+    }
 }
 
 // ------------------------------------------------------------------------------ demo

@@ -91,7 +91,7 @@ fn assert_same(what: &str, out: &Tensor, expected: &Tensor) {
     }
     let first = (0..out.len())
         .find(|&i| match (out.strings(), expected.strings()) {
-            (Some(a), Some(b)) => a[i as usize] != b[i as usize],
+            (Some(a), Some(b)) => a.get(i as usize) != b.get(i as usize),
             _ => out.element_bits(i) != expected.element_bits(i),
         })
         .unwrap_or(0);

@@ -4,7 +4,72 @@
 
 use kerf::npy;
 use kerf::{DType, Tensor};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
+
+/// Tracks the bytes each thread has live and their peak, so a test can bound the memory
+/// reading a file takes (by what it allocates, not by the process's RSS).
+struct Peak;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn record(delta: isize) {
+    let _ = LIVE.try_with(|l| {
+        l.set(l.get() + delta);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(l.get())));
+    });
+}
+
+// SAFETY: forwards to the system allocator; only counts sizes.
+unsafe impl GlobalAlloc for Peak {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record(layout.size() as isize);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        record(layout.size() as isize);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record(new_size as isize - layout.size() as isize);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        record(-(layout.size() as isize));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Peak = Peak;
+
+/// The most bytes live at once while `f` runs on this thread, above what was live before.
+fn peak_bytes<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    let out = f();
+    (out, (PEAK.with(Cell::get) - base).max(0) as usize)
+}
+
+/// A version-1 `.npy` file: the header padded to 64 bytes, then `data`.
+fn npy_v1(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut text = header.to_string();
+    text.push_str(&" ".repeat(63 - (10 + text.len()) % 64));
+    text.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((text.len() as u16).to_le_bytes());
+    b.extend(text.as_bytes());
+    b.extend(data);
+    b
+}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/npy").join(name)
@@ -15,7 +80,7 @@ fn sample(dtype: DType, shape: &[u64]) -> Tensor {
     let mut t = Tensor::zeros(dtype, shape).unwrap();
     let n = t.len();
     if dtype == DType::String {
-        let values = (0..n).map(|i| ["", "a", "bé", "日本語", "x y z"][i as usize % 5].to_string()).collect();
+        let values: Vec<&str> = (0..n).map(|i| ["", "a", "bé", "日本語", "x y z"][i as usize % 5]).collect();
         return Tensor::from_strings(shape, values).unwrap();
     }
     let bytes = t.bytes_mut().unwrap();
@@ -139,10 +204,10 @@ fn numpy_written_string_files() {
     for name in ["unicode", "fortran_unicode"] {
         let t = npy::read(&fixture(&format!("{name}.npy"))).unwrap();
         assert_eq!((t.dtype(), t.shape()), (DType::String, &[2, 3][..]), "{name}");
-        assert_eq!(t.strings().unwrap(), expected.as_slice(), "{name}");
+        assert_eq!(t.strings().unwrap().to_vec(), expected, "{name}");
     }
     let t = npy::read(&fixture("bytes.npy")).unwrap();
-    assert_eq!(t.strings().unwrap(), &["ab".to_string(), String::new(), "xyz".to_string()]);
+    assert_eq!(t.strings().unwrap().to_vec(), ["ab", "", "xyz"]);
 }
 
 #[test]
@@ -191,4 +256,55 @@ fn writing_is_atomic() {
     let new = sample(DType::I16, &[2, 2]);
     npy::write(&path, &new).unwrap();
     assert_eq!(npy::read(&path).unwrap(), new);
+}
+
+/// Reading takes memory in proportion to the data — at most twice it, plus a small fixed
+/// amount — for byte strings, UTF-32 strings and Fortran order alike. (A 40 MB `|S1`
+/// file once took 2.8 GB: a heap string per element; Fortran order a table of source
+/// indices, 8 bytes per element.)
+#[test]
+fn reading_takes_memory_in_proportion_to_the_data() {
+    const N: usize = 1 << 22;
+    let slack = 1 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let s1: Vec<u8> = (0..N).map(|i| b"xyz"[i % 3]).collect();
+    let u4: Vec<u8> = (0..N / 4).flat_map(|i| [0x61 + (i % 26) as u8, 0, 0, 0, 0x62, 0, 0, 0]).collect();
+    let f4: Vec<u8> = (0..N as u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let files = [
+        ("s1.npy", npy_v1(&format!("{{'descr': '|S1', 'fortran_order': False, 'shape': ({N},), }}"), &s1)),
+        ("u2.npy", npy_v1(&format!("{{'descr': '<U2', 'fortran_order': False, 'shape': ({},), }}", N / 4), &u4)),
+        (
+            "f4_fortran.npy",
+            npy_v1(&format!("{{'descr': '<f4', 'fortran_order': True, 'shape': (1024, {}), }}", N / 1024), &f4),
+        ),
+        (
+            "s1_fortran.npy",
+            npy_v1(&format!("{{'descr': '|S1', 'fortran_order': True, 'shape': (1024, {}), }}", N / 1024), &s1),
+        ),
+    ];
+    for (name, bytes) in &files {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let data = bytes.len() - 128;
+        let (t, peak) = peak_bytes(|| npy::read(&path).unwrap());
+        assert!(peak <= 2 * data + slack, "{name}: {peak} bytes live at once for {data} bytes of data");
+        // The tensor itself is no larger than the data.
+        let held = t.strings().map_or_else(|| t.bytes().unwrap().len(), |s| s.bytes().len());
+        assert!(held <= data, "{name}: holds {held} bytes for {data}");
+    }
+}
+
+/// An inline tensor in a request file takes a copy of the text and the tensor, not a
+/// tree node per value (a 10 MB `values` list once took 738 MB).
+#[test]
+fn inline_tensors_take_memory_in_proportion_to_the_text() {
+    let n = 1 << 20;
+    let list = (0..n).map(|i| (i % 100).to_string()).collect::<Vec<_>>().join(", ");
+    let text = format!(
+        "op = \"onnx.slice\"\n[inputs]\ndata = {{ dtype = \"f32\", values = [{list}] }}\nstarts = [0]\nends = [1]\n"
+    );
+    let (file, peak) = peak_bytes(|| kerf::request_file::parse(&text, Path::new("req.toml")).unwrap());
+    let tensor = 4 * n;
+    assert_eq!(file.request.inputs["data"].tensor().unwrap().element_f64(123), Some(23.0));
+    assert!(peak <= text.len() + 2 * tensor + (1 << 20), "{peak} bytes live at once for {} bytes of text", text.len());
 }

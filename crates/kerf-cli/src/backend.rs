@@ -63,7 +63,7 @@ fn check_dynamic(backend: Backend, dynamic: bool) -> Result<(), RunError> {
 }
 
 /// Run a request on a backend (not tied to a file: for examples too). Strings go through
-/// the JIT as u64 element indices (see `kerf::run_jit_strings`).
+/// the JIT as fixed-width elements or element indices (see `kerf::run_jit_strings`).
 pub fn run_request(request: &Request, backend: Backend, dynamic: bool) -> Result<Tensor, RunError> {
     check_dynamic(backend, dynamic)?;
     match backend {
@@ -85,7 +85,8 @@ pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
 }
 
 /// Compile a request's kernel on the process's JIT. A slice of strings compiles the
-/// kernel that moves their u64 element indices (what `kerf run` executes for strings).
+/// kernel that moves u64 elements (8-byte strings, or element indices past 2^32 strings;
+/// `kerf run` picks the width by the data, see `kerf::run_jit_strings`).
 pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKernel>, RunError> {
     let jit = jit()?;
     let mut plan = kerf::lower(request)?;

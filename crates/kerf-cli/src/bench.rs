@@ -2,12 +2,16 @@
 //! baseline — memcpy of the output bytes for slices, memset for fills — so that the
 //! machine's drift cancels in the ratio (see WORKLOADS.md).
 
-use crate::CliError;
 use crate::backend::{self, Backend};
+use crate::{CliError, outln};
 use kerf::{DType, InputArg};
 use std::hint::black_box;
+use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
+
+/// The most timed samples `--iters` takes (the samples are kept to take the median).
+pub const MAX_ITERS: u32 = 100_000;
 
 /// A sample of a fast call repeats it until the sample lasts at least this long.
 const MIN_SAMPLE_NS: u128 = 20_000;
@@ -19,6 +23,7 @@ pub fn bench(
     iters: u32,
     backend: Backend,
     dynamic: bool,
+    w: &mut dyn Write,
 ) -> Result<(), CliError> {
     let file = kerf::request_file::load(path)?;
     // An output that cannot be allocated is refused before compiling and timing compiles
@@ -107,22 +112,23 @@ pub fn bench(
             "threads": compiled.threads,
             "bytes": out_bytes,
         });
-        println!("{obj}");
+        outln!(w, "{obj}");
     } else {
         let kind = if dynamic { "dynamic" } else { "static" };
-        println!(
+        outln!(
+            w,
             "{} on {} ({kind}), {out_bytes} output bytes, {} thread(s), median of {iters} samples:",
             file.request.op,
             backend.name(),
             compiled.threads
         );
-        println!("  kernel    {:>14.1} ns", median_ns);
-        println!("  {baseline:<9} {:>14.1} ns", baseline_median_ns);
-        println!("  ratio     {:>14.3}", ratio);
-        println!("  compile   {:>14.1} µs", compiled.compile_us);
+        outln!(w, "  kernel    {:>14.1} ns", median_ns);
+        outln!(w, "  {baseline:<9} {:>14.1} ns", baseline_median_ns);
+        outln!(w, "  ratio     {:>14.3}", ratio);
+        outln!(w, "  compile   {:>14.1} µs", compiled.compile_us);
         match compiled.cache_hit_ns {
-            Some(ns) => println!("  cache hit {:>14.1} ns", ns),
-            None => println!("  cache hit {:>14}", "n/a"),
+            Some(ns) => outln!(w, "  cache hit {:>14.1} ns", ns),
+            None => outln!(w, "  cache hit {:>14}", "n/a"),
         }
     }
     Ok(())

@@ -1,12 +1,21 @@
 //! `kerf demo`: every spec example through the default backend, shown with its input,
 //! output and IR, and checked against the reference interpreter and the spec.
 
-use crate::CliError;
 use crate::backend::{self, Backend, RunError};
+use crate::{CliError, outln};
+use std::fmt::Write as _;
+use std::io::Write;
+
+/// A line of an example's text (writing to a `String` cannot fail).
+macro_rules! say {
+    ($s:expr, $($arg:tt)*) => {{
+        let _ = writeln!($s, $($arg)*);
+    }};
+}
 use kerf::display::describe;
 use kerf::{Tensor, examples};
 
-pub fn demo(only: Option<&str>, brief: bool) -> Result<(), CliError> {
+pub fn demo(only: Option<&str>, brief: bool, out: &mut dyn Write) -> Result<(), CliError> {
     let reg = kerf_spec::registry().map_err(|e| CliError(e.to_string()))?;
     if let Some(id) = only
         && reg.get(id).is_none()
@@ -14,7 +23,8 @@ pub fn demo(only: Option<&str>, brief: bool) -> Result<(), CliError> {
         return Err(CliError(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", "))));
     }
     let backend = Backend::default_kind();
-    println!(
+    outln!(
+        out,
         "kerf demo: every spec example through the {} backend (static kernels; dynamic kernels checked too), \
          each checked against the reference interpreter and the spec",
         backend.name()
@@ -25,20 +35,23 @@ pub fn demo(only: Option<&str>, brief: bool) -> Result<(), CliError> {
         for ex in &spec.examples {
             total += 1;
             let name = format!("{}/{}", spec.id, ex.name);
-            match example(spec, ex, backend, brief) {
+            let mut shown = String::new();
+            let result = example(spec, ex, backend, brief, &mut shown);
+            out.write_all(shown.as_bytes()).map_err(crate::stdout_error)?;
+            match result {
                 Ok(()) => {
                     if brief {
-                        println!("ok    {name}");
+                        outln!(out, "ok    {name}");
                     }
                 }
                 Err(why) => {
-                    println!("FAIL  {name}: {why}");
+                    outln!(out, "FAIL  {name}: {why}");
                     failed.push(name);
                 }
             }
         }
     }
-    println!("\n{total} examples: {} ok, {} failed", total - failed.len(), failed.len());
+    outln!(out, "\n{total} examples: {} ok, {} failed", total - failed.len(), failed.len());
     if failed.is_empty() {
         Ok(())
     } else {
@@ -56,18 +69,25 @@ fn indent(s: &str, by: &str) -> String {
 }
 
 /// Show and check one example; `Err` says what did not match.
-fn example(spec: &kerf_spec::OpSpec, ex: &kerf_spec::ExampleSpec, backend: Backend, brief: bool) -> Result<(), String> {
+/// What it shows goes to `s`.
+fn example(
+    spec: &kerf_spec::OpSpec,
+    ex: &kerf_spec::ExampleSpec,
+    backend: Backend,
+    brief: bool,
+    s: &mut String,
+) -> Result<(), String> {
     let req = examples::request(spec, ex)?;
     if !brief {
         let version = ex.version.map(|v| format!(" (version {v})")).unwrap_or_default();
-        println!("\n== {} / {}{version}: {}", spec.id, ex.name, ex.doc);
+        say!(s, "\n== {} / {}{version}: {}", spec.id, ex.name, ex.doc);
         for (name, value) in &req.attributes {
-            println!("  attribute {name} = {value}");
+            say!(s, "  attribute {name} = {value}");
         }
         for (name, input) in &req.inputs {
             match input.tensor() {
-                Some(t) => println!("  input {name}: {}", shown(t)),
-                None => println!("  input {name}: {} {:?}", input.dtype(), input.shape()),
+                Some(t) => say!(s, "  input {name}: {}", shown(t)),
+                None => say!(s, "  input {name}: {} {:?}", input.dtype(), input.shape()),
             }
         }
     }
@@ -78,8 +98,8 @@ fn example(spec: &kerf_spec::OpSpec, ex: &kerf_spec::ExampleSpec, backend: Backe
             let want = want?;
             let out = got.map_err(|e| format!("failed: {e}"))?;
             if !brief {
-                println!("  output: {}", shown(&out));
-                print_ir(&req, backend);
+                say!(s, "  output: {}", shown(&out));
+                print_ir(&req, backend, s);
             }
             let reference = reference.map_err(|e| format!("the reference failed: {e}"))?;
             check("the reference", &out, &reference)?;
@@ -93,7 +113,7 @@ fn example(spec: &kerf_spec::OpSpec, ex: &kerf_spec::ExampleSpec, backend: Backe
                 ""
             };
             if !brief {
-                println!("  ok: equals the reference and the spec, bit for bit{also}");
+                say!(s, "  ok: equals the reference and the spec, bit for bit{also}");
             }
         }
         None => {
@@ -103,7 +123,7 @@ fn example(spec: &kerf_spec::OpSpec, ex: &kerf_spec::ExampleSpec, backend: Backe
                 Err(RunError::Cli(e)) => return Err(e.0),
                 Err(RunError::Kerf(e)) => {
                     if !brief {
-                        println!("  error: {e}");
+                        say!(s, "  error: {e}");
                     }
                     if !e.to_string().contains(&fragment) {
                         return Err(format!("the error `{e}` does not name `{fragment}`"));
@@ -112,7 +132,7 @@ fn example(spec: &kerf_spec::OpSpec, ex: &kerf_spec::ExampleSpec, backend: Backe
                         return Err("the reference accepts what the backend refuses".into());
                     }
                     if !brief {
-                        println!("  ok: refused, naming `{fragment}`, as the reference does");
+                        say!(s, "  ok: refused, naming `{fragment}`, as the reference does");
                     }
                 }
             }
@@ -126,28 +146,32 @@ fn check(what: &str, out: &Tensor, want: &Tensor) -> Result<(), String> {
 }
 
 /// The kernel's IR: the plan, its loop nest, and for the JIT the Cranelift IR.
-fn print_ir(req: &kerf::Request, backend: Backend) {
+fn print_ir(req: &kerf::Request, backend: Backend, s: &mut String) {
     match kerf::lower(req) {
         Ok(plan) => {
-            println!("  plan:\n{}", indent(&plan.to_string(), "    "));
+            say!(s, "  plan:\n{}", indent(&plan.to_string(), "    "));
             match kerf_ir::schedule::schedule(&plan) {
                 Ok(kerf_ir::schedule::Schedule::Slice(nest)) => {
-                    println!("  loop nest:\n{}", indent(&nest.to_string(), "    "))
+                    say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    "))
                 }
                 Ok(kerf_ir::schedule::Schedule::Fill(nest)) => {
-                    println!("  loop nest:\n{}", indent(&nest.to_string(), "    "))
+                    say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    "))
                 }
-                Err(e) => println!("  loop nest: {e}"),
+                Err(e) => say!(s, "  loop nest: {e}"),
             }
         }
-        Err(e) => println!("  plan: {e}"),
+        Err(e) => say!(s, "  plan: {e}"),
     }
     if backend == Backend::Jit {
         let strings = kerf::lower(req).is_ok_and(|p| p.dtype() == kerf::DType::String);
-        let note = if strings { " (strings move as u64 element indices, then are cloned by index)" } else { "" };
+        let note = if strings {
+            " (shown for u64 elements; strings move as elements of their width, 1, 2, 4 or 8 bytes, or by index)"
+        } else {
+            ""
+        };
         match backend::compile_jit(req, false) {
-            Ok(k) => println!("  cranelift IR{note}:\n{}", indent(k.clif().trim_end(), "    ")),
-            Err(e) => println!("  cranelift IR: {e}"),
+            Ok(k) => say!(s, "  cranelift IR{note}:\n{}", indent(k.clif().trim_end(), "    ")),
+            Err(e) => say!(s, "  cranelift IR: {e}"),
         }
     }
 }

@@ -4,10 +4,12 @@
 mod backend;
 mod bench;
 mod demo;
+mod output;
 mod spec_print;
 
 use backend::Backend;
 use clap::{Parser, Subcommand};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -37,9 +39,12 @@ enum Command {
     Run {
         /// The request file (TOML)
         request: PathBuf,
-        /// Write the output here (.npy). Written to a temporary file and renamed, so an
-        /// error never leaves a partial file; on error an older file at OUT is removed,
-        /// so it cannot be mistaken for this run's result
+        /// Write the output here (.npy), like `cp`: to a temporary file beside OUT, renamed
+        /// over it only when the run succeeds, so a failed or interrupted run leaves OUT as
+        /// it was. OUT must be a new file or a writable regular file; a directory, FIFO,
+        /// socket, device or read-only file is refused, never replaced. A symlink is written
+        /// through (the file it points to is replaced; the link stays). OUT may not be the
+        /// request file or an input of the run
         #[arg(short, long, value_name = "OUT.npy")]
         output: Option<PathBuf>,
         /// The backend that runs the kernel
@@ -87,7 +92,7 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
         /// Timed samples of the kernel and of the baseline (the median is reported)
-        #[arg(long, default_value_t = 51, value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, default_value_t = 51, value_parser = clap::value_parser!(u32).range(1..=bench::MAX_ITERS as i64))]
         iters: u32,
         /// The backend that runs the kernel
         #[arg(long, value_enum, default_value_t = Backend::default_kind())]
@@ -111,6 +116,24 @@ enum Command {
 /// An error as the one line the user sees.
 #[derive(Debug)]
 pub struct CliError(pub String);
+
+/// A failed write to stdout as an error. A reader that went away (`| head`) ends the
+/// process quietly with the status a shell shows for SIGPIPE, as coreutils do; this is
+/// reached only when SIGPIPE is blocked, since its default action ends the process first.
+pub fn stdout_error(e: io::Error) -> CliError {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(128 + 13);
+    }
+    CliError(format!("cannot write to stdout: {e}"))
+}
+
+/// `writeln!` to stdout; a failed write returns the error from the calling function.
+#[macro_export]
+macro_rules! outln {
+    ($w:expr $(, $($arg:tt)*)?) => {
+        writeln!($w $(, $($arg)*)?).map_err($crate::stdout_error)?
+    };
+}
 
 impl<T: std::fmt::Display> From<T> for CliError {
     fn from(e: T) -> Self {
@@ -137,29 +160,21 @@ fn main() -> ExitCode {
         eprintln!("error: internal error (a bug in kerf, please report it): {}{at}", one_line(&msg));
     }));
     let cli = Cli::parse();
-    let output = match &cli.command {
-        Command::Run { output, .. } => output.clone(),
-        _ => None,
-    };
-    let result = std::panic::catch_unwind(|| dispatch(cli.command)).unwrap_or_else(|_| Err(CliError(String::new())));
+    let result = std::panic::catch_unwind(|| {
+        let mut out = io::stdout().lock();
+        dispatch(cli.command, &mut out)?;
+        out.flush().map_err(stdout_error)
+    })
+    .unwrap_or_else(|_| Err(CliError(String::new())));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError(msg)) => {
-            if let Some(out) = output {
-                remove_stale(&out);
-            }
             if !msg.is_empty() {
-                eprintln!("error: {}", one_line(&msg));
+                // stderr may be gone too; there is nowhere left to report that.
+                let _ = writeln!(io::stderr(), "error: {}", one_line(&msg));
             }
             ExitCode::FAILURE
         }
-    }
-}
-
-/// After a failed run, no file at OUT may pass for its result.
-fn remove_stale(out: &Path) {
-    if std::fs::symlink_metadata(out).is_ok_and(|m| m.is_file()) {
-        let _ = std::fs::remove_file(out);
     }
 }
 
@@ -167,28 +182,26 @@ fn one_line(s: &str) -> String {
     s.split('\n').map(str::trim_end).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" | ")
 }
 
-fn dispatch(command: Command) -> Result<(), CliError> {
+fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
-        Command::Run { request, output, backend, dynamic } => run(&request, output.as_deref(), backend, dynamic),
-        Command::Ops => spec_print::ops(),
-        Command::Spec { id } => spec_print::spec(&id),
+        Command::Run { request, output, backend, dynamic } => run(&request, output.as_deref(), backend, dynamic, out),
+        Command::Ops => spec_print::ops(out),
+        Command::Spec { id } => spec_print::spec(&id, out),
         Command::Clif { request, dynamic } => {
             let file = kerf::request_file::load(&request)?;
             let text = backend::clif(&file, dynamic)?;
-            print!("{text}");
-            Ok(())
+            out.write_all(text.as_bytes()).map_err(stdout_error)
         }
         Command::Expand { request, name } => {
             let file = kerf::request_file::load(&request)?;
             let name = name.unwrap_or_else(|| struct_name(&request));
             let text = kerf_codegen::expand_request(&file.request, &name).map_err(|e| file.describe_error(&e))?;
-            print!("{text}");
-            Ok(())
+            out.write_all(text.as_bytes()).map_err(stdout_error)
         }
         Command::Bench { request, json, threads, iters, backend, dynamic } => {
-            bench::bench(&request, json, threads, iters, backend, dynamic)
+            bench::bench(&request, json, threads, iters, backend, dynamic, out)
         }
-        Command::Demo { op, brief } => demo::demo(op.as_deref(), brief),
+        Command::Demo { op, brief } => demo::demo(op.as_deref(), brief, out),
     }
 }
 
@@ -206,14 +219,29 @@ fn struct_name(request: &Path) -> String {
     if name.starts_with(|c: char| c.is_ascii_alphabetic()) { name } else { "Derived".into() }
 }
 
-fn run(request: &Path, output: Option<&Path>, backend: Backend, dynamic: bool) -> Result<(), CliError> {
+fn run(
+    request: &Path,
+    output: Option<&Path>,
+    backend: Backend,
+    dynamic: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    // OUT is checked first, so that a run is not wasted on an output that will be refused.
+    let target = output.map(output::check).transpose()?;
     let file = kerf::request_file::load(request)?;
-    let out = backend::run(&file, backend, dynamic)?;
-    match output {
-        Some(path) => kerf::npy::write(path, &out)?,
-        None => {
-            println!("{}\n{}", format_args!("{}{:?}", out.dtype(), out.shape()), kerf::display::format_values(&out))
+    if let Some(target) = &target {
+        target.refuse_input(request, "the request file")?;
+        for npy in file.npy_paths() {
+            target.refuse_input(npy, "an input")?;
         }
     }
-    Ok(())
+    let result = backend::run(&file, backend, dynamic)?;
+    match target {
+        Some(target) => target.write(&result),
+        None => {
+            outln!(out, "{}{:?}", result.dtype(), result.shape());
+            outln!(out, "{}", kerf::display::format_values(&result));
+            Ok(())
+        }
+    }
 }

@@ -1,8 +1,9 @@
 //! `kerf ops` and `kerf spec ID`: printed from the spec files, so a new op needs no
 //! change here.
 
-use crate::CliError;
+use crate::{CliError, outln};
 use kerf_spec::{InputRank, OpSpec, RuleKind};
+use std::io::Write;
 
 fn registry() -> Result<&'static kerf_spec::Registry, CliError> {
     kerf_spec::registry().map_err(|e| CliError(e.to_string()))
@@ -12,24 +13,23 @@ fn versions(spec: &OpSpec) -> String {
     spec.versions.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
-pub fn ops() -> Result<(), CliError> {
+pub fn ops(out: &mut dyn Write) -> Result<(), CliError> {
     let reg = registry()?;
     let width = reg.ids().map(str::len).max().unwrap_or(0);
     let vwidth = reg.ops().iter().map(|s| versions(s).len() + "versions ".len()).max().unwrap_or(0);
     for spec in reg.ops() {
         let v = format!("versions {}", versions(spec));
-        println!("{:<width$}  {v:<vwidth$}  {}", spec.id, spec.summary);
+        outln!(out, "{:<width$}  {v:<vwidth$}  {}", spec.id, spec.summary);
     }
     Ok(())
 }
 
-pub fn spec(id: &str) -> Result<(), CliError> {
+pub fn spec(id: &str, out: &mut dyn Write) -> Result<(), CliError> {
     let reg = registry()?;
     let spec = reg
         .get(id)
         .ok_or_else(|| CliError(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", "))))?;
-    print!("{}", render(spec));
-    Ok(())
+    out.write_all(render(spec).as_bytes()).map_err(crate::stdout_error)
 }
 
 fn opt_versions(v: &Option<Vec<u32>>) -> String {

@@ -116,10 +116,9 @@ pub fn pattern(dtype: DType, shape: &[u64]) -> Tensor {
             bytes[last] &= 0x0f;
         }
     }
-    if let Some(s) = t.strings_mut() {
-        for (i, v) in s.iter_mut().enumerate() {
-            *v = format!("s{i}");
-        }
+    if dtype == DType::String {
+        let values: Vec<String> = (0..t.len()).map(|i| format!("s{i}")).collect();
+        return Tensor::from_strings(shape, values).expect("test tensor");
     }
     t
 }

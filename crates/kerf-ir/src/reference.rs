@@ -51,7 +51,16 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
         });
     }
     let core = plan.core_shape();
-    let mut out = Tensor::zeros(plan.dtype, &core)?;
+    let mut out = match input.data {
+        // Output strings are as wide as the input's.
+        ViewData::Strings(s) => {
+            let n = crate::tensor::volume(&core).and_then(|n| usize::try_from(n).ok());
+            let strings = n.and_then(|n| crate::tensor::Strings::empty(s.width(), n));
+            let too_large = || Error::TooLarge { what: format!("a string tensor of shape {core:?}") };
+            Tensor::from_string_storage(&core, strings.ok_or_else(too_large)?)?
+        }
+        ViewData::Bytes(_) => Tensor::zeros(plan.dtype, &core)?,
+    };
     let n = out.len();
     let rank = core.len();
     let mut y = vec![0u64; rank];
@@ -82,11 +91,10 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
         }
         match (&input.data, plan.dtype.layout()) {
             (ViewData::Strings(s), _) => {
-                let v = match src {
-                    Some(s_i) => s[s_i as usize].clone(),
-                    None => String::new(),
-                };
-                out.strings_mut().expect("string output")[i as usize] = v;
+                // The fill value of strings is the empty string: the output's zeros.
+                if let Some(s_i) = src {
+                    out.strings_mut().expect("string output").copy_from(i as usize, s, s_i as usize)?;
+                }
             }
             (ViewData::Bytes(_), layout) => {
                 let bits = match src {

@@ -15,7 +15,121 @@ pub struct Tensor {
 #[derive(Clone, Debug, PartialEq)]
 enum Storage {
     Bytes(AlignedBytes),
-    Strings(Vec<String>),
+    Strings(Strings),
+}
+
+/// String elements as numpy stores them: each in `width` bytes — its UTF-8, padded with
+/// NUL bytes — in one buffer, so memory is the data's, with no allocation per element.
+/// A string cannot end in NUL (the padding would swallow it), as in numpy.
+#[derive(Clone, Debug)]
+pub struct Strings {
+    width: usize,
+    len: usize,
+    bytes: Vec<u8>,
+}
+
+impl Strings {
+    /// `len` empty strings of `width` bytes; `None` when the bytes cannot be allocated.
+    pub fn empty(width: usize, len: usize) -> Option<Strings> {
+        let n = width.checked_mul(len)?;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(n).ok()?;
+        bytes.resize(n, 0);
+        Some(Strings { width, len, bytes })
+    }
+
+    /// Row-major elements, stored `width` = the longest one's bytes wide.
+    pub fn from_strs<S: AsRef<str>>(values: &[S]) -> Result<Strings, Error> {
+        let width = values.iter().map(|v| v.as_ref().len()).max().unwrap_or(0);
+        let mut out = Strings::empty(width, values.len())
+            .ok_or_else(|| Error::TooLarge { what: format!("{} strings of {width} bytes", values.len()) })?;
+        for (i, v) in values.iter().enumerate() {
+            let v = v.as_ref().as_bytes();
+            if v.last() == Some(&0) {
+                return Err(Error::Invalid {
+                    what: format!("string {i} ends with a NUL character, which string storage (numpy's) cannot hold"),
+                });
+            }
+            out.bytes[i * width..i * width + v.len()].copy_from_slice(v);
+        }
+        Ok(out)
+    }
+
+    /// Bytes already in this layout: `len` elements of `width` bytes, each UTF-8 once its
+    /// trailing NULs are cut (checked here).
+    pub fn from_padded(width: usize, len: usize, bytes: Vec<u8>) -> Result<Strings, Error> {
+        if width.checked_mul(len) != Some(bytes.len()) {
+            return Err(Error::BufferLength {
+                what: format!("{len} strings of {width} bytes"),
+                expected: width.saturating_mul(len),
+                found: bytes.len(),
+            });
+        }
+        let s = Strings { width, len, bytes };
+        if let Some(i) = (0..len).find(|&i| std::str::from_utf8(s.raw(i)).is_err()) {
+            return Err(Error::Invalid { what: format!("string {i} is not UTF-8") });
+        }
+        Ok(s)
+    }
+
+    /// Bytes per element.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// All elements, `width` bytes each.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Element `i` without its padding.
+    fn raw(&self, i: usize) -> &[u8] {
+        let slot = &self.bytes[i * self.width..(i + 1) * self.width];
+        let end = slot.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+        &slot[..end]
+    }
+
+    pub fn get(&self, i: usize) -> Option<&str> {
+        if i >= self.len {
+            return None;
+        }
+        // UTF-8 by construction; checked again rather than trusted.
+        std::str::from_utf8(self.raw(i)).ok()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len).map(|i| self.get(i).unwrap_or_default())
+    }
+
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+
+    /// Copy element `from` of `src` into element `to`; an error when either index is out
+    /// of range or the string does not fit this storage's width.
+    pub fn copy_from(&mut self, to: usize, src: &Strings, from: usize) -> Result<(), Error> {
+        let bad = || Error::Invalid { what: format!("cannot copy string {from} into string {to}") };
+        if to >= self.len || from >= src.len {
+            return Err(bad());
+        }
+        let v = src.raw(from);
+        let slot = &mut self.bytes[to * self.width..(to + 1) * self.width];
+        slot.get_mut(..v.len()).ok_or_else(bad)?.copy_from_slice(v);
+        slot[v.len()..].fill(0);
+        Ok(())
+    }
+}
+
+/// Equal when the elements are: the width is storage, not value.
+impl PartialEq for Strings {
+    fn eq(&self, other: &Strings) -> bool {
+        self.len == other.len && (0..self.len).all(|i| self.raw(i) == other.raw(i))
+    }
 }
 
 /// A byte buffer backed by `u128`s, so its start is 16-byte aligned.
@@ -57,13 +171,10 @@ impl Tensor {
             volume(shape).ok_or_else(|| Error::TooLarge { what: format!("a {dtype} tensor of shape {shape:?}") })?;
         let data = match dtype.layout() {
             Layout::Strings => {
+                // Empty strings take no bytes.
                 let n = usize::try_from(count)
                     .map_err(|_| Error::TooLarge { what: format!("a string tensor of shape {shape:?}") })?;
-                let mut v = Vec::new();
-                v.try_reserve_exact(n)
-                    .map_err(|_| Error::TooLarge { what: format!("a string tensor of shape {shape:?}") })?;
-                v.resize(n, String::new());
-                Storage::Strings(v)
+                Storage::Strings(Strings::empty(0, n).expect("no bytes to allocate"))
             }
             _ => {
                 let too_large = || Error::TooLarge { what: format!("a {dtype} tensor of shape {shape:?}") };
@@ -90,7 +201,12 @@ impl Tensor {
         Ok(t)
     }
 
-    pub fn from_strings(shape: &[u64], values: Vec<String>) -> Result<Tensor, Error> {
+    /// A string tensor from row-major elements (see [`Strings`] for how they are stored).
+    pub fn from_strings<S: AsRef<str>>(shape: &[u64], values: impl AsRef<[S]>) -> Result<Tensor, Error> {
+        Tensor::from_string_storage(shape, Strings::from_strs(values.as_ref())?)
+    }
+
+    pub fn from_string_storage(shape: &[u64], values: Strings) -> Result<Tensor, Error> {
         let count = volume(shape).unwrap_or(u64::MAX);
         if count != values.len() as u64 {
             return Err(Error::BufferLength {
@@ -143,13 +259,13 @@ impl Tensor {
             Storage::Strings(_) => None,
         }
     }
-    pub fn strings(&self) -> Option<&[String]> {
+    pub fn strings(&self) -> Option<&Strings> {
         match &self.data {
             Storage::Strings(s) => Some(s),
             Storage::Bytes(_) => None,
         }
     }
-    pub fn strings_mut(&mut self) -> Option<&mut [String]> {
+    pub fn strings_mut(&mut self) -> Option<&mut Strings> {
         match &mut self.data {
             Storage::Strings(s) => Some(s),
             Storage::Bytes(_) => None,
@@ -222,7 +338,7 @@ pub struct TensorView<'a> {
 #[derive(Copy, Clone, Debug)]
 pub enum ViewData<'a> {
     Bytes(&'a [u8]),
-    Strings(&'a [String]),
+    Strings(&'a Strings),
 }
 
 impl<'a> TensorView<'a> {

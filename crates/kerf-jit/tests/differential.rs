@@ -561,7 +561,7 @@ fn checks_happen_before_machine_code() {
 #[test]
 fn strings_are_refused_with_a_clear_error() {
     let r = Request::new("onnx.slice")
-        .input("data", Tensor::from_strings(&[2], vec!["a".into(), "b".into()]).unwrap())
+        .input("data", Tensor::from_strings(&[2], ["a", "b"]).unwrap())
         .input("starts", i64s(&[0]))
         .input("ends", i64s(&[1]));
     let e = jit().compile(&r).unwrap_err().to_string();

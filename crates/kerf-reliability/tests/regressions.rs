@@ -131,7 +131,7 @@ fn npy_good_files_still_read() {
         None,
     )
     .unwrap();
-    assert_eq!(s.strings().unwrap(), &["ab".to_string(), "c".to_string()]);
+    assert_eq!(s.strings().unwrap().to_vec(), ["ab", "c"]);
 }
 
 fn empty_leading_axis(shape: &[u64]) -> Request {
@@ -213,7 +213,7 @@ fn reference_refuses_inconsistent_views() {
         .input("starts", Tensor::from_i64s(&[0]))
         .input("ends", Tensor::from_i64s(&[3]));
     let plan = kerf_ir::lower(&req).unwrap();
-    let two = ["a".to_string(), "b".to_string()];
+    let two = kerf::Strings::from_strs(&["a", "b"]).unwrap();
     let short = TensorView { dtype: DType::String, shape: &[3], data: ViewData::Strings(&two) };
     let bytes = TensorView { dtype: DType::String, shape: &[3], data: ViewData::Bytes(&[1, 2, 3]) };
     for view in [short, bytes] {

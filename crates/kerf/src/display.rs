@@ -28,7 +28,7 @@ pub fn format_values(t: &Tensor) -> String {
 
 fn element(t: &Tensor, i: u64) -> String {
     match t.dtype() {
-        DType::String => format!("{:?}", t.strings().map(|s| s[i as usize].as_str()).unwrap_or("")),
+        DType::String => format!("{:?}", t.strings().and_then(|s| s.get(i as usize)).unwrap_or("")),
         d => t.element_bits(i).map(|b| format_bits(d, b)).unwrap_or_default(),
     }
 }

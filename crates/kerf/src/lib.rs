@@ -32,6 +32,7 @@
 
 pub mod display;
 mod error;
+mod file;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 pub mod npy;
@@ -45,6 +46,8 @@ pub use half;
 /// shares its name with the [`Kernel`] trait it implements).
 pub use kerf_derive::Kernel;
 pub use kerf_ir::random;
+use kerf_ir::tensor;
+pub use kerf_ir::tensor::Strings;
 pub use kerf_ir::{
     AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
     SlicePlan, Tensor, TensorView, lower, reference,
@@ -93,8 +96,8 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
 
 /// Compile a request with the JIT (the static kernel, or with `dynamic` the kernel
 /// specialized on op, mode, dtype and rank only) and run it on the request's data input.
-/// String tensors are not plain memory: the JIT runs the same plan on u64 element
-/// indices, and the strings are then cloned by index (see [`run_jit_strings`]).
+/// String tensors go through the JIT as fixed-width elements or element indices (see
+/// [`run_jit_strings`]).
 pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Error> {
     let plan = lower(request)?;
     if plan.dtype() == DType::String {
@@ -110,28 +113,65 @@ pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Er
     kernel.run_tensor(data.map(Tensor::view))
 }
 
-/// A slice of strings through the JIT: the plan is compiled for u64 elements and run on
-/// the input's element indices 0..n, giving each output element the index of the string
-/// it copies. Strings never leave Rust, and the loops are the JIT's own.
+/// A slice of strings through the JIT. Strings are stored `width` bytes each (see
+/// [`Strings`]): a width of 1, 2, 4 or 8 bytes moves as u8/u16/u32/u64 elements, straight
+/// from the input's buffer into the output's; any other width runs the plan on the
+/// element indices 0..n (u32, or u64 past 2^32 elements) and copies each picked string.
+/// Strings never leave Rust, and the loops are the JIT's own.
 pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> Result<Tensor, Error> {
     let Plan::Slice(slice) = plan else {
         return Err(Error::Invalid { what: "only slices move strings".into() });
     };
     let strings = data.strings().ok_or_else(|| Error::Invalid { what: "the data input holds no strings".into() })?;
-    let index_plan = Plan::Slice(SlicePlan { dtype: DType::U64, ..slice.clone() });
-    let kernel = if dynamic { jit.compile_dynamic_plan(&index_plan)? } else { jit.compile_plan(&index_plan)? };
-    let indices: Vec<u8> = (0..strings.len() as u64).flat_map(u64::to_le_bytes).collect();
-    let indices = Tensor::from_bytes(DType::U64, data.shape(), &indices)?;
-    let picked = kernel.run_tensor(Some(indices.view()))?;
-    let out: Vec<String> = (0..picked.len())
-        .map(|i| {
-            let at = picked.element_bits(i).and_then(|b| usize::try_from(b).ok());
-            at.and_then(|at| strings.get(at)).cloned().ok_or_else(|| Error::Invalid {
-                what: format!("the JIT produced no valid string index for output element {i}"),
-            })
-        })
-        .collect::<Result<_, Error>>()?;
-    Tensor::from_strings(&slice.output_shape, out)
+    let width = strings.width();
+    let out_len = usize::try_from(tensor::volume(&slice.output_shape).unwrap_or(u64::MAX))
+        .map_err(|_| Error::TooLarge { what: format!("a string tensor of shape {:?}", slice.output_shape) })?;
+    let too_large = || Error::TooLarge { what: format!("a string tensor of shape {:?}", slice.output_shape) };
+    let compile = |dtype: DType| {
+        let p = Plan::Slice(SlicePlan { dtype, ..slice.clone() });
+        if dynamic { jit.compile_dynamic_plan(&p) } else { jit.compile_plan(&p) }
+    };
+    let element = match width {
+        1 => Some(DType::U8),
+        2 => Some(DType::U16),
+        4 => Some(DType::U32),
+        8 => Some(DType::U64),
+        _ => None,
+    };
+    let out = match element {
+        Some(dtype) => {
+            let mut bytes = Vec::new();
+            let n = out_len.checked_mul(width).ok_or_else(too_large)?;
+            bytes.try_reserve_exact(n).map_err(|_| too_large())?;
+            bytes.resize(n, 0);
+            compile(dtype)?.run_bytes(Some(strings.bytes()), &mut bytes)?;
+            Strings::from_padded(width, out_len, bytes)?
+        }
+        None => {
+            let n = strings.len() as u64;
+            let index = if n <= u32::MAX as u64 { DType::U32 } else { DType::U64 };
+            let w = index.byte_width().expect("u32/u64");
+            let mut indices = Tensor::zeros(index, data.shape())?;
+            for (i, b) in indices.bytes_mut().expect("index bytes").chunks_exact_mut(w).enumerate() {
+                b.copy_from_slice(&(i as u64).to_le_bytes()[..w]);
+            }
+            let picked = compile(index)?.run_tensor(Some(indices.view()))?;
+            drop(indices);
+            let mut out = Strings::empty(width, out_len).ok_or_else(too_large)?;
+            for i in 0..out_len {
+                let at = picked
+                    .element_bits(i as u64)
+                    .and_then(|b| usize::try_from(b).ok())
+                    .filter(|&at| at < strings.len());
+                let at = at.ok_or_else(|| Error::Invalid {
+                    what: format!("the JIT produced no valid string index for output element {i}"),
+                })?;
+                out.copy_from(i, strings, at)?;
+            }
+            out
+        }
+    };
+    Tensor::from_string_storage(&slice.output_shape, out)
 }
 
 /// The reference interpreter behind the [`Kernel`] trait, so it can stand wherever a

@@ -34,8 +34,9 @@
 
 use crate::error::FileError;
 use kerf_ir::dtype::Layout;
+use kerf_ir::tensor::Strings;
 use kerf_ir::{DType, Tensor};
-use npyz::{Endianness, Order, TypeChar, TypeStr, WriterBuilder};
+use npyz::{Endianness, Order, TypeChar, TypeStr};
 use std::io::{self, BufRead, Read, Write};
 use std::path::Path;
 
@@ -96,15 +97,16 @@ pub fn read(path: &Path) -> Result<Tensor, FileError> {
 
 /// Read a `.npy` file; with `dtype`, apply kerf's convention for types numpy lacks
 /// (reinterpret same-width bits, or pack `i4`/`u4` values).
+/// The file must be a regular file (a FIFO or device is refused, not waited on).
 pub fn read_as(path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
-    let file = std::fs::File::open(path).map_err(|e| FileError::io(path, "cannot open", e))?;
+    let (file, len) = crate::file::open_regular(path, "cannot open")?;
     // A buffer that holds any header kerf accepts, so the checks on the first bytes see it whole.
-    from_reader(io::BufReader::with_capacity(MAX_HEADER_BYTES + 16, file), path, dtype)
+    from_reader(io::BufReader::with_capacity(MAX_HEADER_BYTES + 16, file), len, path, dtype)
 }
 
 /// Read `.npy` bytes held in memory; `name` is used in error messages.
 pub fn from_bytes(bytes: &[u8], name: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
-    from_reader(bytes, name, dtype)
+    from_reader(bytes, bytes.len() as u64, name, dtype)
 }
 
 /// The `descr` a header names, read leniently from the file's first bytes (for messages
@@ -175,15 +177,41 @@ fn header_text(prefix: &[u8]) -> &[u8] {
     }
 }
 
-/// Read exactly the `expected` data bytes that follow the header. Memory grows with the
-/// bytes actually present, never with what a (possibly corrupt) header promises.
-fn read_data<R: Read>(reader: R, expected: usize, path: &Path) -> Result<Result<Vec<u8>, usize>, FileError> {
-    let mut data = Vec::new();
-    reader.take(expected as u64 + 1).read_to_end(&mut data).map_err(|e| FileError::io(path, "cannot read", e))?;
-    Ok(if data.len() == expected { Ok(data) } else { Err(data.len()) })
+/// The bytes before the data: magic, version, length field and the header text.
+fn header_bytes(prefix: &[u8]) -> Option<u64> {
+    let before = if prefix.get(6)? == &1 { 10 } else { 12 };
+    Some(before + declared_header_len(prefix)? as u64)
 }
 
-fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
+/// Check that the file holds exactly the `expected` data bytes the header describes
+/// (before allocating anything for them); `what` describes them for messages.
+fn check_data_len(available: u64, expected: u64, what: &str, path: &Path) -> Result<(), FileError> {
+    if available < expected {
+        return Err(FileError::npy(
+            path,
+            format!("truncated: the header promises {what} ({expected} bytes of data), the file holds {available}"),
+        ));
+    }
+    if available > expected {
+        return Err(FileError::npy(path, format!("corrupt: bytes follow the {what} that the header describes")));
+    }
+    Ok(())
+}
+
+fn read_exact<R: Read>(mut reader: R, buf: &mut [u8], path: &Path) -> Result<(), FileError> {
+    reader.read_exact(buf).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            FileError::npy(path, "truncated: the file ended while its data was read")
+        } else {
+            FileError::io(path, "cannot read", e)
+        }
+    })
+}
+
+/// `total` is the length of the whole file: data sizes are checked against it before
+/// anything is allocated for them, so memory follows what the file holds, never what a
+/// (possibly corrupt) header promises.
+fn from_reader<R: BufRead>(mut reader: R, total: u64, path: &Path, dtype: Option<DType>) -> Result<Tensor, FileError> {
     let bad = |detail: String| FileError::npy(path, detail);
     let prefix = reader.fill_buf().map_err(|e| FileError::io(path, "cannot read", e))?.to_vec();
     if prefix.is_empty() {
@@ -240,31 +268,20 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
     let count =
         kerf_ir::tensor::volume(&shape).ok_or_else(|| bad(format!("shape {shape:?} in the header overflows")))?;
 
-    let mut tensor = if natural == DType::String {
-        read_strings(reader, header, &shape, path)?
+    let available = total.saturating_sub(header_bytes(&prefix).unwrap_or(total));
+    let tensor = if natural == DType::String {
+        read_strings(reader, &ts, &shape, order, available, path)?
     } else {
         let width = natural.byte_width().expect("numeric numpy types are byte-sized");
+        let what = format!("{count} elements of '{ts}' (shape {shape:?})");
         let expected = natural
             .buffer_bytes(count)
             .ok_or_else(|| bad(format!("header: a {natural} tensor of shape {shape:?} is too large to allocate")))?;
-        let data = match read_data(&mut reader, expected, path)? {
-            Ok(data) => data,
-            Err(got) if got < expected => {
-                return Err(bad(format!(
-                    "truncated: the header promises {count} elements of '{ts}' ({expected} bytes of data), \
-                     the file holds {got}"
-                )));
-            }
-            Err(_) => {
-                return Err(bad(format!(
-                    "corrupt: bytes follow the {count} elements of '{ts}' that the header describes \
-                     (shape {shape:?})"
-                )));
-            }
-        };
-        let mut t = Tensor::from_bytes(natural, &shape, &data).map_err(|e| bad(format!("header: {e}")))?;
-        drop(data);
+        check_data_len(available, expected as u64, &what, path)?;
+        // Read straight into the tensor: memory is the data's, once.
+        let mut t = Tensor::zeros(natural, &shape).map_err(|e| bad(format!("header: {e}")))?;
         let buf = t.bytes_mut().expect("numeric tensor");
+        read_exact(&mut reader, buf, path)?;
         if ts.endianness() == Endianness::Big && width > 1 {
             // Complex numbers swap each part on its own.
             let part = if natural.is_complex() { width / 2 } else { width };
@@ -277,90 +294,130 @@ fn from_reader<R: BufRead>(mut reader: R, path: &Path, dtype: Option<DType>) -> 
                 *b = u8::from(*b != 0);
             }
         }
-        t
+        if order == Order::Fortran && shape.len() > 1 {
+            let mut c = Tensor::zeros(natural, &shape).map_err(|e| bad(format!("header: {e}")))?;
+            fortran_to_c(t.bytes().expect("numeric tensor"), c.bytes_mut().expect("numeric tensor"), &shape, width);
+            c
+        } else {
+            t
+        }
     };
-    if order == Order::Fortran && shape.len() > 1 {
-        tensor = fortran_to_c(&tensor);
-    }
     match dtype {
         None => Ok(tensor),
         Some(d) => convert_storage(tensor, d).map_err(|m| bad(format!("as {d}: {m}"))),
     }
 }
 
-fn read_strings<R: Read>(reader: R, header: npyz::NpyHeader, shape: &[u64], path: &Path) -> Result<Tensor, FileError> {
+/// `S` (bytes) and `U` (UTF-32) strings into kerf's fixed-width UTF-8 [`Strings`]: `S`
+/// data is that layout already; `U` data is re-encoded as wide as its longest element
+/// needs. Memory is at most the file's data twice over, with no allocation per element.
+fn read_strings<R: Read>(
+    mut reader: R,
+    ts: &TypeStr,
+    shape: &[u64],
+    order: Order,
+    available: u64,
+    path: &Path,
+) -> Result<Tensor, FileError> {
     let bad = |detail: String| FileError::npy(path, detail);
-    // Read the data first (its size is what the file holds, not what the header says), so
-    // that neither the element count nor the string width can make memory explode.
-    let ts = header.dtype().descr();
-    let item = match header.dtype() {
-        npyz::DType::Plain(t) => {
-            let unit = if t.type_char() == TypeChar::UnicodeStr { 4 } else { 1 };
-            t.size_field().checked_mul(unit)
-        }
-        _ => None,
+    let unicode = ts.type_char() == TypeChar::UnicodeStr;
+    let chars = usize::try_from(ts.size_field()).unwrap_or(usize::MAX);
+    let item = chars.checked_mul(if unicode { 4 } else { 1 }).filter(|&n| n > 0);
+    let item = item.ok_or_else(|| bad(format!("string dtype '{ts}' has no width")))?;
+    let count = kerf_ir::tensor::volume(shape).and_then(|n| usize::try_from(n).ok());
+    let too_large = || bad(format!("header: a string tensor of shape {shape:?} ('{ts}') is too large to allocate"));
+    let count = count.ok_or_else(too_large)?;
+    let expected = count.checked_mul(item).ok_or_else(too_large)?;
+    check_data_len(available, expected as u64, &format!("{count} '{ts}' strings (shape {shape:?})"), path)?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(expected).map_err(|_| too_large())?;
+    data.resize(expected, 0);
+    read_exact(&mut reader, &mut data, path)?;
+    let (width, bytes) =
+        if unicode { utf32_to_utf8(&data, chars, ts.endianness()).map_err(&bad)? } else { (item, data) };
+    let bytes = if order == Order::Fortran && shape.len() > 1 {
+        let mut c = vec![0u8; bytes.len()];
+        fortran_to_c(&bytes, &mut c, shape, width);
+        c
+    } else {
+        bytes
     };
-    let item = item.filter(|&n| n > 0).ok_or_else(|| bad(format!("string dtype {ts} has no width")))?;
-    let expected = kerf_ir::tensor::volume(shape)
-        .and_then(|n| n.checked_mul(item))
-        .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| bad(format!("header: a string tensor of shape {shape:?} ({ts}) is too large to allocate")))?;
-    let data = match read_data(reader, expected, path)? {
-        Ok(data) => data,
-        Err(got) if got < expected => {
-            return Err(bad(format!("truncated: fewer {ts} strings than the header's shape {shape:?} promises")));
-        }
-        Err(_) => {
-            return Err(bad(format!(
-                "corrupt: bytes follow the {ts} strings that the header describes (shape {shape:?})"
-            )));
-        }
-    };
-    let npy = npyz::NpyFile::with_header(header, &data[..]);
-    let values: Vec<String> = npy.into_vec().map_err(|e| {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            bad(format!("truncated: fewer {ts} strings than the header's shape {shape:?} promises"))
-        } else {
-            bad(format!("corrupt string data ({ts}): {e}"))
-        }
-    })?;
-    Tensor::from_strings(shape, values).map_err(|e| bad(e.to_string()))
+    let strings =
+        Strings::from_padded(width, count, bytes).map_err(|e| bad(format!("corrupt string data ('{ts}'): {e}")))?;
+    Tensor::from_string_storage(shape, strings).map_err(|e| bad(e.to_string()))
 }
 
-/// Row-major copy of a tensor whose elements are stored in Fortran (column-major) order.
-fn fortran_to_c(t: &Tensor) -> Tensor {
-    let shape = t.shape().to_vec();
-    let n = t.len() as usize;
-    // Fortran strides: the first axis is contiguous.
-    let mut fstride = vec![1usize; shape.len()];
-    for k in 1..shape.len() {
-        fstride[k] = fstride[k - 1] * shape[k - 1] as usize;
+/// UTF-32 elements of `chars` code points each → UTF-8 elements as wide as the longest
+/// needs (trailing NULs are padding, as in numpy): (width, bytes).
+fn utf32_to_utf8(data: &[u8], chars: usize, endian: Endianness) -> Result<(usize, Vec<u8>), String> {
+    let code = |b: &[u8]| {
+        let b: [u8; 4] = b.try_into().expect("4 bytes");
+        if endian == Endianness::Big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }
+    };
+    let elements = || data.chunks_exact(4 * chars).enumerate();
+    // The first pass checks every code point and finds the widest element.
+    let mut width = 0;
+    for (i, e) in elements() {
+        let mut n = 0;
+        for c in e.chunks_exact(4).map(code) {
+            let c = char::from_u32(c)
+                .ok_or_else(|| format!("corrupt string data: element {i} holds {c:#x}, not a character"))?;
+            n += c.len_utf8();
+        }
+        let padding: usize = e.chunks_exact(4).rev().take_while(|b| code(b) == 0).count();
+        width = width.max(n - padding);
     }
-    // Source (Fortran) index of every row-major position, by an odometer.
-    let mut src = Vec::with_capacity(n);
-    let mut idx = vec![0u64; shape.len()];
-    for _ in 0..n {
-        src.push(idx.iter().zip(&fstride).map(|(&i, &s)| i as usize * s).sum::<usize>());
-        for k in (0..shape.len()).rev() {
+    let mut out = Vec::new();
+    out.try_reserve_exact(width * (data.len() / (4 * chars)))
+        .map_err(|_| "the strings are too large to allocate".to_string())?;
+    for (_, e) in elements() {
+        let start = out.len();
+        for c in e.chunks_exact(4).map(code) {
+            let c = char::from_u32(c).expect("checked above");
+            let mut b = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+        }
+        // Cut trailing NULs (padding), then pad to the width.
+        while out.len() > start && out.last() == Some(&0) {
+            out.pop();
+        }
+        out.resize(start + width, 0);
+    }
+    Ok((width, out))
+}
+
+/// Row-major copy of elements of `w` bytes stored in Fortran (column-major) order: an
+/// odometer over the rows, each gathered with the last axis's stride; no index tables.
+fn fortran_to_c(src: &[u8], dst: &mut [u8], shape: &[u64], w: usize) {
+    let rank = shape.len();
+    let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+    if rank == 0 || dims.contains(&0) || w == 0 {
+        return;
+    }
+    // Fortran strides in elements: the first axis is contiguous.
+    let mut fstride = vec![1usize; rank];
+    for k in 1..rank {
+        fstride[k] = fstride[k - 1] * dims[k - 1];
+    }
+    let last = rank - 1;
+    let (inner, step) = (dims[last], fstride[last]);
+    let mut idx = vec![0usize; last];
+    let mut base = 0usize;
+    for row in dst.chunks_exact_mut(inner * w) {
+        for (j, out) in row.chunks_exact_mut(w).enumerate() {
+            let at = (base + j * step) * w;
+            out.copy_from_slice(&src[at..at + w]);
+        }
+        for k in (0..last).rev() {
             idx[k] += 1;
-            if idx[k] < shape[k] {
+            base += fstride[k];
+            if idx[k] < dims[k] {
                 break;
             }
+            base -= fstride[k] * dims[k];
             idx[k] = 0;
         }
     }
-    if let Some(strings) = t.strings() {
-        let values = src.iter().map(|&s| strings[s].clone()).collect();
-        return Tensor::from_strings(&shape, values).expect("same shape");
-    }
-    let w = t.dtype().byte_width().expect("numpy types are byte-sized");
-    let from = t.bytes().expect("byte tensor");
-    let mut out = Tensor::zeros(t.dtype(), &shape).expect("same size as the input");
-    let to = out.bytes_mut().expect("byte tensor");
-    for (i, &s) in src.iter().enumerate() {
-        to[i * w..(i + 1) * w].copy_from_slice(&from[s * w..(s + 1) * w]);
-    }
-    out
 }
 
 /// Apply the storage convention: a tensor as read from a `.npy` → the dtype a request
@@ -407,69 +464,69 @@ pub fn convert_storage(t: Tensor, dtype: DType) -> Result<Tensor, String> {
     }
 }
 
+/// The `.npy` header (version 1, or 2 when the text needs a longer length field): the
+/// dict numpy writes, padded with spaces and a newline so the data starts 64-byte aligned.
+fn write_header<W: Write>(w: &mut W, descr: &str, shape: &[u64]) -> io::Result<()> {
+    let mut text = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (");
+    for d in shape {
+        text.push_str(&format!("{d}, "));
+    }
+    text.push_str("), }");
+    let (version, before) = if text.len() + 64 <= u16::MAX as usize { (1u8, 10) } else { (2u8, 12) };
+    text.push_str(&" ".repeat(63 - (before + text.len()) % 64));
+    text.push('\n');
+    w.write_all(b"\x93NUMPY")?;
+    w.write_all(&[version, 0])?;
+    if version == 1 {
+        w.write_all(&(text.len() as u16).to_le_bytes())?;
+    } else {
+        let len = u32::try_from(text.len()).map_err(|_| io::Error::other("the .npy header is too long"))?;
+        w.write_all(&len.to_le_bytes())?;
+    }
+    w.write_all(text.as_bytes())
+}
+
 /// Serialize a tensor as `.npy` bytes (see the module docs for how each dtype is stored).
-pub fn to_writer<W: Write>(w: W, t: &Tensor) -> io::Result<()> {
+/// The data is written as it is stored (little-endian), in blocks, with no per-element
+/// calls and no copy of the whole tensor.
+pub fn to_writer<W: Write>(mut w: W, t: &Tensor) -> io::Result<()> {
+    /// Elements converted per block for the types that are not stored as they are held.
+    const BLOCK: u64 = 1 << 16;
     let shape = t.shape();
+    if let Some(strings) = t.strings() {
+        // numpy's `<U`: UTF-32, as many code points per element as the longest has.
+        let n = strings.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(1);
+        write_header(&mut w, &format!("<U{n}"), shape)?;
+        let mut buf = Vec::with_capacity(4 * n);
+        for s in strings.iter() {
+            buf.clear();
+            buf.extend(s.chars().flat_map(|c| (c as u32).to_le_bytes()));
+            buf.resize(4 * n, 0);
+            w.write_all(&buf)?;
+        }
+        return Ok(());
+    }
     let dtype = t.dtype();
-    let ts = |s: &str| -> npyz::DType { npyz::DType::Plain(s.parse().expect("a valid type string")) };
-    macro_rules! typed {
-        ($ty:ty, $n:expr, $conv:expr) => {{
-            let bytes = t.bytes().expect("byte tensor");
-            let mut writer =
-                npyz::WriteOptions::<$ty>::new().dtype(ts(storage_descr(dtype))).shape(shape).writer(w).begin_nd()?;
-            writer.extend(bytes.chunks_exact($n).map(|c| {
-                let a: [u8; $n] = c.try_into().expect("chunk of the element width");
-                $conv(a)
-            }))?;
-            writer.finish()
-        }};
-    }
+    write_header(&mut w, storage_descr(dtype), shape)?;
+    let bytes = t.bytes().expect("byte tensor");
     match dtype {
-        DType::Bool => typed!(bool, 1, |a: [u8; 1]| a[0] != 0),
-        DType::I8 => typed!(i8, 1, i8::from_le_bytes),
-        DType::U8 | DType::F8E4M3FN | DType::F8E5M2 => typed!(u8, 1, u8::from_le_bytes),
-        DType::I16 => typed!(i16, 2, i16::from_le_bytes),
-        DType::U16 | DType::BF16 => typed!(u16, 2, u16::from_le_bytes),
-        DType::I32 => typed!(i32, 4, i32::from_le_bytes),
-        DType::U32 => typed!(u32, 4, u32::from_le_bytes),
-        DType::I64 => typed!(i64, 8, i64::from_le_bytes),
-        DType::U64 => typed!(u64, 8, u64::from_le_bytes),
-        DType::F16 => typed!(half::f16, 2, half::f16::from_le_bytes),
-        DType::F32 => typed!(f32, 4, f32::from_le_bytes),
-        DType::F64 => typed!(f64, 8, f64::from_le_bytes),
-        DType::C64 => typed!(num_complex::Complex<f32>, 8, |a: [u8; 8]| {
-            num_complex::Complex::new(
-                f32::from_le_bytes(a[..4].try_into().expect("4 bytes")),
-                f32::from_le_bytes(a[4..].try_into().expect("4 bytes")),
-            )
-        }),
-        DType::C128 => typed!(num_complex::Complex<f64>, 16, |a: [u8; 16]| {
-            num_complex::Complex::new(
-                f64::from_le_bytes(a[..8].try_into().expect("8 bytes")),
-                f64::from_le_bytes(a[8..].try_into().expect("8 bytes")),
-            )
-        }),
-        DType::I4 => {
-            let mut writer = npyz::WriteOptions::<i8>::new().dtype(ts("|i1")).shape(shape).writer(w).begin_nd()?;
-            writer.extend((0..t.len()).map(|i| t.element_i128(i).expect("i4 element") as i8))?;
-            writer.finish()
-        }
-        DType::U4 => {
-            let mut writer = npyz::WriteOptions::<u8>::new().dtype(ts("|u1")).shape(shape).writer(w).begin_nd()?;
-            writer.extend((0..t.len()).map(|i| t.element_i128(i).expect("u4 element") as u8))?;
-            writer.finish()
-        }
-        DType::String => {
-            let strings = t.strings().expect("string tensor");
-            let n = strings.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(1);
-            let mut writer =
-                npyz::WriteOptions::<str>::new().dtype(ts(&format!("<U{n}"))).shape(shape).writer(w).begin_nd()?;
-            for s in strings {
-                writer.push(s.as_str())?;
+        DType::Bool => {
+            for block in bytes.chunks(BLOCK as usize) {
+                w.write_all(&block.iter().map(|&b| u8::from(b != 0)).collect::<Vec<u8>>())?;
             }
-            writer.finish()
         }
+        // One value per byte, unpacked (i4 sign-extended).
+        DType::I4 | DType::U4 => {
+            let n = t.len();
+            for start in (0..n).step_by(BLOCK as usize) {
+                let block: Vec<u8> =
+                    (start..n.min(start + BLOCK)).map(|i| t.element_i128(i).expect("nibble element") as u8).collect();
+                w.write_all(&block)?;
+            }
+        }
+        _ => w.write_all(bytes)?,
     }
+    Ok(())
 }
 
 /// `.npy` bytes of a tensor, in memory.
@@ -509,4 +566,98 @@ pub fn write(path: &Path, t: &Tensor) -> Result<(), FileError> {
     tmp.as_file().sync_all().map_err(|e| FileError::io(path, "cannot write", e))?;
     tmp.persist(path).map_err(|e| FileError::io(path, "cannot rename the temporary file to", e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A version-1 `.npy` file: the header padded to 64 bytes, then `data`.
+    fn npy(descr: &str, fortran: bool, shape: &[u64], data: &[u8]) -> Vec<u8> {
+        let order = if fortran { "True" } else { "False" };
+        let dims: String = shape.iter().map(|d| format!("{d}, ")).collect();
+        let mut text = format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': ({dims}), }}");
+        text.push_str(&" ".repeat(63 - (10 + text.len()) % 64));
+        text.push('\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend((text.len() as u16).to_le_bytes());
+        b.extend(text.as_bytes());
+        b.extend(data);
+        b
+    }
+
+    fn read(bytes: &[u8]) -> Tensor {
+        from_bytes(bytes, Path::new("x.npy"), None).unwrap()
+    }
+
+    /// `|S1` data is held as it is stored: one buffer of one byte per string, no
+    /// allocation per element (it once took 56 bytes and a heap object each).
+    #[test]
+    fn byte_strings_are_held_in_one_buffer() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| b"abc"[i as usize % 3]).collect();
+        let t = read(&npy("|S1", false, &[100_000], &data));
+        let s = t.strings().unwrap();
+        assert_eq!((s.width(), s.len()), (1, 100_000));
+        assert_eq!(s.bytes(), data.as_slice(), "the file's bytes, as they are");
+        assert_eq!((s.get(0), s.get(4), s.get(100_000)), (Some("a"), Some("b"), None));
+        // Trailing NULs are padding, as in numpy; `S` must hold UTF-8.
+        let t = read(&npy("|S3", false, &[2], b"ab\0\xc3\xa9\0"));
+        assert_eq!(t.strings().unwrap().to_vec(), ["ab", "é"]);
+        let e = from_bytes(&npy("|S1", false, &[1], b"\xff"), Path::new("x.npy"), None).unwrap_err();
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+    }
+
+    /// `<U`/`>U` (UTF-32) is re-encoded as UTF-8 as wide as the longest element needs.
+    #[test]
+    fn unicode_strings_take_the_width_they_need() {
+        let utf32 = |strs: &[&str], n: usize, big: bool| -> Vec<u8> {
+            let mut v = Vec::new();
+            for s in strs {
+                let mut k = 0;
+                for c in s.chars() {
+                    v.extend(if big { (c as u32).to_be_bytes() } else { (c as u32).to_le_bytes() });
+                    k += 1;
+                }
+                v.extend(std::iter::repeat_n(0, 4 * (n - k)));
+            }
+            v
+        };
+        for big in [false, true] {
+            let descr = if big { ">U8" } else { "<U8" };
+            let t = read(&npy(descr, false, &[3], &utf32(&["ab", "", "日本"], 8, big)));
+            let s = t.strings().unwrap();
+            assert_eq!(s.width(), 6, "日本 is 6 bytes of UTF-8; 32 bytes of UTF-32 were stored");
+            assert_eq!(s.to_vec(), ["ab", "", "日本"]);
+        }
+        let e = from_bytes(&npy("<U1", false, &[1], &0xd800u32.to_le_bytes()), Path::new("x.npy"), None);
+        assert!(e.unwrap_err().to_string().contains("not a character"));
+    }
+
+    /// Fortran order is transposed by an odometer, element for element, for numbers and
+    /// strings alike.
+    #[test]
+    fn fortran_order_is_transposed() {
+        // [[[0..4], [4..8], [8..12]], [[12..16], ..]]: element [i, j, k] = 12i + 4j + k,
+        // stored with i fastest.
+        let stored: Vec<u8> =
+            (0..4).flat_map(|k| (0..3).flat_map(move |j| (0..2).map(move |i| (12 * i + 4 * j + k) as u8))).collect();
+        let t = read(&npy("|u1", true, &[2, 3, 4], &stored));
+        assert_eq!(t.bytes().unwrap(), (0..24).collect::<Vec<u8>>().as_slice());
+        let t = read(&npy("|S2", true, &[2, 2], b"a\0c\0bbd\0"));
+        assert_eq!(t.strings().unwrap().to_vec(), ["a", "bb", "c", "d"]);
+        // Empty axes and a single axis need no transposing.
+        assert_eq!(read(&npy("<i4", true, &[0, 3], b"")).shape(), &[0, 3]);
+        assert_eq!(read(&npy("|u1", true, &[3], b"\x01\x02\x03")).bytes().unwrap(), &[1, 2, 3]);
+    }
+
+    /// The header kerf writes is the one npyz and numpy read, 64-byte aligned.
+    #[test]
+    fn written_headers_read_back() {
+        for shape in [&[][..], &[3][..], &[2, 0, 5][..]] {
+            let t = Tensor::zeros(DType::F32, shape).unwrap();
+            let bytes = to_bytes(&t);
+            assert_eq!((bytes.len() - 4 * t.len() as usize) % 64, 0);
+            assert_eq!(read(&bytes), t);
+        }
+    }
 }

@@ -33,12 +33,16 @@
 
 use crate::error::{FileError, line_column};
 use kerf_ir::scalar::{f64_to_bits, int_to_bits};
+use kerf_ir::tensor::Strings;
 use kerf_ir::tensor::volume;
 use kerf_ir::{AttrValue, DType, InputArg, Request, Tensor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use toml::{Spanned, Value};
+
+mod values;
 
 /// A request read from a file, with where each of its entries was written.
 #[derive(Clone, Debug)]
@@ -48,6 +52,8 @@ pub struct RequestFile {
     pub request: Request,
     /// (line, column) of `op`, `version`, `attributes.NAME`, `inputs.NAME`.
     spans: BTreeMap<String, (usize, usize)>,
+    /// The `.npy` files its inputs were read from.
+    npy_paths: Vec<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -62,20 +68,45 @@ struct RawRequest {
     inputs: BTreeMap<Spanned<String>, Spanned<Value>>,
 }
 
+/// The longest request file kerf reads. A request is a few lines; large tensors belong
+/// in `.npy` files, which are read in proportion to their data.
+pub const MAX_REQUEST_BYTES: u64 = 64 << 20;
+
 /// Read and parse a request file. Relative `.npy` paths are resolved against its directory.
+/// It must be a regular file of at most [`MAX_REQUEST_BYTES`].
 pub fn load(path: &Path) -> Result<RequestFile, FileError> {
-    let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, "cannot read", e))?;
+    let too_long = |len: u64| FileError::Request {
+        path: path.to_path_buf(),
+        line: None,
+        column: None,
+        detail: format!(
+            "the file is {len} bytes; kerf reads request files of at most {} MiB (put large tensors in .npy files)",
+            MAX_REQUEST_BYTES >> 20
+        ),
+    };
+    let (file, len) = crate::file::open_regular(path, "cannot read")?;
+    if len > MAX_REQUEST_BYTES {
+        return Err(too_long(len));
+    }
+    let mut text = String::new();
+    file.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| FileError::io(path, "cannot read", e))?;
+    if text.len() as u64 > MAX_REQUEST_BYTES {
+        return Err(too_long(text.len() as u64));
+    }
     parse(&text, path)
 }
 
 /// Parse request text; `path` names it in errors and its directory resolves `.npy` paths.
 pub fn parse(text: &str, path: &Path) -> Result<RequestFile, FileError> {
-    let raw: RawRequest = toml::from_str(text).map_err(|e| {
-        let (line, column) = e.span().map(|s| line_column(text, s.start)).unwrap_or((1, 1));
+    // Large inline lists are read by `values`, not as a tree of TOML values; positions in
+    // the text the TOML parser sees map back to this text's.
+    let (cut, lists) = values::cut_large_lists(text);
+    let raw: RawRequest = toml::from_str(&cut).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_column(text, lists.original(s.start))).unwrap_or((1, 1));
         FileError::Syntax { path: path.to_path_buf(), line, column, message: one_line(e.message()) }
     })?;
     let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let at = |span: std::ops::Range<usize>| line_column(text, span.start);
+    let at = |span: std::ops::Range<usize>| line_column(text, lists.original(span.start));
     let err = |span: std::ops::Range<usize>, detail: String| {
         let (l, c) = at(span);
         FileError::Request { path: path.to_path_buf(), line: Some(l), column: Some(c), detail }
@@ -105,18 +136,38 @@ pub fn parse(text: &str, path: &Path) -> Result<RequestFile, FileError> {
         request.attributes.insert(name.get_ref().clone(), a);
         spans.insert(format!("attributes.{}", name.get_ref()), at(name.span()));
     }
+    let mut npy_paths = Vec::new();
     for (name, value) in &raw.inputs {
-        let input = input_from_value(value.get_ref(), &base).map_err(|e| match e {
+        if let Some(p) = npy_path(value.get_ref()) {
+            npy_paths.push(base.join(p));
+        }
+        let span = lists.original(value.span().start)..lists.original(value.span().end);
+        let list = lists.ranges.iter().find(|r| span.contains(&r.start)).map(|r| &text[r.clone()]);
+        let input = input_from_value_with(value.get_ref(), &base, list).map_err(|e| match e {
             InputError::Message(m) => err(value.span(), format!("input `{}`: {m}", name.get_ref())),
             InputError::File(f) => f,
         })?;
         request.inputs.insert(name.get_ref().clone(), input);
         spans.insert(format!("inputs.{}", name.get_ref()), at(name.span()));
     }
-    Ok(RequestFile { path: path.to_path_buf(), request, spans })
+    Ok(RequestFile { path: path.to_path_buf(), request, spans, npy_paths })
+}
+
+/// The `.npy` path an input value names, if it names one.
+fn npy_path(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(p) => Some(p),
+        Value::Table(t) => t.get("path").and_then(Value::as_str),
+        _ => None,
+    }
 }
 
 impl RequestFile {
+    /// The `.npy` files the inputs were read from (relative ones joined to the file's directory).
+    pub fn npy_paths(&self) -> &[PathBuf] {
+        &self.npy_paths
+    }
+
     /// Where an entry was written: `op`, `version`, `attributes.NAME` or `inputs.NAME`.
     pub fn location_of(&self, key: &str) -> Option<(usize, usize)> {
         self.spans.get(key).copied()
@@ -175,6 +226,12 @@ impl From<String> for InputError {
 /// One input's TOML value → an input; `.npy` paths are resolved against `base`.
 /// Shared by request files and spec examples.
 pub fn input_from_value(v: &Value, base: &Path) -> Result<InputArg, InputError> {
+    input_from_value_with(v, base, None)
+}
+
+/// As [`input_from_value`]; `list` is the text of the input's `values` list when it was
+/// large enough to be cut from the text the TOML parser reads (see [`values`]).
+fn input_from_value_with(v: &Value, base: &Path, list: Option<&str>) -> Result<InputArg, InputError> {
     match v {
         Value::String(p) => read_npy(base, p, None),
         Value::Integer(i) => Ok(scalar_tensor(DType::I64, *i as u64 as u128).into()),
@@ -236,6 +293,9 @@ pub fn input_from_value(v: &Value, base: &Path) -> Result<InputArg, InputError> 
                 }
             };
             match (shape, t.get("values")) {
+                (shape, Some(Value::Array(a))) if a.is_empty() && list.is_some() => {
+                    Ok(tensor_from_list(dtype, shape.as_deref(), list.unwrap_or_default())?.into())
+                }
                 (Some(shape), None) => Ok(InputArg::Meta { dtype, shape }),
                 (None, None) => Err("an inline tensor needs `shape` (and `values`)".to_string().into()),
                 (shape, Some(Value::Array(values))) => {
@@ -313,6 +373,58 @@ pub fn tensor_from_values(dtype: DType, shape: &[u64], values: &[Value]) -> Resu
         let bits = element_bits(dtype, v).map_err(|m| format!("value {i} ({}): {m}", short(v)))?;
         store(&mut t, i as u64, bits);
     }
+    Ok(t)
+}
+
+/// As [`tensor_from_values`], from the text of a `values` list, one element at a time: a
+/// first pass counts the elements (and finds the widest string), a second stores them.
+fn tensor_from_list(dtype: DType, shape: Option<&[u64]>, list: &str) -> Result<Tensor, String> {
+    let complex = dtype.is_complex();
+    let string = |raw: &str, i: u64| match values::value(raw).map_err(|m| format!("value {i}: {m}"))? {
+        Value::String(s) if s.ends_with('\0') => {
+            Err(format!("value {i}: a string ending with NUL cannot be stored (as in numpy)"))
+        }
+        Value::String(s) => Ok(s),
+        other => Err(format!("value {i}: a string tensor takes strings, found {}", describe(&other))),
+    };
+    let (mut n, mut width) = (0u64, 0usize);
+    values::for_each_element(list, complex, &mut |raw| {
+        if dtype == DType::String {
+            width = width.max(string(raw, n)?.len());
+        }
+        n += 1;
+        Ok(())
+    })?;
+    let shape = shape.map_or_else(|| vec![n], <[u64]>::to_vec);
+    let count = volume(&shape).ok_or_else(|| format!("shape {shape:?} overflows"))?;
+    if count != n {
+        return Err(format!("shape {shape:?} holds {count} elements, but {n} values are given"));
+    }
+    let mut i = 0u64;
+    if dtype == DType::String {
+        let too_large = || format!("{n} strings of {width} bytes are too large to allocate");
+        let size = (n as usize).checked_mul(width).ok_or_else(too_large)?;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(size).map_err(|_| too_large())?;
+        bytes.resize(size, 0);
+        values::for_each_element(list, false, &mut |raw| {
+            let s = string(raw, i)?;
+            let at = i as usize * width;
+            bytes[at..at + s.len()].copy_from_slice(s.as_bytes());
+            i += 1;
+            Ok(())
+        })?;
+        let strings = Strings::from_padded(width, n as usize, bytes).map_err(|e| e.to_string())?;
+        return Tensor::from_string_storage(&shape, strings).map_err(|e| e.to_string());
+    }
+    let mut t = Tensor::zeros(dtype, &shape).map_err(|e| e.to_string())?;
+    values::for_each_element(list, complex, &mut |raw| {
+        let v = values::value(raw).map_err(|m| format!("value {i}: {m}"))?;
+        let bits = element_bits(dtype, &v).map_err(|m| format!("value {i} ({}): {m}", short(&v)))?;
+        store(&mut t, i, bits);
+        i += 1;
+        Ok(())
+    })?;
     Ok(t)
 }
 
@@ -463,6 +575,87 @@ stride = { dtype = "i32", values = [1, 1] }
         }
     }
 
+    /// A list long enough to be read by `values` gives what the TOML parser's tree gives.
+    #[test]
+    fn large_lists_read_like_small_ones() {
+        let n = values::LARGE;
+        let join =
+            |f: &dyn Fn(usize) -> String, count: usize, sep: &str| (0..count).map(f).collect::<Vec<_>>().join(sep);
+        let cases: Vec<(&str, Option<String>, String)> = vec![
+            ("i8", None, join(&|i| format!("{}", i as i64 % 256 - 128), n, ", ")),
+            ("f32", None, join(&|i| ["1.5", "-2e3", "0x10", "+1_000", "-inf", "3"][i % 6].into(), n, ",\n")),
+            ("bool", None, join(&|i| ["true", "false", "1"][i % 3].into(), n, " , ")),
+            ("c64", None, join(&|i| format!("[{i}, -{i}.5]"), n, ", ")),
+            ("c128", None, join(&|i| if i % 2 == 0 { "[inf, 1]".into() } else { "2.5".into() }, n, ", ")),
+            (
+                "string",
+                None,
+                join(&|i| [r#""a, ]b""#, "'日本'", r#""""#, "'''x\ny'''", r#""\u00e9\"""#][i % 5].into(), n, ", "),
+            ),
+            (
+                "i32",
+                Some(format!("[{}, 4]", n / 4)),
+                join(&|i| format!("[{i}, {i}, {i}, {i}] # row {i}\n"), n / 4, ", "),
+            ),
+        ];
+        for (dtype, shape, items) in cases {
+            let list = format!("[{items}]");
+            assert!(list.len() >= values::LARGE, "{dtype}");
+            let shape_key = shape.map(|s| format!("shape = {s}, ")).unwrap_or_default();
+            let text = format!("op = \"a.b\"\n[inputs]\nx = {{ dtype = \"{dtype}\", {shape_key}values = {list} }}\n");
+            let got = parse_str(&text).unwrap_or_else(|e| panic!("{dtype}: {e}"));
+            let got = got.request.inputs["x"].tensor().unwrap().clone();
+            // The TOML parser's own reading of the same list.
+            let d: DType = dtype.parse().unwrap();
+            let v: toml::Table = toml::from_str(&format!("v = {list}")).unwrap();
+            let flat = flatten(v["v"].as_array().unwrap(), d);
+            let want = tensor_from_values(d, got.shape(), &flat).unwrap();
+            assert_eq!(got, want, "{dtype}");
+            if d == DType::String {
+                assert_eq!(got.strings().unwrap().get(4), Some("é\""));
+            }
+        }
+    }
+
+    #[test]
+    fn large_lists_report_errors_at_their_input() {
+        let n = values::LARGE;
+        let ones = || vec!["1"; n];
+        let mut out_of_range = ones();
+        out_of_range[3000] = "300";
+        let mut not_toml = ones();
+        not_toml[7] = "01";
+        let mut word = ones();
+        word[9] = "\"w\"";
+        for (dtype, items, shape, needles) in [
+            ("i8", out_of_range, "", vec!["value 3000", "not a i8"]),
+            ("f32", not_toml, "", vec!["value 7", "`01`"]),
+            ("i32", word, "", vec!["value 9", "takes numbers"]),
+            ("f32", ones(), "shape = [2], ", vec!["holds 2 elements", "4096 values"]),
+            ("string", ones(), "", vec!["value 0", "takes strings"]),
+        ] {
+            let text = format!(
+                "op = \"a.b\"\n[inputs]\n\nx = {{ dtype = \"{dtype}\", {shape}values = [{}] }}\n",
+                items.join(", ")
+            );
+            let e = parse_str(&text).unwrap_err().to_string();
+            assert!(e.starts_with("/nowhere/req.toml:4:5:") && e.contains("input `x`"), "{dtype}: {e}");
+            for n in needles {
+                assert!(e.contains(n), "{dtype}: `{n}` missing from {e}");
+            }
+        }
+        // Broken list syntax; an error after a list keeps its line.
+        let text = format!("op = \"a.b\"\n[inputs]\nx = {{ dtype = \"u8\", values = [{}, , 1] }}\n", ones().join(", "));
+        assert!(parse_str(&text).unwrap_err().to_string().contains("unexpected `,`"));
+        let text =
+            format!("op = \"a.b\"\n[inputs]\nx = {{ dtype = \"u8\", values = [{}] }}\ny = [1,\n", ones().join(",\n"));
+        let e = parse_str(&text).unwrap_err();
+        match &e {
+            FileError::Syntax { line, .. } => assert!(*line >= n + 3, "{e}"),
+            other => panic!("{other}"),
+        }
+    }
+
     #[test]
     fn literal_dtypes() {
         let v = |s: &str| -> Vec<Value> {
@@ -477,7 +670,7 @@ stride = { dtype = "i32", values = [1, 1] }
         let t = tensor_from_values(DType::Bool, &[2], &v("[true, 0]")).unwrap();
         assert_eq!(t.bytes().unwrap(), &[1, 0]);
         let t = tensor_from_values(DType::String, &[2], &v("[\"a\", \"bc\"]")).unwrap();
-        assert_eq!(t.strings().unwrap(), &["a".to_string(), "bc".to_string()]);
+        assert_eq!(t.strings().unwrap().to_vec(), ["a", "bc"]);
         let t = tensor_from_values(DType::U64, &[1], &v("[9223372036854775807]")).unwrap();
         assert_eq!(t.element_i128(0), Some(i64::MAX as i128));
         assert!(tensor_from_values(DType::U8, &[1], &v("[-1]")).is_err());

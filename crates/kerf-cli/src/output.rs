@@ -1,0 +1,253 @@
+//! `kerf run -o OUT`: the output file, written the way `cp` and `gcc -o` treat theirs.
+//!
+//! - OUT is checked before the run: a new file in an existing directory, or an existing
+//!   regular file kerf may write. A directory, FIFO, socket or device at OUT is refused,
+//!   never replaced; so is a read-only file. A symlink is written through: the regular
+//!   file it points to is replaced and the link stays (a link to anything else, or to
+//!   nothing, is refused). OUT naming the request file or an input of the same run is
+//!   refused, like gcc's "input file is the same as output file".
+//! - The output goes to a temporary file beside the file it replaces, which is synced and
+//!   renamed over it only when everything is written. A failed run leaves whatever is at
+//!   OUT as it was and leaves no new file; of concurrent runs on one OUT the last
+//!   successful rename wins. SIGINT, SIGTERM and SIGHUP during the write remove the
+//!   temporary file before the process ends by that signal (SIGKILL cannot be caught).
+
+use crate::CliError;
+use kerf::Tensor;
+use std::fs::{self, Metadata};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Where `kerf run -o` writes, as checked before the run.
+pub struct Target {
+    /// OUT as the user wrote it (for messages).
+    shown: PathBuf,
+    /// The path that is replaced: OUT, or the file a symlink at OUT points to.
+    path: PathBuf,
+    /// The regular file there now, if any.
+    existing: Option<Metadata>,
+}
+
+/// What kind of file a non-regular file is, for messages.
+fn kind(m: &Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    if m.is_dir() { "a directory" } else { "not a regular file" }
+}
+
+/// The directory a file is created in.
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Check OUT before anything runs (see the module docs for what is refused).
+pub fn check(out: &Path) -> Result<Target, CliError> {
+    let err = |m: String| CliError(format!("{}: {m}", out.display()));
+    let refuse = |what: String| {
+        err(format!("is {what}; kerf writes its output only to a regular file and never replaces anything else"))
+    };
+    let (path, existing) = match fs::symlink_metadata(out) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = dir_of(out);
+            if !fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+                return Err(err(format!("cannot write: the directory {} does not exist", dir.display())));
+            }
+            (out.to_path_buf(), None)
+        }
+        Err(e) => return Err(err(format!("cannot write: {e}"))),
+        Ok(m) if m.file_type().is_symlink() => {
+            let real = fs::canonicalize(out)
+                .map_err(|e| err(format!("is a symlink kerf cannot follow to an existing file ({e}); kerf writes through a symlink only to a regular file")))?;
+            let m = fs::metadata(&real).map_err(|e| err(format!("cannot write: {e}")))?;
+            if !m.is_file() {
+                return Err(refuse(format!("a symlink to {} ({})", kind(&m), real.display())));
+            }
+            (real, Some(m))
+        }
+        Ok(m) if !m.is_file() => return Err(refuse(kind(&m).to_string())),
+        Ok(m) => (out.to_path_buf(), Some(m)),
+    };
+    if let Some(m) = &existing {
+        // A file nobody may write is read-only even for root, who could replace it.
+        if m.permissions().readonly() {
+            return Err(err("is read-only; kerf does not replace it".into()));
+        }
+        // Opening for writing without truncating changes nothing; it asks the system
+        // whether this process may write the file.
+        let mut open = fs::OpenOptions::new();
+        open.write(true);
+        #[cfg(unix)]
+        {
+            // Should it have become a FIFO since the check, fail instead of blocking.
+            use std::os::unix::fs::OpenOptionsExt;
+            open.custom_flags(libc::O_NONBLOCK);
+        }
+        match open.open(&path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                return Err(err("is read-only; kerf does not replace it".into()));
+            }
+            Err(e) => return Err(err(format!("cannot write: {e}"))),
+        }
+    }
+    Ok(Target { shown: out.to_path_buf(), path, existing })
+}
+
+impl Target {
+    /// Refuse to replace a file this run reads (`what` says which, e.g. "the request file").
+    pub fn refuse_input(&self, input: &Path, what: &str) -> Result<(), CliError> {
+        let (Some(out), Ok(inp)) = (&self.existing, fs::metadata(input)) else {
+            return Ok(());
+        };
+        if same_file(out, &inp) {
+            return Err(CliError(format!(
+                "{}: is {what} of this run ({}); kerf does not overwrite its own inputs, write the output elsewhere",
+                self.shown.display(),
+                input.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Write `t` as `.npy`: a temporary file beside the target, renamed over it at the end.
+    pub fn write(&self, t: &Tensor) -> Result<(), CliError> {
+        let err = |action: &str, e: io::Error| CliError(format!("{}: {action}: {e}", self.shown.display()));
+        let name = self
+            .path
+            .file_name()
+            .ok_or_else(|| CliError(format!("{}: cannot write: the path names no file", self.shown.display())))?;
+        let prefix = format!(".{}.", name.to_string_lossy());
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // An ordinary new file's permissions (0666 less the umask), not a temporary file's 0600.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(fs::Permissions::from_mode(0o666));
+        }
+        cleanup::install();
+        // Created and registered under the handler's lock: a signal finds it registered.
+        let slot = cleanup::slot();
+        let tmp =
+            builder.tempfile_in(dir_of(&self.path)).map_err(|e| err("cannot create a temporary file beside it", e))?;
+        let pending = cleanup::Pending::new(slot, tmp.path());
+        {
+            let mut w = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+            kerf::npy::to_writer(&mut w, t).map_err(|e| err("cannot write", e))?;
+            w.flush().map_err(|e| err("cannot write", e))?;
+        }
+        if let Some(m) = &self.existing {
+            // A replaced file keeps its permissions, as `cp` keeps them.
+            tmp.as_file().set_permissions(m.permissions()).map_err(|e| err("cannot write", e))?;
+        }
+        tmp.as_file().sync_all().map_err(|e| err("cannot write", e))?;
+        let mut rename = pending.lock();
+        // Whatever appeared at the path during the run is replaced only if it is a file.
+        match fs::symlink_metadata(&self.path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Ok(m) if m.is_file() => {}
+            Ok(m) => {
+                return Err(CliError(format!(
+                    "{}: is now {}; kerf does not replace it",
+                    self.shown.display(),
+                    kind(&m)
+                )));
+            }
+            Err(e) => return Err(err("cannot write", e)),
+        }
+        tmp.persist(&self.path).map_err(|e| err("cannot rename the temporary file to it", e.error))?;
+        *rename = None;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &Metadata, _: &Metadata) -> bool {
+    false
+}
+
+/// Removing the temporary file when a signal ends the process during the write.
+mod cleanup {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, MutexGuard, PoisonError};
+
+    /// The temporary file being written, if any.
+    static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+    /// The registration, locked (the signal handler waits while it is held).
+    pub fn slot() -> MutexGuard<'static, Option<PathBuf>> {
+        PENDING.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A temporary file registered for removal on a signal; unregistered when dropped
+    /// (the file itself is then renamed, or removed by its own guard).
+    pub struct Pending;
+
+    impl Pending {
+        pub fn new(mut slot: MutexGuard<'static, Option<PathBuf>>, path: &Path) -> Pending {
+            *slot = Some(path.to_path_buf());
+            Pending
+        }
+        /// Hold off the signal handler (for the rename: the file is then either still
+        /// the temporary one, or already the output).
+        pub fn lock(&self) -> MutexGuard<'static, Option<PathBuf>> {
+            slot()
+        }
+    }
+
+    impl Drop for Pending {
+        fn drop(&mut self) {
+            *slot() = None;
+        }
+    }
+
+    /// Start the thread that, on SIGINT, SIGTERM or SIGHUP, removes the pending file and
+    /// ends the process by the same signal (so the parent sees what it sent).
+    #[cfg(unix)]
+    pub fn install() {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+                return;
+            };
+            std::thread::spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    let guard = slot();
+                    if let Some(p) = guard.as_ref() {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                    std::process::exit(128 + sig);
+                }
+            });
+        });
+    }
+
+    #[cfg(not(unix))]
+    pub fn install() {}
+}
