@@ -112,19 +112,24 @@ pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Er
 
 /// A slice of strings through the JIT: the plan is compiled for u64 elements and run on
 /// the input's element indices 0..n, giving each output element the index of the string
-/// it copies. Strings never leave Rust, and the loops are the JIT's own.
+/// it copies, or [`NO_STRING`] where it holds the fill value (a string plan's fill is the
+/// empty string). Strings never leave Rust, and the loops are the JIT's own.
 pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> Result<Tensor, Error> {
     let Plan::Slice(slice) = plan else {
         return Err(Error::Invalid { what: "only slices move strings".into() });
     };
     let strings = data.strings().ok_or_else(|| Error::Invalid { what: "the data input holds no strings".into() })?;
-    let index_plan = Plan::Slice(SlicePlan { dtype: DType::U64, ..slice.clone() });
+    let fill_bits = if slice.mode == BoundaryMode::Fill { NO_STRING as u128 } else { 0 };
+    let index_plan = Plan::Slice(SlicePlan { dtype: DType::U64, fill_bits, ..slice.clone() });
     let kernel = if dynamic { jit.compile_dynamic_plan(&index_plan)? } else { jit.compile_plan(&index_plan)? };
     let indices: Vec<u8> = (0..strings.len() as u64).flat_map(u64::to_le_bytes).collect();
     let indices = Tensor::from_bytes(DType::U64, data.shape(), &indices)?;
     let picked = kernel.run_tensor(Some(indices.view()))?;
     let out: Vec<String> = (0..picked.len())
         .map(|i| {
+            if picked.element_bits(i) == Some(NO_STRING as u128) {
+                return Ok(String::new());
+            }
             let at = picked.element_bits(i).and_then(|b| usize::try_from(b).ok());
             at.and_then(|at| strings.get(at)).cloned().ok_or_else(|| Error::Invalid {
                 what: format!("the JIT produced no valid string index for output element {i}"),
@@ -133,6 +138,10 @@ pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> 
         .collect::<Result<_, Error>>()?;
     Tensor::from_strings(&slice.output_shape, out)
 }
+
+/// The index [`run_jit_strings`] gives the fill value's positions: no string has it (a
+/// tensor of 2^64 - 1 strings cannot be allocated).
+pub const NO_STRING: u64 = u64::MAX;
 
 /// The reference interpreter behind the [`Kernel`] trait, so it can stand wherever a
 /// compiled kernel does (benchmarks, differential tests). Slow by design.
