@@ -240,7 +240,7 @@ impl fmt::Display for Plan {
                 write!(f, "slice {} {:?} -> {:?} mode {}", s.dtype, s.input_shape, s.output_shape, s.mode)?;
                 for (i, a) in s.axes.iter().enumerate() {
                     write!(f, "\n  axis {i}: x = {} + y*{} for y < {}", a.start, a.step, a.extent)?;
-                    if let Some(w) = s.windows.get(i) {
+                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || w.len != s.input_shape[i]) {
                         write!(f, " in the window [{}, {})", w.lo, w.lo as u128 + w.len as u128)?;
                     }
                 }
