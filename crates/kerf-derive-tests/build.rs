@@ -95,7 +95,9 @@ fn main() {
     }
     let dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     std::fs::write(dir.join("spec_examples.rs"), out).unwrap();
-    std::fs::write(dir.join("random_plans.rs"), random_plans(160)).unwrap();
+    let plans = random_plans("Random", 0x6b65_7266_6465_7276, 160, draw)
+        + &random_plans("RandomPad", 0x7061_6473_7061_6473, 60, draw_pad);
+    std::fs::write(dir.join("random_plans.rs"), plans).unwrap();
 }
 
 /// xorshift64*: a fixed sequence, so the generated cases never change unless this does.
@@ -131,7 +133,8 @@ struct Case {
     shape: Vec<u64>,
     lists: Vec<(&'static str, Vec<i64>)>,
     strings: Vec<(&'static str, &'static str)>,
-    fill: Option<i64>,
+    /// A scalar input (tensorrt.slice's fill, the pads' pad value): name and value.
+    fill: Option<(&'static str, i64)>,
 }
 
 impl Case {
@@ -152,8 +155,8 @@ impl Case {
         for (name, v) in &self.strings {
             r = r.attr(name, *v);
         }
-        if let Some(f) = self.fill {
-            r = r.input("fill", kerf_ir::Tensor::scalar_bits(kerf_ir::DType::I64, f as u64 as u128));
+        if let Some((name, f)) = self.fill {
+            r = r.input(name, kerf_ir::Tensor::scalar_bits(kerf_ir::DType::I64, f as u64 as u128));
         }
         r
     }
@@ -196,11 +199,14 @@ fn draw(rng: &mut Rng) -> Case {
             case.lists = vec![("start", start), ("size", size), ("stride", stride)];
             case.strings.push(("mode", mode));
             if mode == "fill" && rng.next().is_multiple_of(2) {
-                case.fill = Some(match case.dtype {
-                    "bool" => rng.range(0, 1),
-                    "i4" => rng.range(-8, 7),
-                    _ => rng.range(-100, 100),
-                });
+                case.fill = Some((
+                    "fill",
+                    match case.dtype {
+                        "bool" => rng.range(0, 1),
+                        "i4" => rng.range(-8, 7),
+                        _ => rng.range(-100, 100),
+                    },
+                ));
             }
         }
         1 => {
@@ -256,8 +262,70 @@ fn draw(rng: &mut Rng) -> Case {
     case
 }
 
-fn random_plans(count: usize) -> String {
-    let mut rng = Rng(0x6b65_7266_6465_7276);
+/// A pad case: onnx.pad (versions 11 to 21, every mode, crops, axes, a pad value) or
+/// openvino.pad (Pad-1 and Pad-12, symmetric included, pads within the modes' bounds).
+fn draw_pad(rng: &mut Rng) -> Case {
+    let rank = rng.range(1, 3) as usize;
+    let shape: Vec<u64> = (0..rank).map(|_| rng.range(1, 6) as u64).collect();
+    let mut case = Case { op: "", version: None, dtype: "", shape, lists: Vec::new(), strings: Vec::new(), fill: None };
+    let dims: Vec<i64> = case.shape.iter().map(|&d| d as i64).collect();
+    if rng.next().is_multiple_of(2) {
+        case.op = "onnx.pad";
+        let version = [11, 13, 18, 19, 21][rng.next() as usize % 5];
+        case.version = Some(version);
+        case.dtype = match version {
+            11 => rng.pick(&["u8", "i16", "i32", "u64", "f16", "f32", "f64"]),
+            21 => rng.pick(&["bool", "i4", "u4", "f8e4m3fn", "f8e5m2", "bf16", "i64", "c64"]),
+            _ => rng.pick(&["bool", "i8", "u16", "i64", "bf16", "f32", "c128"]),
+        };
+        let mode = rng.pick(if version >= 19 {
+            &["constant", "edge", "reflect", "wrap"]
+        } else {
+            &["constant", "edge", "reflect"]
+        });
+        let mut axes: Vec<i64> = (0..rank as i64).collect();
+        if version >= 18 && rng.next().is_multiple_of(2) {
+            axes.reverse();
+            axes.truncate(rng.range(1, rank as i64) as usize);
+            axes.iter_mut().for_each(|a| *a -= rank as i64 * rng.range(0, 1));
+            case.lists.push(("axes", axes.clone()));
+        }
+        let pads: Vec<i64> = (0..2 * axes.len())
+            .map(|i| {
+                let d = dims[axes[i % axes.len()].rem_euclid(rank as i64) as usize];
+                rng.range(-2, 2 * d + 2)
+            })
+            .collect();
+        case.lists.insert(0, ("pads", pads));
+        case.strings.push(("mode", mode));
+        if mode == "constant" && rng.next().is_multiple_of(2) {
+            case.fill = Some(("constant_value", if case.dtype == "bool" { rng.range(0, 1) } else { rng.range(-8, 7) }));
+        }
+    } else {
+        case.op = "openvino.pad";
+        let version = [1, 12][rng.next() as usize % 2];
+        case.version = Some(version);
+        case.dtype = rng.pick(&["bool", "i4", "u8", "i32", "u64", "f8e5m2", "f16", "bf16", "f32", "f64"]);
+        let mode = rng.pick(&["constant", "edge", "reflect", "symmetric"]);
+        let low = if version == 1 { 0 } else { -2 };
+        let pad = |rng: &mut Rng, d: i64| match mode {
+            "reflect" => rng.range(low, d - 1),
+            "symmetric" => rng.range(low, d),
+            _ => rng.range(low, 2 * d + 2),
+        };
+        let begin: Vec<i64> = dims.iter().map(|&d| pad(rng, d)).collect();
+        let end: Vec<i64> = dims.iter().map(|&d| pad(rng, d)).collect();
+        case.lists = vec![("pads_begin", begin), ("pads_end", end)];
+        case.strings.push(("pad_mode", mode));
+        if mode == "constant" && rng.next().is_multiple_of(2) {
+            case.fill = Some(("pad_value", if case.dtype == "bool" { rng.range(0, 1) } else { rng.range(-8, 7) }));
+        }
+    }
+    case
+}
+
+fn random_plans(prefix: &str, seed: u64, count: usize, draw: fn(&mut Rng) -> Case) -> String {
+    let mut rng = Rng(seed);
     let mut out = String::from("// Generated by build.rs (fixed seed); do not edit.\n\n");
     let mut kept = 0;
     let mut tries = 0;
@@ -280,19 +348,20 @@ fn random_plans(count: usize) -> String {
         for (name, v) in &case.strings {
             attrs.push(format!("{name} = {v:?}"));
         }
-        if let Some(f) = case.fill {
-            attrs.push(format!("fill = {f}"));
+        if let Some((name, f)) = case.fill {
+            attrs.push(format!("{name} = {f}"));
         }
         let mut values: Vec<String> =
             case.lists.iter().map(|(n, v)| format!("({n:?}, V::Ints(vec!{}))", list(v))).collect();
         values.extend(case.strings.iter().map(|(n, v)| format!("({n:?}, V::Str({v:?}))")));
-        if let Some(f) = case.fill {
-            values.push(format!("(\"fill\", V::Int({f}))"));
+        if let Some((name, f)) = case.fill {
+            values.push(format!("({name:?}, V::Int({f}))"));
         }
         let shape = case.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+        let test = prefix.to_lowercase();
         writeln!(
             out,
-            "#[derive(kerf::Kernel)]\n#[kerf({})]\nstruct Random{kept};\n\n#[test]\nfn random_{kept}() {{\n    let request = request({:?}, {:?}, Some(({:?}, &[{shape}])), &[{}]);\n    check(&Random{kept}, &request);\n}}\n",
+            "#[derive(kerf::Kernel)]\n#[kerf({})]\nstruct {prefix}{kept};\n\n#[test]\nfn {test}_{kept}() {{\n    let request = request({:?}, {:?}, Some(({:?}, &[{shape}])), &[{}]);\n    check(&{prefix}{kept}, &request);\n}}\n",
             attrs.join(", "),
             case.op,
             case.version,

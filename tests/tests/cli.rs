@@ -122,10 +122,19 @@ fn ops_lists_every_op_with_versions() {
     let out = kerf().arg("ops").output().unwrap();
     assert!(out.status.success());
     let text = stdout(&out);
-    for id in ["tensorrt.slice", "tensorrt.fill", "onnx.slice", "openvino.strided_slice"] {
+    for id in [
+        "tensorrt.slice",
+        "tensorrt.fill",
+        "onnx.slice",
+        "openvino.strided_slice",
+        "onnx.pad",
+        "openvino.pad",
+        "openvino.slice",
+    ] {
         assert!(text.lines().any(|l| l.starts_with(id)), "{id} missing:\n{text}");
     }
     assert!(text.contains("1, 10, 11, 13"), "{text}");
+    assert!(text.contains("1, 2, 11, 13, 18, 19, 21"), "{text}");
 }
 
 #[test]
@@ -752,6 +761,52 @@ fn run_on_every_backend_and_the_dynamic_kernel() {
         assert!(res.status.success(), "{args:?}: {}", stderr(&res));
         assert_eq!(kerf::npy::read(&out).unwrap(), want, "{args:?}");
         std::fs::remove_file(&out).unwrap();
+    }
+}
+
+/// The Pad family through every command: run (each backend, dynamic), clif, expand,
+/// bench, demo and spec; nothing in the CLI names an op.
+#[test]
+fn pad_family_through_every_command() {
+    let s = Scratch::new();
+    for case in ["onnx_node_test_wrap_pad", "ov_pad_0025", "ov_slice8_0046", "onnx_pad_0039"] {
+        let dir = conformance(case);
+        let want = kerf::npy::read(&dir.join("expected.npy")).unwrap();
+        let req = dir.join("request.toml");
+        let req = req.to_str().unwrap();
+        for args in [&[][..], &["--dynamic"][..], &["--backend", "reference"][..]] {
+            let out = s.path("out.npy");
+            let res = kerf().args(["run", req, "-o", out.to_str().unwrap()]).args(args).output().unwrap();
+            assert!(res.status.success(), "{case} {args:?}: {}", stderr(&res));
+            assert_eq!(kerf::npy::read(&out).unwrap(), want, "{case} {args:?}");
+            std::fs::remove_file(&out).unwrap();
+        }
+        for cmd in ["clif", "expand"] {
+            let res = kerf().args([cmd, req]).output().unwrap();
+            assert!(res.status.success(), "{case} {cmd}: {}", stderr(&res));
+        }
+    }
+    let sym = s.write(
+        "sym.toml",
+        "op = \"openvino.pad\"\n[attributes]\npad_mode = \"symmetric\"\n\
+         [inputs]\narg = { dtype = \"f32\", shape = [8, 8] }\npads_begin = [2, 2]\npads_end = [2, 2]\n",
+    );
+    let out = kerf().args(["clif", &sym]).output().unwrap();
+    assert!(stdout(&out).starts_with("function %kerf_slice_symmetric_f32"), "{}", stdout(&out));
+    let out = kerf().args(["bench", &sym, "--json", "--iters", "2"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((v["baseline"].as_str(), v["bytes"].as_u64()), (Some("memcpy"), Some(12 * 12 * 4)), "{v}");
+    for op in ["onnx.pad", "openvino.pad", "openvino.slice"] {
+        let out = kerf().args(["demo", "--op", op, "--brief"]).output().unwrap();
+        assert!(out.status.success(), "{op}: {}", stdout(&out));
+        let out = kerf().args(["spec", op]).output().unwrap();
+        assert!(out.status.success() && stdout(&out).contains(op), "{op}");
+    }
+    let out = kerf().args(["spec", "onnx.pad"]).output().unwrap();
+    let text = stdout(&out);
+    for needle in ["wrap_from_19", "constant_value", "paddings"] {
+        assert!(text.contains(needle), "{needle}: {text}");
     }
 }
 

@@ -693,12 +693,175 @@ fn rows() -> Vec<(&'static str, String, Vec<&'static str>, Reach)> {
     ]
 }
 
+fn onnx_pad(version: u32, data: &str, pads: &str, mode: &str, extra_inputs: &str) -> String {
+    let pads = if version <= 2 { String::new() } else { format!("pads = {pads}") };
+    format!(
+        "op = \"onnx.pad\"\nversion = {version}\n[attributes]\nmode = \"{mode}\"\n[inputs]\ndata = {data}\n{pads}\n{extra_inputs}\n"
+    )
+}
+
+fn ov_pad(version: u32, arg: &str, begin: &str, end: &str, mode: &str, extra_inputs: &str) -> String {
+    format!(
+        "op = \"openvino.pad\"\nversion = {version}\n[attributes]\npad_mode = \"{mode}\"\n[inputs]\narg = {arg}\n\
+         pads_begin = {begin}\npads_end = {end}\n{extra_inputs}\n"
+    )
+}
+
+fn ov_slice(data: &str, inputs: &str) -> String {
+    format!("op = \"openvino.slice\"\n[inputs]\ndata = {data}\n{inputs}\n")
+}
+
+/// The Pad family's rows: each rule broken, through the same commands.
+fn pad_rows() -> Vec<(&'static str, String, Vec<&'static str>, Reach)> {
+    vec![
+        (
+            "onnx_pad_pads_length",
+            onnx_pad(19, F32_44, "[1, 1]", "constant", ""),
+            vec!["pads_length", "it needs 4"],
+            ALL,
+        ),
+        (
+            "onnx_pad_v1_paddings_length",
+            onnx_pad(1, F32_44, "", "edge", "").replace("[inputs]", "paddings = [1]\n[inputs]"),
+            vec!["pads_length", "`paddings` has 1 entries"],
+            ALL,
+        ),
+        ("onnx_pad_wrap_before_19", onnx_pad(18, I32_4, "[1, 1]", "wrap", ""), vec!["wrap_from_19"], ALL),
+        (
+            "onnx_pad_axes_repeated",
+            onnx_pad(18, F32_44, "[1, 1, 1, 1]", "edge", "axes = [0, -2]"),
+            vec!["axes_unique", "axes[1] = -2"],
+            ALL,
+        ),
+        (
+            "onnx_pad_axis_out_of_range",
+            onnx_pad(21, F32_44, "[1, 1]", "edge", "axes = [-3]"),
+            vec!["axes_in_range", "axes[0] = -3"],
+            ALL,
+        ),
+        (
+            "onnx_pad_value_not_representable",
+            onnx_pad(19, "\"u8.npy\"", "[1, 1]", "constant", "constant_value = 256"),
+            vec!["pad_value_representable", "cannot be u8"],
+            ALL,
+        ),
+        (
+            "onnx_pad_value_of_another_dtype",
+            onnx_pad(19, I32_4, "[1, 1]", "constant", "constant_value = { dtype = \"u8\", shape = [], values = [1] }"),
+            vec!["pad_value_type", "dtype u8"],
+            ALL,
+        ),
+        (
+            "onnx_pad_negative_extent",
+            onnx_pad(19, I32_4, "[-3, -2]", "constant", ""),
+            vec!["output_extent_non_negative", "axis 0"],
+            ALL,
+        ),
+        ("onnx_pad_crop_past_extent", onnx_pad(19, I32_4, "[-5, 2]", "reflect", ""), vec!["crop_within_extent"], ALL),
+        (
+            "onnx_pad_empty_axis_edge",
+            onnx_pad(19, "{ dtype = \"f32\", shape = [0], values = [] }", "[0, 1]", "edge", ""),
+            vec!["empty_axis_padded"],
+            ALL,
+        ),
+        (
+            "onnx_pad_v1_integers",
+            onnx_pad(1, I32_4, "", "edge", "").replace("[inputs]", "paddings = [1, 1]\n[inputs]"),
+            vec!["types_version_1_2"],
+            ALL,
+        ),
+        ("onnx_pad_pads_i32", onnx_pad(19, I32_4, "\"i32.npy\"", "edge", ""), vec!["input `pads` has dtype i32"], ALL),
+        (
+            "onnx_pad_extent_overflows",
+            onnx_pad(19, I32_4, "[9223372036854775807, 9223372036854775807]", "constant", ""),
+            vec!["overflows"],
+            ALL,
+        ),
+        (
+            "onnx_pad_output_too_large",
+            onnx_pad(19, I32_4, "[0, 4611686018427387904]", "constant", ""),
+            vec!["too large"],
+            RUN,
+        ),
+        (
+            "ov_pad_pads_length",
+            ov_pad(12, F32_44, "[1]", "[1, 1]", "constant", ""),
+            vec!["pads_length", "`pads_begin` has 1"],
+            ALL,
+        ),
+        ("ov_pad_negative_on_pad1", ov_pad(1, I32_4, "[0]", "[-1]", "edge", ""), vec!["pads_non_negative_v1"], ALL),
+        (
+            "ov_pad_reflect_pads_reach_d",
+            ov_pad(12, I32_4, "[4]", "[0]", "reflect", ""),
+            vec!["reflect_pads_below_extent", "at most 3"],
+            ALL,
+        ),
+        (
+            "ov_pad_symmetric_pads_past_d",
+            ov_pad(12, I32_4, "[0]", "[5]", "symmetric", ""),
+            vec!["symmetric_pads_within_extent"],
+            ALL,
+        ),
+        (
+            "ov_pad_edge_empty_axis",
+            ov_pad(12, "{ dtype = \"f32\", shape = [0], values = [] }", "[1]", "[0]", "edge", ""),
+            vec!["empty_axis_padded"],
+            ALL,
+        ),
+        (
+            "ov_pad_negative_extent",
+            ov_pad(12, I32_4, "[-3]", "[-3]", "constant", ""),
+            vec!["output_extent_non_negative"],
+            ALL,
+        ),
+        (
+            "ov_pad_value_not_integral",
+            ov_pad(12, I32_4, "[1]", "[1]", "constant", "pad_value = 0.5"),
+            vec!["pad_value_representable"],
+            ALL,
+        ),
+        ("ov_pad_pads_u64_max", ov_pad(12, I32_4, "\"u64_max.npy\"", "[0]", "constant", ""), vec!["overflows"], ALL),
+        (
+            "ov_pad_symmetric_on_trt",
+            trt(I32_4, "[-1]", "[5]", "[1]", "mode = \"symmetric\"", ""),
+            vec!["attribute `mode` = \"symmetric\" is not allowed"],
+            ALL,
+        ),
+        ("ov_slice_zero_step", ov_slice(I32_4, "start = [0]\nstop = [2]\nstep = [0]"), vec!["step_nonzero"], ALL),
+        (
+            "ov_slice_lengths",
+            ov_slice(F32_44, "start = [0, 0]\nstop = [2]\nstep = [1, 1]"),
+            vec!["lengths_equal", "`stop` has 1"],
+            ALL,
+        ),
+        (
+            "ov_slice_axes_repeated",
+            ov_slice(F32_44, "start = [0, 0]\nstop = [1, 1]\nstep = [1, 1]\naxes = [1, -1]"),
+            vec!["axes_unique"],
+            ALL,
+        ),
+        (
+            "ov_slice_axis_out_of_range",
+            ov_slice(F32_44, "start = [0]\nstop = [1]\nstep = [1]\naxes = [2]"),
+            vec!["axes_in_range"],
+            ALL,
+        ),
+        (
+            "ov_slice_scalar",
+            ov_slice("{ dtype = \"f32\", shape = [], values = [1] }", "start = []\nstop = []\nstep = []"),
+            vec!["data_rank"],
+            ALL,
+        ),
+        ("ov_slice_step_missing", ov_slice(I32_4, "start = [0]\nstop = [2]"), vec!["missing input `step`"], ALL),
+    ]
+}
+
 #[test]
 fn every_bad_input_through_the_cli_is_one_clear_line_and_leaves_out_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     write_files(dir.path());
     let baseline: Vec<String> = listing(dir.path());
-    let rows = rows();
+    let rows = [rows(), pad_rows()].concat();
     assert!(rows.len() >= 90, "the table keeps at least 90 rows, has {}", rows.len());
     let mut failures = Vec::new();
     let mut runs = 0;

@@ -90,4 +90,7 @@ examples_on_every_backend! {
     tensorrt_fill: "tensorrt.fill",
     onnx_slice: "onnx.slice",
     openvino_strided_slice: "openvino.strided_slice",
+    onnx_pad: "onnx.pad",
+    openvino_pad: "openvino.pad",
+    openvino_slice: "openvino.slice",
 }

@@ -395,7 +395,8 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     let (elem_param, fill_param, fill_arg, fill_doc) = if elem.is_nibbles() {
         (quote!(), if fill_mode { quote!(, fill: u8) } else { quote!() }, fill_mode, "")
     } else if elem.is_string() {
-        (quote!(<E: ::core::clone::Clone>), quote!(), false, "")
+        // A string pad fills with clones of `fill` (the empty string kerf's plans carry).
+        (quote!(<E: ::core::clone::Clone>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode, "")
     } else {
         (quote!(<E: ::core::marker::Copy>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode, "")
     };

@@ -139,3 +139,30 @@ fn openvino_strided_slice() {
         .attr("ellipsis_mask", [1, 0]);
     expand("ov_ellipsis_u4_reverse", r);
 }
+
+#[test]
+fn pad_family() {
+    let pads = |shape: &[u64], pads: &[i64], mode: &str| {
+        meta("onnx.pad", DType::F32, shape).version(19).input("pads", ints(pads)).attr("mode", mode)
+    };
+    expand("onnx_pad_wrap_2x3", pads(&[2, 3], &[1, 2, 0, 1], "wrap"));
+    expand("onnx_pad_p1_reflect", pads(&[1, 3, 1024, 1024], &[0, 0, 16, 16, 0, 0, 16, 16], "reflect"));
+    expand("onnx_pad_crop_then_reflect", pads(&[2, 5], &[0, -2, 1, 4], "reflect"));
+    let r = meta("onnx.pad", DType::I16, &[3, 2])
+        .input("pads", ints(&[1, 0, 0, 2]))
+        .input("constant_value", Tensor::scalar_bits(DType::I64, 9));
+    expand("onnx_pad_constant_i16", r);
+    let ov = |shape: &[u64], begin: &[i64], end: &[i64], mode: &str| {
+        meta("openvino.pad", DType::U8, shape)
+            .input("pads_begin", ints(begin))
+            .input("pads_end", ints(end))
+            .attr("pad_mode", mode)
+    };
+    expand("ov_pad_symmetric_2x3", ov(&[2, 3], &[1, 3], &[2, -1], "symmetric"));
+    expand("ov_pad_symmetric_bounces_tables", ov(&[2, 2], &[2, 2], &[2, 2], "symmetric"));
+    let r = meta("openvino.slice", DType::F32, &[4, 6])
+        .input("start", ints(&[-1, 100]))
+        .input("stop", ints(&[-100, 0]))
+        .input("step", ints(&[-2, -3]));
+    expand("ov_slice8_backward", r);
+}

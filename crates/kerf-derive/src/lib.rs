@@ -34,14 +34,19 @@ use proc_macro::TokenStream;
 ///
 /// `#[kerf(name = literal, ...)]`, in one or several attributes:
 /// - `op = "..."`: the spec id (`tensorrt.slice`, `tensorrt.fill`, `onnx.slice`,
-///   `openvino.strided_slice`); `version = N` picks an op set (default: the newest).
+///   `openvino.strided_slice`, `onnx.pad`, `openvino.pad`, `openvino.slice`);
+///   `version = N` picks an op set (default: the newest).
 /// - `dtype = "..."` and `input = [d0, d1, ...]`: the data input's element type and
 ///   shape. Fill ops read no input and take neither (their output type is `to_type`).
 /// - every attribute of the op by its spec name, with the spec's types, allowed values
 ///   and defaults (`mode = "fill"`, `begin_mask = [1, 0]`, `seed = 7`, ...);
 /// - inputs of the spec written as attributes (`starts = [...]` of onnx.slice 10+,
-///   `fill = 1.5` of tensorrt.slice, ...): baked in as constants. tensorrt.slice's `fill`
-///   is the default fill value (`FILL`, used by `Kernel::run_bytes`); `run` takes its own.
+///   `pads = [...]` of onnx.pad 11+, `pads_begin = [...]` of openvino.pad, `fill = 1.5`
+///   of tensorrt.slice, ...): baked in as constants. A fill or pad value (tensorrt.slice's
+///   `fill`, onnx.pad's `constant_value` or `value`, openvino.pad's `pad_value`) is the
+///   default (`FILL`, used by `Kernel::run_bytes`); `run` takes its own:
+///   `#[kerf(op = "onnx.pad", version = 19, dtype = "f32", input = [2, 3],
+///   pads = [1, 2, 0, 1], mode = "wrap")]`.
 ///
 /// Every mistake is a compile error at its attribute, all reported at once: unknown
 /// names, wrong types, values the spec does not allow, missing required attributes, the
@@ -53,7 +58,8 @@ use proc_macro::TokenStream;
 ///   `run` takes: elements, or bytes for packed 4-bit types), `DTYPE`, and `FILL` in mode
 ///   fill. Fill ops have no `INPUT_*`.
 /// - `fn run(&self, input: &[T], output: &mut [T]) -> Result<(), kerf::Error>` (with a
-///   trailing `fill: T` in mode fill; only `output` for fill ops): checks the lengths once,
+///   trailing `fill: T` in mode fill and the pads' mode constant; only `output` for fill
+///   ops): checks the lengths once,
 ///   then runs loops specialized by the shared schedule — no per-element bounds checks,
 ///   no boundary arithmetic. `T` is the Rust type of the dtype: `bool`, `i8`..`u64`,
 ///   `f32`, `f64`, `kerf::half::f16`/`bf16`, `kerf::num_complex::Complex<f32/f64>`,

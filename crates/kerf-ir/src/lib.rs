@@ -17,6 +17,6 @@ pub use dtype::DType;
 pub use error::Error;
 pub use frontend::lower;
 pub use kernel::Kernel;
-pub use plan::{AxisRead, BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+pub use plan::{AxisRead, BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan, Window};
 pub use request::{AttrValue, InputArg, Request};
 pub use tensor::{Tensor, TensorView};

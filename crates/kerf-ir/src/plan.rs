@@ -18,15 +18,18 @@ pub enum BoundaryMode {
     Fill,
     /// numpy `reflect` (edge not repeated), with repeated bounces.
     Reflect,
+    /// numpy `symmetric` (OpenCV BORDER_REFLECT: the edge repeated), with repeated bounces.
+    Symmetric,
 }
 
 impl BoundaryMode {
-    pub const ALL: [BoundaryMode; 5] = [
+    pub const ALL: [BoundaryMode; 6] = [
         BoundaryMode::StrictBounds,
         BoundaryMode::Wrap,
         BoundaryMode::Clamp,
         BoundaryMode::Fill,
         BoundaryMode::Reflect,
+        BoundaryMode::Symmetric,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -35,6 +38,7 @@ impl BoundaryMode {
             BoundaryMode::Clamp => "clamp",
             BoundaryMode::Fill => "fill",
             BoundaryMode::Reflect => "reflect",
+            BoundaryMode::Symmetric => "symmetric",
         }
     }
     pub fn from_name(s: &str) -> Option<BoundaryMode> {
@@ -65,8 +69,25 @@ impl BoundaryMode {
                     if c >= d { p - c } else { c }
                 }
             }
+            BoundaryMode::Symmetric => {
+                let z = x.rem_euclid(2 * d);
+                if z >= d { 2 * d - 1 - z } else { z }
+            }
         };
         Some(z as u64)
+    }
+
+    /// The period of the mode's formula on an axis of extent d > 0 (z(x + p) = z(x)):
+    /// wrap d, reflect 2d − 2 (1 when d = 1), symmetric 2d; `None` for the modes that
+    /// are not periodic.
+    pub fn period(self, d: u64) -> Option<u128> {
+        let d = d as u128;
+        match self {
+            BoundaryMode::Wrap => Some(d),
+            BoundaryMode::Reflect => Some((2 * d).saturating_sub(2).max(1)),
+            BoundaryMode::Symmetric => Some(2 * d),
+            BoundaryMode::StrictBounds | BoundaryMode::Clamp | BoundaryMode::Fill => None,
+        }
     }
 }
 
@@ -91,6 +112,13 @@ impl AxisRead {
     }
 }
 
+/// The part of an input axis a boundary mode sees: `len` elements from element `lo`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Window {
+    pub lo: u64,
+    pub len: u64,
+}
+
 /// A slice: every op of the slice family lowers to this. Axes are never permuted by
 /// these ops, so the core output has one axis per input axis; shrunk and inserted
 /// axes are a reshape of the core output into `output_shape`.
@@ -105,9 +133,28 @@ pub struct SlicePlan {
     pub fill_bits: u128,
     /// The final output shape: the axes' extents, reshaped for shrink/new axes.
     pub output_shape: Vec<u64>,
+    /// Per input axis, the window its boundary mode sees: x counts from the window's
+    /// first element and the mode's extent is the window's length. A pad that crops
+    /// before it pads (ONNX Pad's negative pads) reads a window of the axis. Empty:
+    /// every axis whole, the usual case (frontends leave it empty then).
+    pub windows: Vec<Window>,
 }
 
 impl SlicePlan {
+    /// The window of input axis `k` (the whole axis when the plan has none).
+    pub fn window(&self, k: usize) -> Window {
+        self.windows.get(k).copied().unwrap_or(Window { lo: 0, len: self.input_shape[k] })
+    }
+    /// Whether the windows are well formed: none, or one per input axis inside it.
+    pub fn windows_fit(&self) -> bool {
+        self.windows.is_empty()
+            || (self.windows.len() == self.input_shape.len()
+                && self
+                    .windows
+                    .iter()
+                    .zip(&self.input_shape)
+                    .all(|(w, &d)| w.lo.checked_add(w.len).is_some_and(|e| e <= d)))
+    }
     pub fn core_shape(&self) -> Vec<u64> {
         self.axes.iter().map(|a| a.extent).collect()
     }
@@ -327,6 +374,9 @@ impl fmt::Display for Plan {
                 write!(f, "slice {} {:?} -> {:?} mode {}", s.dtype, s.input_shape, s.output_shape, s.mode)?;
                 for (i, a) in s.axes.iter().enumerate() {
                     write!(f, "\n  axis {i}: x = {} + y*{} for y < {}", a.start, a.step, a.extent)?;
+                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || w.len != s.input_shape[i]) {
+                        write!(f, " in the window [{}, {})", w.lo, w.lo as u128 + w.len as u128)?;
+                    }
                 }
                 if s.mode == BoundaryMode::Fill {
                     write!(f, "\n  fill = {}", crate::scalar::format_bits(s.dtype, s.fill_bits))?;

@@ -50,6 +50,11 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
             what: format!("slice input: its data does not hold the {} {:?} it claims", input.dtype, input.shape),
         });
     }
+    if !plan.windows_fit() {
+        return Err(Error::Invalid {
+            what: format!("slice plan windows {:?} do not fit the input shape {:?}", plan.windows, plan.input_shape),
+        });
+    }
     let core = plan.core_shape();
     let mut out = match input.data {
         // Output strings are as wide as the input's.
@@ -77,15 +82,16 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
         let mut src = Some(0u64);
         for k in 0..rank {
             let a = &plan.axes[k];
-            let d = plan.input_shape[k];
+            // The mode sees the axis's window: x counts from its first element.
+            let w = plan.window(k);
             let x = i64::try_from(a.x(y[k])).map_err(|_| Error::Overflow {
                 op: "reference".into(),
                 what: format!("axis {k} coordinate"),
                 value: a.x(y[k]).to_string(),
             })?;
-            let z = if d == 0 { None } else { plan.mode.source_index(x, d) };
+            let z = if w.len == 0 { None } else { plan.mode.source_index(x, w.len) };
             src = match (src, z) {
-                (Some(s), Some(z)) => Some(s + z * in_strides[k]),
+                (Some(s), Some(z)) => Some(s + (w.lo + z) * in_strides[k]),
                 _ => None,
             };
         }

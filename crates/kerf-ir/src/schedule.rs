@@ -316,12 +316,12 @@ fn axis_segments(mode: BoundaryMode, a: i128, s: i128, n: u64, d: i128) -> Optio
                 out.push(CoordSeg { len: (n_i - hi) as u64, z: None });
             }
         }
-        BoundaryMode::Clamp | BoundaryMode::Wrap | BoundaryMode::Reflect => {
+        BoundaryMode::Clamp | BoundaryMode::Wrap | BoundaryMode::Reflect | BoundaryMode::Symmetric => {
             // Reduce the start and step modulo the period, which leaves z unchanged.
-            let (a, s) = match mode {
-                BoundaryMode::Clamp => (a, s),
-                _ => {
-                    let p = if mode == BoundaryMode::Wrap { d } else { (2 * d - 2).max(1) };
+            let (a, s) = match mode.period(d as u64) {
+                None => (a, s),
+                Some(p) => {
+                    let p = p as i128;
                     let mut s = s.rem_euclid(p);
                     if s > p / 2 {
                         s -= p;
@@ -381,9 +381,10 @@ fn axis_segments(mode: BoundaryMode, a: i128, s: i128, n: u64, d: i128) -> Optio
     (merged.len() <= MAX_SEGMENTS_PER_AXIS).then_some(merged)
 }
 
-/// The affine region of x for the clamp, wrap and reflect formulas: (lo, hi, c, sigma)
-/// with z = c + sigma·x for x in [lo, hi]. Reflect regions are chosen by the direction of
-/// travel `s` so that a segment starting at a turning point continues past it.
+/// The affine region of x for the clamp, wrap, reflect and symmetric formulas: (lo, hi,
+/// c, sigma) with z = c + sigma·x for x in [lo, hi]. Reflect regions are chosen by the
+/// direction of travel `s` so that a segment starting at a turning point continues past
+/// it; symmetric regions do not share their ends (the edge element is repeated).
 fn region(mode: BoundaryMode, x: i128, s: i128, d: i128) -> (i128, i128, i128, i128) {
     const INF: i128 = i128::MAX / 4;
     match mode {
@@ -399,6 +400,14 @@ fn region(mode: BoundaryMode, x: i128, s: i128, d: i128) -> (i128, i128, i128, i
         BoundaryMode::Wrap => {
             let k = floor_div(x, d);
             (k * d, k * d + d - 1, -k * d, 1)
+        }
+        BoundaryMode::Symmetric => {
+            if d == 1 {
+                return (-INF, INF, 0, 0);
+            }
+            // On the period 2d from kp: ascending [kp, kp+d-1], descending [kp+d, kp+2d-1].
+            let kp = floor_div(x, 2 * d) * 2 * d;
+            if x - kp < d { (kp, kp + d - 1, -kp, 1) } else { (kp + d, kp + 2 * d - 1, kp + 2 * d - 1, -1) }
         }
         _ => {
             if d == 1 {
@@ -517,16 +526,23 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
         // nest all-fill (or an error) before the strides inside it are used.
         in_strides[k] = in_strides[k + 1].saturating_mul(plan.input_shape[k + 1] as i128);
     }
+    if !plan.windows_fit() {
+        return Err(Error::Invalid {
+            what: format!("slice plan windows {:?} do not fit the input shape {:?}", plan.windows, plan.input_shape),
+        });
+    }
     let mut axes: Vec<Axis> = Vec::with_capacity(rank);
     for (k, a) in plan.axes.iter().enumerate() {
-        let d = plan.input_shape[k] as i128;
+        // The mode sees the axis's window: its extent d, its first element at `lo`.
+        let window = plan.window(k);
+        let (lo, d) = (window.lo as i128, window.len as i128);
         if d == 0 {
             if plan.mode == BoundaryMode::Fill {
                 return all_fill(nest);
             }
             return Err(Error::Invalid {
                 what: format!(
-                    "axis {k} of the input is empty but the output reads {} elements from it in mode {}",
+                    "axis {k} of the input (the window its mode sees) is empty but the output reads {} elements from it in mode {}",
                     a.extent, plan.mode
                 ),
             });
@@ -541,7 +557,7 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
                         None => Segment::Fill { len: s.len },
                         Some((z0, dz)) => Segment::Affine {
                             len: s.len,
-                            offset: to_i64(z0 * t, &what())?,
+                            offset: to_i64((lo + z0) * t, &what())?,
                             stride: to_i64(dz * t, &what())?,
                         },
                     });
@@ -565,7 +581,7 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
                     let x = fits(a.x(y))?;
                     table.push(match plan.mode.source_index(x, d as u64) {
                         None => None,
-                        Some(z) => Some(fits(z as i128 * t)?),
+                        Some(z) => Some(fits((lo + z as i128) * t)?),
                     });
                 }
                 Indexing::Table(table)
@@ -857,7 +873,7 @@ impl fmt::Display for FillNest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::AxisRead;
+    use crate::plan::{AxisRead, Window};
 
     fn plan(dtype: DType, shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
         SlicePlan {
@@ -867,6 +883,7 @@ mod tests {
             mode,
             fill_bits: 0,
             output_shape: axes.iter().map(|a| a.0).collect(),
+            windows: Vec::new(),
         }
     }
 
@@ -912,16 +929,20 @@ mod tests {
             for k in (0..rank).rev() {
                 let y = rem % core[k];
                 rem /= core[k];
-                let z = p.mode.source_index(p.axes[k].x(y) as i64, p.input_shape[k]);
-                want = want.zip(z).map(|(w, z)| w + z as i128 * strides[k]);
+                let window = p.window(k);
+                let z = p.mode.source_index(p.axes[k].x(y) as i64, window.len);
+                want = want.zip(z).map(|(w, z)| w + (window.lo + z) as i128 * strides[k]);
             }
             assert_eq!(*g, want, "element {i} of {p:?}\n{nest}");
         }
     }
 
+    const BORDER_MODES: [BoundaryMode; 5] =
+        [BoundaryMode::Wrap, BoundaryMode::Clamp, BoundaryMode::Fill, BoundaryMode::Reflect, BoundaryMode::Symmetric];
+
     #[test]
     fn every_mode_matches_the_formula_on_small_axes() {
-        for mode in [BoundaryMode::Wrap, BoundaryMode::Clamp, BoundaryMode::Fill, BoundaryMode::Reflect] {
+        for mode in BORDER_MODES {
             for d in 1..6u64 {
                 for start in -13..13i64 {
                     for step in -7..8i64 {
@@ -934,9 +955,52 @@ mod tests {
         }
     }
 
+    /// A window of the axis (a pad that crops first): the mode sees only the window.
+    #[test]
+    fn windows_match_the_formula() {
+        for mode in BORDER_MODES {
+            for (lo, len) in [(0, 1), (1, 3), (2, 2), (4, 1), (0, 5), (3, 2)] {
+                for start in -9..9i64 {
+                    for step in [-3, -1, 0, 1, 2] {
+                        for n in [1u64, 4, 13] {
+                            let mut p = plan(DType::I16, &[3, 5], &[(2, 1, -1), (n, start, step)], mode);
+                            p.windows = vec![Window { lo: 1, len: 2 }, Window { lo, len }];
+                            check_against_formula(&p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn windows_outside_the_input_are_refused() {
+        let mut p = plan(DType::F32, &[4], &[(2, 0, 1)], BoundaryMode::Wrap);
+        p.windows = vec![Window { lo: 3, len: 2 }];
+        assert!(slice(&p).is_err());
+        p.windows = vec![Window { lo: 0, len: 4 }, Window { lo: 0, len: 1 }];
+        assert!(slice(&p).is_err());
+        p.windows = vec![Window { lo: u64::MAX, len: 2 }];
+        assert!(slice(&p).is_err());
+    }
+
+    #[test]
+    fn symmetric_repeats_the_edge_on_every_bounce() {
+        // numpy.pad([0, 1, 2], (7, 4), "symmetric")
+        let p = plan(DType::U8, &[3], &[(14, -7, 1)], BoundaryMode::Symmetric);
+        let z: Vec<u64> = (0..14).map(|y| p.mode.source_index(p.axes[0].x(y) as i64, 3).unwrap()).collect();
+        assert_eq!(z, [0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 0]);
+        check_against_formula(&p);
+        assert_eq!(BoundaryMode::Symmetric.period(3), Some(6));
+        assert_eq!(BoundaryMode::Reflect.period(1), Some(1));
+        assert_eq!(BoundaryMode::Reflect.period(4), Some(6));
+        assert_eq!(BoundaryMode::Wrap.period(4), Some(4));
+        assert_eq!(BoundaryMode::Clamp.period(4), None);
+    }
+
     #[test]
     fn interior_is_one_segment_and_borders_are_few() {
-        for mode in [BoundaryMode::Wrap, BoundaryMode::Clamp, BoundaryMode::Fill, BoundaryMode::Reflect] {
+        for mode in BORDER_MODES {
             let p =
                 plan(DType::F32, &[1, 3, 1024, 1024], &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)], mode);
             let nest = slice(&p).unwrap();
@@ -1022,6 +1086,23 @@ mod tests {
             ),
             ("w8_int4_columns", plan(DType::I4, &[4096, 4096], &[(4096, 0, 1), (4095, 1, 1)], StrictBounds)),
             ("reflect_bounces", plan(DType::U8, &[3], &[(12, -5, 1)], Reflect)),
+            ("symmetric_bounces", plan(DType::U8, &[3], &[(12, -5, 1)], Symmetric)),
+            (
+                "p2_symmetric",
+                plan(
+                    DType::F32,
+                    &[1, 3, 1024, 1024],
+                    &[(1, 0, 1), (3, 0, 1), (1056, -16, 1), (1056, -16, 1)],
+                    Symmetric,
+                ),
+            ),
+            ("symmetric_negative_step", plan(DType::I16, &[5, 4], &[(7, 9, -2), (6, -3, 3)], Symmetric)),
+            ("onnx_crop_then_reflect", {
+                // onnx.pad reflect (-1, +2) on [1, 2, 3]: the mode sees the window [1, 3).
+                let mut p = plan(DType::I32, &[3], &[(4, 0, 1)], Reflect);
+                p.windows = vec![Window { lo: 1, len: 2 }];
+                p
+            }),
             ("wrap_negative_step", plan(DType::I16, &[5, 4], &[(7, 9, -2), (6, -3, 3)], Wrap)),
             ("clamp_zero_step", plan(DType::C128, &[4, 4], &[(3, 7, 0), (5, -2, 1)], Clamp)),
             ("fill_far_outside", plan(DType::F64, &[4, 4], &[(3, 100, 1), (5, 0, 1)], Fill)),

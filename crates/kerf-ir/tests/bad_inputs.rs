@@ -19,7 +19,7 @@ fn rows() -> Vec<(&'static str, Request, &'static str)> {
     let i4 = Tensor::from_bytes(DType::I4, &[3], &[0x21, 0x03]).unwrap();
     vec![
         // generic request checks
-        ("unknown op", Request::new("onnx.pad"), "unknown op `onnx.pad`"),
+        ("unknown op", Request::new("onnx.gather"), "unknown op `onnx.gather`"),
         ("unknown version", onnx(9, arange_i32(&[3]), &[0], &[1], None, None), "unknown version 9"),
         ("unknown attribute", trt4("wrap").attr("pads", [1]), "unknown attribute `pads`"),
         ("attribute of wrong type", trt4("wrap").attr("size", 2.5), "attribute `size` must be of type int_list"),
@@ -197,6 +197,177 @@ fn rows() -> Vec<(&'static str, Request, &'static str)> {
             ov(arange_i32(&[4]), &[0], &[1], &[1], [NONE; 5])
                 .input("begin", Tensor::from_bytes(DType::U64, &[1], &u64::MAX.to_le_bytes()).unwrap()),
             "overflows",
+        ),
+        // onnx.pad
+        ("onnx pad wrong pads length", onnx_pad(19, arange_i32(&[2, 2]), &[1, 1, 1], "constant"), "pads_length"),
+        (
+            "onnx pad length with axes",
+            onnx_pad(18, arange_i32(&[2, 2]), &[1, 1, 1, 1], "edge").input("axes", Tensor::from_i64s(&[0])),
+            "pads_length",
+        ),
+        ("onnx pad v1 wrong paddings length", onnx_pad(1, f32s(&[2], &[0.0; 2]), &[1], "constant"), "pads_length"),
+        ("onnx pad wrap before v19", onnx_pad(18, arange_i32(&[2]), &[1, 1], "wrap"), "wrap_from_19"),
+        (
+            "onnx pad repeated axes",
+            onnx_pad(18, arange_i32(&[2, 2]), &[1, 1, 1, 1], "edge").input("axes", Tensor::from_i64s(&[1, -1])),
+            "axes_unique",
+        ),
+        (
+            "onnx pad axis out of range",
+            onnx_pad(19, arange_i32(&[2, 2]), &[1, 1], "edge").input("axes", Tensor::from_i64s(&[2])),
+            "axes_in_range",
+        ),
+        (
+            "onnx pad value out of range",
+            onnx_pad(19, Tensor::zeros(DType::U8, &[2]).unwrap(), &[1, 1], "constant")
+                .input("constant_value", scalar_i64(-1)),
+            "pad_value_representable",
+        ),
+        (
+            "onnx pad NaN value for integers",
+            onnx_pad(19, arange_i32(&[2]), &[1, 1], "constant").input("constant_value", scalar_f64(f64::NAN)),
+            "pad_value_representable",
+        ),
+        (
+            "onnx pad value beyond f16",
+            onnx_pad(19, Tensor::zeros(DType::F16, &[2]).unwrap(), &[1, 1], "constant")
+                .input("constant_value", scalar_f64(1e6)),
+            "pad_value_representable",
+        ),
+        (
+            "onnx pad v2 value beyond an f32 attribute",
+            onnx_pad(2, f32s(&[2], &[0.0; 2]), &[1, 1], "constant").attr("value", 1e300),
+            "pad_value_representable",
+        ),
+        (
+            "onnx pad value of another dtype",
+            onnx_pad(19, arange_i32(&[2]), &[1, 1], "constant").input("constant_value", scalar_bits(DType::I16, 1)),
+            "pad_value_type",
+        ),
+        (
+            "onnx pad non-empty string value",
+            onnx_pad(19, Tensor::from_strings(&[1], vec!["a".into()]).unwrap(), &[1, 1], "constant")
+                .input("constant_value", Tensor::from_strings(&[], vec!["x".into()]).unwrap()),
+            "pad_value_representable",
+        ),
+        (
+            "onnx pad negative output extent",
+            onnx_pad(19, arange_i32(&[3]), &[-3, -1], "edge"),
+            "output_extent_non_negative",
+        ),
+        ("onnx pad crop past the extent", onnx_pad(19, arange_i32(&[3]), &[-5, 3], "wrap"), "crop_within_extent"),
+        ("onnx pad empty axis reflected", onnx_pad(19, arange_i32(&[0]), &[0, 2], "reflect"), "empty_axis_padded"),
+        ("onnx pad v1 integers", onnx_pad(1, arange_i32(&[2]), &[1, 1], "constant"), "types_version_1_2"),
+        (
+            "onnx pad fp8 before v21",
+            onnx_pad(19, Tensor::zeros(DType::F8E4M3FN, &[2]).unwrap(), &[1, 1], "constant"),
+            "types_before_21",
+        ),
+        (
+            "onnx pad pads as i32",
+            onnx_pad(19, arange_i32(&[2]), &[1, 1], "constant")
+                .input("pads", Tensor::from_bytes(DType::I32, &[2], &[0; 8]).unwrap()),
+            "input `pads` has dtype i32",
+        ),
+        (
+            "onnx pad pads without values",
+            onnx_pad(19, arange_i32(&[2]), &[1, 1], "constant").input_meta("pads", DType::I64, &[2]),
+            "has no values",
+        ),
+        ("onnx pad missing pads", Request::new("onnx.pad").input("data", arange_i32(&[2])), "missing input `pads`"),
+        (
+            "onnx pad v1 missing paddings",
+            Request::new("onnx.pad").version(1).input("data", f32s(&[1], &[0.0])),
+            "missing required attribute `paddings`",
+        ),
+        (
+            "onnx pad unknown mode",
+            onnx_pad(19, arange_i32(&[2]), &[1, 1], "symmetric"),
+            "attribute `mode` = \"symmetric\" is not allowed",
+        ),
+        ("onnx pad extent overflows", onnx_pad(19, arange_i32(&[2]), &[i64::MAX, i64::MAX], "constant"), "overflows"),
+        // openvino.pad
+        ("ov pad wrong pads_begin length", ov_pad(12, arange_i32(&[2, 2]), &[1], &[1, 1], "constant"), "pads_length"),
+        ("ov pad wrong pads_end length", ov_pad(12, arange_i32(&[2, 2]), &[1, 1], &[1, 1, 1], "edge"), "pads_length"),
+        ("ov pad negative pads on Pad-1", ov_pad(1, arange_i32(&[3]), &[-1], &[0], "edge"), "pads_non_negative_v1"),
+        (
+            "ov pad reflect pads reach d",
+            ov_pad(12, arange_i32(&[3]), &[0], &[3], "reflect"),
+            "reflect_pads_below_extent",
+        ),
+        (
+            "ov pad symmetric pads past d",
+            ov_pad(1, arange_i32(&[3]), &[4], &[0], "symmetric"),
+            "symmetric_pads_within_extent",
+        ),
+        ("ov pad edge on an empty axis", ov_pad(12, arange_i32(&[0]), &[0], &[1], "edge"), "empty_axis_padded"),
+        (
+            "ov pad negative output extent",
+            ov_pad(12, arange_i32(&[3]), &[-2], &[-2], "constant"),
+            "output_extent_non_negative",
+        ),
+        (
+            "ov pad value of another dtype",
+            ov_pad(12, arange_i32(&[2]), &[1], &[1], "constant").input("pad_value", scalar_bits(DType::U8, 1)),
+            "pad_value_type",
+        ),
+        (
+            "ov pad value not integral",
+            ov_pad(12, arange_i32(&[2]), &[1], &[1], "constant").input("pad_value", scalar_f64(0.5)),
+            "pad_value_representable",
+        ),
+        (
+            "ov pad value not a scalar",
+            ov_pad(12, arange_i32(&[2]), &[1], &[1], "constant").input("pad_value", arange_i32(&[2])),
+            "input `pad_value` must be a scalar",
+        ),
+        (
+            "ov pad strings in reflect",
+            ov_pad(12, Tensor::from_strings(&[2], vec!["a".into(), "b".into()]).unwrap(), &[1], &[0], "reflect"),
+            "string_constant_only",
+        ),
+        (
+            "ov pad strings in Pad-1",
+            ov_pad(1, Tensor::from_strings(&[1], vec!["a".into()]).unwrap(), &[1], &[0], "constant"),
+            "string_from_12",
+        ),
+        (
+            "ov pad missing pad_mode",
+            Request::new("openvino.pad")
+                .input("arg", arange_i32(&[1]))
+                .input("pads_begin", Tensor::from_i64s(&[0]))
+                .input("pads_end", Tensor::from_i64s(&[0])),
+            "missing required attribute `pad_mode`",
+        ),
+        (
+            "ov pad pads as f32",
+            ov_pad(12, arange_i32(&[2]), &[1], &[1], "edge").input("pads_end", f32s(&[1], &[1.0])),
+            "input `pads_end` has dtype f32",
+        ),
+        (
+            "ov pad unknown mode",
+            ov_pad(12, arange_i32(&[2]), &[1], &[1], "wrap"),
+            "attribute `pad_mode` = \"wrap\" is not allowed",
+        ),
+        ("ov pad start overflows", ov_pad(12, arange_i32(&[2]), &[i64::MIN], &[i64::MAX], "constant"), "overflows"),
+        // openvino.slice
+        ("ov slice zero step", ov_slice(arange_i32(&[4]), &[0], &[2], &[0], None), "step_nonzero"),
+        ("ov slice stop length", ov_slice(arange_i32(&[4, 4]), &[0, 0], &[2], &[1, 1], None), "lengths_equal"),
+        ("ov slice axes length", ov_slice(arange_i32(&[4, 4]), &[0], &[2], &[1], Some(&[0, 1])), "lengths_equal"),
+        (
+            "ov slice repeated axes",
+            ov_slice(arange_i32(&[4, 4]), &[0, 0], &[1, 1], &[1, 1], Some(&[0, -2])),
+            "axes_unique",
+        ),
+        ("ov slice axis out of range", ov_slice(arange_i32(&[4, 4]), &[0], &[1], &[1], Some(&[2])), "axes_in_range"),
+        ("ov slice scalar data", ov_slice(Tensor::scalar_bits(DType::I32, 0), &[], &[], &[], None), "data_rank"),
+        (
+            "ov slice missing step",
+            Request::new("openvino.slice")
+                .input("data", arange_i32(&[2]))
+                .input("start", Tensor::from_i64s(&[0]))
+                .input("stop", Tensor::from_i64s(&[1])),
+            "missing input `step`",
         ),
         // values needed but not given
         ("parameter input without values", trt4("wrap").input_meta("start", DType::I64, &[2]), "has no values"),

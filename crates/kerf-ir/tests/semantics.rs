@@ -609,6 +609,223 @@ fn ov_static_attributes_work_like_inputs() {
     assert_eq!(ints(&run(&req).unwrap()), [1, 2]);
 }
 
+// ---------------------------------------------------------------- the Pad family (SEMANTICS.md "Pad family")
+
+fn i32s(values: &[i32]) -> Tensor {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Tensor::from_bytes(DType::I32, &[values.len() as u64], &bytes).unwrap()
+}
+
+#[test]
+fn pad_is_a_slice_with_a_boundary_mode() {
+    let data = i32s(&[1, 2, 3]);
+    for (mode, want) in [
+        ("constant", [0, 0, 1, 2, 3, 0]),
+        ("edge", [1, 1, 1, 2, 3, 3]),
+        ("reflect", [3, 2, 1, 2, 3, 2]),
+        ("wrap", [2, 3, 1, 2, 3, 1]),
+    ] {
+        assert_eq!(ints(&run(&onnx_pad(19, data.clone(), &[2, 1], mode)).unwrap()), want, "onnx {mode}");
+    }
+    for (mode, want) in
+        [("edge", [1, 1, 1, 2, 3, 3]), ("reflect", [3, 2, 1, 2, 3, 2]), ("symmetric", [2, 1, 1, 2, 3, 3])]
+    {
+        assert_eq!(ints(&run(&ov_pad(12, data.clone(), &[2], &[1], mode)).unwrap()), want, "openvino {mode}");
+    }
+}
+
+#[test]
+fn onnx_pad_reflect_keeps_bouncing_past_the_extent() {
+    // numpy.pad and the onnx reference; ONNX Runtime refuses reflect pads ≥ d.
+    let out = run(&onnx_pad(19, i32s(&[1, 2, 3]), &[5, 4], "reflect")).unwrap();
+    assert_eq!(ints(&out), [2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3]);
+    // d = 1 repeats the element (numpy does too).
+    assert_eq!(ints(&run(&onnx_pad(11, i32s(&[7]), &[2, 1], "reflect")).unwrap()), [7, 7, 7, 7]);
+}
+
+#[test]
+fn onnx_pad_edge_and_wrap_take_pads_of_any_size() {
+    assert_eq!(ints(&run(&onnx_pad(19, i32s(&[1, 2]), &[3, 4], "edge")).unwrap()), [1, 1, 1, 1, 2, 2, 2, 2, 2]);
+    assert_eq!(ints(&run(&onnx_pad(19, i32s(&[1, 2]), &[3, 4], "wrap")).unwrap()), [2, 1, 2, 1, 2, 1, 2, 1, 2]);
+}
+
+#[test]
+fn openvino_pad_reflect_and_symmetric_pads_are_bounded() {
+    // reflect: at most d - 1; symmetric: at most d (its doc and shape inference).
+    assert_eq!(ints(&run(&ov_pad(12, i32s(&[1, 2, 3]), &[2], &[0], "reflect")).unwrap()), [3, 2, 1, 2, 3]);
+    let e = error(&ov_pad(12, i32s(&[1, 2, 3]), &[3], &[0], "reflect"));
+    assert!(e.contains("reflect_pads_below_extent") && e.contains("axis 0"), "{e}");
+    assert_eq!(ints(&run(&ov_pad(1, i32s(&[1, 2, 3]), &[0], &[3], "symmetric")).unwrap()), [1, 2, 3, 3, 2, 1]);
+    let e = error(&ov_pad(1, i32s(&[1, 2, 3]), &[0], &[4], "symmetric"));
+    assert!(e.contains("symmetric_pads_within_extent"), "{e}");
+    // reflect on d = 1 takes no pad; edge clamps any size.
+    assert!(error(&ov_pad(12, i32s(&[7]), &[1], &[0], "reflect")).contains("reflect_pads_below_extent"));
+    assert_eq!(ints(&run(&ov_pad(12, i32s(&[7]), &[3], &[0], "edge")).unwrap()), [7, 7, 7, 7]);
+}
+
+#[test]
+fn negative_pads_crop_in_constant_and_edge() {
+    for (mode, want) in [("constant", [2, 3, 0]), ("edge", [2, 3, 3])] {
+        assert_eq!(ints(&run(&onnx_pad(11, i32s(&[1, 2, 3]), &[-1, 1], mode)).unwrap()), want, "onnx {mode}");
+        assert_eq!(ints(&run(&ov_pad(12, i32s(&[1, 2, 3]), &[-1], &[1], mode)).unwrap()), want, "openvino {mode}");
+        assert_eq!(floats(&run(&onnx_pad(2, f32s(&[3], &[1.0, 2.0, 3.0]), &[-1, -1], mode)).unwrap()), [2.0], "{mode}");
+    }
+}
+
+#[test]
+fn onnx_pad_crops_first_then_pads_what_is_left() {
+    // ONNX Runtime's order: reflect [2, 3] by 2.
+    assert_eq!(ints(&run(&onnx_pad(19, i32s(&[1, 2, 3]), &[-1, 2], "reflect")).unwrap()), [2, 3, 2, 3]);
+    assert_eq!(ints(&run(&onnx_pad(19, i32s(&[1, 2, 3, 4]), &[3, -2], "wrap")).unwrap()), [2, 1, 2, 1, 2]);
+    assert_eq!(ints(&run(&onnx_pad(19, i32s(&[1, 2, 3]), &[-1, 2], "edge")).unwrap()), [2, 3, 3, 3]);
+}
+
+#[test]
+fn openvino_pad_pads_relative_to_the_original_data() {
+    // Its reference implementation: x = y - pads_begin on the original axis.
+    assert_eq!(ints(&run(&ov_pad(12, i32s(&[1, 2, 3]), &[-1], &[2], "reflect")).unwrap()), [2, 3, 2, 1]);
+    assert_eq!(ints(&run(&ov_pad(12, i32s(&[1, 2, 3]), &[-1], &[2], "symmetric")).unwrap()), [2, 3, 3, 2]);
+}
+
+#[test]
+fn crop_past_the_extent_then_pad() {
+    // (-4, +2) on d = 3: one output element.
+    let fill = |r: Request| r.input("constant_value", Tensor::scalar_bits(DType::I32, 9));
+    assert_eq!(ints(&run(&fill(onnx_pad(19, i32s(&[1, 2, 3]), &[-4, 2], "constant"))).unwrap()), [9]);
+    for mode in ["edge", "reflect", "wrap"] {
+        let e = error(&onnx_pad(19, i32s(&[1, 2, 3]), &[-4, 2], mode));
+        assert!(e.contains("crop_within_extent"), "{mode}: {e}");
+    }
+    // Cropped to nothing, then padded: nothing to extend.
+    assert!(error(&onnx_pad(19, i32s(&[1, 2, 3]), &[-3, 1], "edge")).contains("empty_axis_padded"));
+    // OpenVINO's reference reads x = 4 of the original data in every mode.
+    let ov = |mode: &str| ints(&run(&ov_pad(12, i32s(&[1, 2, 3]), &[-4], &[2], mode)).unwrap());
+    assert_eq!(ov("constant"), [0]);
+    assert_eq!(ov("edge"), [3]);
+    assert_eq!(ov("reflect"), [1]);
+    assert_eq!(ov("symmetric"), [2]);
+}
+
+#[test]
+fn a_negative_output_extent_is_refused() {
+    let e = error(&onnx_pad(19, i32s(&[1, 2, 3]), &[-2, -2], "constant"));
+    assert!(e.contains("output_extent_non_negative") && e.contains("axis 0"), "{e}");
+    let e = error(&ov_pad(12, i32s(&[1, 2, 3]), &[-2], &[-2], "constant"));
+    assert!(e.contains("output_extent_non_negative"), "{e}");
+}
+
+#[test]
+fn an_empty_axis_padded_in_a_non_constant_mode_is_refused() {
+    let empty = || Tensor::zeros(DType::I32, &[0, 2]).unwrap();
+    for mode in ["edge", "reflect", "wrap"] {
+        let e = error(&onnx_pad(19, empty(), &[1, 0, 0, 0], mode));
+        assert!(e.contains("empty_axis_padded") && e.contains("axis 0"), "{mode}: {e}");
+    }
+    // Even when another axis leaves the output empty (numpy.pad refuses it too).
+    assert!(error(&onnx_pad(19, empty(), &[1, 0, 0, -2], "edge")).contains("empty_axis_padded"));
+    assert!(error(&ov_pad(12, empty(), &[1, 0], &[0, 0], "edge")).contains("empty_axis_padded"));
+    assert!(error(&ov_pad(12, empty(), &[0, 0], &[0, 0], "reflect")).contains("reflect_pads_below_extent"));
+    // Not padded, or in mode constant: fine.
+    assert_eq!(run(&onnx_pad(19, empty(), &[0, 1, 0, 1], "reflect")).unwrap().shape(), &[0, 4]);
+    let out = run(&onnx_pad(19, empty(), &[1, 0, 0, 0], "constant")).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[1u64, 2][..], vec![0, 0]));
+}
+
+#[test]
+fn rank0_data_is_the_identity() {
+    let scalar = Tensor::scalar_bits(DType::I32, 5);
+    assert_eq!(ints(&run(&onnx_pad(19, scalar.clone(), &[], "reflect")).unwrap()), [5]);
+    assert_eq!(ints(&run(&ov_pad(12, scalar.clone(), &[], &[], "symmetric")).unwrap()), [5]);
+    assert!(error(&onnx_pad(19, scalar, &[1, 1], "constant")).contains("pads_length"));
+}
+
+#[test]
+fn pad_values_of_another_dtype_are_refused_plain_numbers_converted() {
+    let f16_one = Tensor::scalar_bits(DType::F16, 0x3c00);
+    let req = onnx_pad(19, f32s(&[1], &[2.0]), &[1, 0], "constant").input("constant_value", f16_one.clone());
+    assert!(error(&req).contains("pad_value_type"));
+    let req = ov_pad(12, f32s(&[1], &[2.0]), &[1], &[0], "constant").input("pad_value", f16_one);
+    assert!(error(&req).contains("pad_value_type"));
+    // Plain numbers (i64, f64 scalars): exact for integers, one rounding for floats.
+    let req = onnx_pad(19, arange_i64(&[1]), &[1, 0], "constant").input("constant_value", scalar_i64(i64::MIN));
+    assert_eq!(ints(&run(&req).unwrap()), [i64::MIN, 0]);
+    let req = onnx_pad(19, arange_i32(&[1]), &[1, 0], "constant").input("constant_value", scalar_f64(2.5));
+    assert!(error(&req).contains("pad_value_representable"));
+    // Just above the f16 tie between 1 and 1 + 2^-10: one rounding goes up (through f32 it
+    // would land on the tie and go down to 1).
+    let above_tie = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+    let f16_data = Tensor::scalar_bits(DType::F16, 0).reshaped(&[1]).unwrap();
+    let req = onnx_pad(19, f16_data.clone(), &[1, 0], "constant").input("constant_value", scalar_f64(above_tie));
+    assert_eq!(run(&req).unwrap().element_bits(0), Some(0x3c01));
+    let req = ov_pad(12, f16_data, &[1], &[0], "constant")
+        .input("pad_value", Tensor::scalar_bits(DType::F64, above_tie.to_bits() as u128));
+    assert_eq!(run(&req).unwrap().element_bits(0), Some(0x3c01));
+}
+
+#[test]
+fn onnx_pad_value_attribute_is_an_f32() {
+    // Versions 1 and 2 store the pad value as an ONNX float (an f32): rounded to f32 first.
+    let above_tie = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+    let f16_data = Tensor::scalar_bits(DType::F16, 0).reshaped(&[1]).unwrap();
+    let req = onnx_pad(2, f16_data, &[1, 0], "constant").attr("value", above_tie);
+    assert_eq!(run(&req).unwrap().element_bits(0), Some(0x3c00));
+    let req =
+        onnx_pad(1, Tensor::scalar_bits(DType::F64, 0).reshaped(&[1]).unwrap(), &[1, 0], "constant").attr("value", 0.1);
+    assert_eq!(floats(&run(&req).unwrap())[0], 0.1f32 as f64);
+    let req = onnx_pad(2, f32s(&[1], &[0.0]), &[1, 0], "constant").attr("value", 1e39);
+    assert!(error(&req).contains("pad_value_representable"));
+}
+
+#[test]
+fn onnx_pad_constant_value_is_ignored_outside_constant_mode() {
+    // ONNX Runtime and the onnx reference ignore it; so does kerf, even when it could not convert.
+    let req = onnx_pad(19, i32s(&[1, 2]), &[1, 0], "edge").input("constant_value", scalar_f64(0.5));
+    assert_eq!(ints(&run(&req).unwrap()), [1, 1, 2]);
+}
+
+#[test]
+fn onnx_pad_axes_repeated_or_out_of_range_are_refused() {
+    let req = onnx_pad(18, arange_i32(&[2, 2]), &[1, 1, 1, 1], "constant").input("axes", Tensor::from_i64s(&[1, -1]));
+    assert!(error(&req).contains("axes_unique"));
+    let req = onnx_pad(18, arange_i32(&[2, 2]), &[1, 1], "constant").input("axes", Tensor::from_i64s(&[-3]));
+    let e = error(&req);
+    assert!(e.contains("axes_in_range") && e.contains("axes[0] = -3"), "{e}");
+    // Axes pick the entries of pads: [x_axis0_begin, x_axis1_begin, ..., ends].
+    let req = onnx_pad(18, arange_i32(&[2, 2]), &[1, 0, 0, 2], "constant").input("axes", Tensor::from_i64s(&[-1, 0]));
+    let out = run(&req).unwrap();
+    assert_eq!(out.shape(), &[4, 3]);
+    assert_eq!(ints(&out), [0, 0, 1, 0, 2, 3, 0, 0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn onnx_pad_wrap_exists_from_19() {
+    assert!(error(&onnx_pad(18, i32s(&[1, 2]), &[1, 0], "wrap")).contains("wrap_from_19"));
+    assert!(error(&onnx_pad(2, f32s(&[2], &[1.0, 2.0]), &[1, 0], "wrap")).contains("wrap_from_19"));
+    assert_eq!(ints(&run(&onnx_pad(19, i32s(&[1, 2]), &[1, 0], "wrap")).unwrap()), [2, 1, 2]);
+}
+
+#[test]
+fn openvino_pad1_refuses_negative_pads() {
+    // Pad-1's doc: non-negative pads (OpenVINO accepts them: a named divergence).
+    let e = error(&ov_pad(1, i32s(&[1, 2, 3]), &[0], &[-1], "constant"));
+    assert!(e.contains("pads_non_negative_v1") && e.contains("axis 0"), "{e}");
+    assert_eq!(ints(&run(&ov_pad(12, i32s(&[1, 2, 3]), &[0], &[-1], "constant")).unwrap()), [1, 2]);
+}
+
+#[test]
+fn openvino_slice_follows_the_onnx_rule() {
+    // start < -d with a negative step reads element 0 (Python slicing reads nothing).
+    assert_eq!(ints(&run(&ov_slice(arange_i32(&[5]), &[-100], &[-200], &[-1], None)).unwrap()), [0]);
+    // Extremes clamp; a step of i64::MIN takes one element.
+    assert_eq!(ints(&run(&ov_slice(arange_i32(&[5]), &[i64::MAX], &[i64::MIN], &[i64::MIN], None)).unwrap()), [4]);
+    assert_eq!(ints(&run(&ov_slice(arange_i32(&[5]), &[i64::MIN], &[i64::MAX], &[2], None)).unwrap()), [0, 2, 4]);
+    // Axes select; the other axes stay whole.
+    let out = run(&ov_slice(arange_i32(&[2, 3]), &[2], &[0], &[-1], Some(&[-1]))).unwrap();
+    assert_eq!(ints(&out), [2, 1, 5, 4]);
+    assert!(error(&ov_slice(arange_i32(&[5]), &[0], &[1], &[0], None)).contains("step_nonzero"));
+    assert!(error(&ov_slice(Tensor::scalar_bits(DType::I32, 1), &[], &[], &[], None)).contains("data_rank"));
+}
+
 // ---------------------------------------------------------------- generic request checks
 
 #[test]

@@ -36,6 +36,7 @@ fn slice(
         mode,
         fill_bits: 0,
         output_shape: output_shape.unwrap_or_else(|| axes.iter().map(|a| a.0).collect()),
+        windows: Vec::new(),
     })
 }
 

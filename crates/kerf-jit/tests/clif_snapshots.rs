@@ -22,6 +22,7 @@ fn plan(dtype: DType, mode: BoundaryMode) -> SlicePlan {
         dtype,
         input_shape: vec![5, 7],
         output_shape: axes.iter().map(|a| a.extent).collect(),
+        windows: Vec::new(),
         axes,
         mode,
         fill_bits: if mode == BoundaryMode::Fill { 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10 & mask(dtype) } else { 0 },
@@ -61,6 +62,7 @@ fn slice_special_runs() {
             mode: BoundaryMode::StrictBounds,
             fill_bits: 0,
             output_shape: vec![n],
+            windows: Vec::new(),
         })
     };
     for (name, p) in [

@@ -2,7 +2,7 @@
 //! interpreter on random plans of every op, mode, element width and rank 0..6, with empty
 //! tensors, zero and negative strides and starts far outside the input.
 
-use kerf_ir::plan::AxisRead;
+use kerf_ir::plan::{AxisRead, Window};
 use kerf_ir::tensor::{TensorView, ViewData};
 use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, SlicePlan, Tensor, reference};
 use kerf_jit::{Jit, JitSettings};
@@ -133,11 +133,23 @@ fn axis(mode: BoundaryMode) -> impl Strategy<Value = (u64, AxisRead)> {
     })
 }
 
+/// A window of an axis of extent d (a pad that crops first): inside the axis, and not
+/// empty where a mode other than fill reads it.
+fn window(d: u64, n: u64, mode: BoundaryMode, (a, b): (u64, u64)) -> Window {
+    let lo = a % (d + 1);
+    let len = b % (d - lo + 1);
+    if len == 0 && n > 0 && mode != BoundaryMode::Fill && d > 0 {
+        return Window { lo: lo.min(d - 1), len: 1 };
+    }
+    Window { lo, len }
+}
+
 fn slice_plan() -> impl Strategy<Value = SlicePlan> {
     let mode = prop::sample::select(BoundaryMode::ALL.to_vec());
     (mode, prop::sample::select(DTYPES.to_vec()), any::<u128>(), 0usize..7).prop_flat_map(
         |(mode, dtype, fill, rank)| {
-            prop::collection::vec(axis(mode), rank).prop_map(move |axes| {
+            let windows = prop::option::weighted(0.3, prop::collection::vec(any::<(u64, u64)>(), rank));
+            (prop::collection::vec(axis(mode), rank), windows).prop_map(move |(axes, windows)| {
                 let fill_bits = if mode != BoundaryMode::Fill {
                     0
                 } else {
@@ -154,7 +166,12 @@ fn slice_plan() -> impl Strategy<Value = SlicePlan> {
                     mode,
                     fill_bits,
                     output_shape: axes.iter().map(|a| a.1.extent).collect(),
+                    windows: Vec::new(),
                 };
+                // Windows (what onnx.pad's crops give) for the modes that read around them.
+                if let Some(w) = windows.filter(|_| mode != BoundaryMode::StrictBounds) {
+                    plan.windows = axes.iter().zip(w).map(|(a, r)| window(a.0, a.1.extent, mode, r)).collect();
+                }
                 // Keep outputs small.
                 while plan.output_len() > 4096 {
                     let k = plan.axes.iter().enumerate().max_by_key(|a| a.1.extent).unwrap().0;
@@ -209,6 +226,7 @@ fn wide_plan() -> impl Strategy<Value = SlicePlan> {
                 mode,
                 fill_bits: if mode == BoundaryMode::Fill { 0x0b } else { 0 },
                 output_shape: vec![rows, n],
+                windows: Vec::new(),
             }
         })
 }
@@ -469,8 +487,41 @@ fn openvino_request() -> impl Strategy<Value = (Request, u64)> {
         })
 }
 
+/// onnx.pad (every mode, crops included) and openvino.pad (symmetric included) requests.
+fn pad_request() -> impl Strategy<Value = (Request, u64)> {
+    let dtype = prop::sample::select(vec![DType::I8, DType::I16, DType::F32, DType::F64, DType::U64]);
+    let onnx = prop::sample::select(vec!["constant", "edge", "reflect", "wrap"]);
+    let ov = prop::sample::select(vec!["constant", "edge", "reflect", "symmetric"]);
+    (dtype, prop::collection::vec((0u64..6, -7i64..9, -7i64..9), 0..4), onnx, ov, any::<bool>(), any::<u64>()).prop_map(
+        |(dtype, axes, onnx_mode, ov_mode, use_onnx, seed)| {
+            let shape: Vec<u64> = axes.iter().map(|a| a.0).collect();
+            let begin: Vec<i64> = axes.iter().map(|a| a.1).collect();
+            let end: Vec<i64> = axes.iter().map(|a| a.2).collect();
+            let r = if use_onnx {
+                Request::new("onnx.pad")
+                    .input_meta("data", dtype, &shape)
+                    .input("pads", i64s(&[begin, end].concat()))
+                    .input("constant_value", Tensor::scalar_bits(DType::F64, 3f64.to_bits() as u128))
+                    .attr("mode", onnx_mode)
+            } else {
+                Request::new("openvino.pad")
+                    .input_meta("arg", dtype, &shape)
+                    .input("pads_begin", i64s(&begin))
+                    .input("pads_end", i64s(&end))
+                    .attr("pad_mode", ov_mode)
+            };
+            (r, seed)
+        },
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pad_requests((r, seed) in pad_request()) {
+        check_request(&r, seed)?;
+    }
 
     #[test]
     fn tensorrt_slice_requests((r, seed) in trt_slice_request()) {
@@ -497,6 +548,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
         mode: BoundaryMode::Reflect,
         fill_bits: 0,
         output_shape: vec![6, 7],
+        windows: Vec::new(),
     };
     let k = jit().compile_dynamic_plan(&Plan::Slice(first)).unwrap();
     let clif = k.clif().to_string();
@@ -510,6 +562,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
             mode: BoundaryMode::Reflect,
             fill_bits: 0,
             output_shape: vec![n0, n1],
+            windows: Vec::new(),
         };
         let input = bytes_of(DType::F32, p.input_len(), 3);
         let want = expected(&Plan::Slice(p.clone()), Some((&p, &input)));
@@ -527,9 +580,53 @@ fn one_dynamic_kernel_runs_many_shapes() {
         mode: BoundaryMode::Wrap,
         fill_bits: 0,
         output_shape: vec![2, 2],
+        windows: Vec::new(),
     };
     let mut out = vec![0u8; 16];
     assert!(k.run_slice_plan(&other, &[0u8; 16], &mut out).is_err());
+}
+
+/// Pads given at run time need no recompilation: one dynamic kernel (op, mode, dtype,
+/// rank) runs plans of other pads, crops and shapes.
+#[test]
+fn one_dynamic_kernel_runs_many_pads() {
+    let onnx = |shape: &[u64], pads: &[i64], mode: &str| {
+        let r =
+            Request::new("onnx.pad").input_meta("data", DType::F32, shape).input("pads", i64s(pads)).attr("mode", mode);
+        kerf_ir::lower(&r).unwrap()
+    };
+    let ov = |shape: &[u64], begin: &[i64], end: &[i64]| {
+        let r = Request::new("openvino.pad")
+            .input_meta("arg", DType::F32, shape)
+            .input("pads_begin", i64s(begin))
+            .input("pads_end", i64s(end))
+            .attr("pad_mode", "symmetric");
+        kerf_ir::lower(&r).unwrap()
+    };
+    for (first, others) in [
+        (
+            onnx(&[3, 4], &[1, 2, 1, 2], "reflect"),
+            vec![onnx(&[3, 4], &[5, -1, 0, 7], "reflect"), onnx(&[6, 2], &[-2, 3, 9, -1], "reflect")],
+        ),
+        (onnx(&[3, 4], &[1, 2, 1, 2], "wrap"), vec![onnx(&[2, 9], &[4, -3, 0, 11], "wrap")]),
+        (onnx(&[3, 4], &[1, 2, 1, 2], "constant"), vec![onnx(&[5, 1], &[-2, 4, 0, 3], "constant")]),
+        (ov(&[3, 4], &[1, 2], &[3, 4]), vec![ov(&[4, 4], &[-1, 4], &[4, -2]), ov(&[7, 3], &[7, 0], &[2, 3])]),
+    ] {
+        // Its own JIT: the shared one compiles other tests' kernels meanwhile.
+        let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 8 }).unwrap();
+        let k = jit.compile_dynamic_plan(&first).unwrap();
+        let clif = k.clif().to_string();
+        let compiled = jit.cached().1;
+        for p in others {
+            let Plan::Slice(s) = &p else { unreachable!() };
+            let input = bytes_of(DType::F32, s.input_len(), 5);
+            let want = expected(&p, Some((s, &input)));
+            let mut out = vec![0u8; want.len()];
+            k.run_plan(&p, Some(&input), &mut out).unwrap();
+            assert_eq!(out, want, "{p}");
+        }
+        assert_eq!((k.clif(), jit.cached().1), (clif.as_str(), compiled), "no recompilation");
+    }
 }
 
 #[test]
@@ -541,6 +638,7 @@ fn checks_happen_before_machine_code() {
         mode: BoundaryMode::StrictBounds,
         fill_bits: 0,
         output_shape: vec![3],
+        windows: Vec::new(),
     };
     // A strict plan reading past the input is refused at compile time...
     assert!(jit().compile_plan(&Plan::Slice(p.clone())).is_err());
@@ -579,6 +677,7 @@ fn the_cache_compiles_once_and_evicts() {
             mode: BoundaryMode::StrictBounds,
             fill_bits: 0,
             output_shape: vec![n],
+            windows: Vec::new(),
         })
     };
     let kernels: Vec<_> = std::thread::scope(|s| {
@@ -609,6 +708,7 @@ fn large_slices_split_over_threads() {
         mode,
         fill_bits: 0x7,
         output_shape: vec![rows + 7, n1],
+        windows: Vec::new(),
     };
     for mode in [BoundaryMode::Reflect, BoundaryMode::Fill, BoundaryMode::Wrap, BoundaryMode::Clamp] {
         check_slice(&big(DType::F32, mode, 600, 900, 917, -5), 1).unwrap();
@@ -624,6 +724,7 @@ fn large_slices_split_over_threads() {
         mode: BoundaryMode::StrictBounds,
         fill_bits: 0,
         output_shape: vec![rows, n1],
+        windows: Vec::new(),
     };
     check_slice(&plan(DType::F32, 1025, 2049, 2049, 2048, -1), 3).unwrap();
     check_slice(&plan(DType::F32, 1023, 4099, 2049, 1, 2), 4).unwrap();

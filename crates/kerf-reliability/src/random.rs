@@ -188,6 +188,114 @@ pub fn random_ov_slice(rng: &mut Rng) -> Request {
         .attr("ellipsis_mask", ellipsis)
 }
 
+/// Random pads for an axis of extent d: mostly small, sometimes past the extent or
+/// negative (crops), rarely extreme.
+fn random_pads(rng: &mut Rng, d: u64) -> (i64, i64) {
+    let d = d as i64;
+    let one = |rng: &mut Rng| match rng.below(8) {
+        0 => rng.range(-(d + 2), -1),
+        1 => rng.range(d, 3 * d + 9),
+        2 => 0,
+        _ => rng.range(0, d.max(1)),
+    };
+    (one(rng), one(rng))
+}
+
+/// A random data shape of rank 0..=4 for the pad ops (extents 0..=6, zero rarely).
+fn pad_shape(rng: &mut Rng) -> Vec<u64> {
+    random_shape(rng, 4, 6)
+}
+
+/// A random onnx.pad request (versions 11 to 21, every mode, optional axes and pad value).
+pub fn random_onnx_pad(rng: &mut Rng) -> Request {
+    let shape = pad_shape(rng);
+    let dtype =
+        *rng.pick(&[DType::I8, DType::I32, DType::I64, DType::F16, DType::F32, DType::BF16, DType::U16, DType::F64]);
+    let version = *rng.pick(&[11, 13, 18, 19, 21, 21]);
+    let modes: &[&str] =
+        if version >= 19 { &["constant", "edge", "reflect", "wrap"] } else { &["constant", "edge", "reflect"] };
+    let mode = *rng.pick(modes);
+    let rank = shape.len() as i64;
+    let mut axes: Vec<i64> = (0..rank).collect();
+    let with_axes = version >= 18 && rank > 0 && rng.chance(40);
+    if with_axes {
+        for i in (1..axes.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            axes.swap(i, j);
+        }
+        axes.truncate(1 + rng.below(rank as u64) as usize);
+        axes = axes.into_iter().map(|a| if rng.chance(30) { a - rank } else { a }).collect();
+    }
+    let (mut begin, mut end) = (Vec::new(), Vec::new());
+    for &a in &axes {
+        let (b, e) = random_pads(rng, shape[a.rem_euclid(rank.max(1)) as usize]);
+        begin.push(b);
+        end.push(e);
+    }
+    let dtype = if version < 13 && dtype == DType::BF16 { DType::F32 } else { dtype };
+    let mut r = Request::new("onnx.pad")
+        .version(version)
+        .input_meta("data", dtype, &shape)
+        .input("pads", Tensor::from_i64s(&[begin, end].concat()))
+        .attr("mode", mode);
+    if with_axes {
+        r = r.input("axes", Tensor::from_i64s(&axes));
+    }
+    if mode == "constant" && rng.chance(60) {
+        let v = if dtype.is_integer() { rng.range(-100, 100) as f64 } else { *rng.pick(&[1.5, -2.0, 0.25, 3.0]) };
+        r = r.input("constant_value", Tensor::scalar_bits(DType::F64, v.to_bits() as u128));
+    }
+    r
+}
+
+/// A random openvino.pad request (Pad-1 and Pad-12, every mode, symmetric included).
+pub fn random_ov_pad(rng: &mut Rng) -> Request {
+    let shape = pad_shape(rng);
+    let dtype = *rng.pick(&SLICE_DTYPES);
+    let version = *rng.pick(&[1, 12, 12]);
+    let mode = *rng.pick(&["constant", "edge", "reflect", "symmetric", "symmetric"]);
+    let (mut begin, mut end) = (Vec::new(), Vec::new());
+    for &d in &shape {
+        // Mostly within the modes' bounds (reflect ≤ d - 1, symmetric ≤ d), so they lower.
+        let (b, e) = random_pads(rng, d);
+        let cap = if mode == "reflect" { d as i64 - 1 } else { d as i64 };
+        let fit = |p: i64| if mode == "reflect" || mode == "symmetric" { p.min(cap) } else { p };
+        let (b, e) = (fit(b), fit(e));
+        let (b, e) = if version == 1 { (b.max(0), e.max(0)) } else { (b, e) };
+        begin.push(b);
+        end.push(e);
+    }
+    let mut r = Request::new("openvino.pad")
+        .version(version)
+        .input_meta("arg", dtype, &shape)
+        .input("pads_begin", Tensor::from_i64s(&begin))
+        .input("pads_end", Tensor::from_i64s(&end))
+        .attr("pad_mode", mode);
+    if mode == "constant" && rng.chance(60) {
+        let v = if dtype.is_integer() {
+            rng.range(if dtype == DType::I4 { -8 } else { -100 }, 7) as f64
+        } else if dtype == DType::Bool {
+            1.0
+        } else {
+            *rng.pick(&[1.5, -2.0, 448.0, 0.0])
+        };
+        r = r.input("pad_value", Tensor::scalar_bits(DType::F64, v.to_bits() as u128));
+    }
+    r
+}
+
+/// A random openvino.slice request (Slice-8).
+pub fn random_ov_slice8(rng: &mut Rng) -> Request {
+    let onnx = random_onnx_slice(rng);
+    let mut r = Request::new("openvino.slice");
+    for (from, to) in [("data", "data"), ("starts", "start"), ("ends", "stop"), ("steps", "step"), ("axes", "axes")] {
+        if let Some(input) = onnx.inputs.get(from) {
+            r.inputs.insert(to.to_string(), input.clone());
+        }
+    }
+    r
+}
+
 /// A random tensorrt.fill request (small outputs).
 pub fn random_fill(rng: &mut Rng) -> Request {
     let shape = random_shape(rng, 3, 12);
@@ -229,12 +337,15 @@ pub fn random_fill(rng: &mut Rng) -> Request {
     }
 }
 
-/// A random request of any op, weighted towards the slice with boundary modes.
+/// A random request of any op, weighted towards the slices with boundary modes.
 pub fn random_request(rng: &mut Rng) -> Request {
-    match rng.below(10) {
+    match rng.below(14) {
         0..=4 => random_trt_slice(rng),
         5 | 6 => random_onnx_slice(rng),
         7 | 8 => random_ov_slice(rng),
-        _ => random_fill(rng),
+        9 => random_fill(rng),
+        10 => random_onnx_pad(rng),
+        11 | 12 => random_ov_pad(rng),
+        _ => random_ov_slice8(rng),
     }
 }

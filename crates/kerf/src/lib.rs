@@ -113,11 +113,13 @@ pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Er
     kernel.run_tensor(data.map(Tensor::view))
 }
 
-/// A slice of strings through the JIT. Strings are stored `width` bytes each (see
-/// [`Strings`]): a width of 1, 2, 4 or 8 bytes moves as u8/u16/u32/u64 elements, straight
-/// from the input's buffer into the output's; any other width runs the plan on the
-/// element indices 0..n (u32, or u64 past 2^32 elements) and copies each picked string.
-/// Strings never leave Rust, and the loops are the JIT's own.
+/// A slice of strings through the JIT. Strings are stored `width` bytes each, NUL-padded
+/// (see [`Strings`]): a width of 1, 2, 4 or 8 bytes moves as u8/u16/u32/u64 elements,
+/// straight from the input's buffer into the output's (the fill value, the empty string,
+/// is all zero bytes); any other width runs the plan on the element indices 0..n (u32, or
+/// u64 past 2^32 − 1 elements), the fill value's positions getting the index type's
+/// largest value, which no string has, and copies each picked string. Strings never
+/// leave Rust, and the loops are the JIT's own.
 pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> Result<Tensor, Error> {
     let Plan::Slice(slice) = plan else {
         return Err(Error::Invalid { what: "only slices move strings".into() });
@@ -127,8 +129,9 @@ pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> 
     let out_len = usize::try_from(tensor::volume(&slice.output_shape).unwrap_or(u64::MAX))
         .map_err(|_| Error::TooLarge { what: format!("a string tensor of shape {:?}", slice.output_shape) })?;
     let too_large = || Error::TooLarge { what: format!("a string tensor of shape {:?}", slice.output_shape) };
-    let compile = |dtype: DType| {
-        let p = Plan::Slice(SlicePlan { dtype, ..slice.clone() });
+    let compile = |dtype: DType, fill_bits: u128| {
+        let fill_bits = if slice.mode == BoundaryMode::Fill { fill_bits } else { 0 };
+        let p = Plan::Slice(SlicePlan { dtype, fill_bits, ..slice.clone() });
         if dynamic { jit.compile_dynamic_plan(&p) } else { jit.compile_plan(&p) }
     };
     let element = match width {
@@ -144,21 +147,25 @@ pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> 
             let n = out_len.checked_mul(width).ok_or_else(too_large)?;
             bytes.try_reserve_exact(n).map_err(|_| too_large())?;
             bytes.resize(n, 0);
-            compile(dtype)?.run_bytes(Some(strings.bytes()), &mut bytes)?;
+            compile(dtype, 0)?.run_bytes(Some(strings.bytes()), &mut bytes)?;
             Strings::from_padded(width, out_len, bytes)?
         }
         None => {
             let n = strings.len() as u64;
-            let index = if n <= u32::MAX as u64 { DType::U32 } else { DType::U64 };
+            let index = if n < u32::MAX as u64 { DType::U32 } else { DType::U64 };
+            let no_string: u64 = if index == DType::U32 { u32::MAX as u64 } else { u64::MAX };
             let w = index.byte_width().expect("u32/u64");
             let mut indices = Tensor::zeros(index, data.shape())?;
             for (i, b) in indices.bytes_mut().expect("index bytes").chunks_exact_mut(w).enumerate() {
                 b.copy_from_slice(&(i as u64).to_le_bytes()[..w]);
             }
-            let picked = compile(index)?.run_tensor(Some(indices.view()))?;
+            let picked = compile(index, no_string as u128)?.run_tensor(Some(indices.view()))?;
             drop(indices);
             let mut out = Strings::empty(width, out_len).ok_or_else(too_large)?;
             for i in 0..out_len {
+                if picked.element_bits(i as u64) == Some(no_string as u128) {
+                    continue; // the fill value: the empty string `out` already holds
+                }
                 let at = picked
                     .element_bits(i as u64)
                     .and_then(|b| usize::try_from(b).ok())

@@ -3,6 +3,56 @@
 
 #[allow(non_camel_case_types)]
 #[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, constant_value = 1.2000000476837158, dtype = "f32", input = [1, 3, 4, 5], pads = [0, 0, 1, 3, 0, 0, 2, 4], mode = "constant")]
+struct Case_onnx_node_test_constant_pad;
+
+#[test]
+fn onnx_node_test_constant_pad() {
+    check_case("onnx_node_test_constant_pad", &Case_onnx_node_test_constant_pad);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [1, 3], constant_value = 1.2000000476837158, dtype = "f32", input = [1, 3, 4, 5], pads = [0, 3, 0, 4], mode = "constant")]
+struct Case_onnx_node_test_constant_pad_axes;
+
+#[test]
+fn onnx_node_test_constant_pad_axes() {
+    check_case("onnx_node_test_constant_pad_axes", &Case_onnx_node_test_constant_pad_axes);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [-3, -1], constant_value = 1.2000000476837158, dtype = "f32", input = [1, 3, 4, 5], pads = [0, 3, 0, 4], mode = "constant")]
+struct Case_onnx_node_test_constant_pad_negative_axes;
+
+#[test]
+fn onnx_node_test_constant_pad_negative_axes() {
+    check_case("onnx_node_test_constant_pad_negative_axes", &Case_onnx_node_test_constant_pad_negative_axes);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, dtype = "i32", input = [1, 3, 4, 5], pads = [0, 0, 1, 1, 0, 0, 1, 1], mode = "edge")]
+struct Case_onnx_node_test_edge_pad;
+
+#[test]
+fn onnx_node_test_edge_pad() {
+    check_case("onnx_node_test_edge_pad", &Case_onnx_node_test_edge_pad);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, dtype = "i32", input = [1, 3, 4, 5], pads = [0, 0, 1, 1, 0, 0, 1, 1], mode = "reflect")]
+struct Case_onnx_node_test_reflect_pad;
+
+#[test]
+fn onnx_node_test_reflect_pad() {
+    check_case("onnx_node_test_reflect_pad", &Case_onnx_node_test_reflect_pad);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
 #[kerf(op = "onnx.slice", version = 13, axes = [0, 1], dtype = "f32", input = [20, 10, 5], ends = [3, 10], starts = [0, 0], steps = [1, 1])]
 struct Case_onnx_node_test_slice;
 
@@ -79,6 +129,636 @@ struct Case_onnx_node_test_slice_start_out_of_bounds;
 #[test]
 fn onnx_node_test_slice_start_out_of_bounds() {
     check_case("onnx_node_test_slice_start_out_of_bounds", &Case_onnx_node_test_slice_start_out_of_bounds);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, dtype = "i32", input = [1, 3, 4, 5], pads = [0, 0, 1, 1, 0, 0, 1, 1], mode = "wrap")]
+struct Case_onnx_node_test_wrap_pad;
+
+#[test]
+fn onnx_node_test_wrap_pad() {
+    check_case("onnx_node_test_wrap_pad", &Case_onnx_node_test_wrap_pad);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f16", input = [0, 2], mode = "reflect", pads = [0, 0, 0, 1])]
+struct Case_onnx_pad_0001;
+
+#[test]
+fn onnx_pad_0001() {
+    check_case("onnx_pad_0001", &Case_onnx_pad_0001);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f16", input = [1, 1, 4, 1], mode = "reflect", paddings = [0, 0, 1, 0, 0, 0, 1, 0])]
+struct Case_onnx_pad_0003;
+
+#[test]
+fn onnx_pad_0003() {
+    check_case("onnx_pad_0003", &Case_onnx_pad_0003);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [1, 0], dtype = "bf16", input = [2, 5], pads = [3, 0, 4, 1], mode = "reflect")]
+struct Case_onnx_pad_0007;
+
+#[test]
+fn onnx_pad_0007() {
+    check_case("onnx_pad_0007", &Case_onnx_pad_0007);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [], dtype = "f64", input = [1, 0, 1], pads = [], mode = "edge")]
+struct Case_onnx_pad_0010;
+
+#[test]
+fn onnx_pad_0010() {
+    check_case("onnx_pad_0010", &Case_onnx_pad_0010);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, axes = [-2], dtype = "f16", input = [2, 4, 1, 3, 1], pads = [8, 2], mode = "wrap")]
+struct Case_onnx_pad_0013;
+
+#[test]
+fn onnx_pad_0013() {
+    check_case("onnx_pad_0013", &Case_onnx_pad_0013);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "f64", input = [1, 1], pads = [4, 0, 4, 3], mode = "constant")]
+struct Case_onnx_pad_0015;
+
+#[test]
+fn onnx_pad_0015() {
+    check_case("onnx_pad_0015", &Case_onnx_pad_0015);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, constant_value = 9223372036854775807, dtype = "i64", input = [0, 4], pads = [1, 2, 1, 0], mode = "constant")]
+struct Case_onnx_pad_0017;
+
+#[test]
+fn onnx_pad_0017() {
+    check_case("onnx_pad_0017", &Case_onnx_pad_0017);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, axes = [0, -1, 1], dtype = "i64", input = [3, 4, 4], pads = [1, 1, 2, 0, 1, 3], mode = "reflect")]
+struct Case_onnx_pad_0018;
+
+#[test]
+fn onnx_pad_0018() {
+    check_case("onnx_pad_0018", &Case_onnx_pad_0018);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, dtype = "u16", input = [5], pads = [1, 3], mode = "reflect")]
+struct Case_onnx_pad_0019;
+
+#[test]
+fn onnx_pad_0019() {
+    check_case("onnx_pad_0019", &Case_onnx_pad_0019);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, axes = [0, 1, -1], dtype = "u16", input = [3, 1, 1], pads = [1, 0, 0, 2, 0, 0], mode = "reflect")]
+struct Case_onnx_pad_0021;
+
+#[test]
+fn onnx_pad_0021() {
+    check_case("onnx_pad_0021", &Case_onnx_pad_0021);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, dtype = "bool", input = [1, 1], pads = [0, 2, 2, 4], mode = "edge")]
+struct Case_onnx_pad_0022;
+
+#[test]
+fn onnx_pad_0022() {
+    check_case("onnx_pad_0022", &Case_onnx_pad_0022);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [1, 0], dtype = "f16", input = [1, 1, 2, 0], pads = [4, 2, 1, 2], mode = "edge")]
+struct Case_onnx_pad_0024;
+
+#[test]
+fn onnx_pad_0024() {
+    check_case("onnx_pad_0024", &Case_onnx_pad_0024);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, dtype = "f32", input = [1, 1, 1, 4], pads = [4, 2, 0, 5, 1, 1, 0, 2], mode = "edge")]
+struct Case_onnx_pad_0025;
+
+#[test]
+fn onnx_pad_0025() {
+    check_case("onnx_pad_0025", &Case_onnx_pad_0025);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "i8", input = [1, 3], pads = [3, 6, 1, 1], mode = "constant")]
+struct Case_onnx_pad_0028;
+
+#[test]
+fn onnx_pad_0028() {
+    check_case("onnx_pad_0028", &Case_onnx_pad_0028);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f16", input = [4, 1, 2, 1], mode = "constant", paddings = [4, 4, 1, 1, 2, 3, 1, 3])]
+struct Case_onnx_pad_0029;
+
+#[test]
+fn onnx_pad_0029() {
+    check_case("onnx_pad_0029", &Case_onnx_pad_0029);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f16", input = [1], mode = "reflect", pads = [0, 0])]
+struct Case_onnx_pad_0031;
+
+#[test]
+fn onnx_pad_0031() {
+    check_case("onnx_pad_0031", &Case_onnx_pad_0031);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "u16", input = [2, 4], pads = [0, 0, 3, 3], mode = "edge")]
+struct Case_onnx_pad_0032;
+
+#[test]
+fn onnx_pad_0032() {
+    check_case("onnx_pad_0032", &Case_onnx_pad_0032);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [-1], dtype = "bool", input = [4], pads = [10, 2], mode = "wrap")]
+struct Case_onnx_pad_0033;
+
+#[test]
+fn onnx_pad_0033() {
+    check_case("onnx_pad_0033", &Case_onnx_pad_0033);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, dtype = "u16", input = [2, 1], pads = [3, 2, 0, 0], mode = "edge")]
+struct Case_onnx_pad_0034;
+
+#[test]
+fn onnx_pad_0034() {
+    check_case("onnx_pad_0034", &Case_onnx_pad_0034);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, axes = [-1, -2], dtype = "u32", input = [5, 1], pads = [4, 0, 2, 6], mode = "constant")]
+struct Case_onnx_pad_0035;
+
+#[test]
+fn onnx_pad_0035() {
+    check_case("onnx_pad_0035", &Case_onnx_pad_0035);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f64", input = [3, 2, 4, 1], mode = "constant", paddings = [3, 4, 5, 0, 1, 3, 6, 2], value = 0.1)]
+struct Case_onnx_pad_0039;
+
+#[test]
+fn onnx_pad_0039() {
+    check_case("onnx_pad_0039", &Case_onnx_pad_0039);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, dtype = "i32", input = [1, 3, 3], pads = [4, 1, 5, 1, 8, 8], mode = "wrap")]
+struct Case_onnx_pad_0040;
+
+#[test]
+fn onnx_pad_0040() {
+    check_case("onnx_pad_0040", &Case_onnx_pad_0040);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 13, dtype = "f32", input = [1], pads = [4, 4], mode = "edge")]
+struct Case_onnx_pad_0043;
+
+#[test]
+fn onnx_pad_0043() {
+    check_case("onnx_pad_0043", &Case_onnx_pad_0043);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, dtype = "i32", input = [4, 1, 1, 4, 2], pads = [1, 1, 3, 0, 1, 5, 3, 1, 1, 0], mode = "constant")]
+struct Case_onnx_pad_0044;
+
+#[test]
+fn onnx_pad_0044() {
+    check_case("onnx_pad_0044", &Case_onnx_pad_0044);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "u16", input = [0], pads = [0, 0], mode = "reflect")]
+struct Case_onnx_pad_0048;
+
+#[test]
+fn onnx_pad_0048() {
+    check_case("onnx_pad_0048", &Case_onnx_pad_0048);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "i32", input = [3, 2, 1, 4, 4], pads = [0, 1, 0, 0, 1, 1, 1, 0, 3, 3], mode = "reflect")]
+struct Case_onnx_pad_0049;
+
+#[test]
+fn onnx_pad_0049() {
+    check_case("onnx_pad_0049", &Case_onnx_pad_0049);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, axes = [0], dtype = "i64", input = [5], pads = [7, 4], mode = "edge")]
+struct Case_onnx_pad_0051;
+
+#[test]
+fn onnx_pad_0051() {
+    check_case("onnx_pad_0051", &Case_onnx_pad_0051);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, constant_value = -9223372036854775808, dtype = "i64", input = [4, 2], pads = [0, 1, 2, 4], mode = "constant")]
+struct Case_onnx_pad_0054;
+
+#[test]
+fn onnx_pad_0054() {
+    check_case("onnx_pad_0054", &Case_onnx_pad_0054);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, dtype = "f32", input = [5], pads = [2, 0], mode = "reflect")]
+struct Case_onnx_pad_0056;
+
+#[test]
+fn onnx_pad_0056() {
+    check_case("onnx_pad_0056", &Case_onnx_pad_0056);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, axes = [-1], dtype = "f64", input = [1, 5, 4], pads = [1, 4], mode = "edge")]
+struct Case_onnx_pad_0058;
+
+#[test]
+fn onnx_pad_0058() {
+    check_case("onnx_pad_0058", &Case_onnx_pad_0058);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f32", input = [2], mode = "edge", pads = [2, 5])]
+struct Case_onnx_pad_0059;
+
+#[test]
+fn onnx_pad_0059() {
+    check_case("onnx_pad_0059", &Case_onnx_pad_0059);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 13, constant_value = 65535, dtype = "u16", input = [0, 3], pads = [0, 1, 0, 2], mode = "reflect")]
+struct Case_onnx_pad_0061;
+
+#[test]
+fn onnx_pad_0061() {
+    check_case("onnx_pad_0061", &Case_onnx_pad_0061);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [0], dtype = "f32", input = [1], pads = [0, 4], mode = "wrap")]
+struct Case_onnx_pad_0063;
+
+#[test]
+fn onnx_pad_0063() {
+    check_case("onnx_pad_0063", &Case_onnx_pad_0063);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f16", input = [2, 2, 1], mode = "edge", pads = [1, 5, 4, 3, 3, 4])]
+struct Case_onnx_pad_0066;
+
+#[test]
+fn onnx_pad_0066() {
+    check_case("onnx_pad_0066", &Case_onnx_pad_0066);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f32", input = [1, 0, 3, 2], mode = "edge", pads = [0, 0, 1, 2, 4, 0, 6, 4])]
+struct Case_onnx_pad_0068;
+
+#[test]
+fn onnx_pad_0068() {
+    check_case("onnx_pad_0068", &Case_onnx_pad_0068);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f32", input = [1, 1, 1, 4], mode = "edge", paddings = [1, 2, 2, 2, 0, 4, 2, 2])]
+struct Case_onnx_pad_0069;
+
+#[test]
+fn onnx_pad_0069() {
+    check_case("onnx_pad_0069", &Case_onnx_pad_0069);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, dtype = "u32", input = [5, 5], pads = [3, 1, 6, 7], mode = "edge")]
+struct Case_onnx_pad_0072;
+
+#[test]
+fn onnx_pad_0072() {
+    check_case("onnx_pad_0072", &Case_onnx_pad_0072);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [-1], dtype = "u8", input = [3], pads = [5, 3], mode = "wrap")]
+struct Case_onnx_pad_0073;
+
+#[test]
+fn onnx_pad_0073() {
+    check_case("onnx_pad_0073", &Case_onnx_pad_0073);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, axes = [0], constant_value = -9223372036854775808, dtype = "i64", input = [3], pads = [3, 1], mode = "edge")]
+struct Case_onnx_pad_0083;
+
+#[test]
+fn onnx_pad_0083() {
+    check_case("onnx_pad_0083", &Case_onnx_pad_0083);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 13, dtype = "bool", input = [4, 1, 4, 1], pads = [3, 2, 2, 1, 7, 1, 0, 4], mode = "edge")]
+struct Case_onnx_pad_0089;
+
+#[test]
+fn onnx_pad_0089() {
+    check_case("onnx_pad_0089", &Case_onnx_pad_0089);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f16", input = [1, 4], mode = "constant", paddings = [0, 6, 3, 6], value = 0.1)]
+struct Case_onnx_pad_0095;
+
+#[test]
+fn onnx_pad_0095() {
+    check_case("onnx_pad_0095", &Case_onnx_pad_0095);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f64", input = [3, 4, 1], mode = "edge", pads = [1, 7, 3, 3, 2, 1])]
+struct Case_onnx_pad_0097;
+
+#[test]
+fn onnx_pad_0097() {
+    check_case("onnx_pad_0097", &Case_onnx_pad_0097);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f64", input = [3, 5, 5], mode = "constant", paddings = [0, 3, 4, 4, 3, 0])]
+struct Case_onnx_pad_0099;
+
+#[test]
+fn onnx_pad_0099() {
+    check_case("onnx_pad_0099", &Case_onnx_pad_0099);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 21, axes = [], dtype = "bf16", input = [4], pads = [], mode = "reflect")]
+struct Case_onnx_pad_0100;
+
+#[test]
+fn onnx_pad_0100() {
+    check_case("onnx_pad_0100", &Case_onnx_pad_0100);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, axes = [0, 1], dtype = "f32", input = [2, 1], pads = [5, 2, 1, 4], mode = "edge")]
+struct Case_onnx_pad_0101;
+
+#[test]
+fn onnx_pad_0101() {
+    check_case("onnx_pad_0101", &Case_onnx_pad_0101);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f64", input = [5, 4], mode = "constant", pads = [5, 0, 3, 2], value = 1.5)]
+struct Case_onnx_pad_0102;
+
+#[test]
+fn onnx_pad_0102() {
+    check_case("onnx_pad_0102", &Case_onnx_pad_0102);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "i8", input = [1], pads = [0, 0], mode = "reflect")]
+struct Case_onnx_pad_0104;
+
+#[test]
+fn onnx_pad_0104() {
+    check_case("onnx_pad_0104", &Case_onnx_pad_0104);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, dtype = "bf16", input = [3, 3, 4, 1, 4], pads = [1, 2, 2, 0, 2, 2, 1, 0, 0, 2], mode = "reflect")]
+struct Case_onnx_pad_0105;
+
+#[test]
+fn onnx_pad_0105() {
+    check_case("onnx_pad_0105", &Case_onnx_pad_0105);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 13, constant_value = false, dtype = "bool", input = [0, 3, 4], pads = [0, 0, 3, 0, 1, 0], mode = "reflect")]
+struct Case_onnx_pad_0108;
+
+#[test]
+fn onnx_pad_0108() {
+    check_case("onnx_pad_0108", &Case_onnx_pad_0108);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 13, dtype = "i64", input = [1, 1, 1, 3, 0], pads = [2, 1, 4, 6, 3, 1, 0, 3, 3, 2], mode = "constant")]
+struct Case_onnx_pad_0109;
+
+#[test]
+fn onnx_pad_0109() {
+    check_case("onnx_pad_0109", &Case_onnx_pad_0109);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, axes = [1, 0], dtype = "f16", input = [1, 2, 2, 1], pads = [4, 0, 1, 1], mode = "constant")]
+struct Case_onnx_pad_0111;
+
+#[test]
+fn onnx_pad_0111() {
+    check_case("onnx_pad_0111", &Case_onnx_pad_0111);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 13, dtype = "u8", input = [1, 0, 4], pads = [0, 0, 0, 0, 0, 3], mode = "reflect")]
+struct Case_onnx_pad_0112;
+
+#[test]
+fn onnx_pad_0112() {
+    check_case("onnx_pad_0112", &Case_onnx_pad_0112);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f64", input = [1, 1, 3], mode = "reflect", paddings = [0, 0, 2, 0, 0, 2])]
+struct Case_onnx_pad_0113;
+
+#[test]
+fn onnx_pad_0113() {
+    check_case("onnx_pad_0113", &Case_onnx_pad_0113);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f64", input = [3, 2, 3, 2], mode = "constant", pads = [0, 7, 1, 1, 4, 0, 1, 7])]
+struct Case_onnx_pad_0114;
+
+#[test]
+fn onnx_pad_0114() {
+    check_case("onnx_pad_0114", &Case_onnx_pad_0114);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 2, dtype = "f16", input = [1], mode = "constant", pads = [0, 0], value = 0.1)]
+struct Case_onnx_pad_0117;
+
+#[test]
+fn onnx_pad_0117() {
+    check_case("onnx_pad_0117", &Case_onnx_pad_0117);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "i8", input = [2, 1], pads = [1, 0, 1, 0], mode = "reflect")]
+struct Case_onnx_pad_0119;
+
+#[test]
+fn onnx_pad_0119() {
+    check_case("onnx_pad_0119", &Case_onnx_pad_0119);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 1, dtype = "f64", input = [2, 4], mode = "constant", paddings = [4, 5, 0, 0], value = -0.0)]
+struct Case_onnx_pad_0121;
+
+#[test]
+fn onnx_pad_0121() {
+    check_case("onnx_pad_0121", &Case_onnx_pad_0121);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, constant_value = 0.5, dtype = "f16", input = [4], pads = [8, 2], mode = "constant")]
+struct Case_onnx_pad_0122;
+
+#[test]
+fn onnx_pad_0122() {
+    check_case("onnx_pad_0122", &Case_onnx_pad_0122);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, axes = [2, 1], dtype = "i16", input = [3, 0, 1], pads = [0, 0, 0, 0], mode = "reflect")]
+struct Case_onnx_pad_0124;
+
+#[test]
+fn onnx_pad_0124() {
+    check_case("onnx_pad_0124", &Case_onnx_pad_0124);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 19, dtype = "f16", input = [5], pads = [0, 6], mode = "edge")]
+struct Case_onnx_pad_0125;
+
+#[test]
+fn onnx_pad_0125() {
+    check_case("onnx_pad_0125", &Case_onnx_pad_0125);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 11, dtype = "i64", input = [1, 1, 3, 4], pads = [0, 5, 0, 3, 5, 0, 1, 5], mode = "edge")]
+struct Case_onnx_pad_0128;
+
+#[test]
+fn onnx_pad_0128() {
+    check_case("onnx_pad_0128", &Case_onnx_pad_0128);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "onnx.pad", version = 18, axes = [-4, 3], constant_value = 31750, dtype = "i16", input = [2, 2, 3, 4], pads = [0, 1, 2, 1], mode = "constant")]
+struct Case_onnx_pad_0129;
+
+#[test]
+fn onnx_pad_0129() {
+    check_case("onnx_pad_0129", &Case_onnx_pad_0129);
 }
 
 #[allow(non_camel_case_types)]
@@ -479,6 +1159,756 @@ struct Case_onnx_slice_0039;
 #[test]
 fn onnx_slice_0039() {
     check_case("onnx_slice_0039", &Case_onnx_slice_0039);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "i16", input = [1, 4], pad_value = -32768, pads_begin = [-1, -1], pads_end = [0, 7], pad_mode = "constant")]
+struct Case_ov_pad_0002;
+
+#[test]
+fn ov_pad_0002() {
+    check_case("ov_pad_0002", &Case_ov_pad_0002);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f64", input = [4], pads_begin = [4], pads_end = [2], pad_mode = "edge")]
+struct Case_ov_pad_0003;
+
+#[test]
+fn ov_pad_0003() {
+    check_case("ov_pad_0003", &Case_ov_pad_0003);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "bool", input = [5], pads_begin = [4], pads_end = [3], pad_mode = "edge")]
+struct Case_ov_pad_0005;
+
+#[test]
+fn ov_pad_0005() {
+    check_case("ov_pad_0005", &Case_ov_pad_0005);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f16", input = [1, 3, 3, 1], pads_begin = [0, 2, 0, 0], pads_end = [-1, 0, 2, 0], pad_mode = "reflect")]
+struct Case_ov_pad_0007;
+
+#[test]
+fn ov_pad_0007() {
+    check_case("ov_pad_0007", &Case_ov_pad_0007);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "u8", input = [2], pads_begin = [1], pads_end = [0], pad_mode = "edge")]
+struct Case_ov_pad_0011;
+
+#[test]
+fn ov_pad_0011() {
+    check_case("ov_pad_0011", &Case_ov_pad_0011);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "i16", input = [1, 4, 4, 3], pads_begin = [0, 2, 0, 0], pads_end = [0, 0, 1, 3], pad_mode = "symmetric")]
+struct Case_ov_pad_0012;
+
+#[test]
+fn ov_pad_0012() {
+    check_case("ov_pad_0012", &Case_ov_pad_0012);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u16", input = [3, 3, 4, 3], pads_begin = [0, 1, 2, 0], pads_end = [0, 1, 1, 0], pad_mode = "symmetric")]
+struct Case_ov_pad_0014;
+
+#[test]
+fn ov_pad_0014() {
+    check_case("ov_pad_0014", &Case_ov_pad_0014);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u32", input = [4], pads_begin = [2], pads_end = [0], pad_mode = "symmetric")]
+struct Case_ov_pad_0015;
+
+#[test]
+fn ov_pad_0015() {
+    check_case("ov_pad_0015", &Case_ov_pad_0015);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "i16", input = [3, 3, 2, 1, 1], pads_begin = [3, 1, 1, 0, 1], pads_end = [0, 6, 2, 2, 1], pad_mode = "edge")]
+struct Case_ov_pad_0016;
+
+#[test]
+fn ov_pad_0016() {
+    check_case("ov_pad_0016", &Case_ov_pad_0016);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "u8", input = [1, 3, 3, 1], pad_value = 1, pads_begin = [4, 3, 0, 1], pads_end = [0, 2, 2, 3], pad_mode = "constant")]
+struct Case_ov_pad_0017;
+
+#[test]
+fn ov_pad_0017() {
+    check_case("ov_pad_0017", &Case_ov_pad_0017);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "f16", input = [1, 2, 1], pads_begin = [2, 5, 1], pads_end = [1, 5, 4], pad_mode = "edge")]
+struct Case_ov_pad_0019;
+
+#[test]
+fn ov_pad_0019() {
+    check_case("ov_pad_0019", &Case_ov_pad_0019);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "i32", input = [1, 2, 3], pads_begin = [0, 0, 1], pads_end = [1, 2, 1], pad_mode = "symmetric")]
+struct Case_ov_pad_0021;
+
+#[test]
+fn ov_pad_0021() {
+    check_case("ov_pad_0021", &Case_ov_pad_0021);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "u64", input = [1, 1, 4, 4], pads_begin = [0, 1, 2, 2], pads_end = [1, 0, 1, 0], pad_mode = "symmetric")]
+struct Case_ov_pad_0023;
+
+#[test]
+fn ov_pad_0023() {
+    check_case("ov_pad_0023", &Case_ov_pad_0023);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f32", input = [5, 5], pads_begin = [3, 5], pads_end = [5, 4], pad_mode = "symmetric")]
+struct Case_ov_pad_0025;
+
+#[test]
+fn ov_pad_0025() {
+    check_case("ov_pad_0025", &Case_ov_pad_0025);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "u8", input = [1, 2], pads_begin = [0, 0], pads_end = [0, 1], pad_mode = "reflect")]
+struct Case_ov_pad_0027;
+
+#[test]
+fn ov_pad_0027() {
+    check_case("ov_pad_0027", &Case_ov_pad_0027);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "bf16", input = [3, 1, 2, 4, 3], pads_begin = [0, 0, 0, 1, 2], pads_end = [0, 0, 0, 2, 0], pad_mode = "reflect")]
+struct Case_ov_pad_0031;
+
+#[test]
+fn ov_pad_0031() {
+    check_case("ov_pad_0031", &Case_ov_pad_0031);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "bool", input = [4, 4], pads_begin = [4, 3], pads_end = [4, 2], pad_mode = "symmetric")]
+struct Case_ov_pad_0032;
+
+#[test]
+fn ov_pad_0032() {
+    check_case("ov_pad_0032", &Case_ov_pad_0032);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u8", input = [4, 5], pads_begin = [4, -2], pads_end = [0, -2], pad_mode = "symmetric")]
+struct Case_ov_pad_0033;
+
+#[test]
+fn ov_pad_0033() {
+    check_case("ov_pad_0033", &Case_ov_pad_0033);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "bf16", input = [3, 3, 1], pads_begin = [3, 3, 1], pads_end = [2, 2, 1], pad_mode = "symmetric")]
+struct Case_ov_pad_0034;
+
+#[test]
+fn ov_pad_0034() {
+    check_case("ov_pad_0034", &Case_ov_pad_0034);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "i64", input = [2, 1, 3, 4], pads_begin = [1, 1, 0, 4], pads_end = [2, 0, 1, 2], pad_mode = "symmetric")]
+struct Case_ov_pad_0035;
+
+#[test]
+fn ov_pad_0035() {
+    check_case("ov_pad_0035", &Case_ov_pad_0035);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f16", input = [1, 2, 2, 3], pads_begin = [0, -2, 0, 0], pads_end = [0, 1, 0, 0], pad_mode = "reflect")]
+struct Case_ov_pad_0036;
+
+#[test]
+fn ov_pad_0036() {
+    check_case("ov_pad_0036", &Case_ov_pad_0036);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "i64", input = [4, 2], pads_begin = [0, 0], pads_end = [2, 1], pad_mode = "reflect")]
+struct Case_ov_pad_0038;
+
+#[test]
+fn ov_pad_0038() {
+    check_case("ov_pad_0038", &Case_ov_pad_0038);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u8", input = [4, 0, 1], pads_begin = [2, 0, 1], pads_end = [2, 0, 1], pad_mode = "symmetric")]
+struct Case_ov_pad_0040;
+
+#[test]
+fn ov_pad_0040() {
+    check_case("ov_pad_0040", &Case_ov_pad_0040);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u64", input = [1, 3, 1, 3, 4], pads_begin = [0, 3, 1, 2, 2], pads_end = [1, 3, 1, 1, 1], pad_mode = "symmetric")]
+struct Case_ov_pad_0041;
+
+#[test]
+fn ov_pad_0041() {
+    check_case("ov_pad_0041", &Case_ov_pad_0041);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "u64", input = [3, 1, 1, 4], pad_value = 9223372036854775807, pads_begin = [5, 3, 0, 1], pads_end = [0, 3, 1, 0], pad_mode = "constant")]
+struct Case_ov_pad_0042;
+
+#[test]
+fn ov_pad_0042() {
+    check_case("ov_pad_0042", &Case_ov_pad_0042);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "u16", input = [1], pads_begin = [0], pads_end = [0], pad_mode = "reflect")]
+struct Case_ov_pad_0044;
+
+#[test]
+fn ov_pad_0044() {
+    check_case("ov_pad_0044", &Case_ov_pad_0044);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u16", input = [3, 1, 3, 1], pads_begin = [2, 0, -2, 0], pads_end = [1, 0, 1, 0], pad_mode = "reflect")]
+struct Case_ov_pad_0045;
+
+#[test]
+fn ov_pad_0045() {
+    check_case("ov_pad_0045", &Case_ov_pad_0045);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f32", input = [2, 1, 4], pads_begin = [0, 0, 0], pads_end = [1, 0, 1], pad_mode = "symmetric")]
+struct Case_ov_pad_0049;
+
+#[test]
+fn ov_pad_0049() {
+    check_case("ov_pad_0049", &Case_ov_pad_0049);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f64", input = [1, 4, 4, 3], pads_begin = [0, 2, -3, 1], pads_end = [0, 0, -1, 2], pad_mode = "reflect")]
+struct Case_ov_pad_0054;
+
+#[test]
+fn ov_pad_0054() {
+    check_case("ov_pad_0054", &Case_ov_pad_0054);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "bool", input = [3, 1], pads_begin = [0, 4], pads_end = [-1, 4], pad_mode = "edge")]
+struct Case_ov_pad_0055;
+
+#[test]
+fn ov_pad_0055() {
+    check_case("ov_pad_0055", &Case_ov_pad_0055);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "i64", input = [5, 5, 1], pads_begin = [2, 5, 0], pads_end = [4, 1, 0], pad_mode = "symmetric")]
+struct Case_ov_pad_0057;
+
+#[test]
+fn ov_pad_0057() {
+    check_case("ov_pad_0057", &Case_ov_pad_0057);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "f64", input = [4], pad_value = 1.5, pads_begin = [5], pads_end = [3], pad_mode = "constant")]
+struct Case_ov_pad_0059;
+
+#[test]
+fn ov_pad_0059() {
+    check_case("ov_pad_0059", &Case_ov_pad_0059);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 1, dtype = "i32", input = [1, 3, 1, 1], pads_begin = [0, 1, 0, 0], pads_end = [0, 1, 0, 0], pad_mode = "reflect")]
+struct Case_ov_pad_0062;
+
+#[test]
+fn ov_pad_0062() {
+    check_case("ov_pad_0062", &Case_ov_pad_0062);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f64", input = [2], pads_begin = [2], pads_end = [1], pad_mode = "symmetric")]
+struct Case_ov_pad_0063;
+
+#[test]
+fn ov_pad_0063() {
+    check_case("ov_pad_0063", &Case_ov_pad_0063);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f16", input = [1], pads_begin = [1], pads_end = [0], pad_mode = "symmetric")]
+struct Case_ov_pad_0066;
+
+#[test]
+fn ov_pad_0066() {
+    check_case("ov_pad_0066", &Case_ov_pad_0066);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u16", input = [1, 2, 2, 3, 4], pads_begin = [1, 2, 2, -3, 4], pads_end = [1, 1, 1, 0, -2], pad_mode = "symmetric")]
+struct Case_ov_pad_0067;
+
+#[test]
+fn ov_pad_0067() {
+    check_case("ov_pad_0067", &Case_ov_pad_0067);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u64", input = [2], pad_value = 0, pads_begin = [2], pads_end = [-1], pad_mode = "constant")]
+struct Case_ov_pad_0070;
+
+#[test]
+fn ov_pad_0070() {
+    check_case("ov_pad_0070", &Case_ov_pad_0070);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u32", input = [4, 1], pads_begin = [0, 0], pads_end = [2, -1], pad_mode = "reflect")]
+struct Case_ov_pad_0071;
+
+#[test]
+fn ov_pad_0071() {
+    check_case("ov_pad_0071", &Case_ov_pad_0071);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "i64", input = [1, 2, 1, 1, 1], pads_begin = [0, 0, -1, 0, 0], pads_end = [0, 0, 0, 0, 0], pad_mode = "reflect")]
+struct Case_ov_pad_0072;
+
+#[test]
+fn ov_pad_0072() {
+    check_case("ov_pad_0072", &Case_ov_pad_0072);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u8", input = [2], pad_value = 211, pads_begin = [2], pads_end = [2], pad_mode = "constant")]
+struct Case_ov_pad_0073;
+
+#[test]
+fn ov_pad_0073() {
+    check_case("ov_pad_0073", &Case_ov_pad_0073);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "u16", input = [1, 1, 5], pads_begin = [0, 4, 1], pads_end = [3, 3, -2], pad_mode = "edge")]
+struct Case_ov_pad_0076;
+
+#[test]
+fn ov_pad_0076() {
+    check_case("ov_pad_0076", &Case_ov_pad_0076);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "i16", input = [5, 2, 5], pads_begin = [-3, 0, -3], pads_end = [1, 0, 2], pad_mode = "reflect")]
+struct Case_ov_pad_0080;
+
+#[test]
+fn ov_pad_0080() {
+    check_case("ov_pad_0080", &Case_ov_pad_0080);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.pad", version = 12, dtype = "f16", input = [1, 1, 3, 1], pads_begin = [0, 0, 0, 0], pads_end = [0, 0, -1, 0], pad_mode = "reflect")]
+struct Case_ov_pad_0083;
+
+#[test]
+fn ov_pad_0083() {
+    check_case("ov_pad_0083", &Case_ov_pad_0083);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [0], dtype = "i16", input = [3], start = [5], step = [1], stop = [1])]
+struct Case_ov_slice8_0001;
+
+#[test]
+fn ov_slice8_0001() {
+    check_case("ov_slice8_0001", &Case_ov_slice8_0001);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "f32", input = [2, 1], start = [2147483647], step = [-1], stop = [4])]
+struct Case_ov_slice8_0002;
+
+#[test]
+fn ov_slice8_0002() {
+    check_case("ov_slice8_0002", &Case_ov_slice8_0002);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [2, -2, 0], dtype = "u8", input = [1, 5, 4], start = [1000, 0, 1], step = [1, 2, 1], stop = [5, 1, 1])]
+struct Case_ov_slice8_0004;
+
+#[test]
+fn ov_slice8_0004() {
+    check_case("ov_slice8_0004", &Case_ov_slice8_0004);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-2, -1], dtype = "f32", input = [5, 4], start = [-1000, 1], step = [2, 1], stop = [-2, -5])]
+struct Case_ov_slice8_0005;
+
+#[test]
+fn ov_slice8_0005() {
+    check_case("ov_slice8_0005", &Case_ov_slice8_0005);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [0], dtype = "f64", input = [2], start = [0], step = [2], stop = [-9223372036854775808])]
+struct Case_ov_slice8_0006;
+
+#[test]
+fn ov_slice8_0006() {
+    check_case("ov_slice8_0006", &Case_ov_slice8_0006);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [0], dtype = "i64", input = [6], start = [5], step = [-3], stop = [-5])]
+struct Case_ov_slice8_0010;
+
+#[test]
+fn ov_slice8_0010() {
+    check_case("ov_slice8_0010", &Case_ov_slice8_0010);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "bool", input = [4], start = [6], step = [1], stop = [9223372036854775807])]
+struct Case_ov_slice8_0011;
+
+#[test]
+fn ov_slice8_0011() {
+    check_case("ov_slice8_0011", &Case_ov_slice8_0011);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "i16", input = [6], start = [5], step = [1], stop = [3])]
+struct Case_ov_slice8_0015;
+
+#[test]
+fn ov_slice8_0015() {
+    check_case("ov_slice8_0015", &Case_ov_slice8_0015);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [0], dtype = "u32", input = [6], start = [-1], step = [2], stop = [2])]
+struct Case_ov_slice8_0016;
+
+#[test]
+fn ov_slice8_0016() {
+    check_case("ov_slice8_0016", &Case_ov_slice8_0016);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1, 0], dtype = "bool", input = [2, 3], start = [2147483647, 5], step = [2, 2], stop = [-4, 2147483647])]
+struct Case_ov_slice8_0019;
+
+#[test]
+fn ov_slice8_0019() {
+    check_case("ov_slice8_0019", &Case_ov_slice8_0019);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "i8", input = [3], start = [3], step = [1], stop = [-2])]
+struct Case_ov_slice8_0020;
+
+#[test]
+fn ov_slice8_0020() {
+    check_case("ov_slice8_0020", &Case_ov_slice8_0020);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "i8", input = [2], start = [-1000], step = [3], stop = [3])]
+struct Case_ov_slice8_0021;
+
+#[test]
+fn ov_slice8_0021() {
+    check_case("ov_slice8_0021", &Case_ov_slice8_0021);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "f32", input = [2], start = [5], step = [-3], stop = [-3])]
+struct Case_ov_slice8_0026;
+
+#[test]
+fn ov_slice8_0026() {
+    check_case("ov_slice8_0026", &Case_ov_slice8_0026);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "bf16", input = [5, 2, 4], start = [-7], step = [-1], stop = [6])]
+struct Case_ov_slice8_0029;
+
+#[test]
+fn ov_slice8_0029() {
+    check_case("ov_slice8_0029", &Case_ov_slice8_0029);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-3, -2, -4, -1], dtype = "f64", input = [4, 1, 6, 3], start = [-4, -6, 5, -6], step = [-1, -9223372036854775808, 3, -2], stop = [1000, 2, -5, 2])]
+struct Case_ov_slice8_0032;
+
+#[test]
+fn ov_slice8_0032() {
+    check_case("ov_slice8_0032", &Case_ov_slice8_0032);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [0, 1], dtype = "bf16", input = [6, 2], start = [1000, 1], step = [-3, 1], stop = [-2147483648, -2])]
+struct Case_ov_slice8_0038;
+
+#[test]
+fn ov_slice8_0038() {
+    check_case("ov_slice8_0038", &Case_ov_slice8_0038);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "bf16", input = [3, 1, 6], start = [0, 2, 4], step = [-3, 3, -3], stop = [6, -1, 0])]
+struct Case_ov_slice8_0046;
+
+#[test]
+fn ov_slice8_0046() {
+    check_case("ov_slice8_0046", &Case_ov_slice8_0046);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [0], dtype = "bf16", input = [3, 5, 4], start = [2], step = [1], stop = [5])]
+struct Case_ov_slice8_0047;
+
+#[test]
+fn ov_slice8_0047() {
+    check_case("ov_slice8_0047", &Case_ov_slice8_0047);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "f64", input = [5], start = [1], step = [-3], stop = [3])]
+struct Case_ov_slice8_0049;
+
+#[test]
+fn ov_slice8_0049() {
+    check_case("ov_slice8_0049", &Case_ov_slice8_0049);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [1, 2, 0], dtype = "bf16", input = [2, 3, 5], start = [4, -2, -2147483648], step = [1, -1, -3], stop = [1, -4, 2])]
+struct Case_ov_slice8_0051;
+
+#[test]
+fn ov_slice8_0051() {
+    check_case("ov_slice8_0051", &Case_ov_slice8_0051);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "u64", input = [4, 4, 5], start = [-1], step = [1], stop = [2])]
+struct Case_ov_slice8_0052;
+
+#[test]
+fn ov_slice8_0052() {
+    check_case("ov_slice8_0052", &Case_ov_slice8_0052);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "i64", input = [4, 2], start = [-4], step = [3], stop = [5])]
+struct Case_ov_slice8_0054;
+
+#[test]
+fn ov_slice8_0054() {
+    check_case("ov_slice8_0054", &Case_ov_slice8_0054);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "f32", input = [6], start = [-2], step = [3], stop = [4])]
+struct Case_ov_slice8_0055;
+
+#[test]
+fn ov_slice8_0055() {
+    check_case("ov_slice8_0055", &Case_ov_slice8_0055);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "i64", input = [5], start = [-9223372036854775808], step = [-1], stop = [-7])]
+struct Case_ov_slice8_0057;
+
+#[test]
+fn ov_slice8_0057() {
+    check_case("ov_slice8_0057", &Case_ov_slice8_0057);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-2], dtype = "f16", input = [1, 1], start = [-2], step = [-1], stop = [-2147483648])]
+struct Case_ov_slice8_0058;
+
+#[test]
+fn ov_slice8_0058() {
+    check_case("ov_slice8_0058", &Case_ov_slice8_0058);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "u64", input = [2], start = [1000], step = [-1], stop = [1])]
+struct Case_ov_slice8_0059;
+
+#[test]
+fn ov_slice8_0059() {
+    check_case("ov_slice8_0059", &Case_ov_slice8_0059);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [0], dtype = "i32", input = [2, 1], start = [-5], step = [3], stop = [1])]
+struct Case_ov_slice8_0060;
+
+#[test]
+fn ov_slice8_0060() {
+    check_case("ov_slice8_0060", &Case_ov_slice8_0060);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "u64", input = [2], start = [0], step = [7], stop = [1000])]
+struct Case_ov_slice8_0061;
+
+#[test]
+fn ov_slice8_0061() {
+    check_case("ov_slice8_0061", &Case_ov_slice8_0061);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [1, -1], dtype = "i8", input = [2, 2, 6], start = [0, -8], step = [-3, -3], stop = [4, 2])]
+struct Case_ov_slice8_0063;
+
+#[test]
+fn ov_slice8_0063() {
+    check_case("ov_slice8_0063", &Case_ov_slice8_0063);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-4, 3, -3, -2], dtype = "f64", input = [5, 4, 6, 5], start = [-2147483648, 5, -2, 2], step = [-1, -3, -3, 2], stop = [1000, 2, -7, 7])]
+struct Case_ov_slice8_0065;
+
+#[test]
+fn ov_slice8_0065() {
+    check_case("ov_slice8_0065", &Case_ov_slice8_0065);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", axes = [-1], dtype = "i64", input = [1, 3, 5], start = [3], step = [1], stop = [-2147483648])]
+struct Case_ov_slice8_0068;
+
+#[test]
+fn ov_slice8_0068() {
+    check_case("ov_slice8_0068", &Case_ov_slice8_0068);
+}
+
+#[allow(non_camel_case_types)]
+#[derive(kerf::Kernel)]
+#[kerf(op = "openvino.slice", dtype = "bool", input = [1, 2, 6, 4], start = [-3, -9223372036854775808, -8], step = [-1, -1, 1], stop = [-9223372036854775808, -2, -3])]
+struct Case_ov_slice8_0069;
+
+#[test]
+fn ov_slice8_0069() {
+    check_case("ov_slice8_0069", &Case_ov_slice8_0069);
 }
 
 #[allow(non_camel_case_types)]

@@ -1,8 +1,12 @@
 //! Vendor frontends: the only place that knows vendor rules. Each validates a request
 //! against its spec and lowers it to a [`Plan`] with exactly the rules of SEMANTICS.md.
 
+mod onnx_pad;
 mod onnx_slice;
+mod openvino_pad;
+mod openvino_slice;
 mod openvino_strided_slice;
+mod pad;
 mod tensorrt_fill;
 mod tensorrt_slice;
 
@@ -31,6 +35,9 @@ fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
         "tensorrt.fill" => tensorrt_fill::lower(v),
         "onnx.slice" => onnx_slice::lower(v),
         "openvino.strided_slice" => openvino_strided_slice::lower(v),
+        "onnx.pad" => onnx_pad::lower(v),
+        "openvino.pad" => openvino_pad::lower(v),
+        "openvino.slice" => openvino_slice::lower(v),
         other => Err(Error::UnknownOp {
             op: other.to_string(),
             known: "a spec exists but kerf has no frontend for it".into(),
@@ -83,7 +90,15 @@ pub(crate) fn in_bounds_slice(
     axes: Vec<AxisRead>,
     output_shape: Vec<u64>,
 ) -> Plan {
-    Plan::Slice(SlicePlan { dtype, input_shape, axes, mode: BoundaryMode::StrictBounds, fill_bits: 0, output_shape })
+    Plan::Slice(SlicePlan {
+        dtype,
+        input_shape,
+        axes,
+        mode: BoundaryMode::StrictBounds,
+        fill_bits: 0,
+        output_shape,
+        windows: Vec::new(),
+    })
 }
 
 /// The data input's dtype and shape.

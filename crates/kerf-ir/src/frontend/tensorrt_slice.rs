@@ -120,5 +120,5 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         }
     }
     let output_shape = axes.iter().map(|a| a.extent).collect();
-    Ok(Plan::Slice(SlicePlan { dtype, input_shape: shape, axes, mode, fill_bits, output_shape }))
+    Ok(Plan::Slice(SlicePlan { dtype, input_shape: shape, axes, mode, fill_bits, output_shape, windows: Vec::new() }))
 }

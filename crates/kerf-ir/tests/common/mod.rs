@@ -33,7 +33,7 @@ pub fn scalar_i64(v: i64) -> Tensor {
 /// Lower and evaluate through the reference.
 pub fn run(req: &Request) -> Result<Tensor, Error> {
     let plan = kerf_ir::lower(req)?;
-    let data = req.inputs.get("input").or(req.inputs.get("data")).and_then(|i| i.tensor());
+    let data = ["input", "data", "arg"].iter().find_map(|n| req.inputs.get(*n)).and_then(|i| i.tensor());
     reference::evaluate(&plan, data.map(|t| t.view()))
 }
 
@@ -103,4 +103,42 @@ pub fn ov(data: Tensor, begin: &[i64], end: &[i64], stride: &[i64], masks: [&[i6
         r = r.attr(n, m.to_vec());
     }
     r
+}
+
+/// An onnx.pad request: `pads` as the version's attribute (1: paddings, 2: pads) or input.
+pub fn onnx_pad(version: u32, data: Tensor, pads: &[i64], mode: &str) -> Request {
+    let r = Request::new("onnx.pad").version(version).input("data", data).attr("mode", mode);
+    match version {
+        1 => r.attr("paddings", pads.to_vec()),
+        2 => r.attr("pads", pads.to_vec()),
+        _ => r.input("pads", Tensor::from_i64s(pads)),
+    }
+}
+
+/// An openvino.pad request with pads_begin/pads_end as inputs.
+pub fn ov_pad(version: u32, arg: Tensor, begin: &[i64], end: &[i64], mode: &str) -> Request {
+    Request::new("openvino.pad")
+        .version(version)
+        .input("arg", arg)
+        .input("pads_begin", Tensor::from_i64s(begin))
+        .input("pads_end", Tensor::from_i64s(end))
+        .attr("pad_mode", mode)
+}
+
+/// An openvino.slice request; `axes` when given.
+pub fn ov_slice(data: Tensor, start: &[i64], stop: &[i64], step: &[i64], axes: Option<&[i64]>) -> Request {
+    let r = Request::new("openvino.slice")
+        .input("data", data)
+        .input("start", Tensor::from_i64s(start))
+        .input("stop", Tensor::from_i64s(stop))
+        .input("step", Tensor::from_i64s(step));
+    match axes {
+        Some(a) => r.input("axes", Tensor::from_i64s(a)),
+        None => r,
+    }
+}
+
+/// A scalar of `dtype` from its element bits.
+pub fn scalar_bits(dtype: DType, bits: u128) -> Tensor {
+    Tensor::scalar_bits(dtype, bits)
 }

@@ -1,0 +1,89 @@
+//! openvino.pad, Pad-1 and Pad-12: every mode reads relative to the original data (its
+//! reference implementation's rule), so negative pads need no window.
+
+use super::{data_input, fits_i64, pad};
+use crate::error::Error;
+use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
+use crate::request::Validated;
+
+pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
+    let op = v.op();
+    let data = data_input(v, "arg")?;
+    let dtype = data.dtype();
+    let shape = data.shape().to_vec();
+    let rank = shape.len();
+    let mode_name = v.attr_str("pad_mode").unwrap_or("constant");
+    let mode = pad::boundary_mode(op, mode_name)?;
+    let list = |name: &str| -> Result<Vec<i64>, Error> {
+        let l = v.int_list(name)?.ok_or_else(|| Error::MissingInput { op: op.into(), name: name.into() })?;
+        if l.len() != rank {
+            return Err(Error::rule(
+                op,
+                "pads_length",
+                format!("`{name}` has {} entries, but arg has {rank} axes", l.len()),
+            ));
+        }
+        Ok(l)
+    };
+    let (begin, end) = (list("pads_begin")?, list("pads_end")?);
+    let fill_bits =
+        if mode == BoundaryMode::Fill { pad::value_bits(op, "pad_value", dtype, v.input("pad_value"))? } else { 0 };
+
+    let mut reads = Vec::with_capacity(rank);
+    for (axis, &d) in shape.iter().enumerate() {
+        let (b, e) = (begin[axis], end[axis]);
+        let pads = || format!("axis {axis}: pads_begin {b}, pads_end {e}, extent {d}");
+        if v.version == 1 && (b < 0 || e < 0) {
+            return Err(Error::rule(op, "pads_non_negative_v1", format!("{}: Pad-1 pads are non-negative", pads())));
+        }
+        let d_i = d as i128;
+        let (b_i, e_i) = (b as i128, e as i128);
+        match mode {
+            BoundaryMode::Reflect if b_i > d_i - 1 || e_i > d_i - 1 => {
+                return Err(Error::rule(
+                    op,
+                    "reflect_pads_below_extent",
+                    format!("{}: reflect pads at most {}", pads(), d_i - 1),
+                ));
+            }
+            BoundaryMode::Symmetric if b_i > d_i || e_i > d_i => {
+                return Err(Error::rule(
+                    op,
+                    "symmetric_pads_within_extent",
+                    format!("{}: symmetric pads at most {d}", pads()),
+                ));
+            }
+            BoundaryMode::Clamp if d == 0 && (b > 0 || e > 0) => {
+                return Err(Error::rule(op, "empty_axis_padded", format!("{}: edge has no element to repeat", pads())));
+            }
+            _ => {}
+        }
+        let extent = b_i + d_i + e_i;
+        if extent < 0 {
+            return Err(Error::rule(
+                op,
+                "output_extent_non_negative",
+                format!("{}: the output extent would be {extent}", pads()),
+            ));
+        }
+        let extent = fits_i64(op, || format!("axis {axis}: output extent"), extent)?;
+        // Output y reads x = y - b of the original data (no element when the extent is 0).
+        let start = if extent == 0 { 0 } else { fits_i64(op, || format!("axis {axis}: first coordinate"), -b_i)? };
+        reads.push(AxisRead { extent: extent as u64, start, step: 1 });
+    }
+    let output_shape: Vec<u64> = reads.iter().map(|a| a.extent).collect();
+    crate::tensor::volume(&output_shape).ok_or_else(|| Error::Overflow {
+        op: op.into(),
+        what: "output volume (the product of the padded extents)".into(),
+        value: format!("{output_shape:?}"),
+    })?;
+    Ok(Plan::Slice(SlicePlan {
+        dtype,
+        input_shape: shape,
+        axes: reads,
+        mode,
+        fill_bits,
+        output_shape,
+        windows: Vec::new(),
+    }))
+}
