@@ -169,7 +169,8 @@ impl SlicePlan {
     /// them: one axis per input axis, output and input volumes that fit i64, an output
     /// shape that is a reshape of the axes' extents, fill bits within the element width
     /// (in fill mode, the only one that reads them), every coordinate read representable in i64, in bounds in
-    /// `strict_bounds` mode, and no read of an empty axis outside `fill` mode. O(rank).
+    /// `strict_bounds` mode, windows inside their axes, and no read of an empty axis
+    /// (window) outside `fill` mode. O(rank).
     /// The frontends only produce valid plans; the fields are public, so every public
     /// entry that takes a plan (schedule, reference, JIT) calls this first.
     pub fn validate(&self) -> Result<(), Error> {
@@ -206,10 +207,18 @@ impl SlicePlan {
         if self.mode == BoundaryMode::Fill && !fill_fits {
             return bad(format!("fill_bits {:#x} do not fit one {} element", self.fill_bits, self.dtype));
         }
+        if !self.windows_fit() {
+            return bad(format!(
+                "windows {:?} are not one per input axis inside the input shape {:?}",
+                self.windows, self.input_shape
+            ));
+        }
         if core_len == 0 {
             return Ok(());
         }
-        for (k, (a, &d)) in self.axes.iter().zip(&self.input_shape).enumerate() {
+        for (k, a) in self.axes.iter().enumerate() {
+            // The mode sees the axis's window; x counts from its first element.
+            let d = self.window(k).len;
             // x is affine in y: its extremes are the first and last positions.
             let (first, last) = (a.x(0), a.x(a.extent - 1));
             for x in [first, last] {

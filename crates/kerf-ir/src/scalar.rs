@@ -71,7 +71,6 @@ pub fn f64_to_bits(dtype: DType, v: f64) -> Result<u128, ConvertError> {
         }
         return int_to_bits(dtype, v as i128);
     }
-<<<<<<< HEAD
     let narrow = |format: &NarrowFloat, from_f32: fn(f32) -> u128| {
         if !v.is_finite() {
             // NaN and infinities are exact in f32; their encodings are the type's own.
@@ -79,22 +78,6 @@ pub fn f64_to_bits(dtype: DType, v: f64) -> Result<u128, ConvertError> {
         }
         format.round(v).ok_or(ConvertError::OutOfRange)
     };
-=======
-    // Round once, exactly, to the narrow formats' precision: the conversions below are
-    // then exact (half's f64 conversions go through f32 on F16C CPUs and would round
-    // twice; the fp8 encoders take an f32).
-    let rounded = match dtype {
-        DType::F16 => round_to_precision(v, 10, -14),
-        DType::BF16 => round_to_precision(v, 7, -126),
-        DType::F8E4M3FN => round_to_precision(v, 3, -6),
-        DType::F8E5M2 => round_to_precision(v, 2, -14),
-        _ => v,
-    };
-    if v.is_finite() && !rounded.is_finite() {
-        return Err(ConvertError::OutOfRange);
-    }
-    let v = rounded;
->>>>>>> pad
     let bits = match dtype {
         DType::F8E4M3FN => narrow(&NarrowFloat::E4M3FN, |x| fp8::f32_to_e4m3fn(x, false) as u128)?,
         DType::F8E5M2 => narrow(&NarrowFloat::E5M2, |x| fp8::f32_to_e5m2(x, false) as u128)?,
@@ -115,7 +98,6 @@ pub fn f64_to_bits(dtype: DType, v: f64) -> Result<u128, ConvertError> {
     Ok(bits)
 }
 
-<<<<<<< HEAD
 /// A binary floating-point format narrower than f64, for exact conversions from f64:
 /// `half` converts f64 → f16 through f32 on CPUs with F16C (two roundings, and an answer
 /// that depends on the CPU), so kerf rounds from the exact f64 value itself.
@@ -187,20 +169,6 @@ impl NarrowFloat {
     fn exponent_bits(&self) -> u32 {
         (2 * self.bias as u32 + 1).ilog2() + 1
     }
-=======
-/// `v` rounded once, to nearest with ties to even, to a binary float of `m` fraction bits
-/// whose smallest normal exponent is `emin` (subnormals below it; no bound above: the
-/// caller checks overflow). Exact: scaling by a power of two and rounding to an integer
-/// lose nothing in f64.
-fn round_to_precision(v: f64, m: i32, emin: i32) -> f64 {
-    if !v.is_finite() || v == 0.0 {
-        return v;
-    }
-    // The exponent of v (f64 subnormals lie far below every emin used here).
-    let e = (((v.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(emin);
-    let quantum = 2f64.powi(e - m);
-    (v / quantum).round_ties_even() * quantum
->>>>>>> pad
 }
 
 /// An integer as element bits of an integer dtype, if it fits.
@@ -281,7 +249,6 @@ mod tests {
         assert_eq!(f64_to_bits(DType::BF16, 1.0), Ok(0x3f80));
     }
 
-<<<<<<< HEAD
     /// SEMANTICS.md, "Values converted to a tensor's type": one rounding from the exact
     /// value. Each of these rounds differently through f32 (a tie after the first rounding).
     #[test]
@@ -372,30 +339,6 @@ mod tests {
                 }
             }
         }
-=======
-    /// One rounding from the exact value: a value just above a tie of the narrow type
-    /// rounds up, where a first rounding to f32 would land on the tie and round to even.
-    #[test]
-    fn narrow_floats_round_once() {
-        let above_tie = |m: i32| 1.0 + 2f64.powi(-m - 1) + 2f64.powi(-40);
-        assert_eq!(f64_to_bits(DType::F16, above_tie(10)), Ok(0x3c01));
-        assert_eq!(f64_to_bits(DType::BF16, above_tie(7)), Ok(0x3f81));
-        assert_eq!(f64_to_bits(DType::F8E4M3FN, above_tie(3)), Ok(0x39));
-        assert_eq!(f64_to_bits(DType::F8E5M2, above_tie(2)), Ok(0x3d));
-        // Exact ties go to even; subnormals and signs survive.
-        assert_eq!(f64_to_bits(DType::F16, 1.0 + 2f64.powi(-11)), Ok(0x3c00));
-        assert_eq!(f64_to_bits(DType::F16, 2f64.powi(-24)), Ok(0x0001));
-        assert_eq!(f64_to_bits(DType::F16, 2f64.powi(-26)), Ok(0x0000));
-        assert_eq!(f64_to_bits(DType::F16, -2f64.powi(-25) * 1.5), Ok(0x8001));
-        assert_eq!(f64_to_bits(DType::F16, -0.0), Ok(0x8000));
-        // The largest finite values and the ties just above them.
-        assert_eq!(f64_to_bits(DType::F16, 65519.99), Ok(0x7bff));
-        assert_eq!(f64_to_bits(DType::F16, 65520.0), Err(ConvertError::OutOfRange));
-        assert_eq!(f64_to_bits(DType::F8E4M3FN, 464.0), Ok(0x7e));
-        assert_eq!(f64_to_bits(DType::F8E4M3FN, 464.01), Err(ConvertError::OutOfRange));
-        assert_eq!(f64_to_bits(DType::F16, f64::NEG_INFINITY), Ok(0xfc00));
-        assert_eq!(f64_to_bits(DType::BF16, f64::MAX), Err(ConvertError::OutOfRange));
->>>>>>> pad
     }
 
     #[test]

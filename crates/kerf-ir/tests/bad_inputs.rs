@@ -246,8 +246,8 @@ fn rows() -> Vec<(&'static str, Request, &'static str)> {
         ),
         (
             "onnx pad non-empty string value",
-            onnx_pad(19, Tensor::from_strings(&[1], vec!["a".into()]).unwrap(), &[1, 1], "constant")
-                .input("constant_value", Tensor::from_strings(&[], vec!["x".into()]).unwrap()),
+            onnx_pad(19, Tensor::from_strings(&[1], ["a"]).unwrap(), &[1, 1], "constant")
+                .input("constant_value", Tensor::from_strings(&[], ["x"]).unwrap()),
             "pad_value_representable",
         ),
         (
@@ -323,12 +323,12 @@ fn rows() -> Vec<(&'static str, Request, &'static str)> {
         ),
         (
             "ov pad strings in reflect",
-            ov_pad(12, Tensor::from_strings(&[2], vec!["a".into(), "b".into()]).unwrap(), &[1], &[0], "reflect"),
+            ov_pad(12, Tensor::from_strings(&[2], ["a", "b"]).unwrap(), &[1], &[0], "reflect"),
             "string_constant_only",
         ),
         (
             "ov pad strings in Pad-1",
-            ov_pad(1, Tensor::from_strings(&[1], vec!["a".into()]).unwrap(), &[1], &[0], "constant"),
+            ov_pad(1, Tensor::from_strings(&[1], ["a"]).unwrap(), &[1], &[0], "constant"),
             "string_from_12",
         ),
         (

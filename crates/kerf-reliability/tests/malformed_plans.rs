@@ -156,6 +156,7 @@ fn slice(dtype: DType, input: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMo
         mode,
         fill_bits: 0,
         output_shape: output.to_vec(),
+        windows: Vec::new(),
     }
 }
 
@@ -229,7 +230,7 @@ fn random_slice(rng: &mut Rng) -> SlicePlan {
 /// Break one invariant of a valid slice plan (or leave it valid, 1 time in 10).
 fn break_slice(rng: &mut Rng, p: &mut SlicePlan) -> &'static str {
     let rank = p.axes.len();
-    match rng.below(10) {
+    match rng.below(11) {
         0 => {
             // An output shape whose volume is not the axes' (findings: heap overflow).
             let grow = 1 + rng.below(1000);
@@ -303,6 +304,17 @@ fn break_slice(rng: &mut Rng, p: &mut SlicePlan) -> &'static str {
             // The output shape a reshape of the extents (valid: shrunk/new axes).
             p.output_shape = vec![kerf_ir::tensor::volume(&p.core_shape()).unwrap(), 1];
             "valid reshape"
+        }
+        9 if rank > 0 => {
+            // Windows: too few, or one reaching past its axis.
+            p.windows = p.input_shape.iter().map(|&d| kerf_ir::plan::Window { lo: 0, len: d }).collect();
+            if rng.chance(50) {
+                p.windows.pop();
+            } else {
+                let k = rng.below(rank as u64) as usize;
+                p.windows[k].lo = 1 + rng.below(3);
+            }
+            "windows vs the input"
         }
         _ => "unchanged",
     }

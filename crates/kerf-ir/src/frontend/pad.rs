@@ -40,8 +40,8 @@ pub(crate) fn value_bits(op: &str, name: &str, dtype: DType, value: Option<&Inpu
     })?;
     let from = t.dtype();
     if dtype == DType::String {
-        return match t.strings().and_then(|s| s.first()) {
-            Some(s) if s.is_empty() => Ok(0),
+        return match t.strings().and_then(|s| s.get(0)) {
+            Some("") => Ok(0),
             Some(s) => Err(Error::rule(
                 op,
                 "pad_value_representable",
