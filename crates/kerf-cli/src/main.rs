@@ -91,7 +91,8 @@ enum Command {
         /// Threads the kernel may use (JIT: a large call splits its outermost loop)
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
-        /// Timed samples of the kernel and of the baseline (the median is reported)
+        /// Timed samples of the kernel and of the baseline (the median is reported), at
+        /// most 100,000
         #[arg(long, default_value_t = 51, value_parser = clap::value_parser!(u32).range(1..=bench::MAX_ITERS as i64))]
         iters: u32,
         /// The backend that runs the kernel

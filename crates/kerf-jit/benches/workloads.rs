@@ -11,7 +11,7 @@
 use criterion::{Criterion, black_box};
 use kerf_ir::plan::AxisRead;
 use kerf_ir::tensor::{TensorView, ViewData};
-use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, SlicePlan, reference};
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, SlicePlan, Tensor, reference};
 use kerf_jit::{Jit, JitSettings};
 use std::time::{Duration, Instant};
 
@@ -73,6 +73,24 @@ fn workloads() -> Vec<Workload> {
             fill: false,
         });
     }
+    // P1/P2: the pad ops, lowered by their frontends from the requests a user writes.
+    let image = [1u64, 3, 1024, 1024];
+    let lower = |request: Request| kerf_ir::lower(&request).expect("the P rows lower");
+    for mode in ["constant", "reflect", "edge", "wrap"] {
+        let request = Request::new("onnx.pad")
+            .version(19)
+            .input_meta("data", f32_, &image)
+            .input("pads", Tensor::from_i64s(&[0, 0, 16, 16, 0, 0, 16, 16]))
+            .attr("mode", mode);
+        w.push(Workload { id: format!("P1 onnx.pad {mode}"), plan: lower(request), fill: false });
+    }
+    let request = Request::new("openvino.pad")
+        .version(12)
+        .input_meta("arg", f32_, &image)
+        .input("pads_begin", Tensor::from_i64s(&[0, 0, 16, 16]))
+        .input("pads_end", Tensor::from_i64s(&[0, 0, 16, 16]))
+        .attr("pad_mode", "symmetric");
+    w.push(Workload { id: "P2 openvino.pad symmetric".into(), plan: lower(request), fill: false });
     w.push(Workload {
         id: "W7 shrink".into(),
         plan: slice(

@@ -30,6 +30,10 @@
 //!   reference on it needs values.
 //!
 //! TOML syntax errors and keys of the wrong type report the file, line and column.
+//!
+//! A request file is a regular file of at most [`MAX_REQUEST_BYTES`] (64 MiB). Large
+//! inline `values` lists are read element by element, not as a tree of TOML values, so an
+//! inline tensor takes about its text and its own bytes in memory.
 
 use crate::error::{FileError, line_column};
 use kerf_ir::scalar::{f64_to_bits, int_to_bits};
