@@ -39,6 +39,19 @@ impl BoundaryMode {
         BoundaryMode::ALL.into_iter().find(|m| m.name() == s)
     }
 
+    /// The period of the mode's formula in x on an axis of extent d (`source_index(x + p)
+    /// = source_index(x)` for every x), `None` for modes that do not repeat: wrap d,
+    /// reflect 2d − 2 (d = 1: 1, every x reads 0). `d` must be > 0. The schedule repeats
+    /// an axis's segments with it instead of listing every output position.
+    pub fn period(self, d: u64) -> Option<u128> {
+        let d = d as u128;
+        match self {
+            BoundaryMode::Wrap => Some(d),
+            BoundaryMode::Reflect => Some((2 * d).saturating_sub(2).max(1)),
+            BoundaryMode::StrictBounds | BoundaryMode::Clamp | BoundaryMode::Fill => None,
+        }
+    }
+
     /// The input coordinate read for x on an axis of extent d, or `None` for "outside"
     /// (fill, and strict_bounds, which the frontend has already ruled out).
     /// `d` must be > 0. This is the formula of SEMANTICS.md, written once.
