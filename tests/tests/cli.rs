@@ -747,6 +747,34 @@ fn expand_prints_the_derived_rust() {
     fails(&["expand", &bad], &["bad.toml"]);
 }
 
+/// Audit (issue 10, findings 4 and 5): `kerf clif --dynamic` of a rank-12 wrap printed
+/// 39 MB of IR (code doubled per dim); `kerf expand` of a wrap to 10^7 elements printed
+/// 34.6 MB of Rust (a table entry per output element).
+#[test]
+fn clif_and_expand_stay_small_for_high_ranks_and_long_wraps() {
+    let s = Scratch::new();
+    let req = s.write(
+        "rank12.toml",
+        &format!(
+            "op = \"tensorrt.slice\"\n[attributes]\nstart = {:?}\nsize = {:?}\nstride = {:?}\nmode = \"wrap\"\n\
+             [inputs]\ninput = {{ dtype = \"f32\", shape = {:?} }}\n",
+            [-1; 12], [2; 12], [1; 12], [1; 12]
+        ),
+    );
+    let out = kerf().args(["clif", "--dynamic", &req]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("_r12_dyn("));
+    assert!(out.stdout.len() < 400_000, "{} bytes of IR", out.stdout.len());
+    let req = s.write(
+        "long_wrap.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [-1]\nsize = [10000000]\nstride = [1]\nmode = \"wrap\"\n\
+         [inputs]\ninput = { dtype = \"i8\", shape = [3] }\n",
+    );
+    let out = kerf().args(["expand", &req]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.len() < 16_000, "{} bytes of Rust", out.stdout.len());
+}
+
 #[test]
 fn run_on_every_backend_and_the_dynamic_kernel() {
     let case = conformance("onnx_slice_0000");

@@ -26,9 +26,7 @@ pub fn bench(
     w: &mut dyn Write,
 ) -> Result<(), CliError> {
     let file = kerf::request_file::load(path)?;
-    // An output that cannot be allocated is refused before compiling and timing compiles
-    // (a dynamic kernel's cache-hit timing schedules the plan 11,000 times: hours for a
-    // 16 TiB output whose axes need index tables).
+    // An output that cannot be allocated is refused before compiling and timing compiles.
     if let Ok(plan) = kerf::lower(&file.request) {
         let bytes = plan.dtype().buffer_bytes(volume(plan.output_shape()));
         if bytes.is_none_or(|n| Vec::<u8>::new().try_reserve_exact(n).is_err()) {

@@ -4,9 +4,12 @@
 //! Every dim becomes a `for` loop per segment (or a table walk); the innermost dim's
 //! segments become runs: `copy_from_slice` (stride 1), a reversed or `step_by` iterator
 //! (other strides), `fill` (stride 0 and fill segments). Outer fill segments fill a whole
-//! contiguous block of the output. Offsets are folded at generation time where they are
-//! constants. The loops take fixed-size array references, so the lengths the entry
-//! point checked are part of the types.
+//! contiguous block of the output. A repeating dim (wrap, reflect) writes one period and
+//! copies it forward (`__kerf_repeat`: no per-element modulo); a dim the nest marks looped
+//! ([`LoopNest::looped_dims`]) walks a static list of its segments with the inner dims'
+//! code written once, so that the code stays bounded. Offsets are folded at generation
+//! time where they are constants. The loops take fixed-size array references, so the
+//! lengths the entry point checked are part of the types.
 
 use crate::elem::Elem;
 use crate::{ident, length_check, lit, ulit};
@@ -70,11 +73,16 @@ struct Gen<'a> {
     elem: Elem,
     /// Tables (`u64::MAX` for "the fill value"), emitted as statics before the loops.
     statics: Vec<TokenStream>,
-    /// The dims whose table is already in `statics`: a dim is reached once per segment of
-    /// each outer dim, but its table is the same every time, so it is emitted once.
+    /// The dims whose table or segment list is already in `statics`: a dim is reached once
+    /// per segment of each outer dim, but its table is the same every time, so it is
+    /// emitted once.
     tables: std::collections::BTreeSet<usize>,
     /// Whether the loops read with `get_unchecked`.
     unchecked: bool,
+    /// Per dim: whether it walks its segments from a static list (see the module doc).
+    looped: Vec<bool>,
+    /// Whether a repeating dim calls the repeat helper.
+    repeats: bool,
 }
 
 /// The invariant the unchecked table gathers rely on, as doc lines of the loops.
@@ -109,7 +117,73 @@ impl Gen<'_> {
         quote!(output[#r].fill(#f);)
     }
 
+    /// Dim k from input offset `inp` and output offset `out`: one period, then (if the dim
+    /// repeats) copies of it up to the extent.
     fn dim(&mut self, k: usize, inp: Off, out: Off) -> TokenStream {
+        let dim = &self.nest.dims[k];
+        let period = match (&dim.indexing, self.looped[k]) {
+            (Indexing::Segments(segs), true) => self.looped_period(k, segs, inp, out.clone()),
+            _ => self.period(k, inp, out.clone()),
+        };
+        if !dim.repeats() {
+            return period;
+        }
+        self.repeats = true;
+        let (o, p, e) = (out.tokens(), ulit(dim.period * dim.out_stride), ulit(dim.extent * dim.out_stride));
+        let repeat = if self.elem.is_nibbles() { quote!(__kerf_nib_repeat) } else { quote!(__kerf_repeat) };
+        quote! {
+            #period
+            Self::#repeat(output, #o, #p, #e);
+        }
+    }
+
+    /// One period of a looped dim: a loop over a static list of its segments
+    /// (length, offset, stride, whether it is a fill) with the inner dims' code once.
+    fn looped_period(&mut self, k: usize, segs: &[Segment], inp: Off, out: Off) -> TokenStream {
+        let os = self.nest.dims[k].out_stride;
+        let (j, i_k, o_k, y_k) =
+            (format_ident!("j{}", k), format_ident!("i{}", k), format_ident!("o{}", k), format_ident!("y{}", k));
+        let t = format_ident!("SEGMENTS{}", k);
+        let n = lit(segs.len() as u64);
+        let rows = segs.iter().map(|s| match *s {
+            Segment::Affine { len, offset, stride } => {
+                let (len, offset, stride) =
+                    (lit(len), lit(offset as u64), proc_macro2::Literal::i64_unsuffixed(stride));
+                quote!((#len, #offset, #stride, false))
+            }
+            Segment::Fill { len } => {
+                let len = lit(len);
+                quote!((#len, 0, 0, true))
+            }
+        });
+        if self.tables.insert(k) {
+            self.statics.push(quote!(static #t: [(usize, usize, isize, bool); #n] = [#(#rows),*];));
+        }
+        let inner = self.dim(k + 1, Off::var(i_k.clone()), Off::var(o_k.clone()));
+        let i0 = inp.tokens();
+        let o_expr = scaled(&out, &j, os as i64);
+        let fill = if segs.iter().any(|s| matches!(s, Segment::Fill { .. })) {
+            let block = self.fill_block(&Off::var(o_k.clone()), os);
+            quote!(if fill_segment { #block continue; })
+        } else {
+            TokenStream::new()
+        };
+        quote! {
+            let mut #y_k = 0usize;
+            for &(len, offset, stride, fill_segment) in #t.iter() {
+                for #j in #y_k..#y_k + len {
+                    let #o_k = #o_expr;
+                    #fill
+                    let #i_k = ((#i0 + offset) as isize + stride * (#j - #y_k) as isize) as usize;
+                    #inner
+                }
+                #y_k += len;
+            }
+        }
+    }
+
+    /// The positions [0, period) of dim k, every segment unrolled (or its table walked).
+    fn period(&mut self, k: usize, inp: Off, out: Off) -> TokenStream {
         let dim = &self.nest.dims[k];
         let last = k + 1 == self.nest.dims.len();
         let os = dim.out_stride;
@@ -148,36 +222,21 @@ impl Gen<'_> {
             }
             Indexing::Table(table) => {
                 let t = format_ident!("TABLE{}", k);
-                let has_fill = table.iter().any(Option::is_none);
-                let entries = table.iter().map(|e| match e {
-                    Some(v) => {
-                        let l = lit(*v as u64);
-                        quote!(#l)
-                    }
-                    None => quote!(u64::MAX),
-                });
+                let entries = table.iter().map(|&v| lit(v as u64));
                 let n = lit(table.len() as u64);
                 if self.tables.insert(k) {
-                    self.statics.push(quote!(static #t: [u64; #n] = [#(#entries),*];));
+                    self.statics.push(quote!(static #t: [usize; #n] = [#(#entries),*];));
                 }
                 let i0 = inp.tokens();
-                let i_t =
-                    if inp.vars.is_empty() && inp.konst == 0 { quote!(t as usize) } else { quote!(#i0 + t as usize) };
+                let i_t = if inp.vars.is_empty() && inp.konst == 0 { quote!(t) } else { quote!(#i0 + t) };
                 if last && !self.elem.is_nibbles() {
-                    let r = range(&out, dim.extent);
+                    let r = range(&out, dim.period);
                     // The invariant is stated in the loops' doc (`SAFETY_DOC`).
                     self.unchecked = true;
                     let read = self.clone_elem(quote!(*input.get_unchecked(#i_t)));
-                    let body = quote!(*d = unsafe { #read };);
-                    let body = if has_fill {
-                        let f = self.fill_value();
-                        quote!(if t == u64::MAX { *d = #f; } else { #body })
-                    } else {
-                        body
-                    };
                     code.extend(quote! {
                         for (d, &t) in output[#r].iter_mut().zip(#t.iter()) {
-                            #body
+                            *d = unsafe { #read };
                         }
                     });
                 } else {
@@ -187,17 +246,12 @@ impl Gen<'_> {
                     } else {
                         self.dim(k + 1, Off::var(i_k.clone()), Off::var(o_k.clone()))
                     };
-                    let body = if has_fill {
-                        let fill = self.fill_block(&Off::var(o_k.clone()), os);
-                        quote!(if t == u64::MAX { #fill } else { let #i_k = #i_t; #inner })
-                    } else {
-                        quote!(let #i_k = #i_t; #inner)
-                    };
                     let o_expr = scaled(&out, &j, os as i64);
                     code.extend(quote! {
                         for (#j, &t) in #t.iter().enumerate() {
                             let #o_k = #o_expr;
-                            #body
+                            let #i_k = #i_t;
+                            #inner
                         }
                     });
                 }
@@ -352,6 +406,54 @@ fn nibble_helpers() -> TokenStream {
     }
 }
 
+/// Helpers of repeating dims: the rest of a block copied from its first period, the
+/// copied prefix doubling (no per-element index arithmetic).
+fn repeat_helpers(nibbles: bool) -> TokenStream {
+    let nib = if nibbles {
+        quote! {
+            /// The nibbles [start + filled, start + total) of `dst` copied from the `filled`
+            /// nibbles before them: as bytes when the block starts on a byte and a period is
+            /// whole bytes, else nibble by nibble.
+            #[inline(always)]
+            fn __kerf_nib_repeat(dst: &mut [u8], start: usize, filled: usize, total: usize) {
+                if start % 2 == 0 && filled % 2 == 0 {
+                    Self::__kerf_repeat(&mut dst[start / 2..], 0, filled / 2, total / 2);
+                    if total % 2 == 1 {
+                        let last = start + total - 1;
+                        Self::__kerf_nib_set(dst, last, Self::__kerf_nib_get(dst, last - filled));
+                    }
+                } else {
+                    for n in start + filled..start + total {
+                        Self::__kerf_nib_set(dst, n, Self::__kerf_nib_get(dst, n - filled));
+                    }
+                }
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        /// The elements [start + filled, start + total) of `dst` copied from the `filled`
+        /// elements before them (a repeating dim writes one period, then this): the copied
+        /// prefix doubles up to 16384 elements, then is copied in pieces of that size.
+        #[inline(always)]
+        fn __kerf_repeat<T: ::core::clone::Clone>(dst: &mut [T], start: usize, filled: usize, total: usize) {
+            let block = &mut dst[start..start + total];
+            let (mut done, mut chunk) = (filled, filled);
+            while done < total {
+                let n = chunk.min(total - done);
+                let (src, rest) = block.split_at_mut(done);
+                rest[..n].clone_from_slice(&src[..n]);
+                done += n;
+                if chunk < 16384 {
+                    chunk = done;
+                }
+            }
+        }
+        #nib
+    }
+}
+
 pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
     nest.verify()?;
     let elem = Elem::new(plan.dtype);
@@ -364,7 +466,15 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     let in_len = lit(elem.slice_len(nest.input_len));
     let out_len = lit(elem.slice_len(nest.output_len));
 
-    let mut g = Gen { nest, elem, statics: Vec::new(), tables: Default::default(), unchecked: false };
+    let mut g = Gen {
+        nest,
+        elem,
+        statics: Vec::new(),
+        tables: Default::default(),
+        unchecked: false,
+        looped: nest.looped_dims(),
+        repeats: false,
+    };
     let body =
         if nest.dims.is_empty() { TokenStream::new() } else { g.dim(0, Off::konst(nest.base as u64), Off::konst(0)) };
     let statics = &g.statics;
@@ -496,7 +606,10 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
             ::core::result::Result::Ok(())
         }
     };
-    let nib = if elem.is_nibbles() { nibble_helpers() } else { TokenStream::new() };
+    let mut nib = if elem.is_nibbles() { nibble_helpers() } else { TokenStream::new() };
+    if g.repeats {
+        nib.extend(repeat_helpers(elem.is_nibbles()));
+    }
     Ok(quote! {
         #(#doc_attrs)*
         impl #name {

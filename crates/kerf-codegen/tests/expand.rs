@@ -72,3 +72,29 @@ fn every_spec_example_that_lowers_expands() {
     }
     assert!(expanded >= 20, "only {expanded} examples expanded");
 }
+
+/// A wrap or reflect of a tiny input to 10^7 elements expands to a few KB of Rust: one
+/// period and a copy loop (it once listed a table entry per output element: 34.6 MB).
+#[test]
+fn repeating_slices_expand_small() {
+    for (mode, stride) in [("wrap", 1), ("reflect", 1), ("wrap", 2), ("reflect", -3)] {
+        let r = Request::new("tensorrt.slice")
+            .input_meta("input", DType::I8, &[3])
+            .attr("start", [0])
+            .attr("size", [10_000_000])
+            .attr("stride", [stride])
+            .attr("mode", mode);
+        let text = kerf_codegen::expand_request(&r, "K").unwrap();
+        assert!(text.len() < 16_000, "{mode} stride {stride}: {} bytes", text.len());
+        assert!(text.contains("__kerf_repeat"), "{text}");
+    }
+    // A period with many segments: a table of one period (100 entries), not of 10^6.
+    let r = Request::new("tensorrt.slice")
+        .input_meta("input", DType::I32, &[100])
+        .attr("start", [7])
+        .attr("size", [1_000_000])
+        .attr("stride", [33])
+        .attr("mode", "wrap");
+    let text = kerf_codegen::expand_request(&r, "K").unwrap();
+    assert!(text.len() < 16_000, "{} bytes", text.len());
+}

@@ -66,6 +66,12 @@ fn tensorrt_slice_boundary_modes() {
     );
     expand("trt_fill_i4_odd", trt(DType::I4, &[3, 3], &[-1, -1], &[5, 5], &[1, 1], "fill"));
     expand("trt_wrap_index_tables", trt(DType::I8, &[3, 2], &[0, 0], &[40, 40], &[1, 1], "wrap"));
+    expand("trt_wrap_repeat_1e7", trt(DType::I8, &[3], &[0], &[10_000_000], &[1], "wrap"));
+    expand("trt_reflect_repeat_table_i4", trt(DType::I4, &[2, 40], &[-1, 3], &[5, 300], &[1, 7], "reflect"));
+    expand(
+        "trt_clamp_looped",
+        trt(DType::F32, &[4, 4, 4, 4], &[-2, -2, -2, -2], &[9, 9, 9, 9], &[1, 1, 1, 1], "clamp"),
+    );
     expand(
         "trt_fill_outer_table",
         trt(DType::I32, &[2, 2, 2, 2], &[-1, -1, -1, -1], &[4, 4, 4, 4], &[1, 1, 1, 1], "fill"),

@@ -58,6 +58,16 @@ derived!(reflect_i4, ReflectI4, op = "tensorrt.slice", dtype = "i4", input = [3,
 derived!(reflect_tables, ReflectTables, op = "tensorrt.slice", dtype = "f32", input = [3, 2]; start = [-7, -9], size = [30, 50], stride = [1, 1], mode = "reflect");
 derived!(reflect_strided, ReflectStrided, op = "tensorrt.slice", dtype = "f8e4m3fn", input = [9]; start = [-20], size = [15], stride = [3], mode = "reflect");
 
+// Repeating dims (one period, then copies), repeating tables and looped dims.
+derived!(wrap_repeat_long, WrapLong, op = "tensorrt.slice", dtype = "i8", input = [3]; start = [0], size = [100000], stride = [1], mode = "wrap");
+derived!(reflect_repeat_rows_i4, ReflectRowsI4, op = "tensorrt.slice", dtype = "i4", input = [3, 5]; start = [-1, -3], size = [50, 11], stride = [1, 1], mode = "reflect");
+derived!(wrap_repeat_odd_rows_i4, WrapOddRowsI4, op = "tensorrt.slice", dtype = "i4", input = [2, 3]; start = [0, 1], size = [3, 21], stride = [1, 1], mode = "wrap");
+derived!(wrap_repeat_even_i4, WrapEvenI4, op = "tensorrt.slice", dtype = "i4", input = [4]; start = [1], size = [1001], stride = [1], mode = "wrap");
+derived!(wrap_repeat_table_i32, WrapTableI32, op = "tensorrt.slice", dtype = "i32", input = [100]; start = [7], size = [1000], stride = [33], mode = "wrap");
+derived!(reflect_repeat_table_f32, ReflectTableF32, op = "tensorrt.slice", dtype = "f32", input = [2, 40]; start = [-1, 3], size = [5, 300], stride = [1, 7], mode = "reflect");
+derived!(clamp_looped, ClampLooped, op = "tensorrt.slice", dtype = "f32", input = [4, 4, 4, 4]; start = [-2, -2, -2, -2], size = [9, 9, 9, 9], stride = [1, 1, 1, 1], mode = "clamp");
+derived!(fill_looped_i4, FillLoopedI4, op = "tensorrt.slice", dtype = "i4", input = [2, 2, 2, 2]; start = [-1, -1, -1, -1], size = [4, 4, 4, 5], stride = [1, 1, 1, 1], mode = "fill", fill = 5);
+
 // W5 in small: a 4-D pad in every mode.
 derived!(w5_fill, W5Fill, op = "tensorrt.slice", dtype = "f32", input = [1, 3, 12, 12]; start = [0, 0, -4, -4], size = [1, 3, 20, 20], stride = [1, 1, 1, 1], mode = "fill");
 derived!(w5_clamp, W5Clamp, op = "tensorrt.slice", dtype = "f32", input = [1, 3, 12, 12]; start = [0, 0, -4, -4], size = [1, 3, 20, 20], stride = [1, 1, 1, 1], mode = "clamp");

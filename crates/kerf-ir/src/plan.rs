@@ -77,9 +77,10 @@ impl BoundaryMode {
         Some(z as u64)
     }
 
-    /// The period of the mode's formula on an axis of extent d > 0 (z(x + p) = z(x)):
-    /// wrap d, reflect 2d − 2 (1 when d = 1), symmetric 2d; `None` for the modes that
-    /// are not periodic.
+    /// The period of the mode's formula in x on an axis of extent d > 0
+    /// (`source_index(x + p) = source_index(x)` for every x), `None` for modes that do not
+    /// repeat: wrap d, reflect 2d − 2 (d = 1: 1, every x reads 0), symmetric 2d. The
+    /// schedule repeats an axis's segments with it instead of listing every output position.
     pub fn period(self, d: u64) -> Option<u128> {
         let d = d as u128;
         match self {

@@ -4,7 +4,9 @@
 //! (outermost first). Each dim splits its positions into [`Segment`]s on which the input
 //! offset is affine — `offset + stride·j` for the j-th position of the segment — or the
 //! fill value; where that would take too many segments, a dim carries a table of offsets
-//! instead ([`Indexing::Table`]). The input element read by an output element is
+//! instead ([`Indexing::Table`]). The positions of a wrap or reflect dim repeat with a
+//! period ([`Dim::period`]): its segments or table describe one period only, so that
+//! nothing here grows with the output. The input element read by an output element is
 //! `base + Σ_dims contribution`, and the fill value if any dim says fill. The hot loops
 //! that backends emit from this contain no modulo, clamp or per-element branch.
 //!
@@ -12,23 +14,31 @@
 //! boundary formula of SEMANTICS.md is affine — the in-bounds interior of every mode is one
 //! plain segment, fill borders are fill segments, clamp borders constant (stride 0)
 //! segments, wrap and reflect borders a few affine segments (reflect reverses the step),
-//! with wrap and reflect steps first reduced modulo their period; (2) axes of extent 1 are
-//! dropped (their offset goes to `base`); (3) adjacent axes whose offsets continue each
-//! other are merged; (4) axes with more than [`MAX_SEGMENTS_PER_AXIS`] segments, and the
-//! largest outer axes while the product of segment counts exceeds
-//! [`MAX_SEGMENT_PRODUCT`], become tables; (5) every offset is checked to lie in the input.
-//! Nothing here knows a vendor; every number is exact (i128) until it is known to fit.
+//! with wrap and reflect steps first reduced modulo their period; (2) an axis that would
+//! take more than [`MAX_SEGMENTS_PER_AXIS`] segments and whose positions repeat (wrap,
+//! reflect: position y + P reads as y does, for P = period / gcd(step, period)) keeps the
+//! segments of one repetition, or a table of P entries when even those are too many;
+//! any other axis with too many segments takes a table of its positions (at most P of
+//! them); (3) axes of extent 1 are dropped (their offset goes to `base`); (4) adjacent
+//! axes whose offsets continue each other are merged; (5) every offset is checked to lie
+//! in the input. Nothing here knows a vendor; every number is exact (i128) until it is
+//! known to fit. Every table has at most 2·(input extent) entries, every segment list at
+//! most [`MAX_SEGMENTS_PER_AXIS`]; a nest has at most [`MAX_DIMS`] dims.
 
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::plan::{BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan};
 use std::fmt;
 
-/// An axis with more segments than this is indexed by a table instead.
+/// An axis with more segments than this (in one period) is indexed by a table instead.
 pub const MAX_SEGMENTS_PER_AXIS: usize = 8;
-/// The product of the segment counts of all dims (tables count 1) stays at most this, so
-/// that a backend unrolling segments emits a bounded amount of code.
+/// A backend that unrolls segments (one copy of the inner dims' code per segment) unrolls
+/// dims while the product of their segment counts stays at most this, and walks the others
+/// at run time ([`LoopNest::looped_dims`]), so that its code stays bounded.
 pub const MAX_SEGMENT_PRODUCT: usize = 64;
+/// The most dims a nest has, whatever the rank: every dim of a nest with more than one
+/// has an extent of 2 or more, and an output has fewer than 2^63 elements.
+pub const MAX_DIMS: usize = 63;
 
 /// Consecutive positions of a dim on which the input offset is affine, or the fill value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -75,13 +85,14 @@ impl Segment {
     }
 }
 
-/// How a dim's positions map to input offsets.
+/// How the positions of one period of a dim map to input offsets.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Indexing {
-    /// Segments in order; their lengths add up to the dim's extent.
+    /// Segments in order; their lengths add up to the dim's period.
     Segments(Vec<Segment>),
-    /// One entry per position: the offset it adds, or `None` for the fill value.
-    Table(Vec<Option<i64>>),
+    /// One entry per position of the period: the offset it adds. Tables arise only in
+    /// modes that never read the fill value (wrap, reflect), so every entry is an offset.
+    Table(Vec<i64>),
 }
 
 /// One loop of the nest.
@@ -90,6 +101,10 @@ pub struct Dim {
     pub extent: u64,
     /// Output elements per step of this dim (the product of the inner dims' extents).
     pub out_stride: u64,
+    /// The positions repeat with this period (1 ≤ period ≤ extent): position y reads as
+    /// position y mod period does, and `indexing` covers positions [0, period); the last
+    /// repetition is cut at the extent. Equal to the extent when nothing repeats.
+    pub period: u64,
     pub indexing: Indexing,
 }
 
@@ -99,6 +114,18 @@ impl Dim {
         match &self.indexing {
             Indexing::Segments(s) => Some(s),
             Indexing::Table(_) => None,
+        }
+    }
+    /// Whether the positions repeat (the period is shorter than the extent).
+    pub fn repeats(&self) -> bool {
+        self.period < self.extent
+    }
+    /// The pieces of one period (segments; a table is one piece): what a backend that
+    /// unrolls this dim emits the inner dims' code for.
+    pub fn pieces(&self) -> usize {
+        match &self.indexing {
+            Indexing::Segments(s) => s.len(),
+            Indexing::Table(_) => 1,
         }
     }
 }
@@ -115,14 +142,15 @@ pub struct LoopNest {
     pub output_len: u64,
     /// Input offset added to every element's offset (from dropped extent-1 axes).
     pub base: i64,
-    /// Outermost first. Empty exactly when the output is empty; the innermost has
-    /// `out_stride` 1.
+    /// Outermost first, at most [`MAX_DIMS`]. Empty exactly when the output is empty; the
+    /// innermost has `out_stride` 1.
     pub dims: Vec<Dim>,
 }
 
 impl LoopNest {
     /// The smallest and largest input offset any element reads, `None` when no element
-    /// reads the input (all fill, or empty).
+    /// reads the input (all fill, or empty). Every position of a period occurs (the period
+    /// is at most the extent), so the bounds are exact.
     pub fn input_offset_range(&self) -> Option<(i128, i128)> {
         if self.dims.is_empty() {
             return None;
@@ -148,8 +176,8 @@ impl LoopNest {
                     }
                 }
                 Indexing::Table(t) => {
-                    for o in t.iter().flatten() {
-                        widen(*o as i128, *o as i128);
+                    for &o in t {
+                        widen(o as i128, o as i128);
                     }
                 }
             }
@@ -160,9 +188,10 @@ impl LoopNest {
         Some((lo, hi))
     }
 
-    /// Check the nest's invariants: extents multiply to the output length, segments cover
-    /// their dims, strides are row-major, every read lies in [0, input_len). Backends call
-    /// this before emitting code that trusts the nest.
+    /// Check the nest's invariants: at most [`MAX_DIMS`] dims whose extents multiply to the
+    /// output length, periods within their extents, segments or tables covering their
+    /// periods, row-major strides, every read in [0, input_len). Backends call this before
+    /// emitting code that trusts the nest.
     pub fn verify(&self) -> Result<(), Error> {
         let bad = |what: String| Err(Error::Invalid { what: format!("loop nest: {what}") });
         if self.dims.is_empty() {
@@ -171,17 +200,23 @@ impl LoopNest {
             }
             return Ok(());
         }
+        if self.dims.len() > MAX_DIMS {
+            return bad(format!("{} dims, more than {MAX_DIMS}", self.dims.len()));
+        }
         let mut inner: u64 = 1;
         for (k, dim) in self.dims.iter().enumerate().rev() {
             if dim.out_stride != inner {
                 return bad(format!("dim {k} has out_stride {}, expected {inner}", dim.out_stride));
             }
+            if dim.extent == 0 || dim.period == 0 || dim.period > dim.extent {
+                return bad(format!("dim {k}: period {} for extent {}", dim.period, dim.extent));
+            }
             let covered = match &dim.indexing {
                 Indexing::Segments(s) => s.iter().try_fold(0u64, |acc, s| acc.checked_add(s.len())),
                 Indexing::Table(t) => Some(t.len() as u64),
             };
-            if covered != Some(dim.extent) || dim.extent == 0 {
-                return bad(format!("dim {k}: segments cover {covered:?} of extent {}", dim.extent));
+            if covered != Some(dim.period) {
+                return bad(format!("dim {k}: segments cover {covered:?} of period {}", dim.period));
             }
             inner = match inner.checked_mul(dim.extent) {
                 Some(v) => v,
@@ -197,6 +232,34 @@ impl LoopNest {
             return bad(format!("reads offsets {lo}..={hi} outside the input's {} elements", self.input_len));
         }
         Ok(())
+    }
+
+    /// Which dims a backend that unrolls segments (the static kernels, the derive) walks at
+    /// run time from a list of segments instead, with the inner dims' code emitted once:
+    /// the outer dims with the most segments first, until the product of the unrolled
+    /// dims' segment counts is at most [`MAX_SEGMENT_PRODUCT`]. The innermost dim is
+    /// always unrolled.
+    pub fn looped_dims(&self) -> Vec<bool> {
+        let mut looped = vec![false; self.dims.len()];
+        let outer = self.dims.len().saturating_sub(1);
+        loop {
+            let product = self
+                .dims
+                .iter()
+                .zip(&looped)
+                .filter(|(_, l)| !**l)
+                .try_fold(1usize, |acc, (d, _)| acc.checked_mul(d.pieces()));
+            if product.is_some_and(|p| p <= MAX_SEGMENT_PRODUCT) {
+                break;
+            }
+            let Some(k) =
+                (0..outer).filter(|&k| !looped[k]).max_by_key(|&k| (self.dims[k].pieces(), std::cmp::Reverse(k)))
+            else {
+                break;
+            };
+            looped[k] = true;
+        }
+        looped
     }
 }
 
@@ -287,8 +350,56 @@ struct CoordSeg {
     z: Option<(i128, i128)>,
 }
 
-/// Per axis: affine coordinate segments, or `None` when there would be more than
-/// `MAX_SEGMENTS_PER_AXIS`. `d > 0`.
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// How one axis's positions read the input, in coordinates.
+#[derive(Clone, Debug)]
+struct AxisCoords {
+    /// Positions repeat with this period (≤ n; n when they do not repeat).
+    period: u64,
+    /// The segments of positions [0, period), or `None` when those would be more than
+    /// `MAX_SEGMENTS_PER_AXIS`: then a table of the `period` coordinates is needed.
+    segs: Option<Vec<CoordSeg>>,
+    /// Start and step, reduced modulo the mode's period where it has one.
+    a: i128,
+    s: i128,
+}
+
+/// The positions y ∈ [0, n) of an axis of extent `d > 0` reading x = a + s·y.
+fn axis_coords(mode: BoundaryMode, a: i128, s: i128, n: u64, d: u64) -> AxisCoords {
+    // Reduce the start and step modulo the mode's period p, which leaves z unchanged;
+    // position y + P then reads as y does for P = p / gcd(s, p).
+    let (a, s, repeat) = match mode.period(d) {
+        Some(p) => {
+            let p = p as i128;
+            let mut s = s.rem_euclid(p);
+            if s > p / 2 {
+                s -= p;
+            }
+            let g = gcd(s.unsigned_abs(), p as u128) as i128; // gcd(0, p) = p: P = 1
+            (a.rem_euclid(p), s, Some(p / g))
+        }
+        None => (a, s, None),
+    };
+    if let Some(segs) = axis_segments(mode, a, s, n, d as i128) {
+        return AxisCoords { period: n, segs: Some(segs), a, s };
+    }
+    match repeat {
+        Some(p) if p < n as i128 => {
+            let period = p as u64;
+            AxisCoords { period, segs: axis_segments(mode, a, s, period, d as i128), a, s }
+        }
+        _ => AxisCoords { period: n, segs: None, a, s },
+    }
+}
+
+/// Affine coordinate segments of positions [0, n), or `None` when there would be more
+/// than `MAX_SEGMENTS_PER_AXIS`. `d > 0`; wrap and reflect starts and steps reduced.
 fn axis_segments(mode: BoundaryMode, a: i128, s: i128, n: u64, d: i128) -> Option<Vec<CoordSeg>> {
     let n_i = n as i128;
     let mut out: Vec<CoordSeg> = Vec::new();
@@ -317,18 +428,6 @@ fn axis_segments(mode: BoundaryMode, a: i128, s: i128, n: u64, d: i128) -> Optio
             }
         }
         BoundaryMode::Clamp | BoundaryMode::Wrap | BoundaryMode::Reflect | BoundaryMode::Symmetric => {
-            // Reduce the start and step modulo the period, which leaves z unchanged.
-            let (a, s) = match mode.period(d as u64) {
-                None => (a, s),
-                Some(p) => {
-                    let p = p as i128;
-                    let mut s = s.rem_euclid(p);
-                    if s > p / 2 {
-                        s -= p;
-                    }
-                    (a.rem_euclid(p), s)
-                }
-            };
             let mut y: i128 = 0;
             while y < n_i {
                 let x = a + s * y;
@@ -440,11 +539,13 @@ fn to_i64(v: i128, what: &str) -> Result<i64, Error> {
 #[derive(Clone, Debug)]
 struct Axis {
     extent: u64,
+    period: u64,
     indexing: Indexing,
 }
 
 impl Axis {
-    fn single_affine(&self) -> Option<(i64, i64)> {
+    /// (offset, stride) of an axis that is one affine segment repeated (or not).
+    fn one_segment(&self) -> Option<(i64, i64)> {
         match &self.indexing {
             Indexing::Segments(s) if s.len() == 1 => match s[0] {
                 Segment::Affine { offset, stride, .. } => Some((offset, stride)),
@@ -453,33 +554,10 @@ impl Axis {
             _ => None,
         }
     }
-    fn segment_count(&self) -> usize {
-        match &self.indexing {
-            Indexing::Segments(s) => s.len(),
-            Indexing::Table(_) => 1,
-        }
-    }
     fn all_fill(&self) -> bool {
         match &self.indexing {
             Indexing::Segments(s) => s.iter().all(|s| matches!(s, Segment::Fill { .. })),
-            Indexing::Table(t) => t.iter().all(Option::is_none),
-        }
-    }
-    fn to_table(&self) -> Vec<Option<i64>> {
-        match &self.indexing {
-            Indexing::Table(t) => t.clone(),
-            Indexing::Segments(segs) => {
-                let mut t = Vec::with_capacity(self.extent as usize);
-                for s in segs {
-                    match *s {
-                        Segment::Fill { len } => t.extend((0..len).map(|_| None)),
-                        Segment::Affine { len, offset, stride } => {
-                            t.extend((0..len as i64).map(|j| Some(offset + stride * j)))
-                        }
-                    }
-                }
-                t
-            }
+            Indexing::Table(_) => false,
         }
     }
 }
@@ -513,6 +591,7 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
         nest.dims = vec![Dim {
             extent: output_len,
             out_stride: 1,
+            period: output_len,
             indexing: Indexing::Segments(vec![Segment::Fill { len: output_len }]),
         }];
         Ok(nest)
@@ -530,7 +609,7 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     for (k, a) in plan.axes.iter().enumerate() {
         // The mode sees the axis's window: its extent d, its first element at `lo`.
         let window = plan.window(k);
-        let (lo, d) = (window.lo as i128, window.len as i128);
+        let (lo, d) = (window.lo as i128, window.len);
         if d == 0 {
             if plan.mode == BoundaryMode::Fill {
                 return all_fill(nest);
@@ -544,7 +623,8 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
         }
         let t = in_strides[k];
         let what = || format!("axis {k} offset");
-        let indexing = match axis_segments(plan.mode, a.start as i128, a.step as i128, a.extent, d) {
+        let coords = axis_coords(plan.mode, a.start as i128, a.step as i128, a.extent, d);
+        let indexing = match coords.segs {
             Some(segs) => {
                 let mut out = Vec::with_capacity(segs.len());
                 for s in segs {
@@ -559,30 +639,9 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
                 }
                 Indexing::Segments(out)
             }
-            None => {
-                let mut table = Vec::new();
-                table
-                    .try_reserve_exact(a.extent as usize)
-                    .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", a.extent) })?;
-                // (The message is formatted only on error: tables can have millions of entries.)
-                let fits = |v: i128| {
-                    i64::try_from(v).map_err(|_| Error::Overflow {
-                        op: "schedule".into(),
-                        what: what(),
-                        value: v.to_string(),
-                    })
-                };
-                for y in 0..a.extent {
-                    let x = fits(a.x(y))?;
-                    table.push(match plan.mode.source_index(x, d as u64) {
-                        None => None,
-                        Some(z) => Some(fits((lo + z as i128) * t)?),
-                    });
-                }
-                Indexing::Table(table)
-            }
+            None => Indexing::Table(axis_table(plan.mode, &coords, d, lo, t, &what)?),
         };
-        axes.push(Axis { extent: a.extent, indexing });
+        axes.push(Axis { extent: a.extent, period: coords.period, indexing });
     }
     if axes.iter().any(Axis::all_fill) {
         return all_fill(nest);
@@ -598,23 +657,25 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
                 Segment::Affine { offset, .. } => offset,
                 Segment::Fill { .. } => unreachable!("all-fill axes were handled"),
             },
-            Indexing::Table(t) => t[0].expect("all-fill axes were handled"),
+            Indexing::Table(t) => t[0],
         };
         base += off as i128;
         false
     });
     nest.base = to_i64(base, "base offset")?;
-    // Merge an axis into the one outside it when the offsets continue.
+    // Merge an axis into the one outside it when the offsets continue: the outer one is
+    // one affine segment (repeated or not), the inner one a single segment spanning it.
     let mut merged: Vec<Axis> = Vec::with_capacity(axes.len());
     for ax in axes {
-        if let (Some(outer), Some((i_off, i_stride))) = (merged.last_mut(), ax.single_affine())
-            && let Some((o_off, o_stride)) = outer.single_affine()
+        if let (Some(outer), Some((i_off, i_stride))) = (merged.last_mut(), ax.one_segment())
+            && ax.period == ax.extent
+            && let Some((o_off, o_stride)) = outer.one_segment()
             && o_stride as i128 == i_stride as i128 * ax.extent as i128
         {
-            let extent = outer.extent * ax.extent;
-            outer.extent = extent;
+            outer.extent *= ax.extent;
+            outer.period *= ax.extent;
             outer.indexing = Indexing::Segments(vec![Segment::Affine {
-                len: extent,
+                len: outer.period,
                 offset: to_i64(o_off as i128 + i_off as i128, "merged offset")?,
                 stride: i_stride,
             }]);
@@ -625,34 +686,61 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     if merged.is_empty() {
         merged.push(Axis {
             extent: 1,
+            period: 1,
             indexing: Indexing::Segments(vec![Segment::Affine { len: 1, offset: 0, stride: 0 }]),
         });
-    }
-    // Bound the unrolled code: turn the outer axis with the most segments into a table.
-    loop {
-        let product = merged.iter().try_fold(1usize, |acc, a| acc.checked_mul(a.segment_count()));
-        if product.is_some_and(|p| p <= MAX_SEGMENT_PRODUCT) {
-            break;
-        }
-        let outer = merged.len() - 1;
-        let (k, _) = merged[..outer]
-            .iter()
-            .enumerate()
-            .max_by_key(|(k, a)| (a.segment_count(), std::cmp::Reverse(*k)))
-            .expect("the product exceeds the budget only with outer axes");
-        let table = merged[k].to_table();
-        merged[k].indexing = Indexing::Table(table);
     }
     let mut out_stride = 1u64;
     let mut dims: Vec<Dim> = Vec::with_capacity(merged.len());
     for ax in merged.into_iter().rev() {
-        dims.push(Dim { extent: ax.extent, out_stride, indexing: ax.indexing });
+        dims.push(Dim { extent: ax.extent, out_stride, period: ax.period, indexing: ax.indexing });
         out_stride *= ax.extent;
     }
     dims.reverse();
     nest.dims = dims;
     nest.verify()?;
     Ok(nest)
+}
+
+/// The offsets of positions [0, period) of an axis with too many segments, stepping the
+/// reduced coordinate (no per-entry multiplication that could overflow). `lo` is the
+/// first element of the axis's window, `t` the axis's input stride.
+fn axis_table(
+    mode: BoundaryMode,
+    c: &AxisCoords,
+    d: u64,
+    lo: i128,
+    t: i128,
+    what: &dyn Fn() -> String,
+) -> Result<Vec<i64>, Error> {
+    let mut table = Vec::new();
+    table
+        .try_reserve_exact(c.period as usize)
+        .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", c.period) })?;
+    // (The message is formatted only on error: tables can have millions of entries.)
+    let fits = |v: i128| {
+        i64::try_from(v).map_err(|_| Error::Overflow { op: "schedule".into(), what: what(), value: v.to_string() })
+    };
+    // Periodic modes keep x in [0, p); the others (which never need tables in practice:
+    // they have at most three segments) step x exactly.
+    let p = mode.period(d).map(|p| p as i128);
+    let mut x = c.a;
+    for _ in 0..c.period {
+        let z = mode
+            .source_index(fits(x)?, d)
+            .ok_or_else(|| Error::Invalid { what: format!("{}: an index table would read the fill value", what()) })?;
+        table.push(fits((lo + z as i128) * t)?);
+        x += c.s;
+        if let Some(p) = p {
+            // |s| ≤ p/2: one correction keeps x in [0, p).
+            if x >= p {
+                x -= p;
+            } else if x < 0 {
+                x += p;
+            }
+        }
+    }
+    Ok(table)
 }
 
 /// `v = m·2^e` with m odd: e (`None` for zero).
@@ -791,7 +879,9 @@ impl fmt::Display for Run {
 
 /// A listing in the manner of Halide's `print_loop_nest`: one `for` per dim, under it the
 /// dim's segments as `[first, end)` ranges of its counter (j counts from the segment's
-/// first position), innermost segments tagged with how they move data.
+/// first position), innermost segments tagged with how they move data. A repeating dim
+/// lists one period (`y mod P`); a dim that unrolling backends walk at run time is tagged
+/// `[looped]`.
 impl fmt::Display for LoopNest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -808,25 +898,31 @@ impl fmt::Display for LoopNest {
         }
         writeln!(f, "in = {}", self.base)?;
         let last = self.dims.len() - 1;
+        let looped = self.looped_dims();
         for (k, dim) in self.dims.iter().enumerate() {
             let pad = "  ".repeat(k);
             let out = if dim.out_stride == 1 { format!("y{k}") } else { format!("{}*y{k}", dim.out_stride) };
-            writeln!(f, "{pad}for y{k} in 0..{}:  out += {out}", dim.extent)?;
+            let (pos, every) = if dim.repeats() {
+                (format!("y{k} mod {}", dim.period), format!(", repeating every {}", dim.period))
+            } else {
+                (format!("y{k}"), String::new())
+            };
+            let tag = if looped[k] { "  [looped]" } else { "" };
+            writeln!(f, "{pad}for y{k} in 0..{}:  out += {out}{every}{tag}", dim.extent)?;
             match &dim.indexing {
                 Indexing::Segments(segs) => {
                     let mut y = 0u64;
                     for s in segs {
                         let tag = if k == last { format!("  [{}]", s.run()) } else { String::new() };
-                        writeln!(f, "{pad}  y{k} in [{y}, {}): {s}{tag}", y + s.len())?;
+                        writeln!(f, "{pad}  {pos} in [{y}, {}): {s}{tag}", y + s.len())?;
                         y += s.len();
                     }
                 }
                 Indexing::Table(t) => {
-                    let shown: Vec<String> =
-                        t.iter().take(12).map(|o| o.map_or_else(|| "fill".to_string(), |o| o.to_string())).collect();
+                    let shown: Vec<String> = t.iter().take(12).map(i64::to_string).collect();
                     let more = if t.len() > 12 { format!(", ... ({} entries)", t.len()) } else { String::new() };
                     let tag = if k == last { "  [gather]" } else { "" };
-                    writeln!(f, "{pad}  in += table[y{k}] = [{}{more}]{tag}", shown.join(", "))?;
+                    writeln!(f, "{pad}  in += table[{pos}] = [{}{more}]{tag}", shown.join(", "))?;
                 }
             }
         }
@@ -892,19 +988,25 @@ mod tests {
                 return;
             }
             let dim = &nest.dims[k];
-            let mut each = |c: Option<i64>| walk(nest, k + 1, acc.zip(c).map(|(a, c)| a + c as i128), got);
+            // The contributions of one period; position y takes entry y mod period.
+            let mut period: Vec<Option<i64>> = Vec::new();
             match &dim.indexing {
                 Indexing::Segments(segs) => {
                     for s in segs {
                         match *s {
-                            Segment::Fill { len } => (0..len).for_each(|_| each(None)),
+                            Segment::Fill { len } => period.extend((0..len).map(|_| None)),
                             Segment::Affine { len, offset, stride } => {
-                                (0..len as i64).for_each(|j| each(Some(offset + stride * j)))
+                                period.extend((0..len as i64).map(|j| Some(offset + stride * j)))
                             }
                         }
                     }
                 }
-                Indexing::Table(t) => t.iter().for_each(|&o| each(o)),
+                Indexing::Table(t) => period.extend(t.iter().map(|&o| Some(o))),
+            }
+            assert_eq!(period.len() as u64, dim.period);
+            for y in 0..dim.extent {
+                let c = period[(y % dim.period) as usize];
+                walk(nest, k + 1, acc.zip(c).map(|(a, c)| a + c as i128), got);
             }
         }
         if !nest.dims.is_empty() {
@@ -937,17 +1039,88 @@ mod tests {
 
     #[test]
     fn every_mode_matches_the_formula_on_small_axes() {
+        // (repeating segments, repeating tables, non-repeating tables) seen.
+        let mut seen = (0, 0, 0);
         for mode in BORDER_MODES {
-            for d in 1..6u64 {
+            for d in 1..10u64 {
                 for start in -13..13i64 {
                     for step in -7..8i64 {
-                        for n in [1u64, 2, 5, 17] {
-                            check_against_formula(&plan(DType::F32, &[2, d], &[(2, 0, 1), (n, start, step)], mode));
+                        for n in [1u64, 2, 5, 17, 40] {
+                            let p = plan(DType::F32, &[2, d], &[(2, 0, 1), (n, start, step)], mode);
+                            check_against_formula(&p);
+                            for dim in slice(&p).unwrap().dims {
+                                match (&dim.indexing, dim.repeats()) {
+                                    (Indexing::Segments(_), true) => seen.0 += 1,
+                                    (Indexing::Table(_), true) => seen.1 += 1,
+                                    (Indexing::Table(_), false) => seen.2 += 1,
+                                    _ => {}
+                                }
+                            }
                         }
                     }
                 }
             }
         }
+        assert!(seen.0 > 100 && seen.1 > 100, "{seen:?}");
+        // Too many segments and no repetition within the extent: a table of the positions.
+        for (mode, n, step) in [(BoundaryMode::Wrap, 90, 33), (BoundaryMode::Reflect, 150, 31)] {
+            let p = plan(DType::F32, &[2, 100], &[(2, 0, 1), (n, -3, step)], mode);
+            let nest = slice(&p).unwrap();
+            assert!(matches!(&nest.dims[1].indexing, Indexing::Table(t) if t.len() == n as usize), "{nest}");
+            assert!(!nest.dims[1].repeats());
+            check_against_formula(&p);
+        }
+    }
+
+    /// Wrap and reflect of tiny inputs to huge extents: one period of segments or a table
+    /// of at most one period — nothing that grows with the output.
+    #[test]
+    fn repeating_axes_are_sized_by_the_input_not_the_output() {
+        for mode in [BoundaryMode::Wrap, BoundaryMode::Reflect] {
+            for d in 1..40u64 {
+                for step in [-1000i64, -61, -7, -2, -1, 0, 1, 2, 3, 5, 13, 333, 1 << 40] {
+                    for start in [-5i64, 0, 7, 1 << 50] {
+                        let n = 1u64 << 40;
+                        let p = plan(DType::I8, &[d], &[(n, start, step)], mode);
+                        let nest = slice(&p).unwrap();
+                        let dim = &nest.dims[0];
+                        assert_eq!(dim.extent, n);
+                        match &dim.indexing {
+                            Indexing::Segments(s) => assert!(s.len() <= MAX_SEGMENTS_PER_AXIS, "{nest}"),
+                            Indexing::Table(t) => assert!(t.len() as u64 <= 2 * d, "{nest}"),
+                        }
+                    }
+                }
+            }
+        }
+        // The example of the audit: 3 elements to 1e8.
+        for (mode, period) in [(BoundaryMode::Wrap, 3), (BoundaryMode::Reflect, 4)] {
+            let nest = slice(&plan(DType::I8, &[3], &[(100_000_000, 0, 1)], mode)).unwrap();
+            assert_eq!(nest.dims.len(), 1);
+            assert_eq!(nest.dims[0].period, period, "{nest}");
+            assert!(nest.dims[0].segments().is_some_and(|s| s.len() <= 2), "{nest}");
+        }
+        // A period with too many segments: a table of one period.
+        let p = plan(DType::U8, &[1000], &[(1_000_000, 5, 333)], BoundaryMode::Wrap);
+        let nest = slice(&p).unwrap();
+        assert!(matches!(&nest.dims[0].indexing, Indexing::Table(t) if t.len() == 1000), "{nest}");
+        let p = plan(DType::U8, &[500], &[(1_000_000, 5, 7)], BoundaryMode::Reflect);
+        let nest = slice(&p).unwrap();
+        assert!(matches!(&nest.dims[0].indexing, Indexing::Table(t) if t.len() == 998), "{nest}");
+        for n in [997, 998, 999, 2000, 2017] {
+            check_against_formula(&plan(DType::U8, &[500], &[(n, 5, 7)], BoundaryMode::Reflect));
+            check_against_formula(&plan(DType::U8, &[2, 100], &[(3, 1, -1), (n, -5, 33)], BoundaryMode::Wrap));
+        }
+    }
+
+    /// Repeating axes merge with the whole axes inside them: rows of a wrap are one copy.
+    #[test]
+    fn repeating_axes_merge_with_whole_inner_axes() {
+        let p = plan(DType::F32, &[3, 4], &[(100, 0, 1), (4, 0, 1)], BoundaryMode::Wrap);
+        let nest = slice(&p).unwrap();
+        assert_eq!(nest.dims.len(), 1, "{nest}");
+        assert_eq!((nest.dims[0].extent, nest.dims[0].period), (400, 12));
+        check_against_formula(&p);
     }
 
     /// A window of the axis (a pad that crops first): the mode sees only the window.
@@ -1019,11 +1192,21 @@ mod tests {
     }
 
     #[test]
-    fn many_segments_become_tables() {
+    fn many_segments_repeat_one_period() {
         let p = plan(DType::U8, &[3, 2], &[(40, 0, 1), (40, 0, 1)], BoundaryMode::Wrap);
         let nest = slice(&p).unwrap();
-        assert!(nest.dims.iter().all(|d| matches!(d.indexing, Indexing::Table(_))), "{nest}");
+        assert_eq!(nest.dims.iter().map(|d| d.period).collect::<Vec<_>>(), [3, 2], "{nest}");
         check_against_formula(&p);
+    }
+
+    /// Over the unrolling budget, the outer dims with the most segments are looped.
+    #[test]
+    fn looped_dims_bound_the_unrolled_product() {
+        let p = plan(DType::U8, &[4, 4, 4, 4], &[(9, -2, 1), (9, -2, 1), (9, -2, 1), (9, -2, 1)], BoundaryMode::Clamp);
+        let nest = slice(&p).unwrap();
+        assert_eq!(nest.looped_dims(), [true, false, false, false], "{nest}");
+        let p = plan(DType::U8, &[4, 4], &[(9, -2, 1), (9, -2, 1)], BoundaryMode::Clamp);
+        assert_eq!(slice(&p).unwrap().looped_dims(), [false, false]);
     }
 
     #[test]
@@ -1106,6 +1289,11 @@ mod tests {
             ("scalar", plan(DType::I64, &[], &[], StrictBounds)),
             ("wrap_table", plan(DType::U8, &[3, 2], &[(40, 0, 1), (40, 0, 1)], Wrap)),
             ("reflect_outer_table", plan(DType::U8, &[2, 3, 8], &[(20, 0, 1), (20, 0, 1), (8, 0, 1)], Reflect)),
+            ("wrap_tiny_to_1e8", plan(DType::I8, &[3], &[(100_000_000, 0, 1)], Wrap)),
+            ("reflect_tiny_to_1e8", plan(DType::I8, &[3], &[(100_000_000, -1, 1)], Reflect)),
+            ("wrap_periodic_table", plan(DType::U8, &[7, 1000], &[(3, 0, 1), (5000, 5, 333)], Wrap)),
+            ("wrap_rows_merged", plan(DType::F32, &[3, 4], &[(100, 0, 1), (4, 0, 1)], Wrap)),
+            ("clamp_looped", plan(DType::U8, &[4, 4, 4, 4], &[(9, -2, 1), (9, -2, 1), (9, -2, 1), (9, -2, 1)], Clamp)),
         ];
         for (name, p) in cases {
             let nest = slice(&p).unwrap();

@@ -55,6 +55,9 @@ fn splat_type(w: u8) -> Type {
     }
 }
 
+/// The prefix a repeating run is copied from stops doubling at this many bytes.
+pub(crate) const REPEAT_CHUNK: i64 = 64 << 10;
+
 /// The emitter: a function builder plus the kernel's parameters.
 pub(crate) struct Gen<'a> {
     pub b: FunctionBuilder<'a>,
@@ -381,6 +384,28 @@ impl<'a> Gen<'a> {
                 self.if_else(big, |g| g.b.call_memcpy(g.cfg, dst, src, n), |g| g.copy_small(dst, src, n, align));
             }
         }
+    }
+
+    /// The bytes [dst, dst + total) repeat every `filled` bytes, the first `filled` of
+    /// them written: copy them forward, the copied prefix doubling until it reaches
+    /// [`REPEAT_CHUNK`] bytes (so that the source stays in the cache), then in pieces of
+    /// that prefix. `filled` > 0 when `total` > 0; both are multiples of `align`.
+    pub fn repeat_bytes(&mut self, dst: Value, filled: Value, total: Value, align: u64) {
+        self.while_loop(
+            &[filled, filled],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], total),
+            |g, v| {
+                let (done, chunk) = (v[0], v[1]);
+                let left = g.sub(total, done);
+                let n = g.smin(chunk, left);
+                let to = g.add(dst, done);
+                g.copy_bytes(to, dst, n, None, align);
+                let done = g.add(done, n);
+                let grow = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, chunk, REPEAT_CHUNK);
+                let chunk = g.b.ins().select(grow, done, chunk);
+                vec![done, chunk]
+            },
+        );
     }
 
     /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last

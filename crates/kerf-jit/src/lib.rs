@@ -50,7 +50,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use kerf_ir::dtype::Layout;
-use kerf_ir::schedule::{self, FillBody, Indexing, LoopNest, Run, Segment};
+use kerf_ir::schedule::{self, FillBody, Indexing, LoopNest, Run};
 use kerf_ir::{BoundaryMode, DType, Error, FillKind, Kernel, Linspace, Plan, Request, SlicePlan};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -119,7 +119,8 @@ type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const i64, i64, i64);
 pub struct DynKey {
     op: DynOp,
     dtype: DType,
-    /// Loop depth: dims of a slice (≥ 1), dims of a linspace, 0 for random fills.
+    /// Loop depth: for a slice its input rank, at least 1 and at most
+    /// [`schedule::MAX_DIMS`]; dims of a linspace; 0 for random fills.
     rank: usize,
 }
 
@@ -135,7 +136,13 @@ impl DynKey {
     fn of(plan: &Plan) -> Result<DynKey, Error> {
         check_dtype(plan)?;
         Ok(match plan {
-            Plan::Slice(p) => DynKey { op: DynOp::Slice(p.mode), dtype: p.dtype, rank: p.input_shape.len().max(1) },
+            // A nest has at most MAX_DIMS dims whatever the rank (extent-1 axes are
+            // dropped): deeper kernels are never needed, so no rank is too large.
+            Plan::Slice(p) => DynKey {
+                op: DynOp::Slice(p.mode),
+                dtype: p.dtype,
+                rank: p.input_shape.len().clamp(1, schedule::MAX_DIMS),
+            },
             Plan::Fill(p) => match &p.kind {
                 FillKind::RandomUniform { .. } => {
                     DynKey { op: DynOp::Random { normal: false }, dtype: p.dtype, rank: 0 }
@@ -258,63 +265,36 @@ fn slice_split(nest: &LoopNest, dim: usize) -> Split {
     }
 }
 
-/// The argument block of a dynamic slice kernel with `dims` loops.
-fn encode_slice(nest: &LoopNest, dims: usize) -> Result<Prepared, Error> {
+/// The argument block of a dynamic slice kernel with `depth` loops: the nest's dims last,
+/// after extent-1 dims padding it to the depth. O(dims + segments + tables) words.
+fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Error> {
     let nd = nest.dims.len();
     let (input_len, output_len) = (Some(nest.input_len), nest.output_len);
     if nd == 0 {
         return Ok(Prepared { args: Vec::new(), split: Split::default(), input_len, output_len });
     }
-    if nd > dims {
-        return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {dims}") });
+    if nd > depth {
+        return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {depth}") });
     }
-    let pad = dims - nd;
-    let mut w = vec![0i64; (dyn_slice::DIMS as usize) + 3 * dims];
+    let pad = depth - nd;
+    let mut w = vec![0i64; (dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64) as usize];
     w[dyn_slice::BASE as usize] = nest.base;
     let fill = nest.fill_bits.to_le_bytes();
     w[dyn_slice::FILL as usize] = i64::from_le_bytes(fill[..8].try_into().expect("8 bytes"));
     w[dyn_slice::FILL as usize + 1] = i64::from_le_bytes(fill[8..].try_into().expect("8 bytes"));
     w[dyn_slice::SPLIT as usize] = pad as i64;
-    let mut tables: Vec<(usize, Vec<i64>)> = Vec::new();
-    for k in 0..dims {
-        let hdr = dyn_slice::DIMS as usize + 3 * k;
-        let segw = w.len() as i64;
-        if k < pad {
-            w[hdr] = nest.output_len as i64;
-            w[hdr + 1] = 1;
-            w[hdr + 2] = segw;
+    for k in 0..depth {
+        let hdr = (dyn_slice::DIMS + dyn_slice::DIM_WORDS * k as i64) as usize;
+        let header = if k < pad {
+            let at = w.len() as i64;
             w.extend([dyn_slice::KIND_AFFINE, 1, 0, 0]);
-            continue;
-        }
-        let dim = &nest.dims[k - pad];
-        w[hdr] = dim.out_stride as i64;
-        w[hdr + 2] = segw;
-        match &dim.indexing {
-            Indexing::Segments(segs) => {
-                w[hdr + 1] = segs.len() as i64;
-                for s in segs {
-                    match *s {
-                        Segment::Affine { len, offset, stride } => {
-                            w.extend([dyn_slice::KIND_AFFINE, len as i64, offset, stride])
-                        }
-                        Segment::Fill { len } => w.extend([dyn_slice::KIND_FILL, len as i64, 0, 0]),
-                    }
-                }
-            }
-            Indexing::Table(t) => {
-                if k + 1 == dims && t.iter().any(Option::is_none) {
-                    return Err(Error::Invalid { what: "an innermost index table with fill entries".into() });
-                }
-                w[hdr + 1] = 1;
-                let at = w.len() + 2; // the table word, patched below
-                w.extend([dyn_slice::KIND_TABLE, t.len() as i64, 0, 0]);
-                tables.push((at, t.iter().map(|o| o.unwrap_or(-1)).collect()));
-            }
-        }
-    }
-    for (at, t) in tables {
-        w[at] = w.len() as i64;
-        w.extend(t);
+            [1, nest.output_len as i64, 1, 1, at]
+        } else {
+            let dim = &nest.dims[k - pad];
+            let at = lower::push_segments(&mut w, dim);
+            [dim.extent as i64, dim.out_stride as i64, dim.period as i64, dim.pieces() as i64, at]
+        };
+        w[hdr..hdr + dyn_slice::DIM_WORDS as usize].copy_from_slice(&header);
     }
     Ok(Prepared { args: w, split: slice_split(nest, 0), input_len, output_len })
 }
@@ -382,6 +362,12 @@ impl JitKernel {
     /// The Cranelift IR of this kernel, as text.
     pub fn clif(&self) -> &str {
         self.code.clif()
+    }
+    /// Words (i64) of the argument block this kernel's own plan runs with: index tables and
+    /// segment descriptors; for a dynamic kernel, every number of the plan. It is
+    /// O(dims + segments + tables), never O(output elements).
+    pub fn argument_words(&self) -> usize {
+        self.prepared.args.len()
     }
     /// Whether this is a dynamic kernel (see [`Jit::compile_dynamic`]).
     pub fn is_dynamic(&self) -> bool {
@@ -924,6 +910,9 @@ fn row_kernel(nest: &LoopNest) -> bool {
     let fill = nest.fill_bits.to_le_bytes();
     let fill_memset = fill[..w as usize].iter().all(|&b| b == fill[0]);
     let inner = nest.dims.len().saturating_sub(1);
+    if nest.dims.iter().any(|d| d.repeats()) || nest.looped_dims().contains(&true) {
+        return false;
+    }
     if nest.dims.len() == 1 {
         // One contiguous run split over threads: a memcpy (a short copy below 256 bytes).
         return matches!(nest.dims[0].segments(), Some([seg]) if seg.run() == Run::Copy);

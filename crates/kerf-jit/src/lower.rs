@@ -3,17 +3,21 @@
 //! Every kernel has one signature, with an explicit calling convention so that its IR
 //! text is the same on every x86-64 host:
 //! `fn(input: i64, output: i64, args: i64, lo: i64, hi: i64)` — byte pointers to the input
-//! and output buffers, a pointer to the kernel's i64 argument block (index tables of a
-//! static kernel; everything of a dynamic one), and the range `[lo, hi)` of the outermost
-//! loop (or of linear indices, for random fills) that this call computes, which is how
-//! threads split the work.
+//! and output buffers, a pointer to the kernel's i64 argument block (index tables and
+//! looped dims' segment lists of a static kernel; everything of a dynamic one), and the
+//! range `[lo, hi)` of the outermost loop (or of linear indices, for random fills) that
+//! this call computes, which is how threads split the work.
+//!
+//! A repeating dim (wrap, reflect) of byte elements writes one period and copies it
+//! forward from the output itself ([`Gen::repeat_bytes`]); the hot loops hold no modulo
+//! or division (one division per call finds where the split range starts).
 
 use crate::emit::{Elem, Gen, Splat, elem_type, mf};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Type, Value, types};
 use cranelift_codegen::isa::CallConv;
 use kerf_ir::BoundaryMode;
-use kerf_ir::schedule::{FillBody, Indexing, LoopNest, Run, Segment};
+use kerf_ir::schedule::{Dim, FillBody, Indexing, LoopNest, Run, Segment};
 
 /// The kernel signature.
 pub(crate) fn signature(call_conv: CallConv) -> Signature {
@@ -24,19 +28,47 @@ pub(crate) fn signature(call_conv: CallConv) -> Signature {
     sig
 }
 
-/// Argument-block layout of dynamic slice kernels (i64 words).
+/// Argument-block layout of slice kernels (i64 words): the whole block of a dynamic
+/// kernel; the segment descriptors and tables of a static kernel's looped dims.
 pub(crate) mod dyn_slice {
     pub const BASE: i64 = 0;
     /// Two words: the fill value's 16 bytes, little-endian.
     pub const FILL: i64 = 1;
     /// The dim whose positions `[lo, hi)` select (the others run whole).
     pub const SPLIT: i64 = 3;
-    /// Per dim: out_stride, segment count, word index of its first segment.
+    /// Per dim, `DIM_WORDS` words: extent, out_stride, period, segment count, word index
+    /// of its first segment descriptor.
     pub const DIMS: i64 = 4;
-    /// Per segment: kind, len, offset (or the table's word index), stride.
+    pub const DIM_WORDS: i64 = 5;
+    /// Per segment of one period, `SEG_WORDS` words: kind, len, offset (a table: the word
+    /// index of its entries), stride.
+    pub const SEG_WORDS: i64 = 4;
     pub const KIND_AFFINE: i64 = 0;
     pub const KIND_FILL: i64 = 1;
     pub const KIND_TABLE: i64 = 2;
+}
+
+/// Append the segment descriptors of one period of `dim` (a table: one descriptor, then
+/// its entries) to `block`; returns the word index of the first descriptor.
+pub(crate) fn push_segments(block: &mut Vec<i64>, dim: &Dim) -> i64 {
+    let at = block.len() as i64;
+    match &dim.indexing {
+        Indexing::Segments(segs) => {
+            for s in segs {
+                match *s {
+                    Segment::Affine { len, offset, stride } => {
+                        block.extend([dyn_slice::KIND_AFFINE, len as i64, offset, stride])
+                    }
+                    Segment::Fill { len } => block.extend([dyn_slice::KIND_FILL, len as i64, 0, 0]),
+                }
+            }
+        }
+        Indexing::Table(t) => {
+            block.extend([dyn_slice::KIND_TABLE, t.len() as i64, at + dyn_slice::SEG_WORDS, 0]);
+            block.extend(t);
+        }
+    }
+    at
 }
 
 /// The element layout of a dtype (`None` for strings).
@@ -195,29 +227,232 @@ fn clip(g: &mut Gen, lo: Value, hi: Value, y0: Value, len: Value) -> (Value, Val
     (a, g.sub(b, a))
 }
 
-/// A static slice kernel: every number of the nest baked in; index tables in the
-/// argument block at the word offsets of `table_words`.
+/// `floor(a / period) · period`: where the repetitions of a dim that cover positions
+/// from `a` start. `a` is 0 except on the dim split over threads, so the division runs at
+/// most once per call.
+fn first_repetition(g: &mut Gen, a: Value, period: Value) -> Value {
+    if g.known(a) == Some(0) {
+        return g.c(0);
+    }
+    let nz = g.b.ins().icmp_imm_s(IntCC::NotEqual, a, 0);
+    g.if_else_vals(
+        nz,
+        |g| {
+            let q = g.b.ins().udiv(a, period);
+            vec![g.mul(q, period)]
+        },
+        |g| vec![g.c(0)],
+    )[0]
+}
+
+/// The code of the next dim, for a position's input and output offsets.
+type Next<'a> = Option<&'a dyn Fn(&mut Gen, Value, Value)>;
+
+/// A dim whose segments are read at run time from descriptors in the argument block (see
+/// [`dyn_slice`]): every dim of a dynamic kernel, looped dims of a static one.
+#[derive(Copy, Clone)]
+struct Walked {
+    os: Value,
+    period: Value,
+    nseg: Value,
+    /// Byte address of the first descriptor.
+    segs: Value,
+    /// Whether descriptors may be tables or fills (else all are affine).
+    tables: bool,
+    fills: bool,
+}
+
+impl Moves {
+    /// Byte elements: positions [b1, b) of a repeating dim, copied from the positions
+    /// before them, where [a, b1) holds one period, written. No per-element work: the
+    /// copied prefix doubles (see [`Gen::repeat_bytes`]).
+    fn repeat(&self, g: &mut Gen, out_off: Value, os: Value, a: Value, b1: Value, b: Value) {
+        let Elem::Bytes(w) = self.elem else { return };
+        let wi = w as i64;
+        let bytes = |g: &mut Gen, from: Value, to: Value| {
+            let n = g.sub(to, from);
+            let n = g.mul(n, os);
+            g.muli(n, wi)
+        };
+        let at = g.mul(a, os);
+        let at = g.add(out_off, at);
+        let at = g.muli(at, wi);
+        let dst = g.add(g.out, at);
+        let filled = bytes(g, a, b1);
+        let total = bytes(g, a, b);
+        g.repeat_bytes(dst, filled, total, w as u64);
+    }
+
+    /// Positions [a, b) of a dim walked from its descriptors: for byte elements one period
+    /// from a, then [`Moves::repeat`]; for nibbles every repetition. The next dim's code
+    /// (`next`, `None` for the innermost dim) is emitted once.
+    #[allow(clippy::too_many_arguments)]
+    fn walk(&self, g: &mut Gen, d: Walked, a: Value, b: Value, in_off: Value, out_off: Value, next: Next<'_>) {
+        let bytes = matches!(self.elem, Elem::Bytes(_));
+        let b1 = if bytes {
+            let ap = g.add(a, d.period);
+            g.smin(b, ap)
+        } else {
+            b
+        };
+        let start = first_repetition(g, a, d.period);
+        g.while_loop(
+            &[start],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], b1),
+            |g, v| {
+                let ybase = v[0];
+                let lo = g.sub(a, ybase);
+                let hi = g.sub(b1, ybase);
+                let zero = g.c(0);
+                g.while_loop(
+                    &[zero, zero, d.segs],
+                    |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], d.nseg),
+                    |g, v| {
+                        let (s, y0, sp) = (v[0], v[1], v[2]);
+                        let kind = g.b.ins().load(types::I64, mf(), sp, 0);
+                        let len = g.b.ins().load(types::I64, mf(), sp, 8);
+                        let off = g.b.ins().load(types::I64, mf(), sp, 16);
+                        let stride = g.b.ins().load(types::I64, mf(), sp, 24);
+                        let (first, count) = clip(g, lo, hi, y0, len);
+                        let yf = g.add(ybase, y0);
+                        let yf = g.add(yf, first);
+                        let yo = g.mul(yf, d.os);
+                        let out_seg = g.add(out_off, yo);
+                        let piece = Piece { kind, off, stride, first, count, sp };
+                        self.walked_piece(g, d, piece, in_off, out_seg, next);
+                        vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 8 * dyn_slice::SEG_WORDS)]
+                    },
+                );
+                vec![g.add(ybase, d.period)]
+            },
+        );
+        self.repeat(g, out_off, d.os, a, b1, b);
+    }
+
+    /// Positions `[first, first + count)` of one descriptor, from output offset `out_seg`.
+    fn walked_piece(&self, g: &mut Gen, d: Walked, p: Piece, in_off: Value, out_seg: Value, next: Next<'_>) {
+        let is = |g: &mut Gen, k: i64| g.b.ins().icmp_imm_s(IntCC::Equal, p.kind, k);
+        let table_at = |g: &mut Gen| {
+            let t = g.add(p.off, p.first);
+            let t = g.muli(t, 8);
+            g.add(g.args, t)
+        };
+        let in_aff = |g: &mut Gen| {
+            let i = g.add(in_off, p.off);
+            let fs = g.mul(p.first, p.stride);
+            g.add(i, fs)
+        };
+        let not_fill = |g: &mut Gen| match next {
+            None => {
+                let run = |g: &mut Gen| {
+                    let i = in_aff(g);
+                    self.run_dyn(g, i, p.stride, out_seg, p.count);
+                };
+                if d.tables {
+                    let t = is(g, dyn_slice::KIND_TABLE);
+                    g.if_else(
+                        t,
+                        |g| {
+                            let tab = table_at(g);
+                            g.gather(self.elem, tab, in_off, out_seg, p.count)
+                        },
+                        run,
+                    );
+                } else {
+                    run(g);
+                }
+            }
+            Some(next) => {
+                // One loop for both kinds: an affine offset stepped by the stride, and a
+                // table pointer stepped by 8 (a table) or 0 (pointing at the descriptor).
+                let i = in_aff(g);
+                let zero = g.c(0);
+                let (is_table, tp, tstep) = if d.tables {
+                    let t = is(g, dyn_slice::KIND_TABLE);
+                    let tab = table_at(g);
+                    let tp = g.b.ins().select(t, tab, p.sp);
+                    let eight = g.c(8);
+                    let step = g.b.ins().select(t, eight, zero);
+                    (Some(t), tp, step)
+                } else {
+                    (None, p.sp, zero)
+                };
+                g.while_loop(
+                    &[zero, i, tp, out_seg],
+                    |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], p.count),
+                    |g, v| {
+                        let o = match is_table {
+                            Some(t) => {
+                                let e = g.b.ins().load(types::I64, mf(), v[2], 0);
+                                let e = g.add(in_off, e);
+                                g.b.ins().select(t, e, v[1])
+                            }
+                            None => v[1],
+                        };
+                        next(g, o, v[3]);
+                        vec![g.addi(v[0], 1), g.add(v[1], p.stride), g.add(v[2], tstep), g.add(v[3], d.os)]
+                    },
+                );
+            }
+        };
+        if d.fills {
+            let f = is(g, dyn_slice::KIND_FILL);
+            g.if_else(
+                f,
+                |g| {
+                    let n = g.mul(p.count, d.os);
+                    self.fill(g, out_seg, n, None);
+                },
+                not_fill,
+            );
+        } else {
+            not_fill(g);
+        }
+    }
+}
+
+/// One descriptor's values while walking (see [`Moves::walk`]).
+#[derive(Copy, Clone)]
+struct Piece {
+    kind: Value,
+    off: Value,
+    stride: Value,
+    first: Value,
+    count: Value,
+    /// The descriptor's address.
+    sp: Value,
+}
+
+/// A static slice kernel: every number of the nest baked in, segments unrolled; the
+/// tables and the looped dims' segment descriptors in the argument block.
 pub(crate) struct StaticSlice<'n> {
     nest: &'n LoopNest,
     moves: Moves,
-    table_words: Vec<Option<i64>>,
+    /// Per dim: the word of its table (unrolled table dims) or of its descriptors (looped
+    /// dims, see [`LoopNest::looped_dims`]).
+    words: Vec<Option<i64>>,
+    looped: Vec<bool>,
 }
 
 impl<'n> StaticSlice<'n> {
-    /// Lower `nest`; returns its argument block (the tables).
+    /// Lower `nest`; returns its argument block.
     pub fn emit(g: &mut Gen, nest: &'n LoopNest, elem: Elem) -> Vec<i64> {
         let mut block = Vec::new();
-        let mut table_words = Vec::new();
-        for dim in &nest.dims {
-            table_words.push(match &dim.indexing {
+        let looped = nest.looped_dims();
+        let words = nest
+            .dims
+            .iter()
+            .zip(&looped)
+            .map(|(dim, &looped)| match &dim.indexing {
+                _ if looped => Some(push_segments(&mut block, dim)),
                 Indexing::Table(t) => {
                     let w = block.len() as i64;
-                    block.extend(t.iter().map(|o| o.unwrap_or(-1)));
+                    block.extend(t);
                     Some(w)
                 }
                 Indexing::Segments(_) => None,
-            });
-        }
+            })
+            .collect();
         if nest.dims.is_empty() {
             return block;
         }
@@ -229,7 +464,7 @@ impl<'n> StaticSlice<'n> {
             _ => FillVal::None,
         };
         let stream = crate::stream::slice_streams(nest);
-        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, table_words };
+        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped };
         let base = g.c(nest.base);
         let zero = g.c(0);
         me.dim(g, 0, base, zero);
@@ -239,16 +474,90 @@ impl<'n> StaticSlice<'n> {
     fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value) {
         let dim = &self.nest.dims[k];
         let inner = k + 1 == self.nest.dims.len();
+        // The positions this call computes: dim 0's come from the thread split.
+        let span = |g: &mut Gen| if k == 0 { (g.lo, g.hi) } else { (g.c(0), g.c(dim.extent as i64)) };
+        let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
+        let next: Next<'_> = if inner { None } else { Some(&next) };
+        if self.looped[k] {
+            let word = self.words[k].expect("looped dims have descriptors");
+            let d = Walked {
+                os: g.c(dim.out_stride as i64),
+                period: g.c(dim.period as i64),
+                nseg: g.c(dim.pieces() as i64),
+                segs: g.addi(g.args, word * 8),
+                tables: matches!(dim.indexing, Indexing::Table(_)),
+                fills: dim.segments().is_some_and(|s| s.iter().any(|s| s.run() == Run::Fill)),
+            };
+            let (a, b) = span(g);
+            return self.moves.walk(g, d, a, b, in_off, out_off, next);
+        }
+        let period = dim.period as i64;
+        let zero = g.c(0);
+        if !dim.repeats() {
+            let range = (k == 0).then_some((g.lo, g.hi));
+            return self.period_body(g, k, zero, range, in_off, out_off);
+        }
+        let (a, b) = span(g);
+        // Byte elements: one period, then copies of it; nibbles: every repetition.
+        let doubling = matches!(self.moves.elem, Elem::Bytes(_));
+        if doubling && k > 0 {
+            self.period_body(g, k, zero, None, in_off, out_off);
+            let (os, b1) = (g.c(dim.out_stride as i64), g.c(period));
+            return self.moves.repeat(g, out_off, os, a, b1, b);
+        }
+        let b1 = if doubling {
+            let ap = g.addi(a, period);
+            g.smin(b, ap)
+        } else {
+            b
+        };
+        let p = g.c(period);
+        let start = first_repetition(g, a, p);
+        g.while_loop(
+            &[start],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], b1),
+            |g, v| {
+                let lo = g.sub(a, v[0]);
+                let hi = g.sub(b1, v[0]);
+                self.period_body(g, k, v[0], Some((lo, hi)), in_off, out_off);
+                vec![g.addi(v[0], period)]
+            },
+        );
+        if doubling {
+            let os = g.c(dim.out_stride as i64);
+            self.moves.repeat(g, out_off, os, a, b1, b);
+        }
+    }
+
+    /// The repetition of a dim's period that starts at position `ybase`, every segment
+    /// unrolled: its positions [lo, hi) (relative to `ybase`), or all of them (`None`).
+    fn period_body(
+        &self,
+        g: &mut Gen,
+        k: usize,
+        ybase: Value,
+        range: Option<(Value, Value)>,
+        in_off: Value,
+        out_off: Value,
+    ) {
+        let dim = &self.nest.dims[k];
+        let inner = k + 1 == self.nest.dims.len();
         let os = dim.out_stride as i64;
-        // (first position, count, count if constant) of a run of positions [y0, y0+len).
-        let range = |g: &mut Gen, y0: u64, len: u64| -> (Value, Value, Option<u64>) {
-            if k == 0 {
+        // (first, count) of the positions [y0, y0 + len) of the period.
+        let part = |g: &mut Gen, y0: u64, len: u64| match range {
+            Some((lo, hi)) => {
                 let (y, l) = (g.c(y0 as i64), g.c(len as i64));
-                let (lo, hi) = (g.lo, g.hi);
-                let (a, n) = clip(g, lo, hi, y, l);
-                (a, n, None)
-            } else {
-                (g.c(0), g.c(len as i64), Some(len))
+                clip(g, lo, hi, y, l)
+            }
+            None => (g.c(0), g.c(len as i64)),
+        };
+        // Output offset of position y0 of this repetition.
+        let out_at = |g: &mut Gen, y0: u64| match g.known(ybase) {
+            Some(yb) => g.addi(out_off, (yb + y0 as i64) * os),
+            None => {
+                let y = g.addi(ybase, y0 as i64);
+                let o = g.muli(y, os);
+                g.add(out_off, o)
             }
         };
         match &dim.indexing {
@@ -256,8 +565,9 @@ impl<'n> StaticSlice<'n> {
                 let mut y0 = 0u64;
                 for seg in segs {
                     let len = seg.len();
-                    let (first, count, known) = range(g, y0, len);
-                    let o = g.addi(out_off, (y0 as i64) * os);
+                    let (first, count) = part(g, y0, len);
+                    let known = range.is_none().then_some(len);
+                    let o = out_at(g, y0);
                     let fo = g.muli(first, os);
                     let out_seg = g.add(o, fo);
                     match *seg {
@@ -288,39 +598,25 @@ impl<'n> StaticSlice<'n> {
                 }
             }
             Indexing::Table(_) => {
-                let word = self.table_words[k].expect("table dims have a word offset");
-                let (first, count, _) = range(g, 0, dim.extent);
+                let word = self.words[k].expect("table dims have a word offset");
+                let (first, count) = part(g, 0, dim.period);
                 let tab = g.addi(g.args, word * 8);
+                let o = out_at(g, 0);
                 if inner {
                     let f8 = g.muli(first, 8);
                     let t = g.add(tab, f8);
-                    let o = g.add(out_off, first);
+                    let o = g.add(o, first);
                     g.gather(self.moves.elem, t, in_off, o, count);
                 } else {
                     let end = g.add(first, count);
                     g.for_range(first, end, |g, j| {
                         let j8 = g.muli(j, 8);
                         let ta = g.add(tab, j8);
-                        let o = g.b.ins().load(types::I64, mf(), ta, 0);
+                        let e = g.b.ins().load(types::I64, mf(), ta, 0);
                         let jo = g.muli(j, os);
-                        let out_j = g.add(out_off, jo);
-                        let step = |g: &mut Gen| {
-                            let i = g.add(in_off, o);
-                            self.dim(g, k + 1, i, out_j);
-                        };
-                        if self.nest.mode == BoundaryMode::Fill {
-                            let is_fill = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, o, 0);
-                            g.if_else(
-                                is_fill,
-                                |g| {
-                                    let n = g.c(os);
-                                    self.moves.fill(g, out_j, n, Some(os as u64));
-                                },
-                                step,
-                            );
-                        } else {
-                            step(g);
-                        }
+                        let out_j = g.add(o, jo);
+                        let i = g.add(in_off, e);
+                        self.dim(g, k + 1, i, out_j);
                     });
                 }
             }
@@ -328,16 +624,18 @@ impl<'n> StaticSlice<'n> {
     }
 }
 
-/// A dynamic slice kernel for one mode, element layout and number of dims: the nest's
-/// numbers come from the argument block (layout in [`dyn_slice`]).
+/// A dynamic slice kernel for one mode, element layout and loop depth: the nest's
+/// numbers come from the argument block (layout in [`dyn_slice`]). Every dim is one walk
+/// whose code does not depend on the others': the code grows linearly with the depth.
 pub(crate) struct DynSlice {
-    mode: BoundaryMode,
-    dims: usize,
+    depth: usize,
+    tables: bool,
+    fills: bool,
     moves: Moves,
 }
 
 impl DynSlice {
-    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, dims: usize) {
+    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, depth: usize) {
         let fill = if mode == BoundaryMode::Fill {
             let fa = g.addi(g.args, dyn_slice::FILL * 8);
             match elem {
@@ -353,112 +651,37 @@ impl DynSlice {
         } else {
             FillVal::None
         };
-        let me = DynSlice { mode, dims, moves: Moves { elem, fill, stream: false } };
+        let me = DynSlice {
+            depth,
+            // Tables arise only in the repeating modes (see `Indexing::Table`).
+            tables: mode.period(2).is_some(),
+            fills: mode == BoundaryMode::Fill,
+            moves: Moves { elem, fill, stream: false },
+        };
         let base = g.arg(dyn_slice::BASE);
         let zero = g.c(0);
         me.dim(g, 0, base, zero);
     }
 
     fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value) {
-        let inner = k + 1 == self.dims;
-        let hdr = dyn_slice::DIMS + 3 * k as i64;
-        let os = g.arg(hdr);
-        let nseg = g.arg(hdr + 1);
-        let sw = g.arg(hdr + 2);
+        let hdr = dyn_slice::DIMS + dyn_slice::DIM_WORDS * k as i64;
+        let extent = g.arg(hdr);
+        let os = g.arg(hdr + 1);
+        let period = g.arg(hdr + 2);
+        let nseg = g.arg(hdr + 3);
+        let sw = g.arg(hdr + 4);
+        let s8 = g.muli(sw, 8);
+        let segs = g.add(g.args, s8);
         let split = g.arg(dyn_slice::SPLIT);
         let is_split = g.b.ins().icmp_imm_s(IntCC::Equal, split, k as i64);
         let zero = g.c(0);
-        let max = g.c(i64::MAX);
         let (lo, hi) = (g.lo, g.hi);
-        let lo = g.b.ins().select(is_split, lo, zero);
-        let hi = g.b.ins().select(is_split, hi, max);
-        let s8 = g.muli(sw, 8);
-        let segs = g.add(g.args, s8);
-        g.while_loop(
-            &[zero, zero, segs],
-            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], nseg),
-            |g, v| {
-                let (s, y0, sp) = (v[0], v[1], v[2]);
-                let kind = g.b.ins().load(types::I64, mf(), sp, 0);
-                let len = g.b.ins().load(types::I64, mf(), sp, 8);
-                let off = g.b.ins().load(types::I64, mf(), sp, 16);
-                let stride = g.b.ins().load(types::I64, mf(), sp, 24);
-                let (first, count) = clip(g, lo, hi, y0, len);
-                let yf = g.add(y0, first);
-                let yo = g.mul(yf, os);
-                let out_seg = g.add(out_off, yo);
-                let affine = |g: &mut Gen| {
-                    let i = g.add(in_off, off);
-                    let fs = g.mul(first, stride);
-                    let in_seg = g.add(i, fs);
-                    if inner {
-                        self.moves.run_dyn(g, in_seg, stride, out_seg, count);
-                    } else {
-                        let zero = g.c(0);
-                        g.while_loop(
-                            &[zero, in_seg, out_seg],
-                            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
-                            |g, v| {
-                                self.dim(g, k + 1, v[1], v[2]);
-                                vec![g.addi(v[0], 1), g.add(v[1], stride), g.add(v[2], os)]
-                            },
-                        );
-                    }
-                };
-                let table = |g: &mut Gen| {
-                    let o8 = g.muli(off, 8);
-                    let tab = g.add(g.args, o8);
-                    let f8 = g.muli(first, 8);
-                    let t = g.add(tab, f8);
-                    if inner {
-                        g.gather(self.moves.elem, t, in_off, out_seg, count);
-                    } else {
-                        let zero = g.c(0);
-                        g.while_loop(
-                            &[zero, t, out_seg],
-                            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
-                            |g, v| {
-                                let o = g.b.ins().load(types::I64, mf(), v[1], 0);
-                                let out_j = v[2];
-                                let step = |g: &mut Gen| {
-                                    let i = g.add(in_off, o);
-                                    self.dim(g, k + 1, i, out_j);
-                                };
-                                if self.mode == BoundaryMode::Fill {
-                                    let is_fill = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, o, 0);
-                                    g.if_else(is_fill, |g| self.moves.fill(g, out_j, os, None), step);
-                                } else {
-                                    step(g);
-                                }
-                                vec![g.addi(v[0], 1), g.addi(v[1], 8), g.add(v[2], os)]
-                            },
-                        );
-                    }
-                };
-                let not_fill = |g: &mut Gen| {
-                    if self.mode == BoundaryMode::StrictBounds {
-                        affine(g);
-                    } else {
-                        let is_table = g.b.ins().icmp_imm_s(IntCC::Equal, kind, dyn_slice::KIND_TABLE);
-                        g.if_else(is_table, table, affine);
-                    }
-                };
-                if self.mode == BoundaryMode::Fill {
-                    let is_fill = g.b.ins().icmp_imm_s(IntCC::Equal, kind, dyn_slice::KIND_FILL);
-                    g.if_else(
-                        is_fill,
-                        |g| {
-                            let n = g.mul(count, os);
-                            self.moves.fill(g, out_seg, n, None);
-                        },
-                        not_fill,
-                    );
-                } else {
-                    not_fill(g);
-                }
-                vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 32)]
-            },
-        );
+        let a = g.b.ins().select(is_split, lo, zero);
+        let b = g.b.ins().select(is_split, hi, extent);
+        let d = Walked { os, period, nseg, segs, tables: self.tables, fills: self.fills };
+        let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
+        let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };
+        self.moves.walk(g, d, a, b, in_off, out_off, next);
     }
 }
 

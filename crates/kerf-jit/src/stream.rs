@@ -12,8 +12,12 @@ pub(crate) const CHUNK: u64 = 4096;
 pub(crate) const MIN_BYTES: u64 = 8 << 20;
 
 /// Whether a static slice kernel streams its reversed and strided runs: outputs of
-/// [`MIN_BYTES`] or more of elements narrower than a vector.
+/// [`MIN_BYTES`] or more of elements narrower than a vector, with no repeating dim (those
+/// copy most of their output from the output itself, which stays in the cache).
 pub(crate) fn slice_streams(nest: &kerf_ir::schedule::LoopNest) -> bool {
+    if nest.dims.iter().any(|d| d.repeats()) {
+        return false;
+    }
     match nest.dtype.layout() {
         kerf_ir::dtype::Layout::Bytes(w) if w < 16 => nest.output_len.saturating_mul(w as u64) >= MIN_BYTES,
         _ => false,

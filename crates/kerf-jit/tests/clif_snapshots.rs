@@ -77,6 +77,36 @@ fn slice_special_runs() {
     }
 }
 
+/// Repeating dims (one period, then copies of it; nibbles: a loop over repetitions) and
+/// a dim looped over its segment descriptors.
+#[test]
+fn slice_repeating_and_looped_dims() {
+    let jit = jit();
+    let plan = |dtype, mode, shape: &[u64], axes: &[(u64, i64, i64)]| {
+        Plan::Slice(SlicePlan {
+            dtype,
+            input_shape: shape.to_vec(),
+            axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
+            mode,
+            fill_bits: 0,
+            output_shape: axes.iter().map(|a| a.0).collect(),
+            windows: Vec::new(),
+        })
+    };
+    for (name, p) in [
+        ("wrap_repeat_u8", plan(DType::U8, BoundaryMode::Wrap, &[3], &[(1000, 0, 1)])),
+        ("reflect_repeat_rows_f32", plan(DType::F32, BoundaryMode::Reflect, &[3, 50], &[(100, -1, 1), (20, 3, 1)])),
+        ("wrap_repeat_i4", plan(DType::I4, BoundaryMode::Wrap, &[3], &[(1001, 0, 1)])),
+        ("wrap_repeat_table_u16", plan(DType::U16, BoundaryMode::Wrap, &[100], &[(1000, 0, 33)])),
+        (
+            "clamp_looped_u8",
+            plan(DType::U8, BoundaryMode::Clamp, &[4, 4, 4, 4], &[(9, -2, 1), (9, -2, 1), (9, -2, 1), (9, -2, 1)]),
+        ),
+    ] {
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&p).unwrap().clif());
+    }
+}
+
 #[test]
 fn fill_kernels() {
     let jit = jit();

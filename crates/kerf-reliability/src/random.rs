@@ -79,14 +79,35 @@ fn random_step(rng: &mut Rng) -> i64 {
 
 /// A random tensorrt.slice request (all modes; the data input by dtype and shape only).
 pub fn random_trt_slice(rng: &mut Rng) -> Request {
-    let shape = random_shape(rng, 4, 9);
+    let mut shape = random_shape(rng, 4, 9);
+    // Sometimes a high rank: unit axes read once (size 1) around the others (a dynamic
+    // kernel's depth is the rank).
+    let mut unit = vec![false; shape.len()];
+    if rng.chance(8) {
+        for _ in 0..rng.range(4, 12) {
+            let at = rng.below(shape.len() as u64 + 1) as usize;
+            shape.insert(at, 1);
+            unit.insert(at, true);
+        }
+    }
     let dtype = *rng.pick(&SLICE_DTYPES);
     let mode = *rng.pick(&["strict_bounds", "wrap", "clamp", "fill", "reflect", "wrap", "reflect", "fill"]);
     let mut start = Vec::new();
     let mut size = Vec::new();
     let mut stride = Vec::new();
-    for &d in &shape {
-        let n = if rng.chance(5) { 0 } else { rng.range(1, 13) };
+    // At most one long axis (wrap and reflect repeat along it), so outputs stay small.
+    let mut long = rng.chance(15);
+    for (&d, &unit) in shape.iter().zip(&unit) {
+        let n = if unit {
+            1
+        } else if rng.chance(5) {
+            0
+        } else if long && d > 1 {
+            long = false;
+            rng.range(14, 120)
+        } else {
+            rng.range(1, 13)
+        };
         let mut s = random_step(rng);
         let mut a = random_start(rng, d);
         if mode == "strict_bounds" && d > 0 {

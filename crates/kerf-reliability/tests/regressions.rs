@@ -282,3 +282,116 @@ fn npy_header_checks_see_the_header_and_nothing_else() {
     assert!(e.contains("nests brackets"), "{e}");
     assert!(t0.elapsed().as_secs() < 5);
 }
+
+/// A request whose every axis wraps a 1-element input, of any rank: size 2 on the first
+/// 16 axes, 1 on the others.
+fn wrap_of_one_element(rank: usize) -> Request {
+    Request::new("tensorrt.slice")
+        .input_meta("input", DType::I8, &vec![1; rank])
+        .attr("start", vec![-1; rank])
+        .attr("size", (0..rank).map(|k| if k < 16 { 2 } else { 1 }).collect::<Vec<i64>>())
+        .attr("stride", vec![1; rank])
+        .attr("mode", "wrap")
+}
+
+/// Audit of kerf-jit (issue 10, finding 4): dynamic kernels emitted the next dim's code
+/// twice per dim — a 1-element wrap input of rank 14 took 116 s and 3.9 GB, rank 16
+/// aborted, `kerf clif --dynamic` printed 39 MB of IR at rank 12. Code now grows linearly
+/// with the rank and ranks above 63 share the depth-63 kernel.
+#[test]
+fn dynamic_kernels_of_high_rank_are_small() {
+    let jit = kerf_jit::Jit::default();
+    let mut lines = Vec::new();
+    for rank in [12usize, 14, 16, 64, 200] {
+        let req = wrap_of_one_element(rank);
+        let plan = kerf_ir::lower(&req).unwrap();
+        let (k, max) = largest_allocation(|| jit.compile_dynamic_plan(&plan).unwrap());
+        assert!(max < 16 * MIB, "rank {rank}: allocated {max} bytes compiling");
+        let mut out = vec![0u8; 1 << rank.min(16)];
+        if rank <= 16 {
+            k.run_bytes(Some(&[42]), &mut out).unwrap();
+            assert!(out.iter().all(|&b| b == 42), "rank {rank}");
+        }
+        lines.push(k.clif().lines().count());
+    }
+    // 12 → 14 → 16 add the same code per dim; 64 and 200 are the depth-63 kernel.
+    assert_eq!(lines[1] - lines[0], lines[2] - lines[1], "{lines:?}");
+    assert_eq!(lines[3], lines[4], "{lines:?}");
+    assert!(lines[3] < lines[0] * 8, "{lines:?}");
+}
+
+/// Audit (issue 10, finding 4): an ONNX slice of an input with 1,000 unit axes took 48 s
+/// on a dynamic kernel.
+#[test]
+fn onnx_slice_of_a_thousand_unit_axes_is_cheap_dynamically() {
+    let mut shape = vec![1u64; 1000];
+    shape[500] = 6;
+    let req = Request::new("onnx.slice")
+        .input_meta("data", DType::F32, &shape)
+        .input("starts", Tensor::from_i64s(&[1]))
+        .input("ends", Tensor::from_i64s(&[5]))
+        .input("axes", Tensor::from_i64s(&[500]));
+    let plan = kerf_ir::lower(&req).unwrap();
+    let jit = kerf_jit::Jit::default();
+    let (k, max) = largest_allocation(|| jit.compile_dynamic_plan(&plan).unwrap());
+    assert!(max < 16 * MIB, "allocated {max} bytes compiling");
+    let input: Vec<u8> = (0..6f32 as i32).flat_map(|v| (v as f32).to_le_bytes()).collect();
+    let mut out = vec![0u8; 16];
+    k.run_bytes(Some(&input), &mut out).unwrap();
+    assert_eq!(out, input[4..20]);
+    assert!(k.argument_words() < 1000);
+}
+
+/// Audit (issue 10, finding 5): wrap/reflect of a 3-element i8 input to 10^8 elements
+/// took 2.45 GB (JIT) and 3.13 GB (dynamic) for a 100 MB output — index tables of 16–32
+/// bytes per output element. Now nothing but the output grows with the output.
+#[test]
+fn repeating_a_tiny_input_allocates_nothing_per_output_element() {
+    let n = 100_000_000u64;
+    let jit = kerf_jit::Jit::default();
+    let input = [7u8, 8, 9];
+    let mut out = vec![0u8; n as usize];
+    for (mode, start, want) in [
+        ("wrap", 0i64, [7u8, 8, 9, 7, 8, 9, 7, 8]),
+        ("reflect", 0, [7, 8, 9, 8, 7, 8, 9, 8]),
+        ("reflect", -1, [8, 7, 8, 9, 8, 7, 8, 9]),
+    ] {
+        let req = Request::new("tensorrt.slice")
+            .input_meta("input", DType::I8, &[3])
+            .attr("start", [start])
+            .attr("size", [n as i64])
+            .attr("stride", [1])
+            .attr("mode", mode);
+        let plan = kerf_ir::lower(&req).unwrap();
+        for dynamic in [false, true] {
+            out.fill(0);
+            let (r, max) = largest_allocation(|| {
+                let k = if dynamic { jit.compile_dynamic_plan(&plan) } else { jit.compile_plan(&plan) }.unwrap();
+                k.run_bytes(Some(&input), &mut out)
+            });
+            r.unwrap();
+            assert!(max < MIB, "{mode} dynamic={dynamic}: allocated {max} bytes");
+            let p = want.len() - if mode == "wrap" { 5 } else { 4 };
+            for at in [0usize, 1, 2, 3, 1000, 65_537, n as usize - 8] {
+                for i in at..at + 8 {
+                    assert_eq!(out[i], want[i % p], "{mode} dynamic={dynamic} at {i}");
+                }
+            }
+        }
+    }
+}
+
+/// Audit (issue 10, finding 5): `kerf expand` of a wrap to 10^7 elements printed 34.6 MB
+/// of Rust (a literal table entry per output element) and took 4.9 GB.
+#[test]
+fn expanding_a_wrap_to_ten_million_elements_is_small() {
+    let req = Request::new("tensorrt.slice")
+        .input_meta("input", DType::F32, &[3])
+        .attr("start", [-1])
+        .attr("size", [10_000_000])
+        .attr("stride", [1])
+        .attr("mode", "wrap");
+    let (text, max) = largest_allocation(|| kerf_codegen::expand_request(&req, "Big").unwrap());
+    assert!(text.len() < 16_000, "{} bytes", text.len());
+    assert!(max < MIB, "allocated {max} bytes");
+}
