@@ -1081,6 +1081,9 @@ mod tests {
                 for step in [-1000i64, -61, -7, -2, -1, 0, 1, 2, 3, 5, 13, 333, 1 << 40] {
                     for start in [-5i64, 0, 7, 1 << 50] {
                         let n = 1u64 << 40;
+                        if i64::try_from(start as i128 + step as i128 * (n as i128 - 1)).is_err() {
+                            continue; // a coordinate beyond i64 is an error, not a wrap-around
+                        }
                         let p = plan(DType::I8, &[d], &[(n, start, step)], mode);
                         let nest = slice(&p).unwrap();
                         let dim = &nest.dims[0];

@@ -206,6 +206,7 @@ fn finish_plan(mode: BoundaryMode, dtype: DType, fill: u128, axes: Vec<(u64, Axi
     } else {
         match dtype.layout() {
             kerf_ir::dtype::Layout::Bytes(16) => fill,
+            _ if dtype == DType::Bool => fill & 1,
             kerf_ir::dtype::Layout::Bytes(w) => fill & ((1u128 << (8 * w)) - 1),
             _ => fill & 15,
         }
@@ -277,7 +278,7 @@ fn wide_plan() -> impl Strategy<Value = SlicePlan> {
                 input_shape: vec![rows, d],
                 axes: vec![AxisRead { extent: rows, start: 0, step: 1 }, AxisRead { extent: n, start, step }],
                 mode,
-                fill_bits: if mode == BoundaryMode::Fill { 0x0b } else { 0 },
+                fill_bits: if mode == BoundaryMode::Fill { if dtype == DType::Bool { 1 } else { 0x0b } } else { 0 },
                 output_shape: vec![rows, n],
                 windows: Vec::new(),
             }
