@@ -110,8 +110,13 @@ fn compile(
     Ok(Kernel { kernel, op: op.to_string(), form })
 }
 
-/// A compiled op: call it as `k(x)` or `k(x, out=out)` (`k()` or `k(out=out)` for
-/// fills, which read no input).
+/// A compiled op (`kerf.compile`): call it as `k(x)` or `k(x, out=out)` (`k()` or
+/// `k(out=out)` for fills, which read no input).
+///
+/// `x` is a numpy array of the kernel's dtype and input shape (or `kerf.raw(...)`);
+/// `out`, when given, a C-contiguous writeable array of `dtype` and `output_shape`
+/// (returned; else a new array is). The GIL is released while the kernel runs.
+/// Attributes: input_shape, output_shape, dtype (numpy), kerf_dtype, clif, plan, dynamic.
 #[pyclass(frozen, module = "kerf", name = "Kernel")]
 struct Kernel {
     kernel: Arc<JitKernel>,
@@ -122,10 +127,6 @@ struct Kernel {
 
 #[pymethods]
 impl Kernel {
-    /// Run on `input` (a numpy array of the kernel's dtype and input shape, or
-    /// `kerf.raw(...)`), writing into `out` when given (a C-contiguous writeable array
-    /// of `dtype` and `output_shape`, returned), else into a new array. The GIL is
-    /// released while the kernel runs.
     #[pyo3(signature = (input = None, /, *, out = None))]
     fn __call__<'py>(
         &self,
@@ -365,8 +366,9 @@ fn ops(py: Python<'_>) -> PyResult<Vec<String>> {
 
 /// The spec of an op, as a dict: id, vendor, summary, versions, type_sets, and lists of
 /// attributes (name, type, required, default, allowed, versions, doc), inputs (index,
-/// name, optional, types, rank, replaces, versions, doc) and rules (id, kind, versions,
-/// doc) -- what `kerf spec ID` prints.
+/// name, optional, types, rank, replaces, versions, doc), rules (id, kind, versions,
+/// doc; dtype rules also subject, when, allow, forbid) and examples (name, doc, version, attributes, inputs, expected {dtype, shape,
+/// values} or error) -- what `kerf spec ID` prints.
 #[pyfunction]
 fn spec<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
     registry::to_dict(py, op)

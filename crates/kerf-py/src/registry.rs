@@ -58,10 +58,46 @@ pub fn to_dict<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
         x.set_item("id", &r.id)?;
         x.set_item("kind", if r.kind == RuleKind::Dtype { "dtype" } else { "frontend" })?;
         x.set_item("versions", &r.versions)?;
+        x.set_item("subject", &r.subject)?;
+        let when = match &r.when {
+            Some(c) => {
+                let w = PyDict::new(py);
+                w.set_item("attribute", &c.attribute)?;
+                w.set_item("in", &c.values)?;
+                Some(w)
+            }
+            None => None,
+        };
+        x.set_item("when", when)?;
+        x.set_item("allow", &r.allow)?;
+        x.set_item("forbid", &r.forbid)?;
         x.set_item("doc", &r.doc)?;
         rules.append(x)?;
     }
     d.set_item("rules", rules)?;
+    let examples = PyList::empty(py);
+    for ex in &spec.examples {
+        let x = PyDict::new(py);
+        x.set_item("name", &ex.name)?;
+        x.set_item("doc", &ex.doc)?;
+        x.set_item("version", ex.version)?;
+        x.set_item("attributes", toml_to_py(py, &TomlValue::Table(ex.attributes.clone()))?)?;
+        x.set_item("inputs", toml_to_py(py, &TomlValue::Table(ex.inputs.clone()))?)?;
+        let expected = match &ex.expected {
+            Some(t) => {
+                let e = PyDict::new(py);
+                e.set_item("dtype", &t.dtype)?;
+                e.set_item("shape", &t.shape)?;
+                e.set_item("values", toml_to_py(py, &TomlValue::Array(t.values.clone()))?)?;
+                Some(e)
+            }
+            None => None,
+        };
+        x.set_item("expected", expected)?;
+        x.set_item("error", &ex.error)?;
+        examples.append(x)?;
+    }
+    d.set_item("examples", examples)?;
     Ok(d)
 }
 
