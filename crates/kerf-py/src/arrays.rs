@@ -101,26 +101,29 @@ impl<'py> ArrayArg<'py> {
         flags & NPY_ARRAY_WRITEABLE != 0
     }
 
-    /// The address and length in bytes of the elements (not for strings: object arrays
-    /// hold pointers).
-    pub fn raw_buffer(&self) -> (usize, usize) {
+    /// The address and length in bytes of the elements. The array must be C-contiguous
+    /// and not of strings (object arrays hold pointers): checked here, since kernels and
+    /// the slices made from this rely on it.
+    pub fn buffer(&self) -> (usize, usize) {
+        assert!(
+            self.array.is_c_contiguous() && self.dtype != DType::String,
+            "a buffer of a C-contiguous byte array (checked when the argument was made)"
+        );
         let len = self.array.len() * self.array.dtype().itemsize();
         // SAFETY: as in `writeable`: the array object is live.
         let data = unsafe { (*_PyArray_GET_ITEM_DATA(self.array.as_array_ptr())).data };
         (data as usize, len)
     }
 
-    /// The element bytes. The array is C-contiguous (checked when this value was made),
-    /// so they are `len × itemsize` bytes from its data pointer.
+    /// The element bytes.
     pub fn bytes(&self) -> &[u8] {
-        let (data, len) = self.raw_buffer();
+        let (data, len) = self.buffer();
         if len == 0 {
             return &[];
         }
-        assert!(self.array.is_c_contiguous() && self.dtype != DType::String, "checked when the argument was made");
-        // SAFETY: a C-contiguous array (asserted) owns `len` bytes from `data`, which stay
-        // allocated while `self.array` holds a reference to it. Python code may write them
-        // meanwhile (as with any numpy C routine); bytes have no invalid values.
+        // SAFETY: a C-contiguous array (checked by `buffer`) owns `len` bytes from `data`,
+        // which stay allocated while `self.array` holds a reference to it. Python code may
+        // write them meanwhile (as with any numpy C routine); bytes have no invalid values.
         unsafe { std::slice::from_raw_parts(data as *const u8, len) }
     }
 

@@ -271,35 +271,31 @@ fn execute<'py>(
         };
         let mut packed_out = vec![0u8; dtype.buffer_bytes(out.array.len() as u64).unwrap_or(0)];
         py.detach(|| kernel.run_bytes(packed_in.as_deref(), &mut packed_out)).py(py)?;
-        let (data, len) = out.raw_buffer();
-        if len > 0 {
-            // SAFETY: `out` is a C-contiguous writeable array (checked by `checked_out`,
-            // or new) of one byte per element: `len` bytes from `data`, alive while `out`
-            // holds its reference; the GIL is held, so no Python code runs meanwhile.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(data as *mut u8, len) };
-            arrays::unpack_nibbles(&packed_out, bytes, dtype, out.form);
-        }
+        let (data, len) = out.buffer();
+        assert!(out.writeable(), "`out` was checked writeable, or is new");
+        // SAFETY: `out` is a C-contiguous (checked by `buffer`) writeable (asserted) array
+        // of one byte per element, alive while `out` holds its reference; the GIL is held,
+        // so no Python code runs meanwhile.
+        let bytes = unsafe { bytes_at_mut(data, len) };
+        arrays::unpack_nibbles(&packed_out, bytes, dtype, out.form);
         return Ok(out.array.into_any());
     }
-    let (in_data, in_len) = input.map_or((0, 0), ArrayArg::raw_buffer);
-    let (out_data, out_len) = out.raw_buffer();
+    let (in_data, in_len) = input.map_or((0, 0), ArrayArg::buffer);
+    let (out_data, out_len) = out.buffer();
+    assert!(out.writeable(), "`out` was checked writeable, or is new");
     if in_len > 0 && out_len > 0 && in_data < out_data + out_len && out_data < in_data + in_len {
         return Err(invalid(py, Some(op), Some("out"), "`out` shares memory with the input".into()));
     }
     let has_input = input.is_some();
     py.detach(move || {
-        // SAFETY: both arrays are C-contiguous (checked when their `ArrayArg`s were made)
-        // and hold `in_len`/`out_len` bytes from their data pointers; their objects stay
-        // alive (the caller's frame holds them) while this closure runs. `out` is
-        // writeable (checked) and overlaps no input (checked above). Other Python threads
-        // may touch the buffers meanwhile, as with any numpy routine that releases the GIL;
-        // bytes have no invalid values, and the kernel checks the lengths against its plan.
+        // SAFETY: `buffer` checked that the input is C-contiguous, so it holds `in_len`
+        // bytes from `in_data`; the caller's frame keeps its object alive while this runs.
+        // Other Python threads may write it meanwhile, as with any numpy routine that
+        // releases the GIL; bytes have no invalid values.
         let input = has_input.then(|| unsafe { bytes_at(in_data, in_len) });
-        let output = if out_len == 0 {
-            &mut [][..]
-        } else {
-            unsafe { std::slice::from_raw_parts_mut(out_data as *mut u8, out_len) }
-        };
+        // SAFETY: as for the input; `out` is also writeable (asserted above) and overlaps
+        // no input (checked above). The kernel checks both lengths against its plan.
+        let output = unsafe { bytes_at_mut(out_data, out_len) };
         kernel.run_bytes(input, output)
     })
     .py(py)?;
@@ -316,6 +312,19 @@ unsafe fn bytes_at<'a>(data: usize, len: usize) -> &'a [u8] {
     }
     // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(data as *const u8, len) }
+}
+
+/// `len` writable bytes at `data` (an empty slice for none).
+///
+/// # Safety
+/// When `len > 0`, `data` points at `len` writable bytes that outlive the slice and that
+/// no other slice refers to meanwhile.
+unsafe fn bytes_at_mut<'a>(data: usize, len: usize) -> &'a mut [u8] {
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts_mut(data as *mut u8, len) }
 }
 
 /// An input known by dtype and shape only (to compile a kernel before its data exists).
