@@ -1,0 +1,38 @@
+"""kerf: the exact semantics of TensorRT, ONNX and OpenVINO data-movement ops (slices
+with boundary modes, strided slices, fills) on numpy arrays, compiled by a Cranelift JIT.
+
+    import numpy as np, kerf
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
+    y = kerf.run("tensorrt.slice", input=x, start=[0, -1], size=[2, 5], stride=[1, 1], mode="wrap")
+    y = kerf.run("onnx.slice", version=13, data=x, starts=np.array([1]), ends=np.array([3]))
+    k = kerf.compile("tensorrt.slice", input=kerf.meta(np.float32, (3, 3)),
+                     start=[0, 0], size=[2, 2], stride=[1, 1])
+    out = np.empty(k.output_shape, k.dtype); k(x, out=out)   # no allocation, no copy
+    print(k.clif)                                              # the Cranelift IR
+    kerf.ops(); kerf.spec("onnx.slice")                        # what kerf accepts
+
+Functions: run, compile (-> Kernel), meta, raw, ops, spec. Errors: KerfError (a
+ValueError). The ONNX backend is the submodule kerf.onnx (needs the onnx package).
+
+dtypes: numpy's bool, int8..uint64, float16/32/64, complex64/128 and str/object (ONNX
+string slices); bf16, fp8 (e4m3fn, e5m2) and int4/uint4 as ml_dtypes' dtypes when
+ml_dtypes is importable, else in the raw-bits convention of kerf's .npy files through
+kerf.raw(array, "bf16") (bf16 as uint16, fp8 as uint8, int4 as one int8/uint8 value per
+element). int4 arrays are packed and unpacked through a copy (kerf packs two per byte).
+"""
+
+from ._kerf import KerfError, Kernel, Meta, Raw, __version__, compile, meta, ops, raw, run, spec
+
+__all__ = [
+    "KerfError",
+    "Kernel",
+    "Meta",
+    "Raw",
+    "__version__",
+    "compile",
+    "meta",
+    "ops",
+    "raw",
+    "run",
+    "spec",
+]

@@ -1,0 +1,195 @@
+//! numpy arrays as kernel buffers: read in place when C-contiguous in native byte order
+//! (else copied once into such an array), outputs written in place into the caller's
+//! `out` or a new array. int4 is the exception: kerf packs two elements per byte, numpy
+//! (ml_dtypes or the raw convention) holds one per byte, so int4 buffers are packed and
+//! unpacked through a copy.
+
+use crate::dtypes::{self, Form};
+use kerf::{DType, Tensor};
+use numpy::npyffi::{_PyArray_GET_ITEM_DATA, NPY_ARRAY_WRITEABLE};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyModule, PyTuple};
+
+/// `kerf.raw(array, dtype)`: an array holding a kerf dtype in the raw-bits convention.
+#[pyclass(frozen, module = "kerf", name = "Raw")]
+pub struct Raw {
+    pub array: Py<PyUntypedArray>,
+    pub dtype: DType,
+}
+
+#[pymethods]
+impl Raw {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let array = self.array.bind(py);
+        format!("kerf.raw(<{} array of shape {:?}>, \"{}\")", array.dtype(), array.shape(), self.dtype)
+    }
+    /// The array holding the bits.
+    #[getter]
+    fn array(&self, py: Python<'_>) -> Py<PyUntypedArray> {
+        self.array.clone_ref(py)
+    }
+    /// The kerf dtype the bits are.
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.dtype.name()
+    }
+}
+
+/// The numpy module (imported once).
+pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    NUMPY.get_or_try_init(py, || py.import("numpy").map(Bound::unbind)).map(|m| m.bind(py))
+}
+
+/// An array argument: C-contiguous, native byte order, holding `dtype` in `form`.
+pub struct ArrayArg<'py> {
+    pub array: Bound<'py, PyUntypedArray>,
+    pub dtype: DType,
+    pub form: Form,
+}
+
+/// What went wrong with an array argument (the caller names the argument).
+pub type Bad = String;
+
+impl<'py> ArrayArg<'py> {
+    /// An array argument from a numpy array or `kerf.raw(...)`; `None` for any other
+    /// object (numpy scalars included: they are values, like Python numbers). Arrays not C-contiguous in native byte order are copied.
+    pub fn from_py(obj: &Bound<'py, PyAny>) -> PyResult<Result<Option<ArrayArg<'py>>, Bad>> {
+        let py = obj.py();
+        let (array, dtype, form) = if let Ok(raw) = obj.cast::<Raw>() {
+            let raw = raw.get();
+            (raw.array.bind(py).clone(), raw.dtype, Form::Raw)
+        } else if let Ok(array) = obj.cast::<PyUntypedArray>() {
+            match dtypes::of_descr(&array.dtype()) {
+                Ok(d) => (array.clone(), d, Form::Natural),
+                Err(e) => return Ok(Err(e)),
+            }
+        } else {
+            return Ok(Ok(None));
+        };
+        let arg = ArrayArg { array, dtype, form };
+        Ok(Ok(Some(arg.contiguous()?)))
+    }
+
+    /// An array of `dtype` in `form` (its dtype already checked).
+    pub fn new(array: Bound<'py, PyUntypedArray>, dtype: DType, form: Form) -> ArrayArg<'py> {
+        ArrayArg { array, dtype, form }
+    }
+
+    fn contiguous(self) -> PyResult<ArrayArg<'py>> {
+        let descr = self.array.dtype();
+        if self.array.is_c_contiguous() && descr.is_native_byteorder() != Some(false) {
+            return Ok(self);
+        }
+        let py = self.array.py();
+        let native = descr.call_method1(pyo3::intern!(py, "newbyteorder"), ("=",))?;
+        let copy = numpy(py)?.getattr(pyo3::intern!(py, "ascontiguousarray"))?.call1((&self.array, native))?;
+        Ok(ArrayArg { array: copy.cast_into::<PyUntypedArray>()?, ..self })
+    }
+
+    pub fn shape(&self) -> Vec<u64> {
+        self.array.shape().iter().map(|&d| d as u64).collect()
+    }
+
+    /// Whether numpy lets this array be written.
+    pub fn writeable(&self) -> bool {
+        // SAFETY: `as_array_ptr` points at the live array object `self.array` holds a
+        // reference to (a checked cast made it a `PyUntypedArray`).
+        let flags = unsafe { (*_PyArray_GET_ITEM_DATA(self.array.as_array_ptr())).flags };
+        flags & NPY_ARRAY_WRITEABLE != 0
+    }
+
+    /// The address and length in bytes of the elements. The array must be C-contiguous
+    /// and not of strings (object arrays hold pointers): checked here, since kernels and
+    /// the slices made from this rely on it.
+    pub fn buffer(&self) -> (usize, usize) {
+        assert!(
+            self.array.is_c_contiguous() && self.dtype != DType::String,
+            "a buffer of a C-contiguous byte array (checked when the argument was made)"
+        );
+        let len = self.array.len() * self.array.dtype().itemsize();
+        // SAFETY: as in `writeable`: the array object is live.
+        let data = unsafe { (*_PyArray_GET_ITEM_DATA(self.array.as_array_ptr())).data };
+        (data as usize, len)
+    }
+
+    /// The element bytes.
+    pub fn bytes(&self) -> &[u8] {
+        let (data, len) = self.buffer();
+        if len == 0 {
+            return &[];
+        }
+        // SAFETY: a C-contiguous array (checked by `buffer`) owns `len` bytes from `data`,
+        // which stay allocated while `self.array` holds a reference to it. Python code may
+        // write them meanwhile (as with any numpy C routine); bytes have no invalid values.
+        unsafe { std::slice::from_raw_parts(data as *const u8, len) }
+    }
+
+    /// The elements of a string array (str objects of an object or unicode array).
+    pub fn strings(&self) -> PyResult<Result<Vec<String>, Bad>> {
+        let list = self.array.call_method0(pyo3::intern!(self.array.py(), "ravel"))?.call_method0("tolist")?;
+        let mut out = Vec::with_capacity(self.array.len());
+        for (i, item) in list.try_iter()?.enumerate() {
+            let item = item?;
+            match item.extract::<String>() {
+                Ok(s) => out.push(s),
+                Err(_) => return Ok(Err(format!("element {i} is {}, not a str", item.get_type().name()?))),
+            }
+        }
+        Ok(Ok(out))
+    }
+
+    /// A copy as a kerf tensor (parameter inputs, strings, int4 data).
+    pub fn tensor(&self) -> PyResult<Result<Tensor, Bad>> {
+        let shape = self.shape();
+        let made = match self.dtype {
+            DType::String => match self.strings()? {
+                Ok(s) => Tensor::from_strings(&shape, s),
+                Err(e) => return Ok(Err(e)),
+            },
+            DType::I4 | DType::U4 => match pack_nibbles(self.bytes(), self.dtype, self.form) {
+                Ok(packed) => Tensor::from_bytes(self.dtype, &shape, &packed),
+                Err(e) => return Ok(Err(e)),
+            },
+            d => Tensor::from_bytes(d, &shape, self.bytes()),
+        };
+        Ok(made.map_err(|e| e.to_string()))
+    }
+}
+
+/// A new C-contiguous array of `shape` holding `dtype` in `form`.
+pub fn empty<'py>(py: Python<'py>, shape: &[u64], dtype: DType, form: Form) -> PyResult<ArrayArg<'py>> {
+    let descr = dtypes::descr_for(py, dtype, form)?;
+    let shape = PyTuple::new(py, shape)?;
+    let array = numpy(py)?.getattr(pyo3::intern!(py, "empty"))?.call1((shape, descr))?;
+    Ok(ArrayArg { array: array.cast_into::<PyUntypedArray>()?, dtype, form })
+}
+
+/// One int4 element per byte (ml_dtypes keeps it in the low nibble; the raw form is a
+/// plain int8/uint8 value, checked to be in range) → kerf's two per byte, low nibble first.
+pub fn pack_nibbles(bytes: &[u8], dtype: DType, form: Form) -> Result<Vec<u8>, Bad> {
+    let mut packed = vec![0u8; bytes.len().div_ceil(2)];
+    for (i, &b) in bytes.iter().enumerate() {
+        if form == Form::Raw {
+            let (value, ok) = match dtype {
+                DType::I4 => (i64::from(b as i8), (-8..=7).contains(&(b as i8))),
+                _ => (i64::from(b), b <= 15),
+            };
+            if !ok {
+                return Err(format!("element {i} = {value} is outside the range of {dtype}"));
+            }
+        }
+        packed[i / 2] |= (b & 0xf) << (4 * (i % 2));
+    }
+    Ok(packed)
+}
+
+/// kerf's packed nibbles → one element per byte in `form` (i4 sign-extended in raw form).
+pub fn unpack_nibbles(packed: &[u8], out: &mut [u8], dtype: DType, form: Form) {
+    for (i, o) in out.iter_mut().enumerate() {
+        let nibble = (packed[i / 2] >> (4 * (i % 2))) & 0xf;
+        *o = if form == Form::Raw && dtype == DType::I4 { (((nibble << 4) as i8) >> 4) as u8 } else { nibble };
+    }
+}

@@ -1,0 +1,397 @@
+//! `kerf._kerf`, the extension module behind the Python package `kerf`: numpy arrays in,
+//! kerf's JIT kernels run on their buffers, numpy arrays out.
+//!
+//! One JIT (and its kernel cache) serves the whole process; every call releases the GIL
+//! while it compiles and while a kernel runs, so Python threads run kernels side by
+//! side. Data inputs are read in place when C-contiguous in native byte order (others
+//! are copied once); outputs are written in place, into a caller's `out` or a new array.
+
+mod args;
+mod arrays;
+mod dtypes;
+mod errors;
+mod registry;
+
+use args::Meta;
+use arrays::{ArrayArg, Raw};
+use dtypes::Form;
+use errors::{KerfError, KerfResult, invalid};
+use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::sync::{Arc, OnceLock};
+
+/// The process's JIT.
+fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
+    static JIT: OnceLock<Result<Jit, kerf::Error>> = OnceLock::new();
+    JIT.get_or_init(|| Jit::new(JitSettings::default())).as_ref().map_err(|e| errors::from_kerf(py, e))
+}
+
+/// Run an op once and return its output as a new numpy array (or write it into `out`).
+///
+/// The op's spec names are the keywords (see `kerf.spec(op)`); the type of each value
+/// decides what it is: a numpy array is a tensor input, `kerf.meta(...)` an input known
+/// by dtype and shape only, and a Python int, float, str or list an attribute -- or, for
+/// a name the op has only as an input, a static value (an int is an i64 scalar, a float
+/// an f64 scalar, a list of ints a 1-D i64 tensor). Where the spec lets a name be both
+/// (TensorRT's start/size/stride), the type decides.
+///
+///     y = kerf.run("tensorrt.slice", input=x, start=[0, -1], size=[2, 5],
+///                  stride=[1, 1], mode="wrap")
+///     y = kerf.run("onnx.slice", version=13, data=x, starts=np.array([1]),
+///                  ends=np.array([3]))
+///
+/// `version` picks the op set (default: the newest). The data input is read without a
+/// copy when it is C-contiguous in native byte order; other arrays (strided views,
+/// Fortran order, byte-swapped) are copied once first. `out`, when given, must be a
+/// C-contiguous writeable array of the output's dtype and shape; it is returned.
+/// The kernel is compiled on first use and cached (per process); the GIL is released
+/// while it compiles and runs. Errors raise `kerf.KerfError`.
+#[pyfunction]
+#[pyo3(signature = (op, /, *, version = None, out = None, **params))]
+fn run<'py>(
+    py: Python<'py>,
+    op: &str,
+    version: Option<u32>,
+    out: Option<&Bound<'py, PyAny>>,
+    params: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let call = args::build(py, op, version, params)?;
+    let jit = jit(py)?;
+    let data_is_strings = kerf::data_input(&call.request).ok().flatten().is_some_and(|t| t.dtype() == DType::String);
+    if data_is_strings {
+        if out.is_some() {
+            return Err(invalid(
+                py,
+                Some(op),
+                Some("out"),
+                "string outputs are new object arrays; `out` is not taken".into(),
+            ));
+        }
+        let t = py.detach(|| kerf::run_jit(jit, &call.request, false)).py(py)?;
+        let strings = t.strings().unwrap_or_default();
+        let list = PyList::new(py, strings)?;
+        let array = arrays::numpy(py)?.getattr("array")?.call1((list, "object"))?;
+        return array.call_method1("reshape", (PyTuple::new(py, t.shape())?,));
+    }
+    let kernel = py.detach(|| jit.compile(&call.request)).py(py)?;
+    let form = call.data.as_ref().map_or(Form::Natural, |d| d.form);
+    execute(py, op, &kernel, call.data.as_ref(), out, form)
+}
+
+/// Compile an op into a `kerf.Kernel` to run many times on caller-owned arrays.
+///
+/// Arguments as for `kerf.run`; the data input is usually `kerf.meta(dtype, shape)`
+/// (an array works too: only its dtype and shape are used).
+///
+///     k = kerf.compile("tensorrt.slice", input=kerf.meta(np.float32, (3, 3)),
+///                      start=[0, 0], size=[2, 2], stride=[1, 1])
+///     out = np.empty(k.output_shape, k.dtype)
+///     k(x, out=out)        # no allocation, no copy
+///     print(k.clif)        # the Cranelift IR
+///
+/// `dynamic=True` compiles the kernel specialized on op, mode, dtype and rank only
+/// (shared by every plan of that kind; slower per element than the static one).
+#[pyfunction]
+#[pyo3(signature = (op, /, *, version = None, dynamic = false, **params))]
+fn compile(
+    py: Python<'_>,
+    op: &str,
+    version: Option<u32>,
+    dynamic: bool,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Kernel> {
+    let call = args::build(py, op, version, params)?;
+    let jit = jit(py)?;
+    let kernel =
+        py.detach(|| if dynamic { jit.compile_dynamic(&call.request) } else { jit.compile(&call.request) }).py(py)?;
+    let form = call.data.as_ref().map_or(Form::Natural, |d| d.form);
+    Ok(Kernel { kernel, op: op.to_string(), form })
+}
+
+/// A compiled op (`kerf.compile`): call it as `k(x)` or `k(x, out=out)` (`k()` or
+/// `k(out=out)` for fills, which read no input).
+///
+/// `x` is a numpy array of the kernel's dtype and input shape (or `kerf.raw(...)`);
+/// `out`, when given, a C-contiguous writeable array of `dtype` and `output_shape`
+/// (returned; else a new array is). The GIL is released while the kernel runs.
+/// Attributes: input_shape, output_shape, dtype (numpy), kerf_dtype, clif, plan, dynamic.
+#[pyclass(frozen, module = "kerf", name = "Kernel")]
+struct Kernel {
+    kernel: Arc<JitKernel>,
+    op: String,
+    /// How outputs it allocates hold its dtype (raw bits when compiled for raw input).
+    form: Form,
+}
+
+#[pymethods]
+impl Kernel {
+    #[pyo3(signature = (input = None, /, *, out = None))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        input: Option<&Bound<'py, PyAny>>,
+        out: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let input = match input {
+            None => None,
+            Some(obj) => {
+                let bad = |m: String| invalid(py, Some(&self.op), Some("input"), m);
+                let arg = match ArrayArg::from_py(obj)?.map_err(bad)? {
+                    Some(a) => a,
+                    None => {
+                        let array =
+                            arrays::numpy(py)?.getattr("asarray")?.call1((obj,)).map_err(|e| bad(e.to_string()))?;
+                        ArrayArg::from_py(&array)?.map_err(bad)?.ok_or_else(|| bad("not an array".into()))?
+                    }
+                };
+                Some(arg)
+            }
+        };
+        let form = input.as_ref().map_or(self.form, |a| a.form);
+        execute(py, &self.op, &self.kernel, input.as_ref(), out, form)
+    }
+
+    /// The output's shape.
+    #[getter]
+    fn output_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.kernel.output_shape())
+    }
+    /// The input's shape (None for fills, which read no input).
+    #[getter]
+    fn input_shape<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        self.kernel.input_shape().map(|s| PyTuple::new(py, s)).transpose()
+    }
+    /// The numpy dtype of input and output (ml_dtypes' for bf16/fp8/int4 when it is
+    /// importable, else the raw-bits convention).
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, numpy::PyArrayDescr>> {
+        dtypes::descr_for(py, self.kernel.dtype(), self.form)
+    }
+    /// The kerf dtype name (`f32`, `bf16`, ...).
+    #[getter]
+    fn kerf_dtype(&self) -> &'static str {
+        self.kernel.dtype().name()
+    }
+    /// The Cranelift IR the kernel runs, as text.
+    #[getter]
+    fn clif(&self) -> String {
+        self.kernel.clif().to_string()
+    }
+    /// The plan (kerf's canonical form of the op) the kernel was compiled for.
+    #[getter]
+    fn plan(&self) -> String {
+        self.kernel.plan().to_string()
+    }
+    /// Whether this is a dynamic kernel (`kerf.compile(..., dynamic=True)`).
+    #[getter]
+    fn dynamic(&self) -> bool {
+        self.kernel.is_dynamic()
+    }
+    fn __repr__(&self) -> String {
+        let input = self.kernel.input_shape().map(|s| format!("{s:?} → ")).unwrap_or_default();
+        format!("<kerf.Kernel {} {} {input}{:?}>", self.op, self.kernel.dtype(), self.kernel.output_shape())
+    }
+}
+
+/// Check `out` against the kernel's output: a numpy array (or `kerf.raw(...)`) of its
+/// dtype and shape, C-contiguous, native byte order, writeable. It is never copied.
+fn checked_out<'py>(py: Python<'py>, op: &str, obj: &Bound<'py, PyAny>, kernel: &JitKernel) -> PyResult<ArrayArg<'py>> {
+    let (dtype, shape) = (kernel.dtype(), kernel.output_shape());
+    let bad = |m: String| invalid(py, Some(op), Some("out"), m);
+    let (array, form, dtype_ok) = if let Ok(raw) = obj.cast::<Raw>() {
+        let array = raw.get().array.bind(py).clone();
+        let ok = raw.get().dtype == dtype && dtypes::holds_raw(&array.dtype(), dtype);
+        (array, Form::Raw, ok)
+    } else if let Ok(array) = obj.cast::<PyUntypedArray>() {
+        let ok = dtypes::of_descr(&array.dtype()) == Ok(dtype);
+        (array.clone(), Form::Natural, ok)
+    } else {
+        return Err(bad(format!("`out` must be a numpy array, found {}", obj.get_type().name()?)));
+    };
+    let expected = || format!("a C-contiguous writeable {dtype} array of shape {shape:?}");
+    let found = array.shape().iter().map(|&d| d as u64).collect::<Vec<_>>();
+    if !dtype_ok || found != shape {
+        return Err(bad(format!("`out` must be {}, found {} of shape {found:?}", expected(), array.dtype())));
+    }
+    if !array.is_c_contiguous() || array.dtype().is_native_byteorder() == Some(false) {
+        return Err(bad(format!("`out` must be {}, found a non-contiguous or byte-swapped array", expected())));
+    }
+    let out = ArrayArg::new(array, dtype, form);
+    if !out.writeable() {
+        return Err(bad(format!("`out` must be {}, found a read-only array", expected())));
+    }
+    Ok(out)
+}
+
+/// Run a kernel on `input` into `out` (checked) or a new array of `form`, with the GIL
+/// released while the machine code runs; return the output array.
+fn execute<'py>(
+    py: Python<'py>,
+    op: &str,
+    kernel: &JitKernel,
+    input: Option<&ArrayArg<'py>>,
+    out: Option<&Bound<'py, PyAny>>,
+    form: Form,
+) -> PyResult<Bound<'py, PyAny>> {
+    let dtype = kernel.dtype();
+    match (kernel.input_shape(), input) {
+        (Some(shape), Some(a)) if a.dtype != dtype || a.shape() != shape => {
+            let found = format!("{} {:?}", a.dtype, a.shape());
+            return Err(invalid(
+                py,
+                Some(op),
+                Some("input"),
+                format!("input must be {dtype} {shape:?}, found {found}"),
+            ));
+        }
+        (Some(shape), None) => {
+            return Err(invalid(
+                py,
+                Some(op),
+                Some("input"),
+                format!("the kernel reads an input of {dtype} {shape:?}"),
+            ));
+        }
+        (None, Some(_)) => return Err(invalid(py, Some(op), Some("input"), "a fill reads no input".into())),
+        _ => {}
+    }
+    let out = match out {
+        Some(obj) => checked_out(py, op, obj, kernel)?,
+        None => arrays::empty(py, kernel.output_shape(), dtype, form)?,
+    };
+    if matches!(dtype, DType::I4 | DType::U4) {
+        // kerf packs two elements per byte, numpy holds one: pack, run, unpack.
+        let packed_in = match input {
+            Some(a) => Some(
+                arrays::pack_nibbles(a.bytes(), dtype, a.form).map_err(|e| invalid(py, Some(op), Some("input"), e))?,
+            ),
+            None => None,
+        };
+        let mut packed_out = vec![0u8; dtype.buffer_bytes(out.array.len() as u64).unwrap_or(0)];
+        py.detach(|| kernel.run_bytes(packed_in.as_deref(), &mut packed_out)).py(py)?;
+        let (data, len) = out.buffer();
+        assert!(out.writeable(), "`out` was checked writeable, or is new");
+        // SAFETY: `out` is a C-contiguous (checked by `buffer`) writeable (asserted) array
+        // of one byte per element, alive while `out` holds its reference; the GIL is held,
+        // so no Python code runs meanwhile.
+        let bytes = unsafe { bytes_at_mut(data, len) };
+        arrays::unpack_nibbles(&packed_out, bytes, dtype, out.form);
+        return Ok(out.array.into_any());
+    }
+    let (in_data, in_len) = input.map_or((0, 0), ArrayArg::buffer);
+    let (out_data, out_len) = out.buffer();
+    assert!(out.writeable(), "`out` was checked writeable, or is new");
+    if in_len > 0 && out_len > 0 && in_data < out_data + out_len && out_data < in_data + in_len {
+        return Err(invalid(py, Some(op), Some("out"), "`out` shares memory with the input".into()));
+    }
+    let has_input = input.is_some();
+    py.detach(move || {
+        // SAFETY: `buffer` checked that the input is C-contiguous, so it holds `in_len`
+        // bytes from `in_data`; the caller's frame keeps its object alive while this runs.
+        // Other Python threads may write it meanwhile, as with any numpy routine that
+        // releases the GIL; bytes have no invalid values.
+        let input = has_input.then(|| unsafe { bytes_at(in_data, in_len) });
+        // SAFETY: as for the input; `out` is also writeable (asserted above) and overlaps
+        // no input (checked above). The kernel checks both lengths against its plan.
+        let output = unsafe { bytes_at_mut(out_data, out_len) };
+        kernel.run_bytes(input, output)
+    })
+    .py(py)?;
+    Ok(out.array.into_any())
+}
+
+/// `len` bytes at `data` (an empty slice for none).
+///
+/// # Safety
+/// When `len > 0`, `data` points at `len` readable bytes that outlive the slice.
+unsafe fn bytes_at<'a>(data: usize, len: usize) -> &'a [u8] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(data as *const u8, len) }
+}
+
+/// `len` writable bytes at `data` (an empty slice for none).
+///
+/// # Safety
+/// When `len > 0`, `data` points at `len` writable bytes that outlive the slice and that
+/// no other slice refers to meanwhile.
+unsafe fn bytes_at_mut<'a>(data: usize, len: usize) -> &'a mut [u8] {
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts_mut(data as *mut u8, len) }
+}
+
+/// An input known by dtype and shape only (to compile a kernel before its data exists).
+///
+/// `dtype` is a kerf dtype name (`"f32"`, `"bf16"`, `"i8"` -- kerf's names, so `"i8"` is
+/// int8) or a numpy dtype given as a type or dtype object (`np.float32`,
+/// `ml_dtypes.bfloat16`).
+#[pyfunction]
+fn meta(py: Python<'_>, dtype: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<Meta> {
+    let dtype = dtypes::parse(py, dtype).map_err(|e| invalid(py, None, Some("dtype"), format!("kerf.meta: {e}")))?;
+    let dims: Vec<i64> = shape
+        .extract()
+        .map_err(|_| invalid(py, None, Some("shape"), format!("kerf.meta: shape {shape} is not a sequence of ints")))?;
+    let shape =
+        dims.iter().map(|&d| u64::try_from(d)).collect::<Result<Vec<_>, _>>().map_err(|_| {
+            invalid(py, None, Some("shape"), format!("kerf.meta: shape {dims:?} has a negative extent"))
+        })?;
+    Ok(Meta { dtype, shape })
+}
+
+/// An array holding a kerf dtype numpy lacks in the raw-bits convention of kerf's
+/// `.npy` files: bf16 as uint16, fp8 as uint8, int4/uint4 as one int8/uint8 value per
+/// element. Outputs of raw inputs are raw too. With ml_dtypes installed, its dtypes
+/// (`ml_dtypes.bfloat16`, ...) need no wrapper.
+///
+///     y = kerf.run("onnx.slice", data=kerf.raw(bits_u16, "bf16"), starts=[0], ends=[2])
+#[pyfunction]
+fn raw(py: Python<'_>, array: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> PyResult<Raw> {
+    let dtype = dtypes::parse(py, dtype).map_err(|e| invalid(py, None, Some("dtype"), format!("kerf.raw: {e}")))?;
+    let bad = |m: String| invalid(py, None, Some("array"), format!("kerf.raw: {m}"));
+    let array = array.cast::<PyUntypedArray>().map_err(|_| bad(format!("{array} is not a numpy array")))?;
+    if !dtypes::holds_raw(&array.dtype(), dtype) {
+        let width = if matches!(dtype, DType::I4 | DType::U4) { 1 } else { dtype.byte_width().unwrap_or(0) };
+        return Err(bad(format!(
+            "{dtype} in raw form is an integer array of {width}-byte elements, found {}",
+            array.dtype()
+        )));
+    }
+    Ok(Raw { array: array.clone().unbind(), dtype })
+}
+
+/// The ids of the ops kerf knows (`kerf.spec(op)` tells what each accepts).
+#[pyfunction]
+fn ops(py: Python<'_>) -> PyResult<Vec<String>> {
+    let registry = kerf::spec::registry().map_err(|e| errors::from_kerf(py, &kerf::Error::Spec(e.clone())))?;
+    Ok(registry.ids().map(str::to_string).collect())
+}
+
+/// The spec of an op, as a dict: id, vendor, summary, versions, type_sets, and lists of
+/// attributes (name, type, required, default, allowed, versions, doc), inputs (index,
+/// name, optional, types, rank, replaces, versions, doc), rules (id, kind, versions,
+/// doc; dtype rules also subject, when, allow, forbid) and examples (name, doc, version, attributes, inputs, expected {dtype, shape,
+/// values} or error) -- what `kerf spec ID` prints.
+#[pyfunction]
+fn spec<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
+    registry::to_dict(py, op)
+}
+
+/// kerf's native module; use the package `kerf`.
+#[pymodule]
+mod _kerf {
+    #[pymodule_export]
+    use super::{KerfError, Kernel, Meta, Raw, compile, meta, ops, raw, run, spec};
+
+    #[pymodule_init]
+    fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+        use pyo3::types::PyModuleMethods;
+        m.add("__version__", env!("CARGO_PKG_VERSION"))
+    }
+}

@@ -1,0 +1,218 @@
+"""Bad input raises kerf.KerfError (a ValueError) naming the op, the rule and the
+attribute or input -- never a crash, never a wrong answer."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import kerf
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4)
+SLICE = dict(input=X, start=[0, 0], size=[2, 2], stride=[1, 1])
+
+# (call, fragment of the message, op, rule, name)
+CASES = {
+    "unknown_op": (lambda: kerf.run("onnx.nope", data=X), "unknown op `onnx.nope`", "onnx.nope", None, None),
+    "unknown_version": (
+        lambda: kerf.run("onnx.slice", version=12, data=X, starts=[0], ends=[1]),
+        "unknown version 12",
+        "onnx.slice",
+        None,
+        None,
+    ),
+    "unknown_attribute": (
+        lambda: kerf.run("tensorrt.slice", strid=[1, 1], **SLICE),
+        "unknown attribute `strid`",
+        "tensorrt.slice",
+        None,
+        "strid",
+    ),
+    "attribute_of_another_version": (
+        lambda: kerf.run("onnx.slice", version=13, data=X, starts=[0], ends=[1], axes=[0], steps=[1], foo=1),
+        "unknown attribute `foo` in version 13",
+        "onnx.slice",
+        None,
+        "foo",
+    ),
+    "attribute_type": (
+        lambda: kerf.run("tensorrt.slice", **{**SLICE, "start": "zero"}),
+        "attribute `start` must be of type int_list",
+        "tensorrt.slice",
+        None,
+        "start",
+    ),
+    "attribute_value": (
+        lambda: kerf.run("tensorrt.slice", mode="mirror", **SLICE),
+        "attribute `mode` = \"mirror\" is not allowed",
+        "tensorrt.slice",
+        None,
+        "mode",
+    ),
+    "bool_attribute": (
+        lambda: kerf.run("openvino.strided_slice", data=X, begin=[0], end=[1], begin_mask=[True], end_mask=[0]),
+        "is a bool",
+        "openvino.strided_slice",
+        None,
+        "begin_mask",
+    ),
+    "dict_attribute": (
+        lambda: kerf.run("tensorrt.slice", **{**SLICE, "stride": {"a": 1}}),
+        "a dict is not an attribute value",
+        "tensorrt.slice",
+        None,
+        "stride",
+    ),
+    "huge_int": (
+        lambda: kerf.run("tensorrt.slice", **{**SLICE, "start": [2**70, 0]}),
+        "does not fit a 64-bit integer",
+        "tensorrt.slice",
+        None,
+        "start",
+    ),
+    "missing_input": (lambda: kerf.run("onnx.slice", data=X, starts=[0]), "missing input `ends`", "onnx.slice", None, "ends"),
+    "input_dtype": (
+        lambda: kerf.run("onnx.slice", data=X, starts=np.array([0.5]), ends=[1]),
+        "input `starts` has dtype f64",
+        "onnx.slice",
+        None,
+        "starts",
+    ),
+    "input_rank": (
+        lambda: kerf.run("onnx.slice", data=X, starts=np.array([[0]]), ends=[1]),
+        "input `starts` must be a 1-D tensor",
+        "onnx.slice",
+        None,
+        "starts",
+    ),
+    "rule_step_nonzero": (
+        lambda: kerf.run("onnx.slice", data=X, starts=[0], ends=[1], steps=[0]),
+        "rule `step_nonzero` broken",
+        "onnx.slice",
+        "step_nonzero",
+        None,
+    ),
+    "rule_bf16_from_13": (
+        lambda: kerf.run("onnx.slice", version=11, data=X.astype(ml_dtypes.bfloat16), starts=[0], ends=[1]),
+        "rule `bf16_from_13` broken",
+        "onnx.slice",
+        "bf16_from_13",
+        None,
+    ),
+    "strict_bounds": (
+        lambda: kerf.run("tensorrt.slice", **{**SLICE, "start": [2, 0]}),
+        "rule `strict_bounds_in_range` broken",
+        "tensorrt.slice",
+        "strict_bounds_in_range",
+        None,
+    ),
+    "numpy_dtype_without_kerf_dtype": (
+        lambda: kerf.run("onnx.slice", data=np.zeros(3, np.longdouble), starts=[0], ends=[1]),
+        "has no kerf dtype",
+        "onnx.slice",
+        None,
+        "data",
+    ),
+    "datetime": (
+        lambda: kerf.run("onnx.slice", data=np.zeros(3, "datetime64[s]"), starts=[0], ends=[1]),
+        "has no kerf dtype",
+        "onnx.slice",
+        None,
+        "data",
+    ),
+    "string_element_not_str": (
+        lambda: kerf.run("onnx.slice", data=np.array(["a", 1], dtype=object), starts=[0], ends=[1]),
+        "element 1 is int, not a str",
+        "onnx.slice",
+        None,
+        "data",
+    ),
+    "ragged_static_value": (
+        lambda: kerf.run("onnx.slice", data=X, starts=[[0], [1, 2]], ends=[1]),
+        "is not a tensor value",
+        "onnx.slice",
+        None,
+        "starts",
+    ),
+    "raw_wrong_width": (lambda: kerf.raw(np.zeros(3, np.float32), "bf16"), "integer array of 2-byte", None, None, "array"),
+    "raw_not_an_array": (lambda: kerf.raw([1, 2], "bf16"), "is not a numpy array", None, None, "array"),
+    "raw_int4_out_of_range": (
+        lambda: kerf.run("tensorrt.slice", input=kerf.raw(np.array([9], np.int8), "i4"), start=[0], size=[1], stride=[1]),
+        "element 0 = 9 is outside the range of i4",
+        "tensorrt.slice",
+        None,
+        "input",
+    ),
+    "meta_dtype_numpy_name": (lambda: kerf.meta("float32", (3,)), "unknown dtype `float32`", None, None, "dtype"),
+    "meta_negative_shape": (lambda: kerf.meta(np.float32, (3, -1)), "negative extent", None, None, "shape"),
+    "meta_shape_not_ints": (lambda: kerf.meta(np.float32, "3"), "not a sequence of ints", None, None, "shape"),
+    "string_jit_compile": (
+        lambda: kerf.compile("onnx.slice", data=kerf.meta("string", (3,)), starts=[0], ends=[1]),
+        "cannot move strings",
+        None,
+        None,
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_bad_input_raises_kerf_error(case):
+    call, fragment, op, rule, name = case
+    with pytest.raises(kerf.KerfError) as e:
+        call()
+    assert isinstance(e.value, ValueError)
+    assert fragment in str(e.value)
+    assert (e.value.op, e.value.rule, e.value.name) == (op, rule, name)
+
+
+KERNEL = kerf.compile("tensorrt.slice", input=kerf.meta(np.float32, (3, 4)), start=[0, 0], size=[2, 2], stride=[1, 1])
+OUT_CASES = {
+    "wrong_shape": (np.empty((2, 3), np.float32), "of shape [2, 2], found float32 of shape [2, 3]"),
+    "wrong_dtype": (np.empty((2, 2), np.float64), "found float64"),
+    "not_contiguous": (np.empty((2, 4), np.float32)[:, ::2], "non-contiguous"),
+    "byte_swapped": (np.empty((2, 2), ">f4"), "byte-swapped"),
+    "read_only": (np.frombuffer(bytes(16), np.float32).reshape(2, 2), "read-only"),
+    "not_an_array": ([[0.0, 0.0], [0.0, 0.0]], "must be a numpy array"),
+    "raw_of_another_dtype": (kerf.raw(np.empty((2, 2), np.uint32), "u32"), "found uint32"),
+}
+
+
+@pytest.mark.parametrize("out, fragment", OUT_CASES.values(), ids=OUT_CASES.keys())
+def test_bad_out_is_refused_and_left_alone(out, fragment):
+    with pytest.raises(kerf.KerfError) as e:
+        KERNEL(X, out=out)
+    assert fragment in str(e.value) and e.value.name == "out"
+
+
+def test_out_sharing_memory_with_the_input_is_refused():
+    k = kerf.compile("onnx.slice", data=kerf.meta(np.float32, (8,)), starts=[2], ends=[6])
+    x = np.arange(8, dtype=np.float32)
+    with pytest.raises(kerf.KerfError, match="shares memory with the input"):
+        k(x, out=x[4:8])
+    assert x.tolist() == list(range(8))
+
+
+def test_kernel_input_must_match():
+    with pytest.raises(kerf.KerfError, match=r"input must be f32 \[3, 4\], found f32 \[4, 3\]"):
+        KERNEL(X.reshape(4, 3).copy())
+    with pytest.raises(kerf.KerfError, match=r"found f64 \[3, 4\]"):
+        KERNEL(X.astype(np.float64))
+    with pytest.raises(kerf.KerfError, match="reads an input"):
+        KERNEL()
+    fill = kerf.compile("tensorrt.fill", dimensions=[2], operation="linspace", alpha=0.0, beta=1.0)
+    with pytest.raises(kerf.KerfError, match="reads no input"):
+        fill(X)
+
+
+def test_string_run_takes_no_out():
+    with pytest.raises(kerf.KerfError, match="`out` is not taken"):
+        kerf.run("onnx.slice", data=np.array(["a"], dtype=object), starts=[0], ends=[1], out=np.empty(1, object))
+
+
+def test_huge_outputs_are_refused_before_allocating():
+    with pytest.raises(kerf.KerfError) as e:
+        kerf.run("tensorrt.fill", dimensions=[2**31, 2**31, 4], operation="linspace", alpha=0.0, beta=1.0)
+    assert e.value.rule == "volume_limit"
+    # A 4 TiB slice output is a plan kerf accepts; numpy refuses the allocation.
+    with pytest.raises(MemoryError):
+        kerf.run("tensorrt.slice", input=X, start=[0, 0], size=[2**20, 2**20], stride=[1, 1], mode="fill")

@@ -1,0 +1,228 @@
+"""kerf.onnx as an ONNX backend: onnx's own backend test suite, and models of our own
+(every Slice version, initializers, chains, unsupported nodes).
+
+The suite's tests are chosen by op, not by name: every node test -- and every PyTorch
+model test shipped with onnx -- whose graph has only ONNX ops kerf's registry lists. So
+the Slice node tests run today, and the Pad ones as soon as `onnx.pad` is in the
+registry; a Pad version kerf's spec lacks then fails (prepare names it), loudly.
+"""
+
+import os
+import re
+
+import numpy as np
+import onnx
+import onnx.backend.test
+import pytest
+from onnx import TensorProto, helper
+from onnx.backend.test.loader import load_model_tests
+from onnx.reference import ReferenceEvaluator
+
+import kerf
+import kerf.onnx
+
+KERF_ONNX_OPS = {op for op in kerf.ops() if op.startswith("onnx.")}
+
+
+def only_kerf_ops(model):
+    return all(
+        node.domain in ("", "ai.onnx") and kerf.onnx.kerf_op(node.op_type) in KERF_ONNX_OPS for node in model.graph.node
+    )
+
+
+NODE_TESTS = load_model_tests(kind="node")
+
+
+def selected_tests():
+    """Names of onnx's backend tests (node tests, and the model tests shipped with onnx)
+    whose graphs use only kerf's ONNX ops."""
+    names = [case.name for case in NODE_TESTS if only_kerf_ops(case.model)]
+    for kind in ("pytorch-converted", "pytorch-operator", "simple"):
+        for case in load_model_tests(kind=kind):
+            path = os.path.join(case.model_dir or "", "model.onnx")
+            if case.model_dir and os.path.exists(path) and only_kerf_ops(onnx.load(path)):
+                names.append(case.name)
+    return names
+
+
+SELECTED = selected_tests()
+assert SELECTED, "no onnx backend test uses only kerf's ops (an empty include list would select all)"
+
+backend_test = onnx.backend.test.BackendTest(kerf.onnx, __name__)
+PATTERNS = [re.compile(f"^{re.escape(name)}_cpu$") for name in SELECTED]
+for pattern in PATTERNS:
+    backend_test.include(pattern.pattern)
+
+# Only the included tests are collected (the others would be thousands of skips).
+for case_name, case in backend_test.test_cases.items():
+    for attr in [a for a in vars(case) if a.startswith("test_")]:
+        if not any(p.search(attr) for p in PATTERNS):
+            delattr(case, attr)
+    if any(a.startswith("test_") for a in vars(case)):
+        globals()[case_name] = case
+
+
+def test_every_slice_node_test_is_selected():
+    slice_tests = {case.name for case in NODE_TESTS if {n.op_type for n in case.model.graph.node} == {"Slice"}}
+    assert slice_tests and slice_tests <= set(SELECTED)
+    if "onnx.pad" in KERF_ONNX_OPS:
+        pad_tests = {case.name for case in NODE_TESTS if {n.op_type for n in case.model.graph.node} == {"Pad"}}
+        assert pad_tests and pad_tests <= set(SELECTED)
+
+
+# ------------------------------------------------------------------- our models
+
+
+def model(nodes, inputs, outputs, opset, initializers=()):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def tensor_info(name, elem=TensorProto.FLOAT, shape=("d0", "d1", "d2")):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def reference(m, feeds):
+    return ReferenceEvaluator(m).run(None, feeds)
+
+
+def assert_same(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+
+
+def test_slice_1_attributes():
+    node = helper.make_node("Slice", ["x"], ["y"], starts=[1, 0], ends=[3, -1], axes=[0, 2])
+    m = model([node], [tensor_info("x")], [tensor_info("y")], opset=1)
+    assert_same(kerf.onnx.run_model(m, [X]), reference(m, {"x": X}))
+
+
+@pytest.mark.parametrize("opset", [10, 11, 13])
+def test_slice_10_11_13_inputs_and_initializers(opset):
+    axes = [0, 2] if opset == 10 else [0, -1]
+    inits = [
+        helper.make_tensor("starts", TensorProto.INT64, [2], [2, -1]),
+        helper.make_tensor("ends", TensorProto.INT32, [2], [0, -6]),
+        helper.make_tensor("axes", TensorProto.INT64, [2], axes),
+    ]
+    node = helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])
+    ins = [tensor_info("x"), tensor_info("steps", TensorProto.INT64, [2])]
+    m = model([node], ins, [tensor_info("y")], opset=opset, initializers=inits)
+    steps = np.array([-1, -2], np.int64)
+    assert_same(kerf.onnx.run_model(m, [X, steps]), reference(m, {"x": X, "steps": steps}))
+    assert_same(kerf.onnx.prepare(m).run({"x": X, "steps": steps}), reference(m, {"x": X, "steps": steps}))
+
+
+def test_chain_of_slices_runs_node_by_node():
+    nodes = [
+        helper.make_node("Slice", ["x", "s0", "e0"], ["t"]),
+        helper.make_node("Slice", ["t", "s1", "e1", "a1", ""], ["y"]),
+    ]
+    inits = [
+        helper.make_tensor("s0", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("e0", TensorProto.INT64, [1], [3]),
+        helper.make_tensor("s1", TensorProto.INT64, [1], [-1]),
+        helper.make_tensor("e1", TensorProto.INT64, [1], [-100]),
+        helper.make_tensor("a1", TensorProto.INT64, [1], [1]),
+    ]
+    m = model(nodes, [tensor_info("x")], [tensor_info("y")], opset=13, initializers=inits)
+    (y,) = kerf.onnx.run_model(m, [X])
+    np.testing.assert_array_equal(y, X[1:3, -1:-100:1])
+    assert_same([y], reference(m, {"x": X}))
+
+
+def test_run_node_with_an_opset():
+    node = helper.make_node("Slice", ["x"], ["y"], starts=[1], ends=[2])
+    (y,) = kerf.onnx.run_node(node, [X], opset_version=9)
+    np.testing.assert_array_equal(y, X[1:2])
+    node = helper.make_node("Slice", ["x", "s", "e", "", "st"], ["y"])
+    out = kerf.onnx.run_node(node, [X, np.array([3]), np.array([0]), None, np.array([-1])])
+    np.testing.assert_array_equal(out["y"], X[3:0:-1])
+
+
+def test_devices():
+    assert kerf.onnx.supports_device("CPU")
+    assert not kerf.onnx.supports_device("CUDA")
+    assert not kerf.onnx.supports_device("TPU")
+    node = helper.make_node("Slice", ["x"], ["y"], starts=[0], ends=[1])
+    m = model([node], [tensor_info("x")], [tensor_info("y")], opset=1)
+    with pytest.raises(kerf.onnx.UnsupportedError, match="CPU only"):
+        kerf.onnx.prepare(m, "CUDA")
+
+
+def test_unsupported_node_is_named():
+    nodes = [
+        helper.make_node("Slice", ["x"], ["t"], starts=[0], ends=[1]),
+        helper.make_node("Relu", ["t"], ["y"], name="act"),
+    ]
+    m = model(nodes, [tensor_info("x")], [tensor_info("y")], opset=6)
+    assert not kerf.onnx.is_compatible(m)
+    with pytest.raises(kerf.onnx.UnsupportedError) as e:
+        kerf.onnx.prepare(m)
+    assert "node 1 (Relu `act`): kerf has no op onnx.relu" in str(e.value)
+    assert isinstance(e.value, kerf.KerfError) and e.value.name == "node 1 (Relu `act`)"
+
+
+def test_other_domains_are_unsupported():
+    node = helper.make_node("Slice", ["x"], ["y"], domain="com.example")
+    graph = helper.make_graph([node], "g", [tensor_info("x")], [tensor_info("y")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
+    with pytest.raises(kerf.onnx.UnsupportedError, match="domain `com.example`"):
+        kerf.onnx.prepare(m)
+
+
+def test_kerf_errors_pass_through():
+    node = helper.make_node("Slice", ["x", "s", "e", "a"], ["y"])
+    with pytest.raises(kerf.KerfError) as e:
+        kerf.onnx.run_node(node, [X, np.array([0]), np.array([1]), np.array([5])], opset_version=13)
+    assert e.value.rule == "axis_in_range"
+
+
+def test_op_names():
+    assert kerf.onnx.kerf_op("Slice") == "onnx.slice"
+    assert kerf.onnx.kerf_op("DepthToSpace") == "onnx.depth_to_space"
+
+
+PAD_CASES = {
+    "constant": ("constant", 2.5, [1, 0, 2, 0, 3, 1]),
+    "reflect": ("reflect", None, [2, 1, 0, 1, 3, 4]),
+    "edge": ("edge", None, [0, 2, 1, 3, 0, 0]),
+    "wrap": ("wrap", None, [3, 0, 4, 2, 1, 5]),
+}
+
+
+@pytest.mark.parametrize("opset", [11, 13, 18, 19, 21, onnx.defs.onnx_opset_version()])
+@pytest.mark.parametrize("case", PAD_CASES.values(), ids=PAD_CASES.keys())
+def test_pad_models(opset, case):
+    """Pad after a Slice, pads as an initializer: the onnx reference's answer when kerf
+    has onnx.pad at the version the opset selects, else a refusal naming why."""
+    mode, value, pads = case
+    if mode == "wrap" and opset < 19:
+        return  # wrap exists from Pad-19 on: the checker refuses the model itself
+    inputs = ["t", "pads"] + (["value"] if value is not None else [])
+    nodes = [
+        helper.make_node("Slice", ["x", "s", "e"], ["t"]),
+        helper.make_node("Pad", inputs, ["y"], mode=mode),
+    ]
+    inits = [
+        helper.make_tensor("s", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("e", TensorProto.INT64, [1], [3]),
+        helper.make_tensor("pads", TensorProto.INT64, [6], pads),
+    ]
+    if value is not None:
+        inits.append(helper.make_tensor("value", TensorProto.FLOAT, [], [value]))
+    m = model(nodes, [tensor_info("x")], [tensor_info("y")], opset=opset, initializers=inits)
+    version = onnx.defs.get_schema("Pad", opset, "").since_version
+    if "onnx.pad" not in KERF_ONNX_OPS:
+        with pytest.raises(kerf.onnx.UnsupportedError, match="kerf has no op onnx.pad"):
+            kerf.onnx.prepare(m)
+    elif version not in kerf.spec("onnx.pad")["versions"]:
+        with pytest.raises(kerf.onnx.UnsupportedError, match=f"selects Pad-{version}, which kerf's onnx.pad"):
+            kerf.onnx.prepare(m)
+    else:
+        assert_same(kerf.onnx.run_model(m, [X]), reference(m, {"x": X}))
