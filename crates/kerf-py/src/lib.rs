@@ -70,7 +70,7 @@ fn run<'py>(
             ));
         }
         let t = py.detach(|| kerf::run_jit(jit, &call.request, false)).py(py)?;
-        let strings = t.strings().unwrap_or_default();
+        let strings: Vec<&str> = t.strings().map(|s| s.iter().collect()).unwrap_or_default();
         let list = PyList::new(py, strings)?;
         let array = arrays::numpy(py)?.getattr("array")?.call1((list, "object"))?;
         return array.call_method1("reshape", (PyTuple::new(py, t.shape())?,));
