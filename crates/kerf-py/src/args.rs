@@ -2,8 +2,8 @@
 //! of each argument decides what it is: a numpy array (or numpy scalar, `kerf.raw`) is a
 //! tensor input, `kerf.meta` an input known by dtype and shape only, and a Python int,
 //! float, str or list an attribute — or, for a name the op has only as an input, a
-//! static value (an int is an i64 scalar, a list of ints a 1-D i64 tensor, as in request
-//! files).
+//! static value (an int is an i64 scalar, a list of ints -- `[]` too -- a 1-D i64 tensor,
+//! as in request files).
 
 use crate::arrays::{ArrayArg, numpy};
 use crate::errors::{self, KerfResult};
@@ -70,9 +70,12 @@ pub fn build<'py>(
         let array = match ArrayArg::from_py(&value)?.map_err(|e| bad(format!("input `{name}`: {e}")))? {
             Some(array) => array,
             None if is_input && !is_attribute => {
+                // As in request files, `[]` is an empty i64 tensor (numpy would make f64).
+                let empty = value.len().is_ok_and(|n| n == 0) && !value.is_instance_of::<PyString>();
+                let dtype = if empty { Some("int64") } else { None };
                 let array = numpy(py)?
                     .getattr(pyo3::intern!(py, "asarray"))?
-                    .call1((&value,))
+                    .call1((&value, dtype))
                     .map_err(|e| bad(format!("input `{name}`: {value} is not a tensor value: {e}")))?;
                 ArrayArg::from_py(&array)?
                     .map_err(|e| bad(format!("input `{name}`: {e}")))?

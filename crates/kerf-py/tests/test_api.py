@@ -167,6 +167,8 @@ def test_python_values_for_input_only_names_are_static_values():
     # TensorRT's fill value is only an input: a float is an f64 scalar, converted to T.
     got = kerf.run("tensorrt.slice", input=x, start=[4], size=[2], stride=[1], mode="fill", fill=9.5)
     same(got, np.array([x[4], 9.5], np.float32))
+    # [] is an empty i64 tensor, as in request files (numpy alone would make it f64).
+    same(kerf.run("onnx.slice", data=x, starts=[], ends=[]), x)
     # The data input itself may be a list: an i64 tensor.
     same(kerf.run("onnx.slice", data=[[1, 2], [3, 4]], starts=[1], ends=[2]), np.array([[3, 4]], np.int64))
 

@@ -41,7 +41,7 @@ def example_input(value):
         if "values" not in value:
             return kerf.meta(value["dtype"], value["shape"])
         return tensor(value)
-    return np.asarray(value)
+    return np.asarray(value, dtype=np.int64 if value == [] else None)
 
 
 EXAMPLES = [(op, ex) for op in kerf.ops() for ex in kerf.spec(op)["examples"]]

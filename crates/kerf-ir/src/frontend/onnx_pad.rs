@@ -1,4 +1,4 @@
-//! onnx.pad, versions 1, 2, 11, 13, 18, 19 and 21: negative pads crop first, then the
+//! onnx.pad, versions 1, 2, 11, 13, 18, 19, 21, 23, 24 and 25: negative pads crop first, then the
 //! mode extends what is left (ONNX Runtime's order), so a cropped axis is read through a
 //! window of the data.
 
