@@ -189,9 +189,10 @@ impl LoopNest {
     }
 
     /// Check the nest's invariants: at most [`MAX_DIMS`] dims whose extents multiply to the
-    /// output length, periods within their extents, segments or tables covering their
-    /// periods, row-major strides, every read in [0, input_len). Backends call this before
-    /// emitting code that trusts the nest.
+    /// output length, periods within their extents (shorter, and tables, only in modes
+    /// that repeat), segments or tables covering their periods, row-major strides, every
+    /// read in [0, input_len). Backends call this before emitting code that trusts the
+    /// nest.
     pub fn verify(&self) -> Result<(), Error> {
         let bad = |what: String| Err(Error::Invalid { what: format!("loop nest: {what}") });
         if self.dims.is_empty() {
@@ -210,6 +211,12 @@ impl LoopNest {
             }
             if dim.extent == 0 || dim.period == 0 || dim.period > dim.extent {
                 return bad(format!("dim {k}: period {} for extent {}", dim.period, dim.extent));
+            }
+            // Only modes whose formula repeats have repeating dims or tables (backends
+            // specialized on a mode rely on it).
+            let table = matches!(dim.indexing, Indexing::Table(_));
+            if (dim.repeats() || table) && self.mode.period(1).is_none() {
+                return bad(format!("dim {k} repeats or has a table in mode {}", self.mode));
             }
             let covered = match &dim.indexing {
                 Indexing::Segments(s) => s.iter().try_fold(0u64, |acc, s| acc.checked_add(s.len())),

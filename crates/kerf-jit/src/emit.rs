@@ -55,9 +55,6 @@ fn splat_type(w: u8) -> Type {
     }
 }
 
-/// The prefix a repeating run is copied from stops doubling at this many bytes.
-pub(crate) const REPEAT_CHUNK: i64 = 64 << 10;
-
 /// The emitter: a function builder plus the kernel's parameters.
 pub(crate) struct Gen<'a> {
     pub b: FunctionBuilder<'a>,
@@ -70,8 +67,8 @@ pub(crate) struct Gen<'a> {
     /// i64 constants already made in a block (a block's values are visible to the
     /// instructions after them in that block).
     pub consts: HashMap<(Block, i64), Value>,
-    /// The imported [`crate::stream::stream_copy`], once imported.
-    pub stream_fn: Option<FuncRef>,
+    /// The host functions the kernel calls (see `helpers` in lib.rs), once imported.
+    pub helpers: [Option<FuncRef>; 2],
 }
 
 /// A splatted element: the vector and, for w ≤ 8, the 8-byte repeating pattern.
@@ -200,28 +197,39 @@ impl<'a> Gen<'a> {
         }
         self.b.ins().smin(a, b)
     }
-    /// `n` bytes from `src` to `dst` through cache-bypassing stores (a call to
-    /// [`crate::stream::stream_copy`]; the caller of the kernel fences afterwards).
-    pub fn stream_copy(&mut self, dst: Value, src: Value, n: Value) {
-        let f = match self.stream_fn {
+    /// A call to the host function declared at `index` of the kernel's module (see
+    /// `helpers` in lib.rs), which takes three i64 arguments.
+    fn call_helper(&mut self, index: u32, args: [Value; 3]) {
+        let f = match self.helpers[index as usize] {
             Some(f) => f,
             None => {
                 let mut sig = Signature::new(self.cfg.default_call_conv);
                 sig.params.extend([AbiParam::new(types::I64); 3]);
                 let signature = self.b.import_signature(sig);
-                let name =
-                    self.b.func.declare_imported_user_function(UserExternalName::new(0, crate::stream::FUNC_INDEX));
+                let name = self.b.func.declare_imported_user_function(UserExternalName::new(0, index));
                 let f = self.b.import_function(ExtFuncData {
                     name: ExternalName::User(name),
                     signature,
                     colocated: false,
                     patchable: false,
                 });
-                self.stream_fn = Some(f);
+                self.helpers[index as usize] = Some(f);
                 f
             }
         };
-        self.b.ins().call(f, &[dst, src, n]);
+        self.b.ins().call(f, &args);
+    }
+    /// `n` bytes from `src` to `dst` through cache-bypassing stores (a call to
+    /// [`crate::stream::stream_copy`]; the caller of the kernel fences afterwards).
+    pub fn stream_copy(&mut self, dst: Value, src: Value, n: Value) {
+        self.call_helper(crate::stream::FUNC_INDEX, [dst, src, n]);
+    }
+    /// The bytes [dst, dst + total) repeat every `filled` bytes, the first `filled` of
+    /// them written: copy them forward (a call to [`crate::repeat::repeat`], when there is
+    /// anything to copy).
+    pub fn repeat_bytes(&mut self, dst: Value, filled: Value, total: Value) {
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, filled, total);
+        self.if_then(more, |g| g.call_helper(crate::repeat::FUNC_INDEX, [dst, filled, total]));
     }
     /// A run of `n` elements of `w` bytes written to `dst` in chunks: `piece(buf, at, k)`
     /// writes the run's elements `at .. at + k` to the stack buffer `buf`, which is then
@@ -384,28 +392,6 @@ impl<'a> Gen<'a> {
                 self.if_else(big, |g| g.b.call_memcpy(g.cfg, dst, src, n), |g| g.copy_small(dst, src, n, align));
             }
         }
-    }
-
-    /// The bytes [dst, dst + total) repeat every `filled` bytes, the first `filled` of
-    /// them written: copy them forward, the copied prefix doubling until it reaches
-    /// [`REPEAT_CHUNK`] bytes (so that the source stays in the cache), then in pieces of
-    /// that prefix. `filled` > 0 when `total` > 0; both are multiples of `align`.
-    pub fn repeat_bytes(&mut self, dst: Value, filled: Value, total: Value, align: u64) {
-        self.while_loop(
-            &[filled, filled],
-            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], total),
-            |g, v| {
-                let (done, chunk) = (v[0], v[1]);
-                let left = g.sub(total, done);
-                let n = g.smin(chunk, left);
-                let to = g.add(dst, done);
-                g.copy_bytes(to, dst, n, None, align);
-                let done = g.add(done, n);
-                let grow = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, chunk, REPEAT_CHUNK);
-                let chunk = g.b.ins().select(grow, done, chunk);
-                vec![done, chunk]
-            },
-        );
     }
 
     /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last

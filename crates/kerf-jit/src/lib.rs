@@ -29,9 +29,11 @@
 //! Compile latency: the emitters fold constants and known branches themselves and
 //! place every value where it is needed, so Cranelift runs without its mid-end;
 //! kernels whose every loop iteration moves a row of 1 KiB or more through memcpy,
-//! memset or straight-line code use the single-pass register allocator; one compilation
-//! context is reused per thread; the CLIF text is produced only when [`JitKernel::clif`]
-//! asks for it, by emitting the kernel again. Run time: static outputs of 8 MiB or more
+//! memset or straight-line code use the single-pass register allocator, and so do dynamic
+//! slice kernels deeper than 8 (`LIGHT_DEPTH`; their compile time then grows linearly with
+//! the depth, as their code does); one compilation context is reused per thread; the
+//! CLIF text is produced only when [`JitKernel::clif`] asks for it, by emitting the
+//! kernel again. Run time: static outputs of 8 MiB or more
 //! write their computed runs (exact linspaces, reversed and strided runs) through a
 //! stack buffer and non-temporal stores (`stream`); threaded calls take chunks of the
 //! outer range from a shared counter.
@@ -40,6 +42,7 @@ mod cache;
 mod emit;
 mod lower;
 mod random;
+mod repeat;
 mod stream;
 
 use cranelift_codegen::Context;
@@ -167,6 +170,20 @@ impl DynKey {
         }
     }
 }
+
+/// The host functions kernels call, each with three i64 (pointer or size) arguments:
+/// symbol, address, and the function index kernels import it by (its declaration order).
+fn helpers() -> [(&'static str, *const u8, u32); 2] {
+    [
+        (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX),
+        (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX),
+    ]
+}
+
+/// Dynamic slice kernels deeper than this use the single-pass register allocator: in the
+/// backtracking one, every level's loop state is live across all the levels inside it,
+/// which makes compile time grow with the square of the depth.
+const LIGHT_DEPTH: usize = 8;
 
 /// How a call's range `[lo, hi)` is split over threads.
 #[derive(Clone, Copy, Debug, Default)]
@@ -671,13 +688,17 @@ impl Jit {
         // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
         builder.symbol("memcpy", libc_memcpy as *const u8);
         builder.symbol("memset", libc_memset as *const u8);
-        builder.symbol(stream::SYMBOL, stream::stream_copy as *const u8);
+        for (symbol, f, _) in helpers() {
+            builder.symbol(symbol, f);
+        }
         let mut module = JITModule::new(builder);
-        // Declared first, so that its id is the index kernels name it by.
-        let mut stream_sig = cranelift_codegen::ir::Signature::new(self.call_conv);
-        stream_sig.params.extend([cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); 3]);
-        let stream_id = module.declare_function(stream::SYMBOL, Linkage::Import, &stream_sig).map_err(jit_error)?;
-        debug_assert_eq!(stream_id.as_u32(), stream::FUNC_INDEX);
+        // Declared first, in order, so that their ids are the indices kernels name them by.
+        let mut helper_sig = cranelift_codegen::ir::Signature::new(self.call_conv);
+        helper_sig.params.extend([cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); 3]);
+        for (symbol, _, index) in helpers() {
+            let id = module.declare_function(symbol, Linkage::Import, &helper_sig).map_err(jit_error)?;
+            debug_assert_eq!(id.as_u32(), index);
+        }
         let mut frontend = isa.frontend_config();
         frontend.default_call_conv = self.call_conv;
         let (func, block) = make_function(&source, frontend);
@@ -796,6 +817,7 @@ impl Emitter {
     fn light(&self) -> bool {
         match self {
             Emitter::Slice { nest, .. } => row_kernel(nest),
+            Emitter::Dynamic(DynKey { op: DynOp::Slice(_), rank, .. }) => *rank > LIGHT_DEPTH,
             _ => false,
         }
     }
@@ -880,7 +902,7 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
         lo: p[3],
         hi: p[4],
         consts: HashMap::new(),
-        stream_fn: None,
+        helpers: [None; 2],
     };
     let block = source.emit(&mut g);
     g.b.ins().return_(&[]);

@@ -257,15 +257,17 @@ struct Walked {
     nseg: Value,
     /// Byte address of the first descriptor.
     segs: Value,
-    /// Whether descriptors may be tables or fills (else all are affine).
+    /// Whether descriptors may be tables or fills (else all are affine), and whether the
+    /// period may be shorter than the extent (else it is the extent).
     tables: bool,
     fills: bool,
+    repeats: bool,
 }
 
 impl Moves {
     /// Byte elements: positions [b1, b) of a repeating dim, copied from the positions
     /// before them, where [a, b1) holds one period, written. No per-element work: the
-    /// copied prefix doubles (see [`Gen::repeat_bytes`]).
+    /// copied prefix doubles (see [`crate::repeat`]).
     fn repeat(&self, g: &mut Gen, out_off: Value, os: Value, a: Value, b1: Value, b: Value) {
         let Elem::Bytes(w) = self.elem else { return };
         let wi = w as i64;
@@ -280,7 +282,7 @@ impl Moves {
         let dst = g.add(g.out, at);
         let filled = bytes(g, a, b1);
         let total = bytes(g, a, b);
-        g.repeat_bytes(dst, filled, total, w as u64);
+        g.repeat_bytes(dst, filled, total);
     }
 
     /// Positions [a, b) of a dim walked from its descriptors: for byte elements one period
@@ -288,6 +290,33 @@ impl Moves {
     /// (`next`, `None` for the innermost dim) is emitted once.
     #[allow(clippy::too_many_arguments)]
     fn walk(&self, g: &mut Gen, d: Walked, a: Value, b: Value, in_off: Value, out_off: Value, next: Next<'_>) {
+        // The positions [lo, hi) of the repetition from position `ybase`.
+        let repetition = |g: &mut Gen, ybase: Value, lo: Value, hi: Value| {
+            let zero = g.c(0);
+            g.while_loop(
+                &[zero, zero, d.segs],
+                |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], d.nseg),
+                |g, v| {
+                    let (s, y0, sp) = (v[0], v[1], v[2]);
+                    let kind = g.b.ins().load(types::I64, mf(), sp, 0);
+                    let len = g.b.ins().load(types::I64, mf(), sp, 8);
+                    let off = g.b.ins().load(types::I64, mf(), sp, 16);
+                    let stride = g.b.ins().load(types::I64, mf(), sp, 24);
+                    let (first, count) = clip(g, lo, hi, y0, len);
+                    let yf = g.add(ybase, y0);
+                    let yf = g.add(yf, first);
+                    let yo = g.mul(yf, d.os);
+                    let out_seg = g.add(out_off, yo);
+                    let piece = Piece { kind, off, stride, first, count, sp };
+                    self.walked_piece(g, d, piece, in_off, out_seg, next);
+                    vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 8 * dyn_slice::SEG_WORDS)]
+                },
+            );
+        };
+        if !d.repeats {
+            let zero = g.c(0);
+            return repetition(g, zero, a, b);
+        }
         let bytes = matches!(self.elem, Elem::Bytes(_));
         let b1 = if bytes {
             let ap = g.add(a, d.period);
@@ -300,30 +329,10 @@ impl Moves {
             &[start],
             |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], b1),
             |g, v| {
-                let ybase = v[0];
-                let lo = g.sub(a, ybase);
-                let hi = g.sub(b1, ybase);
-                let zero = g.c(0);
-                g.while_loop(
-                    &[zero, zero, d.segs],
-                    |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], d.nseg),
-                    |g, v| {
-                        let (s, y0, sp) = (v[0], v[1], v[2]);
-                        let kind = g.b.ins().load(types::I64, mf(), sp, 0);
-                        let len = g.b.ins().load(types::I64, mf(), sp, 8);
-                        let off = g.b.ins().load(types::I64, mf(), sp, 16);
-                        let stride = g.b.ins().load(types::I64, mf(), sp, 24);
-                        let (first, count) = clip(g, lo, hi, y0, len);
-                        let yf = g.add(ybase, y0);
-                        let yf = g.add(yf, first);
-                        let yo = g.mul(yf, d.os);
-                        let out_seg = g.add(out_off, yo);
-                        let piece = Piece { kind, off, stride, first, count, sp };
-                        self.walked_piece(g, d, piece, in_off, out_seg, next);
-                        vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 8 * dyn_slice::SEG_WORDS)]
-                    },
-                );
-                vec![g.add(ybase, d.period)]
+                let lo = g.sub(a, v[0]);
+                let hi = g.sub(b1, v[0]);
+                repetition(g, v[0], lo, hi);
+                vec![g.add(v[0], d.period)]
             },
         );
         self.repeat(g, out_off, d.os, a, b1, b);
@@ -487,6 +496,7 @@ impl<'n> StaticSlice<'n> {
                 segs: g.addi(g.args, word * 8),
                 tables: matches!(dim.indexing, Indexing::Table(_)),
                 fills: dim.segments().is_some_and(|s| s.iter().any(|s| s.run() == Run::Fill)),
+                repeats: dim.repeats(),
             };
             let (a, b) = span(g);
             return self.moves.walk(g, d, a, b, in_off, out_off, next);
@@ -629,7 +639,9 @@ impl<'n> StaticSlice<'n> {
 /// whose code does not depend on the others': the code grows linearly with the depth.
 pub(crate) struct DynSlice {
     depth: usize,
-    tables: bool,
+    /// Whether the mode repeats (wrap, reflect): only then do dims have periods shorter
+    /// than their extents, or tables (see `Indexing::Table`).
+    repeats: bool,
     fills: bool,
     moves: Moves,
 }
@@ -653,8 +665,7 @@ impl DynSlice {
         };
         let me = DynSlice {
             depth,
-            // Tables arise only in the repeating modes (see `Indexing::Table`).
-            tables: mode.period(2).is_some(),
+            repeats: mode.period(2).is_some(),
             fills: mode == BoundaryMode::Fill,
             moves: Moves { elem, fill, stream: false },
         };
@@ -678,7 +689,7 @@ impl DynSlice {
         let (lo, hi) = (g.lo, g.hi);
         let a = g.b.ins().select(is_split, lo, zero);
         let b = g.b.ins().select(is_split, hi, extent);
-        let d = Walked { os, period, nseg, segs, tables: self.tables, fills: self.fills };
+        let d = Walked { os, period, nseg, segs, tables: self.repeats, fills: self.fills, repeats: self.repeats };
         let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
         let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };
         self.moves.walk(g, d, a, b, in_off, out_off, next);
