@@ -421,7 +421,7 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
                     return;
                 }
                 let end = start + total;
-                let d = if filled % 2 == 0 { filled } else { 2 * filled };
+                let d = if filled.is_multiple_of(2) { filled } else { 2 * filled };
                 let mut n = start + filled;
                 while n < end && (n - start < d || n % 2 == 1) {
                     Self::__kerf_nib_set(dst, n, Self::__kerf_nib_get(dst, n - filled));

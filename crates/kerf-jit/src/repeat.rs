@@ -61,7 +61,7 @@ pub(crate) unsafe extern "C" fn repeat_nibbles(out: *mut u8, start: usize, fille
         *b = (*b & !(15 << shift)) | (v << shift);
     };
     let end = start + total;
-    let d = if filled % 2 == 0 { filled } else { 2 * filled };
+    let d = if filled.is_multiple_of(2) { filled } else { 2 * filled };
     let mut n = start + filled;
     while n < end && (n - start < d || n % 2 == 1) {
         set(n, get(n - filled));
