@@ -412,19 +412,26 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
     let nib = if nibbles {
         quote! {
             /// The nibbles [start + filled, start + total) of `dst` copied from the `filled`
-            /// nibbles before them: as bytes when the block starts on a byte and a period is
-            /// whole bytes, else nibble by nibble.
+            /// nibbles before them: nibble by nibble until an even distance d (the period,
+            /// or twice it) is written and the next nibble starts a byte, then whole bytes
+            /// repeating every d / 2, then an odd last nibble.
             #[inline(always)]
             fn __kerf_nib_repeat(dst: &mut [u8], start: usize, filled: usize, total: usize) {
-                if start % 2 == 0 && filled % 2 == 0 {
-                    Self::__kerf_repeat(&mut dst[start / 2..], 0, filled / 2, total / 2);
-                    if total % 2 == 1 {
-                        let last = start + total - 1;
-                        Self::__kerf_nib_set(dst, last, Self::__kerf_nib_get(dst, last - filled));
-                    }
-                } else {
-                    for n in start + filled..start + total {
-                        Self::__kerf_nib_set(dst, n, Self::__kerf_nib_get(dst, n - filled));
+                if filled == 0 || filled >= total {
+                    return;
+                }
+                let end = start + total;
+                let d = if filled.is_multiple_of(2) { filled } else { 2 * filled };
+                let mut n = start + filled;
+                while n < end && (n - start < d || n % 2 == 1) {
+                    Self::__kerf_nib_set(dst, n, Self::__kerf_nib_get(dst, n - filled));
+                    n += 1;
+                }
+                if n < end {
+                    let first = (n - d) / 2;
+                    Self::__kerf_repeat(dst, first, d / 2, end / 2 - first);
+                    if end % 2 == 1 {
+                        Self::__kerf_nib_set(dst, end - 1, Self::__kerf_nib_get(dst, end - 1 - filled));
                     }
                 }
             }
@@ -438,6 +445,9 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
         /// prefix doubles up to 16384 elements, then is copied in pieces of that size.
         #[inline(always)]
         fn __kerf_repeat<T: ::core::clone::Clone>(dst: &mut [T], start: usize, filled: usize, total: usize) {
+            if filled == 0 {
+                return;
+            }
             let block = &mut dst[start..start + total];
             let (mut done, mut chunk) = (filled, filled);
             while done < total {

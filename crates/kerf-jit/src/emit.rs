@@ -68,7 +68,7 @@ pub(crate) struct Gen<'a> {
     /// instructions after them in that block).
     pub consts: HashMap<(Block, i64), Value>,
     /// The host functions the kernel calls (see `helpers` in lib.rs), once imported.
-    pub helpers: [Option<FuncRef>; 2],
+    pub helpers: [Option<FuncRef>; 3],
 }
 
 /// A splatted element: the vector and, for w ≤ 8, the 8-byte repeating pattern.
@@ -198,13 +198,13 @@ impl<'a> Gen<'a> {
         self.b.ins().smin(a, b)
     }
     /// A call to the host function declared at `index` of the kernel's module (see
-    /// `helpers` in lib.rs), which takes three i64 arguments.
-    fn call_helper(&mut self, index: u32, args: [Value; 3]) {
+    /// `helpers` in lib.rs), whose arguments are i64s.
+    fn call_helper(&mut self, index: u32, args: &[Value]) {
         let f = match self.helpers[index as usize] {
             Some(f) => f,
             None => {
                 let mut sig = Signature::new(self.cfg.default_call_conv);
-                sig.params.extend([AbiParam::new(types::I64); 3]);
+                sig.params.extend(args.iter().map(|_| AbiParam::new(types::I64)));
                 let signature = self.b.import_signature(sig);
                 let name = self.b.func.declare_imported_user_function(UserExternalName::new(0, index));
                 let f = self.b.import_function(ExtFuncData {
@@ -217,19 +217,26 @@ impl<'a> Gen<'a> {
                 f
             }
         };
-        self.b.ins().call(f, &args);
+        self.b.ins().call(f, args);
     }
     /// `n` bytes from `src` to `dst` through cache-bypassing stores (a call to
     /// [`crate::stream::stream_copy`]; the caller of the kernel fences afterwards).
     pub fn stream_copy(&mut self, dst: Value, src: Value, n: Value) {
-        self.call_helper(crate::stream::FUNC_INDEX, [dst, src, n]);
+        self.call_helper(crate::stream::FUNC_INDEX, &[dst, src, n]);
     }
     /// The bytes [dst, dst + total) repeat every `filled` bytes, the first `filled` of
     /// them written: copy them forward (a call to [`crate::repeat::repeat`], when there is
     /// anything to copy).
     pub fn repeat_bytes(&mut self, dst: Value, filled: Value, total: Value) {
         let more = self.b.ins().icmp(IntCC::SignedLessThan, filled, total);
-        self.if_then(more, |g| g.call_helper(crate::repeat::FUNC_INDEX, [dst, filled, total]));
+        self.if_then(more, |g| g.call_helper(crate::repeat::FUNC_INDEX, &[dst, filled, total]));
+    }
+    /// [`Gen::repeat_bytes`] for packed nibbles: output nibbles [start, start + total)
+    /// repeat every `filled` ([`crate::repeat::repeat_nibbles`]).
+    pub fn repeat_nibbles(&mut self, start: Value, filled: Value, total: Value) {
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, filled, total);
+        let out = self.out;
+        self.if_then(more, |g| g.call_helper(crate::repeat::NIBBLES_FUNC_INDEX, &[out, start, filled, total]));
     }
     /// A run of `n` elements of `w` bytes written to `dst` in chunks: `piece(buf, at, k)`
     /// writes the run's elements `at .. at + k` to the stack buffer `buf`, which is then

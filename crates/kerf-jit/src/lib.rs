@@ -171,12 +171,14 @@ impl DynKey {
     }
 }
 
-/// The host functions kernels call, each with three i64 (pointer or size) arguments:
-/// symbol, address, and the function index kernels import it by (its declaration order).
-fn helpers() -> [(&'static str, *const u8, u32); 2] {
+/// The host functions kernels call, whose arguments are i64s (pointers and sizes):
+/// symbol, address, the function index kernels import it by (its declaration order),
+/// and the number of arguments.
+fn helpers() -> [(&'static str, *const u8, u32, usize); 3] {
     [
-        (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX),
-        (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX),
+        (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX, 3),
+        (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
+        (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
     ]
 }
 
@@ -688,15 +690,15 @@ impl Jit {
         // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
         builder.symbol("memcpy", libc_memcpy as *const u8);
         builder.symbol("memset", libc_memset as *const u8);
-        for (symbol, f, _) in helpers() {
+        for (symbol, f, _, _) in helpers() {
             builder.symbol(symbol, f);
         }
         let mut module = JITModule::new(builder);
         // Declared first, in order, so that their ids are the indices kernels name them by.
-        let mut helper_sig = cranelift_codegen::ir::Signature::new(self.call_conv);
-        helper_sig.params.extend([cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); 3]);
-        for (symbol, _, index) in helpers() {
-            let id = module.declare_function(symbol, Linkage::Import, &helper_sig).map_err(jit_error)?;
+        for (symbol, _, index, args) in helpers() {
+            let mut sig = cranelift_codegen::ir::Signature::new(self.call_conv);
+            sig.params.extend(vec![cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); args]);
+            let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(jit_error)?;
             debug_assert_eq!(id.as_u32(), index);
         }
         let mut frontend = isa.frontend_config();
@@ -902,7 +904,7 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
         lo: p[3],
         hi: p[4],
         consts: HashMap::new(),
-        helpers: [None; 2],
+        helpers: [None; 3],
     };
     let block = source.emit(&mut g);
     g.b.ins().return_(&[]);

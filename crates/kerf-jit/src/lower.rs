@@ -8,9 +8,9 @@
 //! range `[lo, hi)` of the outermost loop (or of linear indices, for random fills) that
 //! this call computes, which is how threads split the work.
 //!
-//! A repeating dim (wrap, reflect) of byte elements writes one period and copies it
-//! forward from the output itself ([`Gen::repeat_bytes`]); the hot loops hold no modulo
-//! or division (one division per call finds where the split range starts).
+//! A repeating dim (wrap, reflect) writes one period and copies it forward from the
+//! output itself ([`crate::repeat`]); the hot loops hold no modulo or division (one
+//! division per call finds where the split range starts).
 
 use crate::emit::{Elem, Gen, Splat, elem_type, mf};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -265,29 +265,32 @@ struct Walked {
 }
 
 impl Moves {
-    /// Byte elements: positions [b1, b) of a repeating dim, copied from the positions
-    /// before them, where [a, b1) holds one period, written. No per-element work: the
+    /// Positions [b1, b) of a repeating dim, copied from the positions before them, where
+    /// [a, b1) holds one period, written. No per-element work: the
     /// copied prefix doubles (see [`crate::repeat`]).
     fn repeat(&self, g: &mut Gen, out_off: Value, os: Value, a: Value, b1: Value, b: Value) {
-        let Elem::Bytes(w) = self.elem else { return };
-        let wi = w as i64;
-        let bytes = |g: &mut Gen, from: Value, to: Value| {
+        let elems = |g: &mut Gen, from: Value, to: Value| {
             let n = g.sub(to, from);
-            let n = g.mul(n, os);
-            g.muli(n, wi)
+            g.mul(n, os)
         };
         let at = g.mul(a, os);
         let at = g.add(out_off, at);
-        let at = g.muli(at, wi);
-        let dst = g.add(g.out, at);
-        let filled = bytes(g, a, b1);
-        let total = bytes(g, a, b);
-        g.repeat_bytes(dst, filled, total);
+        let (filled, total) = (elems(g, a, b1), elems(g, a, b));
+        match self.elem {
+            Elem::Nibble => g.repeat_nibbles(at, filled, total),
+            Elem::Bytes(w) => {
+                let wi = w as i64;
+                let at = g.muli(at, wi);
+                let dst = g.add(g.out, at);
+                let (filled, total) = (g.muli(filled, wi), g.muli(total, wi));
+                g.repeat_bytes(dst, filled, total);
+            }
+        }
     }
 
-    /// Positions [a, b) of a dim walked from its descriptors: for byte elements one period
-    /// from a, then [`Moves::repeat`]; for nibbles every repetition. The next dim's code
-    /// (`next`, `None` for the innermost dim) is emitted once.
+    /// Positions [a, b) of a dim walked from its descriptors: one period from a, then
+    /// [`Moves::repeat`]. The next dim's code (`next`, `None` for the innermost dim) is
+    /// emitted once.
     #[allow(clippy::too_many_arguments)]
     fn walk(&self, g: &mut Gen, d: Walked, a: Value, b: Value, in_off: Value, out_off: Value, next: Next<'_>) {
         // The positions [lo, hi) of the repetition from position `ybase`.
@@ -317,13 +320,9 @@ impl Moves {
             let zero = g.c(0);
             return repetition(g, zero, a, b);
         }
-        let bytes = matches!(self.elem, Elem::Bytes(_));
-        let b1 = if bytes {
-            let ap = g.add(a, d.period);
-            g.smin(b, ap)
-        } else {
-            b
-        };
+        // One period from a (two repetitions at most when a is inside one), then copies.
+        let ap = g.add(a, d.period);
+        let b1 = g.smin(b, ap);
         let start = first_repetition(g, a, d.period);
         g.while_loop(
             &[start],
@@ -508,19 +507,14 @@ impl<'n> StaticSlice<'n> {
             return self.period_body(g, k, zero, range, in_off, out_off);
         }
         let (a, b) = span(g);
-        // Byte elements: one period, then copies of it; nibbles: every repetition.
-        let doubling = matches!(self.moves.elem, Elem::Bytes(_));
-        if doubling && k > 0 {
+        // One period, then copies of it.
+        if k > 0 {
             self.period_body(g, k, zero, None, in_off, out_off);
             let (os, b1) = (g.c(dim.out_stride as i64), g.c(period));
             return self.moves.repeat(g, out_off, os, a, b1, b);
         }
-        let b1 = if doubling {
-            let ap = g.addi(a, period);
-            g.smin(b, ap)
-        } else {
-            b
-        };
+        let ap = g.addi(a, period);
+        let b1 = g.smin(b, ap);
         let p = g.c(period);
         let start = first_repetition(g, a, p);
         g.while_loop(
@@ -533,10 +527,8 @@ impl<'n> StaticSlice<'n> {
                 vec![g.addi(v[0], period)]
             },
         );
-        if doubling {
-            let os = g.c(dim.out_stride as i64);
-            self.moves.repeat(g, out_off, os, a, b1, b);
-        }
+        let os = g.c(dim.out_stride as i64);
+        self.moves.repeat(g, out_off, os, a, b1, b);
     }
 
     /// The repetition of a dim's period that starts at position `ybase`, every segment
