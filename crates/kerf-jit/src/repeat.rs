@@ -53,8 +53,10 @@ pub(crate) unsafe extern "C" fn repeat_nibbles(out: *mut u8, start: usize, fille
     if filled == 0 || filled >= total {
         return;
     }
-    // SAFETY (get, set): every nibble index passed lies in [start, start + total).
+    // Every nibble index passed to get and set below lies in [start, start + total).
+    // SAFETY: the byte holding nibble n is valid (the caller's contract, n in range).
     let get = |n: usize| unsafe { (*out.add(n / 2) >> (4 * (n % 2))) & 15 };
+    // SAFETY: as for get.
     let set = |n: usize, v: u8| unsafe {
         let b = out.add(n / 2);
         let shift = 4 * (n % 2);
