@@ -28,27 +28,7 @@ pub struct Target {
     existing: Option<Metadata>,
 }
 
-/// What kind of file a non-regular file is, for messages.
-fn kind(m: &Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = m.file_type();
-        if t.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-    }
-    if m.is_dir() { "a directory" } else { "not a regular file" }
-}
+use kerf::file_kind as kind;
 
 /// The directory a file is created in.
 fn dir_of(path: &Path) -> &Path {

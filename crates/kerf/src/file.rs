@@ -6,7 +6,7 @@ use std::io;
 use std::path::Path;
 
 /// What kind of file a non-regular file is, for messages.
-fn kind(m: &Metadata) -> &'static str {
+pub fn file_kind(m: &Metadata) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -31,8 +31,9 @@ fn kind(m: &Metadata) -> &'static str {
 /// socket or device, which could block or never end) is refused. `action` names the
 /// failure ("cannot open", "cannot read").
 pub(crate) fn open_regular(path: &Path, action: &'static str) -> Result<(File, u64), FileError> {
-    let refuse =
-        |m: &Metadata| FileError::io(path, action, io::Error::other(format!("it is {}, not a regular file", kind(m))));
+    let refuse = |m: &Metadata| {
+        FileError::io(path, action, io::Error::other(format!("it is {}, not a regular file", file_kind(m))))
+    };
     // The type is checked before opening: opening a FIFO waits for a writer.
     let meta = fs::metadata(path).map_err(|e| FileError::io(path, action, e))?;
     if !meta.is_file() {

@@ -33,6 +33,7 @@
 pub mod display;
 mod error;
 mod file;
+pub use file::file_kind;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 pub mod npy;
