@@ -20,9 +20,10 @@ use super::{
     sin_2pi_f32,
 };
 
-/// Philox counters per block: two groups of four in the AVX2 engine (measured: faster
-/// than three or four groups, whose state no longer fits the 16 vector registers).
-const LANES: usize = 8;
+/// Philox counters per block: 16, so that the normal transform has four AVX2 vectors of
+/// pairs to overlap the latencies of its division and square root (measured: 8 are
+/// slower).
+const LANES: usize = 16;
 
 /// Elements per block.
 const BLOCK: usize = 4 * LANES;
@@ -198,6 +199,10 @@ mod avx2 {
 
     const GROUPS: usize = LANES / 4;
 
+    /// Groups whose Philox rounds run together: two (measured: three or four are
+    /// slower, their state no longer fits the 16 vector registers).
+    const TOGETHER: usize = 2;
+
     /// Vectors as plain u32s.
     #[inline(always)]
     fn to_u32s<const N: usize, const M: usize>(v: [__m256i; N]) -> [u32; M] {
@@ -207,18 +212,18 @@ mod avx2 {
         unsafe { std::mem::transmute_copy::<[__m256i; N], [u32; M]>(&v) }
     }
 
-    /// The words of every group: `[g][k]` holds word k of counters 4g .. 4g + 3 in the
-    /// low halves of its 64-bit lanes.
+    /// The words of [`TOGETHER`] groups from `counter`: `[g][k]` holds word k of
+    /// counters `counter + 4g + i`, i < 4, in the low halves of its 64-bit lanes.
     ///
     /// # Safety
     /// The CPU has AVX2.
     #[inline(always)]
-    unsafe fn philox(key: [u32; 2], counter: u64) -> [[__m256i; 4]; GROUPS] {
+    unsafe fn philox(key: [u32; 2], counter: u64) -> [[__m256i; 4]; TOGETHER] {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe {
             let m0 = _mm256_set1_epi64x(PHILOX_M0 as i64);
             let m1 = _mm256_set1_epi64x(PHILOX_M1 as i64);
-            let mut c = [[_mm256_setzero_si256(); 4]; GROUPS];
+            let mut c = [[_mm256_setzero_si256(); 4]; TOGETHER];
             for (g, c) in c.iter_mut().enumerate() {
                 let n = counter.wrapping_add(4 * g as u64);
                 let [n0, n1, n2, n3] = [0, 1, 2, 3].map(|i| n.wrapping_add(i));
@@ -275,34 +280,38 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(super) fn words(key: [u32; 2], counter: u64) -> [u32; BLOCK] {
-        // SAFETY: the CPU has AVX2 (this function's target feature).
-        unsafe {
-            let x = philox(key, counter);
-            let mut out = [_mm256_setzero_si256(); 2 * GROUPS];
-            for (g, x) in x.iter().enumerate() {
-                // Words 0, 1 and words 2, 3 of each counter, then each counter's four.
-                let [a, b] = by_counter(zip_low(x[0], x[1]), zip_low(x[2], x[3]));
-                (out[2 * g], out[2 * g + 1]) = (a, b);
+        let mut out = [_mm256_setzero_si256(); 2 * GROUPS];
+        for (t, out) in out.chunks_exact_mut(2 * TOGETHER).enumerate() {
+            // SAFETY: the CPU has AVX2 (this function's target feature).
+            unsafe {
+                let x = philox(key, counter.wrapping_add((4 * TOGETHER * t) as u64));
+                for (g, x) in x.iter().enumerate() {
+                    // Words 0, 1 and words 2, 3 of each counter, then each counter's four.
+                    let [a, b] = by_counter(zip_low(x[0], x[1]), zip_low(x[2], x[3]));
+                    (out[2 * g], out[2 * g + 1]) = (a, b);
+                }
             }
-            to_u32s(out)
         }
+        to_u32s(out)
     }
 
     /// Pair order: lane 8g + 2i + p is pair p of counter 4g + i.
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(super) fn pairs(key: [u32; 2], counter: u64) -> [[u32; 2 * LANES]; 2] {
-        // SAFETY: the CPU has AVX2 (this function's target feature).
-        unsafe {
-            let x = philox(key, counter);
-            let mut a = [_mm256_setzero_si256(); GROUPS];
-            let mut b = [_mm256_setzero_si256(); GROUPS];
-            for (g, x) in x.iter().enumerate() {
-                a[g] = zip_low(x[0], x[2]);
-                b[g] = zip_low(x[1], x[3]);
+        let mut a = [_mm256_setzero_si256(); GROUPS];
+        let mut b = [_mm256_setzero_si256(); GROUPS];
+        for t in 0..GROUPS / TOGETHER {
+            // SAFETY: the CPU has AVX2 (this function's target feature).
+            unsafe {
+                let x = philox(key, counter.wrapping_add((4 * TOGETHER * t) as u64));
+                for (i, x) in x.iter().enumerate() {
+                    a[TOGETHER * t + i] = zip_low(x[0], x[2]);
+                    b[TOGETHER * t + i] = zip_low(x[1], x[3]);
+                }
             }
-            [to_u32s(a), to_u32s(b)]
         }
+        [to_u32s(a), to_u32s(b)]
     }
 
     #[target_feature(enable = "avx2")]
