@@ -59,7 +59,7 @@ pub(crate) struct Gen<'a> {
     /// instructions after them in that block).
     pub consts: HashMap<(Block, i64), Value>,
     /// The host functions the kernel calls (see `helpers` in compile.rs), once imported.
-    pub helpers: [Option<FuncRef>; 3],
+    pub helpers: [Option<FuncRef>; crate::compile::HELPERS],
 }
 
 impl<'a> Gen<'a> {

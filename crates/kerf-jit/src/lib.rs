@@ -42,7 +42,8 @@
 //! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
 //! runs; `slice`, `linspace` and `random` the lowering of each plan kind; `threading` how
-//! calls split over threads; `stream` and `repeat` the host functions kernels call;
+//! calls split over threads; `stream`, `repeat` and `random` the host functions kernels
+//! call (a random fill is one call of `kerf_ir::random`'s vectorized block fill);
 //! `cache` the kernel cache.
 
 mod abi;

@@ -95,9 +95,6 @@ pub(crate) fn random_cost(normal: bool) -> u64 {
     if normal { 24 } else { 12 }
 }
 
-/// Philox groups computed per loop iteration of a random fill (measured on a Golden Cove
-/// core: 4 beats 2 by 10% on uniform and 7% on normal; 6 and 8 gain nothing more).
-pub(crate) const RANDOM_GROUPS: usize = 4;
 
 // ----- streaming stores -----------------------------------------------------------------
 
