@@ -338,20 +338,18 @@ impl Emitter {
             Emitter::Slice { nest, dtype } => {
                 StaticSlice::emit(g, nest, slice::elem_of(*dtype).expect("strings were refused"))
             }
-            Emitter::Fill(nest) => {
-                match &nest.body {
-                    FillBody::Random { normal, alpha, beta, seed } => {
-                        random::emit(g, *normal, nest.dtype == DType::F16);
-                        random::encode(*alpha, *beta, *seed)
-                    }
-                    body => {
-                        let mut lin = linspace::Linspace::constants(g, body).expect("a linspace body");
-                        lin.stream = self.streams();
-                        lin.emit(g, nest.dtype == DType::I32);
-                        Vec::new()
-                    }
+            Emitter::Fill(nest) => match &nest.body {
+                FillBody::Random { normal, alpha, beta, seed } => {
+                    random::emit(g, *normal, nest.dtype == DType::F16);
+                    random::encode(*alpha, *beta, *seed)
                 }
-            }
+                body => {
+                    let mut lin = linspace::Linspace::constants(g, body).expect("a linspace body");
+                    lin.stream = self.streams();
+                    lin.emit(g, nest.dtype == DType::I32);
+                    Vec::new()
+                }
+            },
             Emitter::Dynamic(key) => {
                 match key.op {
                     DynOp::Slice(mode) => {

@@ -95,7 +95,6 @@ pub(crate) fn random_cost(normal: bool) -> u64 {
     if normal { 24 } else { 12 }
 }
 
-
 // ----- streaming stores -----------------------------------------------------------------
 
 /// Outputs of at least this many bytes are written with non-temporal stores (see

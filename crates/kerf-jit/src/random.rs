@@ -67,10 +67,18 @@ pub(crate) unsafe extern "C" fn random_fill(out: *mut u8, args: *const i64, lo: 
         // SAFETY: the caller's contract: elements [lo, hi) of 2 bytes are valid (lo ≥ 0,
         // checked above); [u8; 2] has alignment 1.
         let o = unsafe { std::slice::from_raw_parts_mut(out.add(2 * lo as usize).cast::<[u8; 2]>(), n) };
-        if normal { fill_normal_f16(seed, first, alpha, beta, o) } else { fill_uniform_f16(seed, first, alpha, beta, o) }
+        if normal {
+            fill_normal_f16(seed, first, alpha, beta, o)
+        } else {
+            fill_uniform_f16(seed, first, alpha, beta, o)
+        }
     } else {
         // SAFETY: as above, for elements of 4 bytes.
         let o = unsafe { std::slice::from_raw_parts_mut(out.add(4 * lo as usize).cast::<[u8; 4]>(), n) };
-        if normal { fill_normal_f32(seed, first, alpha, beta, o) } else { fill_uniform_f32(seed, first, alpha, beta, o) }
+        if normal {
+            fill_normal_f32(seed, first, alpha, beta, o)
+        } else {
+            fill_uniform_f32(seed, first, alpha, beta, o)
+        }
     }
 }

@@ -322,7 +322,13 @@ mod avx2 {
             let [c, s] = [&z[0], &z[1]].map(|z| {
                 let w = &z[8 * g..8 * g + 8];
                 _mm256_setr_epi32(
-                    w[0] as i32, w[1] as i32, w[2] as i32, w[3] as i32, w[4] as i32, w[5] as i32, w[6] as i32,
+                    w[0] as i32,
+                    w[1] as i32,
+                    w[2] as i32,
+                    w[3] as i32,
+                    w[4] as i32,
+                    w[5] as i32,
+                    w[6] as i32,
                     w[7] as i32,
                 )
             });
