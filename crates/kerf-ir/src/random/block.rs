@@ -2,7 +2,7 @@
 //! (the JIT calls these for its random fills, the derive's generated code too).
 //!
 //! Compiled three times — for AVX-512, AVX2 and the baseline instruction set — with the
-//! widest the CPU has chosen at run time. Each value is the parent module's
+//! widest the CPU has chosen at run time ([`Isa`]). Each value is the parent module's
 //! ([`uniform_f32`](super::uniform_f32), [`normal_f32`](super::normal_f32), …) to the
 //! bit: the code below performs the same f32 operations in the same order, and Rust
 //! neither contracts nor reorders floating-point arithmetic, so vectors of any width
@@ -12,8 +12,10 @@
 //! of 4. An [`Engine`] computes Philox and moves words and values between counter order
 //! and element order (element 4c + k takes word k of counter c); the transforms are
 //! written once, as loops over contiguous lanes that the compiler vectorizes at the
-//! path's width. The engines: [`Portable`] (plain Rust), and on x86-64 [`Avx2`], whose
-//! Philox and shuffles the compiler does not find by itself.
+//! path's width. The engines: [`Portable`] (plain Rust, the baseline's), and on x86-64
+//! [`Avx2`] (intrinsics: the compiler does not find this Philox and these shuffles by
+//! itself), which the AVX-512 path uses too — there only the transforms are 512 bits
+//! wide (this project's machines have no AVX-512 to test a 512-bit engine on).
 
 use super::{
     PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, TWO_POW_M24, cos_2pi_f32, f16_next_down, f16_next_up, ln_f32,
@@ -94,10 +96,10 @@ pub fn fill_normal_f16<E: FromBits<u16>>(seed: u64, first: u64, alpha: f32, beta
 /// Philox and the moves between counter order and element order, for one block.
 trait Engine: Copy {
     /// The block's words in element order.
-    fn words(self, key: [u32; 2], counter: u64) -> [u32; BLOCK];
+    fn words(self, seed: u64, counter: u64) -> [u32; BLOCK];
     /// The block's Box–Muller pairs (words 2p and 2p + 1 of a counter, p = 0, 1): the
     /// first and the second words of every pair, in the engine's pair order.
-    fn pairs(self, key: [u32; 2], counter: u64) -> [[u32; 2 * LANES]; 2];
+    fn pairs(self, seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2];
     /// The values of the pairs, in the engine's pair order (`[0]` from the cosine, `[1]`
     /// the sine), in element order.
     fn unpair(self, z: &[[u32; 2 * LANES]; 2]) -> [u32; BLOCK];
@@ -109,20 +111,20 @@ struct Portable;
 
 impl Engine for Portable {
     #[inline(always)]
-    fn words(self, key: [u32; 2], counter: u64) -> [u32; BLOCK] {
+    fn words(self, seed: u64, counter: u64) -> [u32; BLOCK] {
         let mut out = [0; BLOCK];
         for l in 0..LANES {
-            let x = super::philox4x32_10(counter_words(counter.wrapping_add(l as u64)), key);
+            let x = super::philox_for(seed, counter.wrapping_add(l as u64));
             out[4 * l..4 * l + 4].copy_from_slice(&x);
         }
         out
     }
 
     #[inline(always)]
-    fn pairs(self, key: [u32; 2], counter: u64) -> [[u32; 2 * LANES]; 2] {
+    fn pairs(self, seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2] {
         let mut ab = [[0; 2 * LANES]; 2];
         for l in 0..LANES {
-            let x = super::philox4x32_10(counter_words(counter.wrapping_add(l as u64)), key);
+            let x = super::philox_for(seed, counter.wrapping_add(l as u64));
             for p in 0..2 {
                 ab[0][p * LANES + l] = x[2 * p];
                 ab[1][p * LANES + l] = x[2 * p + 1];
@@ -142,12 +144,6 @@ impl Engine for Portable {
         }
         out
     }
-}
-
-/// A counter as Philox's counter words.
-#[inline(always)]
-fn counter_words(n: u64) -> [u32; 4] {
-    [n as u32, (n >> 32) as u32, 0, 0]
 }
 
 /// The engine in AVX2 intrinsics. A value exists only on a CPU with AVX2
@@ -172,14 +168,14 @@ impl Avx2 {
 #[cfg(target_arch = "x86_64")]
 impl Engine for Avx2 {
     #[inline(always)]
-    fn words(self, key: [u32; 2], counter: u64) -> [u32; BLOCK] {
+    fn words(self, seed: u64, counter: u64) -> [u32; BLOCK] {
         // SAFETY: `self` exists, so the CPU has AVX2.
-        unsafe { avx2::words(key, counter) }
+        unsafe { avx2::words(seed, counter) }
     }
     #[inline(always)]
-    fn pairs(self, key: [u32; 2], counter: u64) -> [[u32; 2 * LANES]; 2] {
+    fn pairs(self, seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2] {
         // SAFETY: as above.
-        unsafe { avx2::pairs(key, counter) }
+        unsafe { avx2::pairs(seed, counter) }
     }
     #[inline(always)]
     fn unpair(self, z: &[[u32; 2 * LANES]; 2]) -> [u32; BLOCK] {
@@ -218,7 +214,7 @@ mod avx2 {
     /// # Safety
     /// The CPU has AVX2.
     #[inline(always)]
-    unsafe fn philox(key: [u32; 2], counter: u64) -> [[__m256i; 4]; TOGETHER] {
+    unsafe fn philox(seed: u64, counter: u64) -> [[__m256i; 4]; TOGETHER] {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe {
             let m0 = _mm256_set1_epi64x(PHILOX_M0 as i64);
@@ -230,7 +226,7 @@ mod avx2 {
                 c[0] = _mm256_setr_epi64x(n0 as u32 as i64, n1 as u32 as i64, n2 as u32 as i64, n3 as u32 as i64);
                 c[1] = _mm256_setr_epi64x((n0 >> 32) as i64, (n1 >> 32) as i64, (n2 >> 32) as i64, (n3 >> 32) as i64);
             }
-            let [mut k0, mut k1] = key;
+            let (mut k0, mut k1) = (seed as u32, (seed >> 32) as u32);
             for round in 0..10 {
                 if round > 0 {
                     k0 = k0.wrapping_add(PHILOX_W0);
@@ -279,12 +275,12 @@ mod avx2 {
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn words(key: [u32; 2], counter: u64) -> [u32; BLOCK] {
+    pub(super) fn words(seed: u64, counter: u64) -> [u32; BLOCK] {
         let mut out = [_mm256_setzero_si256(); 2 * GROUPS];
         for (t, out) in out.chunks_exact_mut(2 * TOGETHER).enumerate() {
             // SAFETY: the CPU has AVX2 (this function's target feature).
             unsafe {
-                let x = philox(key, counter.wrapping_add((4 * TOGETHER * t) as u64));
+                let x = philox(seed, counter.wrapping_add((4 * TOGETHER * t) as u64));
                 for (g, x) in x.iter().enumerate() {
                     // Words 0, 1 and words 2, 3 of each counter, then each counter's four.
                     let [a, b] = by_counter(zip_low(x[0], x[1]), zip_low(x[2], x[3]));
@@ -298,13 +294,13 @@ mod avx2 {
     /// Pair order: lane 8g + 2i + p is pair p of counter 4g + i.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn pairs(key: [u32; 2], counter: u64) -> [[u32; 2 * LANES]; 2] {
+    pub(super) fn pairs(seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2] {
         let mut a = [_mm256_setzero_si256(); GROUPS];
         let mut b = [_mm256_setzero_si256(); GROUPS];
         for t in 0..GROUPS / TOGETHER {
             // SAFETY: the CPU has AVX2 (this function's target feature).
             unsafe {
-                let x = philox(key, counter.wrapping_add((4 * TOGETHER * t) as u64));
+                let x = philox(seed, counter.wrapping_add((4 * TOGETHER * t) as u64));
                 for (i, x) in x.iter().enumerate() {
                     a[TOGETHER * t + i] = zip_low(x[0], x[2]);
                     b[TOGETHER * t + i] = zip_low(x[1], x[3]);
@@ -347,7 +343,7 @@ mod avx2 {
 trait Transform: Copy {
     /// The bits of one value (u32 for f32, u16 for f16).
     type Bits: Bits;
-    fn block<G: Engine>(self, engine: G, key: [u32; 2], counter: u64) -> [u32; BLOCK];
+    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK];
 }
 
 /// u32 or u16, from the low bits of a u32.
@@ -406,8 +402,8 @@ impl Uniform {
 impl Transform for Uniform {
     type Bits = u32;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, key: [u32; 2], counter: u64) -> [u32; BLOCK] {
-        let mut v = engine.words(key, counter);
+    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
+        let mut v = engine.words(seed, counter);
         for v in &mut v {
             *v = self.value(*v).to_bits();
         }
@@ -439,8 +435,8 @@ impl UniformF16 {
 impl Transform for UniformF16 {
     type Bits = u16;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, key: [u32; 2], counter: u64) -> [u32; BLOCK] {
-        let mut v = engine.words(key, counter);
+    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
+        let mut v = engine.words(seed, counter);
         for v in &mut v {
             *v = self.value(*v) as u32;
         }
@@ -458,8 +454,8 @@ struct Normal {
 impl Normal {
     /// The values' bits of a block (f16 bits when `F16`), pair by pair.
     #[inline(always)]
-    fn block_as<const F16: bool, G: Engine>(self, engine: G, key: [u32; 2], counter: u64) -> [u32; BLOCK] {
-        let [a, b] = engine.pairs(key, counter);
+    fn block_as<const F16: bool, G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
+        let [a, b] = engine.pairs(seed, counter);
         let mut r = [0f32; 2 * LANES];
         for (r, &a) in r.iter_mut().zip(&a) {
             let u1 = top24(a, true) * TWO_POW_M24;
@@ -484,8 +480,8 @@ fn out_bits<const F16: bool>(v: f32) -> u32 {
 impl Transform for Normal {
     type Bits = u32;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, key: [u32; 2], counter: u64) -> [u32; BLOCK] {
-        self.block_as::<false, G>(engine, key, counter)
+    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
+        self.block_as::<false, G>(engine, seed, counter)
     }
 }
 
@@ -496,8 +492,8 @@ struct NormalF16(Normal);
 impl Transform for NormalF16 {
     type Bits = u16;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, key: [u32; 2], counter: u64) -> [u32; BLOCK] {
-        self.0.block_as::<true, G>(engine, key, counter)
+    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
+        self.0.block_as::<true, G>(engine, seed, counter)
     }
 }
 
@@ -622,22 +618,21 @@ fn fill_avx2<T: Transform, E: FromBits<T::Bits>>(engine: Avx2, t: T, seed: u64, 
 /// may be partial (computed whole, stored in part). `first + out.len()` ≤ 2⁶⁴.
 #[inline(always)]
 fn fill_blocks<G: Engine, T: Transform, E: FromBits<T::Bits>>(engine: G, t: T, seed: u64, first: u64, out: &mut [E]) {
-    let key = [seed as u32, (seed >> 32) as u32];
     // The head, up to the next multiple of 4.
     let head = (first.wrapping_neg() % 4).min(out.len() as u64) as usize;
     let (h, rest) = out.split_at_mut(head);
     if head > 0 {
-        store::<T, E>(h, &t.block(engine, key, first / 4)[(first % 4) as usize..]);
+        store::<T, E>(h, &t.block(engine, seed, first / 4)[(first % 4) as usize..]);
     }
     let mut counter = first.wrapping_add(head as u64) / 4;
     let mut blocks = rest.chunks_exact_mut(BLOCK);
     for dst in &mut blocks {
-        store::<T, E>(dst, &t.block(engine, key, counter));
+        store::<T, E>(dst, &t.block(engine, seed, counter));
         counter = counter.wrapping_add(LANES as u64);
     }
     let tail = blocks.into_remainder();
     if !tail.is_empty() {
-        store::<T, E>(tail, &t.block(engine, key, counter));
+        store::<T, E>(tail, &t.block(engine, seed, counter));
     }
 }
 
