@@ -352,9 +352,9 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 
 /// A segment in coordinate space: z = z0 + dz·j, or the fill value.
 #[derive(Copy, Clone, Debug)]
-struct CoordSeg {
-    len: u64,
-    z: Option<(i128, i128)>,
+pub(crate) struct CoordSeg {
+    pub(crate) len: u64,
+    pub(crate) z: Option<(i128, i128)>,
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {
@@ -366,19 +366,19 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 
 /// How one axis's positions read the input, in coordinates.
 #[derive(Clone, Debug)]
-struct AxisCoords {
+pub(crate) struct AxisCoords {
     /// Positions repeat with this period (≤ n; n when they do not repeat).
-    period: u64,
+    pub(crate) period: u64,
     /// The segments of positions [0, period), or `None` when those would be more than
     /// `MAX_SEGMENTS_PER_AXIS`: then a table of the `period` coordinates is needed.
-    segs: Option<Vec<CoordSeg>>,
+    pub(crate) segs: Option<Vec<CoordSeg>>,
     /// Start and step, reduced modulo the mode's period where it has one.
     a: i128,
     s: i128,
 }
 
 /// The positions y ∈ [0, n) of an axis of extent `d > 0` reading x = a + s·y.
-fn axis_coords(mode: BoundaryMode, a: i128, s: i128, n: u64, d: u64) -> AxisCoords {
+pub(crate) fn axis_coords(mode: BoundaryMode, a: i128, s: i128, n: u64, d: u64) -> AxisCoords {
     // Reduce the start and step modulo the mode's period p, which leaves z unchanged;
     // position y + P then reads as y does for P = p / gcd(s, p).
     let (a, s, repeat) = match mode.period(d) {
@@ -581,7 +581,7 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     if input_len > i64::MAX as u64 || output_len > i64::MAX as u64 {
         return Err(Error::TooLarge { what: "a slice of more than 2^63 elements".into() });
     }
-    let mut nest = LoopNest {
+    let nest = LoopNest {
         dtype: plan.dtype,
         mode: plan.mode,
         fill_bits: if plan.mode == BoundaryMode::Fill { plan.fill_bits } else { 0 },
@@ -650,8 +650,27 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
         };
         axes.push(Axis { extent: a.extent, period: coords.period, indexing });
     }
+    finish(nest, axes)
+}
+
+/// The rest of building a nest from its axes (one per output axis, in order, extent-1
+/// axes anywhere): all-fill when an axis is, extent-1 axes dropped into the base,
+/// continuing axes merged, dims with row-major output strides; verified.
+fn finish(mut nest: LoopNest, axes: Vec<Axis>) -> Result<LoopNest, Error> {
+    let output_len = nest.output_len;
+    if output_len == 0 {
+        return Ok(nest);
+    }
+    let mut axes = axes;
     if axes.iter().any(Axis::all_fill) {
-        return all_fill(nest);
+        nest.base = 0;
+        nest.dims = vec![Dim {
+            extent: output_len,
+            out_stride: 1,
+            period: output_len,
+            indexing: Indexing::Segments(vec![Segment::Fill { len: output_len }]),
+        }];
+        return Ok(nest);
     }
     // Drop extent-1 axes: their one position's offset goes to the base.
     let mut base: i128 = 0;
@@ -707,6 +726,90 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     nest.dims = dims;
     nest.verify()?;
     Ok(nest)
+}
+
+/// A fused chain as a loop nest, when a nest can say it: the chain reads an input (not a
+/// fill), its elements take at most one fill value, and an axis that repeats or has a
+/// table has no fill positions (a nest in fill mode neither repeats nor has tables).
+/// `Ok(None)` otherwise: the chain then runs step by step on backends that take nests.
+pub fn chain(f: &crate::chain::FusedChain) -> Result<Option<LoopNest>, Error> {
+    use crate::chain::{AxisMap, Head, Piece};
+    let Head::Input { shape } = &f.head else { return Ok(None) };
+    if f.dtype == DType::String {
+        return Ok(None);
+    }
+    let steps = f.const_steps();
+    let fill_bits = match steps.as_slice() {
+        [] => None,
+        [first, rest @ ..] => {
+            let bits = f.fill_bits[first - 1];
+            if rest.iter().any(|s| f.fill_bits[s - 1] != bits) {
+                return Ok(None);
+            }
+            Some(bits)
+        }
+    };
+    let all = || f.axes.iter().chain(&f.fixed);
+    let irregular = all().any(|a| a.period < a.extent || matches!(a.map, AxisMap::Table(_)));
+    if fill_bits.is_some() && irregular {
+        return Ok(None);
+    }
+    let core = f.core_shape();
+    let output_len = crate::tensor::volume(&core).filter(|&n| n <= i64::MAX as u64);
+    let input_len = crate::tensor::volume(shape).filter(|&n| n <= i64::MAX as u64);
+    let (Some(output_len), Some(input_len)) = (output_len, input_len) else {
+        return Err(Error::TooLarge { what: "a chain of more than 2^63 elements".into() });
+    };
+    let mode = match (fill_bits, irregular) {
+        (Some(_), _) => BoundaryMode::Fill,
+        (None, true) => BoundaryMode::Wrap,
+        (None, false) => BoundaryMode::StrictBounds,
+    };
+    let nest = LoopNest {
+        dtype: f.dtype,
+        mode,
+        fill_bits: fill_bits.unwrap_or(0),
+        input_len,
+        output_len,
+        base: 0,
+        dims: Vec::new(),
+    };
+    let mut in_strides = vec![1i128; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        in_strides[k] = in_strides[k + 1].saturating_mul(shape[k + 1] as i128);
+    }
+    let mut axes = Vec::new();
+    for a in all() {
+        let t = a.head_axis.map_or(0, |h| in_strides[h]);
+        let what = "chain offset";
+        let indexing = match &a.map {
+            AxisMap::Pieces(p) => Indexing::Segments(
+                p.iter()
+                    .map(|p| {
+                        Ok(match *p {
+                            Piece::Const { len, .. } => Segment::Fill { len },
+                            Piece::Read { len, z0, dz } => Segment::Affine {
+                                len,
+                                offset: to_i64(z0 as i128 * t, what)?,
+                                stride: to_i64(dz as i128 * t, what)?,
+                            },
+                        })
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+            AxisMap::Table(entries) => Indexing::Table(
+                entries
+                    .iter()
+                    .map(|o| match *o {
+                        crate::chain::Outcome::Read(z) => to_i64(z as i128 * t, what),
+                        crate::chain::Outcome::Const(_) => unreachable!("tables with fill positions were refused"),
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+        };
+        axes.push(Axis { extent: a.extent, period: a.period.max(1), indexing });
+    }
+    finish(nest, axes).map(Some)
 }
 
 /// The offsets of positions [0, period) of an axis with too many segments, stepping the
