@@ -5,16 +5,63 @@ mod common;
 use common::*;
 use kerf_ir::chain::{self, AxisMap, ChainRequest, FusedChain, Piece};
 use kerf_ir::plan::Window;
+use kerf_ir::schedule::{self, Indexing, LoopNest, Segment, Strided};
 use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Linspace, Plan, Request, SlicePlan, Tensor};
 use proptest::prelude::*;
 
-/// Fused and unfused runs of lowered plans: equal bytes, or both errors.
+/// Fused and unfused runs of lowered plans: equal bytes; and where a loop nest can say the
+/// chain, the nest (what the JIT and the derive emit) gives them too.
 fn fused_equals_unfused(plans: &[Plan], input: Option<&Tensor>) -> FusedChain {
     let fused = chain::compose(plans).unwrap_or_else(|e| panic!("compose: {e}\n{plans:#?}"));
     let a = chain::evaluate_unfused(plans, input.map(Tensor::view)).unwrap();
     let b = chain::evaluate_fused(&fused, input.map(Tensor::view)).unwrap();
     assert_eq!(a, b, "fused differs from unfused\n{fused}\n{plans:#?}");
+    if let (Some(nest), Some(input)) = (schedule::chain(&fused).unwrap(), input) {
+        let got = run_nest(&nest, &elements(input));
+        assert_eq!(got, elements(&a), "the chain's nest differs from the unfused run\n{fused}\n{nest}");
+    }
     fused
+}
+
+/// Every element's bits (strings: their index, which no nest test uses).
+fn elements(t: &Tensor) -> Vec<u128> {
+    (0..t.len()).map(|i| t.element_bits(i).unwrap_or(i as u128)).collect()
+}
+
+/// A loop nest run element by element on a buffer of element bits.
+fn run_nest(nest: &LoopNest, buffer: &[u128]) -> Vec<u128> {
+    nest.verify().unwrap();
+    assert_eq!(nest.input_len as usize, buffer.len());
+    let mut out = Vec::new();
+    fn walk(nest: &LoopNest, k: usize, acc: Option<i128>, buffer: &[u128], out: &mut Vec<u128>) {
+        if k == nest.dims.len() {
+            out.push(acc.map_or(nest.fill_bits, |o| buffer[o as usize]));
+            return;
+        }
+        let dim = &nest.dims[k];
+        let mut period: Vec<Option<i64>> = Vec::new();
+        match &dim.indexing {
+            Indexing::Segments(segs) => {
+                for s in segs {
+                    match *s {
+                        Segment::Fill { len } => period.extend((0..len).map(|_| None)),
+                        Segment::Affine { len, offset, stride } => {
+                            period.extend((0..len as i64).map(|j| Some(offset + stride * j)))
+                        }
+                    }
+                }
+            }
+            Indexing::Table(t) => period.extend(t.iter().map(|&o| Some(o))),
+        }
+        for y in 0..dim.extent {
+            let c = period[(y % dim.period) as usize];
+            walk(nest, k + 1, acc.zip(c).map(|(a, c)| a + c as i128), buffer, out);
+        }
+    }
+    if !nest.dims.is_empty() {
+        walk(nest, 0, Some(nest.base as i128), buffer, &mut out);
+    }
+    out
 }
 
 fn run_chain(steps: Vec<Request>) -> Result<(Tensor, FusedChain), Error> {
@@ -313,4 +360,77 @@ proptest! {
         }
         fused_equals_unfused(&plans, input.as_ref());
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// A slice read through a view of a larger buffer (any strides: zero, negative, with
+    /// gaps; any offset): the strided nest gives the reference's elements of the view.
+    #[test]
+    fn strided_inputs_read_the_views_elements(seed in any::<u64>()) {
+        let mut g = Gen(seed);
+        let rank = g.below(4) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + g.below(5)).collect();
+        let strides: Vec<i64> = (0..rank).map(|_| g.range(-12, 12)).collect();
+        let view = Strided { offset: 0, strides, buffer_len: 0 };
+        let (lo, hi) = view.span(&shape).unwrap();
+        let pad = g.below(4) as i128;
+        let view = Strided { offset: (pad - lo) as i64, buffer_len: (hi - lo + 1 + 2 * pad) as u64, ..view };
+        let buffer: Vec<u128> = (0..view.buffer_len).map(|_| g.below(256) as u128).collect();
+        // The view's elements, gathered row-major: the reference's input.
+        let n: u64 = shape.iter().product();
+        let mut idx = vec![0u64; rank];
+        let gathered: Vec<u8> = (0..n)
+            .map(|i| {
+                let mut r = i;
+                for k in (0..rank).rev() {
+                    idx[k] = r % shape[k];
+                    r /= shape[k];
+                }
+                let at = view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+                buffer[at as usize] as u8
+            })
+            .collect();
+        let input = Tensor::from_bytes(DType::U8, &shape, &gathered).unwrap();
+        let p = random_step(&mut g, DType::U8, &shape);
+        let expected = kerf_ir::reference::slice(&p, input.view()).unwrap();
+        let nest = schedule::slice_strided(&p, &view).unwrap();
+        prop_assert_eq!(run_nest(&nest, &buffer), elements(&expected), "{}", nest);
+    }
+}
+
+#[test]
+fn views_reaching_outside_their_buffer_are_errors() {
+    let p = slice(DType::F32, &[3, 4], &[(3, 0, 1), (4, 0, 1)], BoundaryMode::StrictBounds);
+    let bad = [
+        Strided { offset: 0, strides: vec![4, 1], buffer_len: 11 },
+        Strided { offset: 3, strides: vec![-4, 1], buffer_len: 100 },
+        Strided { offset: 0, strides: vec![4], buffer_len: 100 },
+        Strided { offset: -1, strides: vec![0, 0], buffer_len: 100 },
+    ];
+    for v in bad {
+        let e = schedule::slice_strided(&p, &v).unwrap_err().to_string();
+        assert!(e.contains("input view"), "{e}");
+    }
+    // A transposed view and a broadcast (stride 0) are fine.
+    for v in [
+        Strided { offset: 0, strides: vec![1, 3], buffer_len: 12 },
+        Strided { offset: 8, strides: vec![-4, 1], buffer_len: 12 },
+        Strided { offset: 0, strides: vec![0, 1], buffer_len: 4 },
+    ] {
+        schedule::slice_strided(&p, &v).unwrap();
+    }
+}
+
+/// Axes merge only where the view's strides continue each other.
+#[test]
+fn strided_axes_merge_only_where_strides_continue() {
+    let p = slice(DType::F32, &[4, 8], &[(4, 0, 1), (8, 0, 1)], BoundaryMode::StrictBounds);
+    let dense = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![8, 1], buffer_len: 32 }).unwrap();
+    assert_eq!(dense.dims.len(), 1, "{dense}");
+    let padded = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 }).unwrap();
+    assert_eq!(padded.dims.len(), 2, "{padded}");
+    let transposed = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 }).unwrap();
+    assert_eq!(transposed.dims.len(), 2, "{transposed}");
 }
