@@ -41,6 +41,7 @@
 mod cache;
 mod emit;
 mod lower;
+mod nest;
 mod random;
 mod repeat;
 mod stream;
