@@ -227,39 +227,88 @@ pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
     jit: &Jit,
     plan: &SlicePlan,
     input: ArrayView<'_, T, D>,
-    mut output: ArrayViewMut<'_, T, E>,
+    output: ArrayViewMut<'_, T, E>,
 ) -> Result<(), Error> {
-    check_dtype::<T>(plan.dtype)?;
-    let (in_shape, out_shape) = (shape_of(&input.raw_dim()), shape_of(&output.raw_dim()));
-    if in_shape != plan.input_shape || out_shape != plan.output_shape {
-        return Err(Error::Mismatch {
-            what: "array shapes (input, output)".into(),
-            expected: format!("{:?}, {:?}", plan.input_shape, plan.output_shape),
-            found: format!("{in_shape:?}, {out_shape:?}"),
-        });
+    StridedKernel::new(jit, plan, &input)?.run(input, output)
+}
+
+/// A slice plan compiled for one input layout (shape and strides, any offset in memory),
+/// to run on every view of that layout without recompiling: see [`run_strided`].
+pub struct StridedKernel {
+    plan: SlicePlan,
+    view: Strided,
+    /// The offset of the view's element of lowest address from its first element (≤ 0).
+    lo: isize,
+    kernel: std::sync::Arc<kerf_jit::JitKernel>,
+}
+
+impl StridedKernel {
+    /// Compile `plan` for the layout of `input` (its shape must be the plan's input shape).
+    pub fn new<T: Element, D: Dimension>(
+        jit: &Jit,
+        plan: &SlicePlan,
+        input: &ArrayView<'_, T, D>,
+    ) -> Result<Self, Error> {
+        check_dtype::<T>(plan.dtype)?;
+        let in_shape = shape_of(&input.raw_dim());
+        if in_shape != plan.input_shape {
+            return Err(Error::Mismatch {
+                what: "input array shape".into(),
+                expected: format!("{:?}", plan.input_shape),
+                found: format!("{in_shape:?}"),
+            });
+        }
+        let (view, lo) = strided_of(input)?;
+        let kernel = jit.compile_strided(plan, &view)?;
+        Ok(StridedKernel { plan: plan.clone(), view, lo, kernel })
     }
-    let (view, lo) = strided_of(&input)?;
-    let kernel = jit.compile_strided(plan, &view)?;
-    // SAFETY: `lo` (≤ 0) is the offset, from the view's first element, of its element of
-    // lowest address (computed from its shape and strides above), so the pointer is to
-    // an element of the array's allocation; an empty view is not offset (lo = 0).
-    let base = unsafe { input.as_ptr().offset(lo) }.cast::<u8>();
-    let run = |out: &mut [T]| {
-        // SAFETY: the kernel was compiled for `view`, built from this array view's
-        // strides with `offset` = -lo: every element it reads is `base + offset + Σ
-        // i_k·strides[k]` for indices inside the view's shape — an element of the view,
-        // readable while `input` is borrowed (its gaps are never touched).
-        unsafe { kernel.run_from_ptr(base, as_bytes_mut(out)) }
-    };
-    match output.as_slice_mut() {
-        Some(s) => run(s),
-        None => {
-            let mut buf = zeroed::<T>(output.len())?;
-            run(&mut buf)?;
-            for (o, v) in output.iter_mut().zip(buf) {
-                *o = v;
+
+    /// Run on `input` (the layout compiled for, checked) into `output`: in place when it
+    /// is contiguous row-major, else through a buffer copied into it.
+    pub fn run<T: Element, D: Dimension, E: Dimension>(
+        &self,
+        input: ArrayView<'_, T, D>,
+        mut output: ArrayViewMut<'_, T, E>,
+    ) -> Result<(), Error> {
+        check_dtype::<T>(self.plan.dtype)?;
+        let out_shape = shape_of(&output.raw_dim());
+        if out_shape != self.plan.output_shape {
+            return Err(Error::Mismatch {
+                what: "output array shape".into(),
+                expected: format!("{:?}", self.plan.output_shape),
+                found: format!("{out_shape:?}"),
+            });
+        }
+        let layout = (shape_of(&input.raw_dim()), strided_of(&input)?);
+        if layout != (self.plan.input_shape.clone(), (self.view.clone(), self.lo)) {
+            return Err(Error::Mismatch {
+                what: "input array layout".into(),
+                expected: format!("shape {:?}, strides {:?}", self.plan.input_shape, self.view.strides),
+                found: format!("shape {:?}, strides {:?}", input.shape(), input.strides()),
+            });
+        }
+        // SAFETY: `lo` (≤ 0) is the offset, from the view's first element, of its element
+        // of lowest address (computed from its shape and strides, equal to the compiled
+        // ones as checked above), so the pointer is to an element of the array's
+        // allocation; an empty view is not offset (lo = 0).
+        let base = unsafe { input.as_ptr().offset(self.lo) }.cast::<u8>();
+        let run = |out: &mut [T]| {
+            // SAFETY: the kernel was compiled for `self.view`, this array view's layout
+            // (checked above) with `offset` = -lo: every element it reads is `base +
+            // offset + Σ i_k·strides[k]` for indices inside the view's shape — an element
+            // of the view, readable while `input` is borrowed (its gaps are never read).
+            unsafe { self.kernel.run_from_ptr(base, as_bytes_mut(out)) }
+        };
+        match output.as_slice_mut() {
+            Some(s) => run(s),
+            None => {
+                let mut buf = zeroed::<T>(output.len())?;
+                run(&mut buf)?;
+                for (o, v) in output.iter_mut().zip(buf) {
+                    *o = v;
+                }
+                Ok(())
             }
-            Ok(())
         }
     }
 }
@@ -378,6 +427,13 @@ mod tests {
         };
         let mut out = ::ndarray::Array2::<i32>::zeros((1, 1));
         assert!(run_strided(&jit, &plan, base.view(), out.view_mut()).is_err());
+        // A kernel compiled for one layout refuses another of the same shape.
+        let square = ::ndarray::Array2::from_shape_fn((2, 2), |(i, j)| (2 * i + j) as i32);
+        let k = StridedKernel::new(&jit, &plan, &square.t()).unwrap();
+        k.run(square.t(), out.view_mut()).unwrap();
+        assert_eq!(out[[0, 0]], 0);
+        let e = k.run(square.view(), out.view_mut()).unwrap_err().to_string();
+        assert!(e.contains("layout"), "{e}");
     }
 
     #[test]
