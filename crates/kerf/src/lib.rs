@@ -49,6 +49,7 @@ pub use half;
 pub use kerf_derive::Kernel;
 pub use kerf_ir::random;
 use kerf_ir::tensor;
+pub use kerf_ir::schedule::Strided;
 pub use kerf_ir::tensor::Strings;
 pub use kerf_ir::{
     AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
