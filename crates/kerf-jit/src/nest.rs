@@ -3,10 +3,10 @@
 //! ([`schedule::Strided`]). Both are emitted exactly as a plan's static kernel is, from a
 //! nest verified to read only `[0, input_len)` and to write exactly `[0, output_len)`.
 
-use crate::{Emitter, Jit, JitKernel, Prepared, lower};
+use crate::{Jit, JitKernel};
 use kerf_ir::chain::FusedChain;
 use kerf_ir::schedule::{self, LoopNest, Strided};
-use kerf_ir::{Error, Plan, SlicePlan};
+use kerf_ir::{Error, SlicePlan};
 use std::sync::Arc;
 
 /// The plan a nest kernel reports ([`JitKernel::plan`]): its dtype, the shapes of the
@@ -44,23 +44,6 @@ impl Jit {
         let nest = schedule::slice_strided(plan, input)?;
         let carrier = carrier(&nest, vec![input.buffer_len], plan.output_shape.clone());
         self.build_nest(nest, carrier)
-    }
-
-    fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
-        nest.verify()?;
-        lower::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
-            what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
-        })?;
-        let source = Emitter::Slice { dtype: nest.dtype, nest };
-        let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
-        let (code, args) = self.build(source)?;
-        Ok(Arc::new(JitKernel {
-            code,
-            plan: Plan::Slice(plan),
-            prepared: Prepared { args, split, input_len, output_len },
-            dynamic: None,
-            threads: self.settings.threads,
-        }))
     }
 }
 

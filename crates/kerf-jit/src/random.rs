@@ -13,8 +13,9 @@
 //! the first two rounds make of them) stay scalars — constants in a static kernel — so
 //! the first two rounds need one vector multiply each instead of two.
 
-use crate::emit::{Gen, mf};
-use crate::lower::dyn_fill;
+use crate::abi::dyn_fill;
+use crate::builder::{Gen, mf};
+use crate::policy::RANDOM_GROUPS as GROUPS;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value, types};
 use kerf_ir::random::{
@@ -22,19 +23,8 @@ use kerf_ir::random::{
     SIN_C9, SIN_C11, TWO_PI, TWO_POW_M24,
 };
 
-/// Philox groups computed per loop iteration (measured on a Golden Cove core: 4 beats
-/// 2 by 10% on uniform and 7% on normal; 6 and 8 gain nothing more).
-pub(crate) const GROUPS: usize = 4;
-
 /// Elements per block.
 pub(crate) const BLOCK: i64 = 16 * GROUPS as i64;
-
-/// Work per element in bytes of memset (what a thread split weighs): measured, a
-/// uniform element costs about three times a memset of its four bytes, a normal one
-/// about six.
-pub(crate) fn cost(normal: bool) -> u64 {
-    if normal { 24 } else { 12 }
-}
 
 /// An f32 parameter: known when the kernel is static.
 #[derive(Copy, Clone)]
