@@ -130,14 +130,18 @@ impl DynKey {
     }
 }
 
+/// How many host functions kernels may call.
+pub(crate) const HELPERS: usize = 4;
+
 /// The host functions kernels call, whose arguments are i64s (pointers and sizes):
 /// symbol, address, the function index kernels import it by (its declaration order),
 /// and the number of arguments.
-fn helpers() -> [(&'static str, *const u8, u32, usize); 3] {
+fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
     [
         (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX, 3),
         (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
         (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
+        (stream::FILL_SYMBOL, stream::stream_fill as *const u8, stream::FILL_FUNC_INDEX, 4),
     ]
 }
 
@@ -395,7 +399,8 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
         lo: p[3],
         hi: p[4],
         consts: HashMap::new(),
-        helpers: [None; 3],
+        helpers: [None; HELPERS],
+        stream: source.streams(),
     };
     let block = source.emit(&mut g);
     g.b.ins().return_(&[]);

@@ -109,17 +109,22 @@ pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
 /// the L1 cache (measured with F1's exact linspace).
 pub(crate) const STREAM_CHUNK: u64 = 4096;
 
-/// Whether a static slice kernel streams its reversed and strided runs: outputs of
-/// [`STREAM_MIN_BYTES`] or more of elements narrower than a vector, with no repeating dim
-/// (those copy most of their output from the output itself, which stays in the cache).
+/// Whether a static slice kernel writes its long copies and fills with non-temporal
+/// stores: outputs of [`STREAM_MIN_BYTES`] or more of whole-byte elements.
 pub(crate) fn slice_streams(nest: &LoopNest) -> bool {
-    if nest.dims.iter().any(|d| d.repeats()) {
-        return false;
-    }
     match nest.dtype.layout() {
-        Layout::Bytes(w) if w < 16 => nest.output_len.saturating_mul(w as u64) >= STREAM_MIN_BYTES,
+        Layout::Bytes(w) => nest.output_len.saturating_mul(w as u64) >= STREAM_MIN_BYTES,
         _ => false,
     }
+}
+
+/// Whether a streaming static slice kernel also stages its reversed and strided runs
+/// through a stack buffer: elements narrower than a vector, with no repeating dim (those
+/// copy most of their output from the output itself, which then stays in the cache).
+pub(crate) fn slice_stages(nest: &LoopNest) -> bool {
+    slice_streams(nest)
+        && matches!(nest.dtype.layout(), Layout::Bytes(w) if w < 16)
+        && !nest.dims.iter().any(|d| d.repeats())
 }
 
 /// Whether a static fill streams: large fills whose values are exact in any order (the
