@@ -131,7 +131,7 @@ impl DynKey {
 }
 
 /// How many host functions kernels may call.
-pub(crate) const HELPERS: usize = 4;
+pub(crate) const HELPERS: usize = 5;
 
 /// The host functions kernels call, whose arguments are i64s (pointers and sizes):
 /// symbol, address, the function index kernels import it by (its declaration order),
@@ -142,6 +142,7 @@ fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
         (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
         (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
         (stream::FILL_SYMBOL, stream::stream_fill as *const u8, stream::FILL_FUNC_INDEX, 4),
+        (stream::LINSPACE_SYMBOL, stream::stream_linspace as *const u8, stream::LINSPACE_FUNC_INDEX, 4),
     ]
 }
 

@@ -112,6 +112,12 @@ impl Gen<'_> {
         self.call_helper(crate::stream::FILL_FUNC_INDEX, &[dst, n, lo, hi]);
     }
 
+    /// `n` f32 values `start + coef·j` (j from 0; exact, so that any order of sums gives
+    /// them) at `dst` through cache-bypassing stores ([`crate::stream::stream_linspace`]).
+    pub fn stream_linspace(&mut self, dst: Value, n: Value, start_bits: Value, coef_bits: Value) {
+        self.call_helper(crate::stream::LINSPACE_FUNC_INDEX, &[dst, n, start_bits, coef_bits]);
+    }
+
     /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last
     /// chunk; under 16 bytes, 8/4/2/1-byte pieces.
     fn copy_small(&mut self, dst: Value, src: Value, n: Value, align: u64) {
