@@ -102,7 +102,8 @@ def rows(rng):
     r.append(("F1 linspace", "f1_linspace", "memset", col + row, {"numpy": (lambda: np.add(col, row, out=o), o)}))
     gen = np.random.default_rng(1)
     o2, o3 = out(SQ), out(SQ)
-    r.append(("F2 uniform", "f2_uniform", "memset", None, {"numpy": (lambda: gen.random(out=o2, dtype=np.float32), o2)}))
+    r.append(("F2 uniform", "f2_uniform", "memset", None,
+              {"numpy": (lambda: gen.random(out=o2, dtype=np.float32), o2)}))
     r.append(("F3 normal", "f3_normal", "memset", None,
               {"numpy": (lambda: gen.standard_normal(out=o3, dtype=np.float32), o3)}))
     return r
