@@ -102,12 +102,13 @@ pub(crate) const RANDOM_GROUPS: usize = 4;
 // ----- streaming stores -----------------------------------------------------------------
 
 /// Outputs of at least this many bytes are written with non-temporal stores (see
-/// [`crate::stream`]). Measured on this project's AVX2 host (a micro-benchmark in one
-/// process, medians of 15): 32-byte streaming copies took 0.6–0.74 × memcpy's time and
-/// streaming fills 0.62–1.0 × memset's at every size from 256 KiB to 64 MiB, so the
-/// write alone never favours the cache; what does is the next reader of an output that
-/// fits in the cache. 8 MiB, a quarter of the 32 MiB L3, keeps outputs that a following
-/// op can still find in the cache on cached stores.
+/// [`crate::stream`]). Measured on the project's shared AVX2 host (a micro-benchmark, one
+/// process, medians of 15, sizes 256 KiB to 64 MiB): 32-byte streaming copies took
+/// 0.6–0.8 × memcpy's time at every size, a streamed AVX2 linspace 0.53–0.71 × memset's
+/// up to 32 MiB (16-byte streaming stores: 0.6–1.8 ×, hence AVX2 where there is one). The
+/// write alone never favoured the cache; what does is the next reader of an output that
+/// fits in the cache, so outputs below 8 MiB (a quarter of the 32 MiB L3) keep cached
+/// stores.
 pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
 
 /// Bytes of a chunk computed into a stack buffer before it is streamed out (reversed and

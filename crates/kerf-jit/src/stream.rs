@@ -26,9 +26,9 @@ pub(crate) const LINSPACE_SYMBOL: &str = "kerf_stream_linspace";
 /// streaming stores is flushed in part, which costs more than reading it.
 const LINE: usize = 64;
 
-/// Whether streaming stores are 32 bytes wide: with AVX2 (measured here: 32-byte
-/// streaming copies take 0.6–0.7 × memcpy's time from 256 KiB to 64 MiB, 16-byte ones
-/// 1.0–1.3 ×), else 16 (SSE2, part of x86-64).
+/// Whether streaming stores are 32 bytes wide: with AVX2 (measured on the project's host:
+/// 32-byte streaming copies took 0.6–0.8 × memcpy's time from 256 KiB to 64 MiB, 16-byte
+/// ones 0.8–1.8 × (one noisy run each)), else 16 (SSE2, part of x86-64).
 #[cfg(target_arch = "x86_64")]
 fn avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
