@@ -127,6 +127,9 @@ impl DynKey {
     }
 }
 
+/// How many host functions kernels may call.
+pub(crate) const HELPERS: usize = 6;
+
 /// The host functions kernels call, whose arguments are i64s (pointers and sizes):
 /// symbol, address, the function index kernels import it by (its declaration order),
 /// and the number of arguments.
@@ -135,12 +138,11 @@ fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
         (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX, 3),
         (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
         (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
+        (stream::FILL_SYMBOL, stream::stream_fill as *const u8, stream::FILL_FUNC_INDEX, 4),
+        (stream::LINSPACE_SYMBOL, stream::stream_linspace as *const u8, stream::LINSPACE_FUNC_INDEX, 4),
         (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
     ]
 }
-
-/// The number of [`helpers`].
-pub(crate) const HELPERS: usize = 4;
 
 /// Cache key of a static kernel: the plan with its floats as bits.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -412,6 +414,7 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
         hi: p[4],
         consts: HashMap::new(),
         helpers: [None; HELPERS],
+        stream: source.streams(),
     };
     let block = source.emit(&mut g);
     g.b.ins().return_(&[]);

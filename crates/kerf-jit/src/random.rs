@@ -8,8 +8,8 @@
 use crate::builder::Gen;
 
 /// The index of [`random_fill`] among a kernel module's functions (its declaration
-/// order, after [`crate::repeat::repeat_nibbles`]), and its symbol.
-pub(crate) const FUNC_INDEX: u32 = 3;
+/// order, after [`crate::stream::stream_linspace`]), and its symbol.
+pub(crate) const FUNC_INDEX: u32 = 5;
 pub(crate) const SYMBOL: &str = "kerf_random_fill";
 
 /// Argument-block layout of random fill kernels, static and dynamic (i64 words): f32
