@@ -54,6 +54,10 @@ pub enum Error {
     #[error("invalid: {what}")]
     Invalid { what: String },
 
+    /// A step of a chain is wrong (numbered from 1): the error it gives on its own input.
+    #[error("step {step} ({op}): {source}")]
+    Step { step: usize, op: String, source: Box<Error> },
+
     #[error("spec: {0}")]
     Spec(#[from] kerf_spec::SpecError),
 }

@@ -243,6 +243,26 @@ impl Jit {
         }))
     }
 
+    /// A static kernel from a loop nest no single plan says (a fused chain, a strided
+    /// input: see `nest`), emitted as a plan's static kernel is; `plan` states its
+    /// buffers (dtype, shapes, mode, fill value) for [`JitKernel::plan`].
+    pub(crate) fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
+        nest.verify()?;
+        slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
+            what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
+        })?;
+        let source = Emitter::Slice { dtype: nest.dtype, nest };
+        let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
+        let (code, args) = self.build(source)?;
+        Ok(Arc::new(JitKernel {
+            code,
+            plan: Plan::Slice(plan),
+            prepared: Prepared { args, split, input_len, output_len },
+            dynamic: None,
+            threads: self.settings.threads,
+        }))
+    }
+
     pub(crate) fn build_dynamic(&self, key: &DynKey) -> Result<Arc<Code>, Error> {
         Ok(self.build(Emitter::Dynamic(key.clone()))?.0)
     }

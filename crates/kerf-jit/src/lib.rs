@@ -51,6 +51,7 @@ mod builder;
 mod cache;
 mod compile;
 mod linspace;
+mod nest;
 mod nibbles;
 mod policy;
 mod random;

@@ -34,6 +34,7 @@ pub mod display;
 mod error;
 mod file;
 pub use file::file_kind;
+pub mod chain;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 pub mod npy;
@@ -48,6 +49,7 @@ pub use half;
 pub use kerf_derive::Kernel;
 pub use kerf_ir::random;
 use kerf_ir::tensor;
+pub use kerf_ir::schedule::Strided;
 pub use kerf_ir::tensor::Strings;
 pub use kerf_ir::{
     AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
@@ -61,7 +63,7 @@ pub use num_complex;
 /// The name of an op's data input (the tensor a slice reads): the spec's first input
 /// that may have any rank. `None` for ops that read no tensor (fills).
 pub fn data_input_name(spec: &kerf_spec::OpSpec) -> Option<&str> {
-    spec.inputs.iter().filter(|i| i.rank == kerf_spec::InputRank::Any).min_by_key(|i| i.index).map(|i| i.name.as_str())
+    kerf_ir::chain::data_input_name(spec)
 }
 
 /// The spec of an op by id.
@@ -101,16 +103,20 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
 /// [`run_jit_strings`]).
 pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Error> {
     let plan = lower(request)?;
-    if plan.dtype() == DType::String {
-        let data =
-            data_input(request)?.ok_or_else(|| Error::Invalid { what: "a string slice needs its data".into() })?;
-        return run_jit_strings(jit, &plan, data, dynamic);
-    }
-    let kernel = if dynamic { jit.compile_dynamic_plan(&plan)? } else { jit.compile_plan(&plan)? };
-    let data = match kernel.plan() {
+    let data = match &plan {
         Plan::Slice(_) => data_input(request)?,
         Plan::Fill(_) => None,
     };
+    run_plan_jit(jit, &plan, data, dynamic)
+}
+
+/// [`run_jit`] for a lowered plan and its data input (`None` for fills).
+pub fn run_plan_jit(jit: &Jit, plan: &Plan, data: Option<&Tensor>, dynamic: bool) -> Result<Tensor, Error> {
+    if plan.dtype() == DType::String {
+        let data = data.ok_or_else(|| Error::Invalid { what: "a string slice needs its data".into() })?;
+        return run_jit_strings(jit, plan, data, dynamic);
+    }
+    let kernel = if dynamic { jit.compile_dynamic_plan(plan)? } else { jit.compile_plan(plan)? };
     kernel.run_tensor(data.map(Tensor::view))
 }
 
