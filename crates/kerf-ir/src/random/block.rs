@@ -423,9 +423,9 @@ impl UniformF16 {
         let h = f16_bits(self.0.value(w));
         let hf = f16_value(h);
         if hf >= beta {
-            f16_next_down(half::f16::from_bits(h)).to_bits()
+            f16_next_down(h)
         } else if hf < alpha {
-            f16_next_up(half::f16::from_bits(h)).to_bits()
+            f16_next_up(h)
         } else {
             h
         }
@@ -498,41 +498,35 @@ impl Transform for NormalF16 {
 }
 
 /// f32 → f16 bits rounded to nearest even, as `half::f16::from_f32` (NaN: quiet, the top
-/// of its payload kept), in integer and f32 operations that vectorize.
+/// of its payload kept). Every case is computed and one chosen (wrapping where a case
+/// that is not chosen would overflow), so that the loops vectorize it.
 #[inline(always)]
 fn f16_bits(v: f32) -> u16 {
     let x = v.to_bits();
     let sign = x & 0x8000_0000;
     let a = x ^ sign;
-    let h = if a > 0x7f80_0000 {
-        0x7e00 | ((a >> 13) & 0x3ff)
-    } else if a >= (127 + 16) << 23 {
-        // 2¹⁶ and above (infinity included) is infinite in f16.
-        0x7c00
-    } else if a < 113 << 23 {
-        // Below f16's smallest normal (2⁻¹⁴): adding 0.5, whose ulp is f16's subnormal
-        // step 2⁻²⁴, rounds to nearest even; its bits less 0.5's are the f16 bits.
-        (f32::from_bits(a) + 0.5).to_bits() - 0.5f32.to_bits()
-    } else {
-        // Rebias the exponent and round the mantissa's low 13 bits to nearest even; a
-        // carry moves into the exponent (up to infinity) as it should.
-        let odd = (a >> 13) & 1;
-        (a.wrapping_sub(112 << 23) + 0xfff + odd) >> 13
-    };
+    let nan = 0x7e00 | ((a >> 13) & 0x3ff);
+    // Below f16's smallest normal (2⁻¹⁴): adding 0.5, whose ulp is f16's subnormal step
+    // 2⁻²⁴, rounds to nearest even; its bits less 0.5's are the f16 bits.
+    let subnormal = (f32::from_bits(a) + 0.5).to_bits().wrapping_sub(0.5f32.to_bits());
+    // Rebias the exponent and round the mantissa's low 13 bits to nearest even; a carry
+    // moves into the exponent (up to infinity) as it should.
+    let normal = a.wrapping_sub(112 << 23).wrapping_add(0xfff + ((a >> 13) & 1)) >> 13;
+    let h = if a < 113 << 23 { subnormal } else { normal };
+    // 2¹⁶ and above (infinity included) is infinite in f16.
+    let h = if a >= (127 + 16) << 23 { 0x7c00 } else { h };
+    let h = if a > 0x7f80_0000 { nan } else { h };
     (h | (sign >> 16)) as u16
 }
 
-/// The f32 value of f16 bits (exact).
+/// The f32 value of f16 bits (exact), in operations that vectorize.
 #[inline(always)]
 fn f16_value(h: u16) -> f32 {
     let mag = (h & 0x7fff) as u32;
     let sign = ((h & 0x8000) as u32) << 16;
-    let bits = if mag >= 0x7c00 {
-        (mag << 13) | 0x7f80_0000
-    } else {
-        // mag << 13 is the value times 2⁻¹¹², subnormals included.
-        (f32::from_bits(mag << 13) * f32::from_bits((127 + 112) << 23)).to_bits()
-    };
+    // mag << 13 is a finite value times 2⁻¹¹², subnormals included.
+    let finite = (f32::from_bits(mag << 13) * f32::from_bits((127 + 112) << 23)).to_bits();
+    let bits = if mag >= 0x7c00 { (mag << 13) | 0x7f80_0000 } else { finite };
     f32::from_bits(bits | sign)
 }
 

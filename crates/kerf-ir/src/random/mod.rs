@@ -74,37 +74,31 @@ pub fn uniform_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
 #[inline]
 pub fn uniform_f16(seed: u64, index: u64, alpha: f32, beta: f32) -> u16 {
     let v = uniform_f32(seed, index, alpha, beta);
-    let mut h = half::f16::from_f32(v);
+    let h = half::f16::from_f32(v);
     if h.to_f32() >= beta {
-        h = f16_next_down(h);
+        f16_next_down(h.to_bits())
     } else if h.to_f32() < alpha {
-        h = f16_next_up(h);
-    }
-    h.to_bits()
-}
-
-#[inline]
-fn f16_next_down(h: half::f16) -> half::f16 {
-    let b = h.to_bits();
-    if b & 0x7fff == 0 {
-        half::f16::from_bits(0x8001)
-    } else if b & 0x8000 == 0 {
-        half::f16::from_bits(b - 1)
+        f16_next_up(h.to_bits())
     } else {
-        half::f16::from_bits(b + 1)
+        h.to_bits()
     }
 }
 
-#[inline]
-fn f16_next_up(h: half::f16) -> half::f16 {
-    let b = h.to_bits();
-    if b & 0x7fff == 0 {
-        half::f16::from_bits(0x0001)
-    } else if b & 0x8000 == 0 {
-        half::f16::from_bits(b + 1)
-    } else {
-        half::f16::from_bits(b - 1)
-    }
+// The f16 steps on bits, each case computed and one chosen (wrapping where a case that is
+// not chosen would overflow), so that the block fills' loops vectorize them.
+
+/// The f16 below `b` (a zero's is the negative smallest subnormal).
+#[inline(always)]
+fn f16_next_down(b: u16) -> u16 {
+    let away = if b & 0x8000 == 0 { b.wrapping_sub(1) } else { b.wrapping_add(1) };
+    if b & 0x7fff == 0 { 0x8001 } else { away }
+}
+
+/// The f16 above `b` (a zero's is the smallest subnormal).
+#[inline(always)]
+fn f16_next_up(b: u16) -> u16 {
+    let toward = if b & 0x8000 == 0 { b.wrapping_add(1) } else { b.wrapping_sub(1) };
+    if b & 0x7fff == 0 { 0x0001 } else { toward }
 }
 
 /// Coefficients of `ln` (the minimax polynomial of musl's logf, a public-domain
