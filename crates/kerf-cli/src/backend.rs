@@ -50,14 +50,14 @@ impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Kerf(e) => write!(f, "{e}"),
-            RunError::Cli(e) => f.write_str(&e.0),
+            RunError::Cli(e) => f.write_str(&e.0.join("\n")),
         }
     }
 }
 
 fn check_dynamic(backend: Backend, dynamic: bool) -> Result<(), RunError> {
     if dynamic && backend != Backend::Jit {
-        return Err(RunError::Cli(CliError("--dynamic compiles a JIT kernel; it needs --backend jit".into())));
+        return Err(RunError::Cli(CliError::new("--dynamic compiles a JIT kernel; it needs --backend jit")));
     }
     Ok(())
 }
@@ -79,8 +79,8 @@ pub fn run(file: &RequestFile, backend: Backend, dynamic: bool) -> Result<Tensor
 
 pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
     match e {
-        RunError::Kerf(e) => CliError(file.describe_error(&e)),
-        RunError::Cli(e) => CliError(format!("{}: {}", file.path.display(), e.0)),
+        RunError::Kerf(e) => CliError(file.describe_errors(&e)),
+        RunError::Cli(e) => CliError(e.0.iter().map(|m| format!("{}: {m}", file.path.display())).collect()),
     }
 }
 
@@ -124,8 +124,8 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
     match backend {
         Backend::Reference => {
             if threads > 1 {
-                return Err(CliError(
-                    "--threads above 1 needs --backend jit (the reference runs on one thread)".into(),
+                return Err(CliError::new(
+                    "--threads above 1 needs --backend jit (the reference runs on one thread)",
                 ));
             }
             let t = Instant::now();
@@ -136,7 +136,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
         Backend::Jit => {
             let plan = kerf::lower(&file.request).map_err(|e| err(e.into()))?;
             if plan.dtype() == DType::String {
-                return Err(CliError(format!(
+                return Err(CliError::new(format!(
                     "{}: string tensors are not plain memory; the JIT (and kerf bench) move bytes only",
                     file.path.display()
                 )));

@@ -30,7 +30,7 @@ pub fn bench(
     if let Ok(plan) = kerf::lower(&file.request) {
         let bytes = plan.dtype().buffer_bytes(volume(plan.output_shape()));
         if bytes.is_none_or(|n| Vec::<u8>::new().try_reserve_exact(n).is_err()) {
-            return Err(CliError(format!(
+            return Err(CliError::new(format!(
                 "{}: the output ({} {:?}) is too large to allocate",
                 path.display(),
                 plan.dtype(),
@@ -40,7 +40,7 @@ pub fn bench(
     }
     let compiled = backend::compile(&file, backend, dynamic, threads)?;
     let kernel = compiled.kernel.as_ref();
-    let here = |m: String| CliError(format!("{}: {m}", path.display()));
+    let here = |m: String| CliError::new(format!("{}: {m}", path.display()));
     if kernel.dtype() == DType::String {
         return Err(here("string tensors are not plain memory; kerf bench times byte-moving kernels only".into()));
     }
@@ -133,7 +133,7 @@ pub fn bench(
 }
 
 fn volume(shape: &[u64]) -> u64 {
-    kerf_ir::tensor::volume(shape).unwrap_or(u64::MAX)
+    kerf::volume(shape).unwrap_or(u64::MAX)
 }
 
 /// Arbitrary input bytes must still be valid elements: bool takes 0/1.

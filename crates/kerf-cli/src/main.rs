@@ -1,5 +1,6 @@
 //! `kerf`: run request files on `.npy` arrays, print op specs and generated code,
-//! benchmark kernels. Every error is one line on stderr and a non-zero exit status.
+//! benchmark kernels. Every error is one line on stderr (a request with several mistakes: one each) and a
+//! non-zero exit status.
 
 mod backend;
 mod bench;
@@ -114,9 +115,16 @@ enum Command {
     },
 }
 
-/// An error as the one line the user sees.
+/// An error as the lines the user sees: one for each problem (a request's every error).
 #[derive(Debug)]
-pub struct CliError(pub String);
+pub struct CliError(pub Vec<String>);
+
+impl CliError {
+    /// An error of one line.
+    pub fn new(message: impl Into<String>) -> CliError {
+        CliError(vec![message.into()])
+    }
+}
 
 /// A failed write to stdout as an error. A reader that went away (`| head`) ends the
 /// process quietly with the status a shell shows for SIGPIPE, as coreutils do; this is
@@ -125,7 +133,7 @@ pub fn stdout_error(e: io::Error) -> CliError {
     if e.kind() == io::ErrorKind::BrokenPipe {
         std::process::exit(128 + 13);
     }
-    CliError(format!("cannot write to stdout: {e}"))
+    CliError::new(format!("cannot write to stdout: {e}"))
 }
 
 /// `writeln!` to stdout; a failed write returns the error from the calling function.
@@ -138,7 +146,7 @@ macro_rules! outln {
 
 impl<T: std::fmt::Display> From<T> for CliError {
     fn from(e: T) -> Self {
-        CliError(e.to_string())
+        CliError::new(e.to_string())
     }
 }
 
@@ -166,13 +174,14 @@ fn main() -> ExitCode {
         dispatch(cli.command, &mut out)?;
         out.flush().map_err(stdout_error)
     })
-    .unwrap_or_else(|_| Err(CliError(String::new())));
+    .unwrap_or_else(|_| Err(CliError(Vec::new())));
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(CliError(msg)) => {
-            if !msg.is_empty() {
+        Err(CliError(lines)) => {
+            let mut stderr = io::stderr().lock();
+            for msg in lines.iter().filter(|m| !m.is_empty()) {
                 // stderr may be gone too; there is nowhere left to report that.
-                let _ = writeln!(io::stderr(), "error: {}", one_line(&msg));
+                let _ = writeln!(stderr, "error: {}", one_line(msg));
             }
             ExitCode::FAILURE
         }
@@ -196,7 +205,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Expand { request, name } => {
             let file = kerf::request_file::load(&request)?;
             let name = name.unwrap_or_else(|| struct_name(&request));
-            let text = kerf_codegen::expand_request(&file.request, &name).map_err(|e| file.describe_error(&e))?;
+            let text = kerf::expand_request(&file.request, &name).map_err(|e| CliError(file.describe_errors(&e)))?;
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
         Command::Bench { request, json, threads, iters, backend, dynamic } => {

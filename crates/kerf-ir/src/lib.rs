@@ -14,7 +14,7 @@ pub mod schedule;
 pub mod tensor;
 
 pub use dtype::DType;
-pub use error::Error;
+pub use error::{About, Error, Hint};
 pub use frontend::lower;
 pub use kernel::Kernel;
 pub use plan::{AxisRead, BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan, Window};

@@ -543,6 +543,12 @@ impl OpSpec {
         DTYPE_NAMES.iter().find(|d| **d == name).map(|d| vec![*d])
     }
 
+    /// The data input: the tensor a slice or pad reads, the first input that may have
+    /// any rank. `None` for ops that read none (fills).
+    pub fn data_input(&self) -> Option<&InputSpec> {
+        self.inputs.iter().filter(|i| i.rank == InputRank::Any).min_by_key(|i| i.index)
+    }
+
     pub fn rule(&self, id: &str) -> Option<&RuleSpec> {
         self.rules.iter().find(|r| r.id == id)
     }

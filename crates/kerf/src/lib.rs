@@ -46,12 +46,16 @@ pub use half;
 /// `#[derive(kerf::Kernel)]`: a kernel specialized at compile time (the derive macro
 /// shares its name with the [`Kernel`] trait it implements).
 pub use kerf_derive::Kernel;
+/// The Rust source `#[derive(kerf::Kernel)]` expands to for a request (`kerf expand`).
+pub use kerf_codegen::expand_request;
 pub use kerf_ir::random;
+/// The shared schedule (loop and fill nests) every backend emits from.
+pub use kerf_ir::schedule;
 use kerf_ir::tensor;
-pub use kerf_ir::tensor::Strings;
+pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
-    AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
-    SlicePlan, Tensor, TensorView, lower, reference,
+    About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Plan,
+    Request, SlicePlan, Tensor, TensorView, lower, reference,
 };
 pub use kerf_jit::{Jit, JitKernel, JitSettings};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
@@ -61,7 +65,7 @@ pub use num_complex;
 /// The name of an op's data input (the tensor a slice reads): the spec's first input
 /// that may have any rank. `None` for ops that read no tensor (fills).
 pub fn data_input_name(spec: &kerf_spec::OpSpec) -> Option<&str> {
-    spec.inputs.iter().filter(|i| i.rank == kerf_spec::InputRank::Any).min_by_key(|i| i.index).map(|i| i.name.as_str())
+    spec.data_input().map(|i| i.name.as_str())
 }
 
 /// The spec of an op by id.
