@@ -151,12 +151,7 @@ fn print_ir(req: &kerf::Request, backend: Backend, s: &mut String) {
         Ok(plan) => {
             say!(s, "  plan:\n{}", indent(&plan.to_string(), "    "));
             match kerf::schedule::schedule(&plan) {
-                Ok(kerf::schedule::Schedule::Slice(nest)) => {
-                    say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    "))
-                }
-                Ok(kerf::schedule::Schedule::Fill(nest)) => {
-                    say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    "))
-                }
+                Ok(nest) => say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    ")),
                 Err(e) => say!(s, "  loop nest: {e}"),
             }
         }

@@ -63,12 +63,14 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Re
     };
     let mut request = Request::new(op);
     let spec = match kerf_spec::registry() {
-        Ok(r) => r.get(op)?, // an unknown op: the validator says so, with a hint
+        Ok(r) => r.get(op),
         Err(e) => {
             cx.error_spanned_by(whole, e);
             return None;
         }
     };
+    // An unknown op: the validator says so, with a hint.
+    let Some(spec) = spec else { return Some(request) };
     if let Some(e) = by_name.get("version") {
         match e.value.value {
             Value::Int(v) if u32::try_from(v).is_ok() => request.version = Some(v as u32),
@@ -302,5 +304,7 @@ fn spanned(err: &Error, request: &Request, entries: &[Entry], whole: &TokenStrea
         }),
         None => None,
     };
-    syn::Error::new_spanned(at.unwrap_or_else(|| whole.clone()), err)
+    // Name the spec the error comes from, so the user knows where to read up.
+    let file = spec.map(|s| format!(" (specs/{}.toml)", s.id)).unwrap_or_default();
+    syn::Error::new_spanned(at.unwrap_or_else(|| whole.clone()), format!("{err}{file}"))
 }

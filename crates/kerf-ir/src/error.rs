@@ -216,8 +216,9 @@ impl Hint {
 impl fmt::Display for Hint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.in_versions.is_empty() {
-            write!(f, "; it exists in versions {:?}", self.in_versions)?;
-        } else if let Some(d) = &self.did_you_mean {
+            return write!(f, "; it exists in versions {:?}", self.in_versions);
+        }
+        if let Some(d) = &self.did_you_mean {
             write!(f, " (did you mean `{d}`?)")?;
         }
         if !self.known.is_empty() {
