@@ -1,7 +1,6 @@
 //! kerf's core: element types, tensors, the canonical [`Plan`], the vendor frontends
 //! that lower requests to it, and the reference interpreter that is every backend's oracle.
 
-pub mod dtype;
 pub mod error;
 pub mod frontend;
 pub mod kernel;
@@ -9,9 +8,13 @@ pub mod plan;
 pub mod random;
 pub mod reference;
 pub mod request;
-pub mod scalar;
 pub mod schedule;
 pub mod tensor;
+
+/// Element types (the `kerf-dtype` crate, below the spec layer).
+pub use kerf_dtype as dtype;
+/// Conversions between numbers and element bits.
+pub use kerf_dtype::scalar;
 
 pub use dtype::DType;
 pub use error::{About, Error, Hint};

@@ -428,12 +428,12 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
     }
     match (a.ty, value) {
         (AttrType::Mask, AttrValue::IntList(l)) => {
-            if let Some(bad) = l.iter().find(|b| **b != 0 && **b != 1) {
+            if let Some((i, bad)) = l.iter().enumerate().find(|(_, b)| **b != 0 && **b != 1) {
                 return Err(Error::AttributeValue {
                     op: op.into(),
                     name: a.name.clone(),
-                    value: format!("{l:?} (entry {bad})"),
-                    allowed: "lists of 0 and 1".into(),
+                    value: format!("{l:?}"),
+                    allowed: format!("lists of 0/1 flags; entry {i} is {bad}"),
                     hint: Hint::default(),
                 });
             }

@@ -70,7 +70,8 @@ fn an_unknown_version_is_reported_alone() {
 #[test]
 fn missing_attributes_and_inputs_are_all_named() {
     let r = Request::new("openvino.strided_slice").attr("begin", [0]).attr("end", [2]);
-    let about: Vec<_> = errors(&r).iter().map(Error::about).collect();
+    let e = errors(&r);
+    let about: Vec<_> = e.iter().map(Error::about).collect();
     assert_eq!(
         about,
         [Some(About::Attribute("begin_mask")), Some(About::Attribute("end_mask")), Some(About::Input("data"))]
