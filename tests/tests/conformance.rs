@@ -9,6 +9,8 @@
 //!   standard deviation within tolerance, closeness to the named distribution
 //!   (Kolmogorov–Smirnov), and identical bits on a second run with the same seed.
 
+use kerf::chain::ChainRequest;
+use kerf::request_file::AnyFile;
 use kerf::{DType, Request, Tensor};
 use std::path::{Path, PathBuf};
 
@@ -40,6 +42,28 @@ impl Backend {
             Backend::JitDynamic => kerf::run_jit(jit(), request, true),
         }
     }
+
+    /// A chain (`chain_*` cases): fused on the reference and on the static JIT (one
+    /// kernel where a nest can say the chain); step by step on dynamic kernels. Every
+    /// backend's result is also compared with the reference run step by step.
+    fn run_chain(self, chain: &ChainRequest) -> Result<Tensor, kerf::Error> {
+        let out = match self {
+            Backend::Reference => kerf::chain::run_chain_reference(chain, true),
+            Backend::JitStatic => kerf::chain::run_chain_jit(jit(), chain, true),
+            Backend::JitDynamic => {
+                let lowered = kerf::chain::lower_chain(chain)?;
+                let input = kerf::chain::chain_input(chain)?;
+                let mut out: Option<Tensor> = None;
+                for plan in &lowered.plans {
+                    out = Some(kerf::run_plan_jit(jit(), plan, out.as_ref().or(input), true)?);
+                }
+                out.ok_or_else(|| kerf::Error::Invalid { what: "an empty chain".into() })
+            }
+        }?;
+        let unfused = kerf::chain::run_chain_reference(chain, false)?;
+        assert!(out == unfused, "{self:?}: the chain differs from its steps run one by one");
+        Ok(out)
+    }
 }
 
 fn case_dir(case: &str) -> PathBuf {
@@ -48,8 +72,10 @@ fn case_dir(case: &str) -> PathBuf {
 
 /// Load and run a case's request on a backend; any failure (file or lowering) as text.
 fn run_case(backend: Backend, dir: &Path) -> Result<Tensor, String> {
-    let file = kerf::request_file::load(&dir.join("request.toml")).map_err(|e| e.to_string())?;
-    backend.run(&file.request).map_err(|e| file.describe_error(&e))
+    match kerf::request_file::load_any(&dir.join("request.toml")).map_err(|e| e.to_string())? {
+        AnyFile::Request(file) => backend.run(&file.request).map_err(|e| file.describe_error(&e)),
+        AnyFile::Chain(file) => backend.run_chain(&file.chain()).map_err(|e| file.describe_error(&e)),
+    }
 }
 
 /// The suite's check of one case on one backend (called by the generated tests).

@@ -4,7 +4,7 @@
 
 use crate::backend::{self, Backend};
 use crate::{CliError, outln};
-use kerf::{DType, InputArg};
+use kerf::{DType, InputArg, Kernel};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;
@@ -25,7 +25,10 @@ pub fn bench(
     dynamic: bool,
     w: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let file = kerf::request_file::load(path)?;
+    let file = match kerf::request_file::load_any(path)? {
+        kerf::request_file::AnyFile::Request(f) => f,
+        kerf::request_file::AnyFile::Chain(f) => return bench_chain(&f, json, threads, iters, backend, dynamic, w),
+    };
     // An output that cannot be allocated is refused before compiling and timing compiles.
     if let Ok(plan) = kerf::lower(&file.request) {
         let bytes = plan.dtype().buffer_bytes(volume(plan.output_shape()));
@@ -177,4 +180,135 @@ fn sample(f: &mut impl FnMut(), reps: u32) -> f64 {
         f();
     }
     t.elapsed().as_nanos() as f64 / reps as f64
+}
+
+/// `kerf bench CHAIN.toml`: the fused kernel against memcpy of the output, and against
+/// the steps' static kernels run one after another on preallocated intermediates (what a
+/// runtime that runs one op at a time does).
+fn bench_chain(
+    file: &kerf::request_file::ChainFile,
+    json: bool,
+    threads: u32,
+    iters: u32,
+    backend: Backend,
+    dynamic: bool,
+    w: &mut dyn Write,
+) -> Result<(), CliError> {
+    let here = |m: String| CliError::new(format!("{}: {m}", file.path.display()));
+    if backend != Backend::Jit || dynamic {
+        return Err(here("kerf bench times a chain's static JIT kernels (--backend jit, no --dynamic)".into()));
+    }
+    let chain = file.chain();
+    let lowered = kerf::chain::lower_chain(&chain).map_err(|e| CliError::new(file.describe_error(&e)))?;
+    let fused = &lowered.fused;
+    if fused.dtype == DType::String {
+        return Err(here("string tensors are not plain memory; kerf bench times byte-moving kernels only".into()));
+    }
+    let settings = kerf::JitSettings { threads: threads as usize, ..kerf::JitSettings::default() };
+    let jit = kerf::Jit::new(settings).map_err(|e| here(e.to_string()))?;
+    let t = Instant::now();
+    let kernel = jit.compile_chain(fused).map_err(|e| CliError::new(file.describe_error(&e)))?.ok_or_else(|| {
+        here("this chain does not fuse into one kernel (it starts with a fill, takes two fill values, or fills on an axis that repeats)".into())
+    })?;
+    let compile_us = t.elapsed().as_secs_f64() * 1e6;
+    let steps = lowered
+        .plans
+        .iter()
+        .map(|p| jit.compile_plan(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| here(e.to_string()))?;
+    let bytes_of = |shape: &[u64]| {
+        fused.dtype.buffer_bytes(volume(shape)).ok_or_else(|| here(format!("a tensor of shape {shape:?} is too large")))
+    };
+    let input: Option<Vec<u8>> = match &fused.head {
+        kerf::chain::Head::Fill(_) => None,
+        kerf::chain::Head::Input { shape } => Some(match kerf::chain::chain_input(&chain).ok().flatten() {
+            Some(t) => t.bytes().map(<[u8]>::to_vec).unwrap_or_default(),
+            None => {
+                let mut v = try_alloc(bytes_of(shape)?).map_err(here)?;
+                for (i, b) in v.iter_mut().enumerate() {
+                    *b = (i as u8).wrapping_mul(31).wrapping_add(7) & pattern_mask(fused.dtype);
+                }
+                v
+            }
+        }),
+    };
+    let out_bytes = bytes_of(&fused.output_shape)?;
+    let mut out = try_alloc(out_bytes).map_err(here)?;
+    out.fill(1);
+    // One buffer per step's output (the last one is the chain's output).
+    let mut inter: Vec<Vec<u8>> = Vec::new();
+    for p in &lowered.plans {
+        let mut b = try_alloc(bytes_of(p.output_shape())?).map_err(here)?;
+        b.fill(1);
+        inter.push(b);
+    }
+    let run_unfused = |inter: &mut Vec<Vec<u8>>| -> Result<(), kerf::Error> {
+        for (k, step) in steps.iter().enumerate() {
+            let (done, rest) = inter.split_at_mut(k);
+            let src = match done.last() {
+                Some(prev) => Some(prev.as_slice()),
+                None => input.as_deref(),
+            };
+            step.run_bytes(src, &mut rest[0])?;
+        }
+        Ok(())
+    };
+    kernel.run_bytes(input.as_deref(), &mut out).map_err(|e| here(e.to_string()))?;
+    run_unfused(&mut inter).map_err(|e| here(e.to_string()))?;
+    if inter.last().map(Vec::as_slice) != Some(out.as_slice()) {
+        return Err(here("the fused kernel's output differs from the steps' (a bug in kerf)".into()));
+    }
+    let mut src = try_alloc(out_bytes).map_err(here)?;
+    src.fill(3);
+    let mut dst = try_alloc(out_bytes).map_err(here)?;
+    dst.fill(1);
+    let (median_ns, baseline_median_ns) = measure_pair(
+        iters,
+        || {
+            black_box(kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out))).ok();
+        },
+        || black_box(&mut dst).copy_from_slice(black_box(&src)),
+    );
+    let (_, unfused_median_ns) = measure_pair(
+        iters,
+        || {
+            black_box(kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out))).ok();
+        },
+        || {
+            black_box(run_unfused(black_box(&mut inter))).ok();
+        },
+    );
+    let ratio = if baseline_median_ns > 0.0 { median_ns / baseline_median_ns } else { f64::INFINITY };
+    let speedup = unfused_median_ns / median_ns;
+    let finite = |v: f64| if v.is_finite() { serde_json::json!(v) } else { serde_json::Value::Null };
+    if json {
+        let obj = serde_json::json!({
+            "median_ns": median_ns,
+            "baseline": "memcpy",
+            "baseline_median_ns": baseline_median_ns,
+            "ratio": finite(ratio),
+            "unfused_median_ns": unfused_median_ns,
+            "speedup_vs_unfused": finite(speedup),
+            "steps": lowered.plans.len(),
+            "compile_us": compile_us,
+            "cache_hit_ns": serde_json::Value::Null,
+            "threads": threads,
+            "bytes": out_bytes,
+        });
+        outln!(w, "{obj}");
+    } else {
+        outln!(
+            w,
+            "chain of {} steps, fused on jit, {out_bytes} output bytes, {threads} thread(s), median of {iters} samples:",
+            lowered.plans.len()
+        );
+        outln!(w, "  fused     {:>14.1} ns", median_ns);
+        outln!(w, "  memcpy    {:>14.1} ns", baseline_median_ns);
+        outln!(w, "  ratio     {:>14.3}", ratio);
+        outln!(w, "  unfused   {:>14.1} ns", unfused_median_ns);
+        outln!(w, "  speedup   {:>14.3}", speedup);
+        outln!(w, "  compile   {:>14.1} µs", compile_us);
+    }
+    Ok(())
 }

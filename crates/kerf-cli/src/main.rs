@@ -10,6 +10,7 @@ mod spec_print;
 
 use backend::Backend;
 use clap::{Parser, Subcommand};
+use kerf::request_file::AnyFile;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +29,25 @@ use std::process::ExitCode;
     starts = [1, 0]       #   a list of integers (a 1-D i64 tensor)
     ends = { dtype = \"i32\", shape = [2], values = [2, 3] }
     # bf16, fp8, int4 in .npy: raw u2/u1 bits (int4: one i1/u1 value per element),
-    # named by the input's dtype: data = { path = \"x.npy\", dtype = \"bf16\" }")]
+    # named by the input's dtype: data = { path = \"x.npy\", dtype = \"bf16\" }
+
+A chain file lists steps, each a request table; a step after the first names no data
+input (it reads the previous step's output). `kerf run` runs the chain as one fused
+kernel (`--unfused`: step by step):
+
+    [[steps]]
+    op = \"onnx.pad\"
+    [steps.attributes]
+    mode = \"reflect\"
+    [steps.inputs]
+    data = \"x.npy\"
+    pads = [0, 2, 0, 2]
+    [[steps]]
+    op = \"onnx.slice\"
+    [steps.inputs]
+    starts = [1]
+    ends = [-1]
+    axes = [0]")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -55,6 +74,10 @@ enum Command {
         /// extents, starts and steps are arguments) instead of the static one
         #[arg(long)]
         dynamic: bool,
+        /// For a chain file: run its steps one by one (each step's output written in full
+        /// and read by the next) instead of the fused kernel
+        #[arg(long)]
+        unfused: bool,
     },
     /// List every op with its versions and summary
     Ops,
@@ -79,14 +102,16 @@ enum Command {
         #[arg(long)]
         name: Option<String>,
     },
-    /// Time a request's kernel against memcpy (slices) or memset (fills) of its output
+    /// Time a request's kernel against memcpy (slices) or memset (fills) of its output; for
+    /// a chain file, its fused kernel, also against its steps run one by one
     Bench {
         /// The request file (TOML); inputs may be given as { dtype, shape } alone
         request: PathBuf,
         /// Print one JSON object: median_ns, baseline ("memcpy" or "memset"),
         /// baseline_median_ns, ratio (median_ns / baseline_median_ns), compile_us (plan →
         /// machine code, nothing cached), cache_hit_ns (the same plan from the kernel
-        /// cache; null for the reference), threads, bytes (of the output)
+        /// cache; null for the reference), threads, bytes (of the output); for a chain also
+        /// unfused_median_ns (its steps' kernels one after another) and speedup_vs_unfused
         #[arg(long)]
         json: bool,
         /// Threads the kernel may use (JIT: a large call splits its outermost loop)
@@ -194,18 +219,34 @@ fn one_line(s: &str) -> String {
 
 fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
-        Command::Run { request, output, backend, dynamic } => run(&request, output.as_deref(), backend, dynamic, out),
+        Command::Run { request, output, backend, dynamic, unfused } => {
+            run(&request, output.as_deref(), backend, dynamic, unfused, out)
+        }
         Command::Ops => spec_print::ops(out),
         Command::Spec { id } => spec_print::spec(&id, out),
         Command::Clif { request, dynamic } => {
-            let file = kerf::request_file::load(&request)?;
-            let text = backend::clif(&file, dynamic)?;
+            let text = match kerf::request_file::load_any(&request)? {
+                AnyFile::Request(file) => backend::clif(&file, dynamic)?,
+                AnyFile::Chain(file) if !dynamic => backend::compile_chain(&file)?.clif().to_string(),
+                AnyFile::Chain(file) => {
+                    return Err(CliError::new(format!(
+                        "{}: a chain compiles one static kernel (no --dynamic)",
+                        file.path.display()
+                    )));
+                }
+            };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
         Command::Expand { request, name } => {
-            let file = kerf::request_file::load(&request)?;
             let name = name.unwrap_or_else(|| struct_name(&request));
-            let text = kerf::expand_request(&file.request, &name).map_err(|e| CliError(file.describe_errors(&e)))?;
+            let text = match kerf::request_file::load_any(&request)? {
+                AnyFile::Request(file) => {
+                    kerf::expand_request(&file.request, &name).map_err(|e| CliError(file.describe_errors(&e)))?
+                }
+                AnyFile::Chain(file) => kerf::chain::lower_chain(&file.chain())
+                    .and_then(|l| kerf::expand_chain(&l.fused, &name))
+                    .map_err(|e| file.describe_error(&e))?,
+            };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
         Command::Bench { request, json, threads, iters, backend, dynamic } => {
@@ -234,18 +275,32 @@ fn run(
     output: Option<&Path>,
     backend: Backend,
     dynamic: bool,
+    unfused: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     // OUT is checked first, so that a run is not wasted on an output that will be refused.
     let target = output.map(output::check).transpose()?;
-    let file = kerf::request_file::load(request)?;
+    let file = kerf::request_file::load_any(request)?;
+    let npy_paths = match &file {
+        AnyFile::Request(f) => f.npy_paths().to_vec(),
+        AnyFile::Chain(f) => f.npy_paths(),
+    };
     if let Some(target) = &target {
         target.refuse_input(request, "the request file")?;
-        for npy in file.npy_paths() {
+        for npy in &npy_paths {
             target.refuse_input(npy, "an input")?;
         }
     }
-    let result = backend::run(&file, backend, dynamic)?;
+    let result = match &file {
+        AnyFile::Request(f) if unfused => {
+            return Err(CliError::new(format!(
+                "{}: --unfused runs the steps of a chain file ([[steps]])",
+                f.path.display()
+            )));
+        }
+        AnyFile::Request(f) => backend::run(f, backend, dynamic)?,
+        AnyFile::Chain(f) => backend::run_chain(f, backend, dynamic, unfused)?,
+    };
     match target {
         Some(target) => target.write(&result),
         None => {

@@ -55,6 +55,42 @@ pub fn expand_request(request: &Request, struct_name: &str) -> Result<String, Er
     expand_plan(&plan, struct_name)
 }
 
+/// A fused chain expanded as one kernel (the derive's code for the chain's loop nest,
+/// [`kerf_ir::schedule::chain`]): its `run` takes the chain's first input and writes its
+/// last output. An error for a chain no single nest can say.
+pub fn expand_chain(fused: &kerf_ir::chain::FusedChain, struct_name: &str) -> Result<String, Error> {
+    let name = syn::parse_str::<Ident>(struct_name)
+        .map_err(|_| Error::Invalid { what: format!("`{struct_name}` is not a Rust identifier") })?;
+    let nest = schedule::chain(fused)?.ok_or_else(|| Error::Invalid {
+        what: "this chain does not fuse into one loop nest (it starts with a fill, takes two fill values, or \
+               fills on an axis that repeats); it runs step by step"
+            .into(),
+    })?;
+    // The kernel's buffers and fill value: what the generated code reads of a plan.
+    let carrier = kerf_ir::SlicePlan {
+        dtype: fused.dtype,
+        input_shape: fused.head_shape().to_vec(),
+        axes: Vec::new(),
+        mode: nest.mode,
+        fill_bits: nest.fill_bits,
+        output_shape: fused.output_shape.clone(),
+        windows: Vec::new(),
+    };
+    let mut doc: Vec<String> = fused.to_string().lines().map(|l| format!(" {l}")).collect();
+    doc.extend([String::new(), " Schedule:".into(), " ```text".into()]);
+    doc.extend(nest.to_string().lines().map(|l| format!(" {l}")));
+    doc.push(" ```".into());
+    let items = slice::kernel(&carrier, &nest, &name, &doc)?;
+    let tokens = quote! {
+        /// A chain fused into one kernel.
+        pub struct #name;
+        #items
+    };
+    let file: syn::File = syn::parse2(tokens)
+        .map_err(|e| Error::Invalid { what: format!("kerf-codegen produced tokens that do not parse: {e}") })?;
+    Ok(prettyplease::unparse(&file))
+}
+
 /// The plan and its schedule, as doc lines on the generated impl.
 fn doc_lines(plan: &Plan, sched: &Schedule) -> Vec<String> {
     let mut lines: Vec<String> = plan.to_string().lines().map(str::to_string).collect();

@@ -58,6 +58,10 @@ pub enum Error {
     #[error("invalid: {what}")]
     Invalid { what: String },
 
+    /// A step of a chain is wrong (numbered from 1): the error it gives on its own input.
+    #[error("step {step} ({op}): {source}")]
+    Step { step: usize, op: String, source: Box<Error> },
+
     #[error("spec: {0}")]
     Spec(#[from] kerf_spec::SpecError),
 
@@ -123,7 +127,8 @@ impl Error {
             | Error::InputDType { op, .. }
             | Error::InputRank { op, .. }
             | Error::Rule { op, .. }
-            | Error::Overflow { op, .. } => Some(op),
+            | Error::Overflow { op, .. }
+            | Error::Step { op, .. } => Some(op),
             _ => None,
         }
     }
@@ -143,6 +148,7 @@ impl Error {
             | Error::InputDType { name, .. }
             | Error::InputRank { name, .. } => About::Input(name),
             Error::Rule { about: Some(name), .. } => About::Name(name),
+            Error::Step { source, .. } => return source.about(),
             _ => return None,
         })
     }
@@ -151,6 +157,7 @@ impl Error {
     pub fn rule_id(&self) -> Option<&str> {
         match self {
             Error::Rule { rule, .. } => Some(rule),
+            Error::Step { source, .. } => source.rule_id(),
             _ => None,
         }
     }
@@ -159,6 +166,7 @@ impl Error {
     pub fn axis(&self) -> Option<usize> {
         match self {
             Error::Rule { axis, .. } => *axis,
+            Error::Step { source, .. } => source.axis(),
             _ => None,
         }
     }

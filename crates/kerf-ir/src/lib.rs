@@ -1,6 +1,7 @@
 //! kerf's core: element types, tensors, the canonical [`Plan`], the vendor frontends
 //! that lower requests to it, and the reference interpreter that is every backend's oracle.
 
+pub mod chain;
 pub mod error;
 pub mod frontend;
 pub mod kernel;

@@ -22,7 +22,7 @@ pub fn evaluate(plan: &Plan, input: Option<TensorView<'_>>) -> Result<Tensor, Er
 }
 
 /// Multi-index of linear index `i` in a row-major shape.
-fn unravel(mut i: u64, shape: &[u64], out: &mut [u64]) {
+pub(crate) fn unravel(mut i: u64, shape: &[u64], out: &mut [u64]) {
     for (k, &d) in shape.iter().enumerate().rev() {
         out[k] = i % d;
         i /= d;
@@ -111,7 +111,7 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
     out.reshaped(&plan.output_shape)
 }
 
-fn store_bits(out: &mut Tensor, layout: Layout, i: u64, bits: u128) {
+pub(crate) fn store_bits(out: &mut Tensor, layout: Layout, i: u64, bits: u128) {
     let bytes = out.bytes_mut().expect("byte tensor");
     match layout {
         Layout::Bytes(w) => {
@@ -131,38 +131,42 @@ pub fn fill(plan: &FillPlan) -> Result<Tensor, Error> {
     plan.validate()?;
     let mut out = Tensor::zeros(plan.dtype, &plan.shape)?;
     let n = out.len();
-    let rank = plan.shape.len();
-    let mut a = vec![0u64; rank];
+    let mut a = vec![0u64; plan.shape.len()];
     let layout = plan.dtype.layout();
     for i in 0..n {
-        let bits: u128 = match &plan.kind {
-            FillKind::Linspace(Linspace::Int { alpha, beta }) => {
-                unravel(i, &plan.shape, &mut a);
-                let v = *alpha as i128 + beta.iter().zip(&a).map(|(&b, &ak)| b as i128 * ak as i128).sum::<i128>();
-                int_to_bits(plan.dtype, v)
-                    .map_err(|e| Error::Invalid { what: format!("linspace value {v} as {}: {e}", plan.dtype) })?
-            }
-            FillKind::Linspace(Linspace::Float { alpha, beta }) => {
-                unravel(i, &plan.shape, &mut a);
-                let mut v = *alpha;
-                for (&b, &ak) in beta.iter().zip(&a) {
-                    v += b * ak as f64;
-                }
-                (v as f32).to_bits() as u128
-            }
-            FillKind::RandomUniform { alpha, beta, seed } => match plan.dtype {
-                DType::F16 => random::uniform_f16(*seed, i, *alpha, *beta) as u128,
-                _ => random::uniform_f32(*seed, i, *alpha, *beta).to_bits() as u128,
-            },
-            FillKind::RandomNormal { alpha, beta, seed } => {
-                let v = random::normal_f32(*seed, i, *alpha, *beta);
-                match plan.dtype {
-                    DType::F16 => half::f16::from_f32(v).to_bits() as u128,
-                    _ => v.to_bits() as u128,
-                }
-            }
-        };
-        store_bits(&mut out, layout, i, bits);
+        unravel(i, &plan.shape, &mut a);
+        store_bits(&mut out, layout, i, fill_element(plan, i, &a)?);
     }
     Ok(out)
+}
+
+/// The bits of a fill's element at linear index `i`, multi-index `a` (row-major in
+/// `plan.shape`): the formulas of SEMANTICS.md. Chains that start with a fill evaluate it
+/// here at the element each output element maps to.
+pub fn fill_element(plan: &FillPlan, i: u64, a: &[u64]) -> Result<u128, Error> {
+    Ok(match &plan.kind {
+        FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+            let v = *alpha as i128 + beta.iter().zip(a).map(|(&b, &ak)| b as i128 * ak as i128).sum::<i128>();
+            int_to_bits(plan.dtype, v)
+                .map_err(|e| Error::Invalid { what: format!("linspace value {v} as {}: {e}", plan.dtype) })?
+        }
+        FillKind::Linspace(Linspace::Float { alpha, beta }) => {
+            let mut v = *alpha;
+            for (&b, &ak) in beta.iter().zip(a) {
+                v += b * ak as f64;
+            }
+            (v as f32).to_bits() as u128
+        }
+        FillKind::RandomUniform { alpha, beta, seed } => match plan.dtype {
+            DType::F16 => random::uniform_f16(*seed, i, *alpha, *beta) as u128,
+            _ => random::uniform_f32(*seed, i, *alpha, *beta).to_bits() as u128,
+        },
+        FillKind::RandomNormal { alpha, beta, seed } => {
+            let v = random::normal_f32(*seed, i, *alpha, *beta);
+            match plan.dtype {
+                DType::F16 => half::f16::from_f32(v).to_bits() as u128,
+                _ => v.to_bits() as u128,
+            }
+        }
+    })
 }

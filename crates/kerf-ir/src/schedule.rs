@@ -362,9 +362,9 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 
 /// A segment in coordinate space: z = z0 + dz·j, or the fill value.
 #[derive(Copy, Clone, Debug)]
-struct CoordSeg {
-    len: u64,
-    z: Option<(i128, i128)>,
+pub(crate) struct CoordSeg {
+    pub(crate) len: u64,
+    pub(crate) z: Option<(i128, i128)>,
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {
@@ -376,19 +376,19 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 
 /// How one axis's positions read the input, in coordinates.
 #[derive(Clone, Debug)]
-struct AxisCoords {
+pub(crate) struct AxisCoords {
     /// Positions repeat with this period (≤ n; n when they do not repeat).
-    period: u64,
+    pub(crate) period: u64,
     /// The segments of positions [0, period), or `None` when those would be more than
     /// `MAX_SEGMENTS_PER_AXIS`: then a table of the `period` coordinates is needed.
-    segs: Option<Vec<CoordSeg>>,
+    pub(crate) segs: Option<Vec<CoordSeg>>,
     /// Start and step, reduced modulo the mode's period where it has one.
     a: i128,
     s: i128,
 }
 
 /// The positions y ∈ [0, n) of an axis of extent `d > 0` reading x = a + s·y.
-fn axis_coords(mode: BoundaryMode, a: i128, s: i128, n: u64, d: u64) -> AxisCoords {
+pub(crate) fn axis_coords(mode: BoundaryMode, a: i128, s: i128, n: u64, d: u64) -> AxisCoords {
     // Reduce the start and step modulo the mode's period p, which leaves z unchanged;
     // position y + P then reads as y does for P = p / gcd(s, p).
     let (a, s, repeat) = match mode.period(d) {
@@ -581,6 +581,84 @@ impl Axis {
 
 /// Schedule a slice plan.
 pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
+    slice_in(plan, None)
+}
+
+/// Schedule a slice plan reading its input through a view (any strides, zero and
+/// negative ones included): the nest's offsets are the view's buffer offsets, and axes
+/// merge only where the view's strides continue each other. The view is checked to lie
+/// inside its buffer first (an error naming the axis otherwise), and the nest verified
+/// against the buffer's length.
+pub fn slice_strided(plan: &SlicePlan, input: &Strided) -> Result<LoopNest, Error> {
+    slice_in(plan, Some(input))
+}
+
+/// Where a tensor's elements lie in a buffer, in elements: element (i_0, …) at
+/// `offset + Σ i_k·strides[k]`, inside `[0, buffer_len)`. The layout of numpy and ndarray
+/// views (theirs in bytes or elements from a pointer; here from the buffer's start).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Strided {
+    pub offset: i64,
+    pub strides: Vec<i64>,
+    pub buffer_len: u64,
+}
+
+impl Strided {
+    /// A dense row-major tensor of `shape` alone in its buffer.
+    pub fn contiguous(shape: &[u64]) -> Result<Strided, Error> {
+        let len = crate::tensor::volume(shape)
+            .filter(|&n| n <= i64::MAX as u64)
+            .ok_or_else(|| Error::TooLarge { what: format!("a tensor of shape {shape:?}") })?;
+        let mut strides = vec![1i64; shape.len()];
+        for k in (0..shape.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1].saturating_mul(shape[k + 1] as i64);
+        }
+        Ok(Strided { offset: 0, strides, buffer_len: len })
+    }
+
+    /// The lowest and highest offset of an element of `shape`, `None` when it has none.
+    pub fn span(&self, shape: &[u64]) -> Option<(i128, i128)> {
+        if shape.contains(&0) {
+            return None;
+        }
+        let (mut lo, mut hi) = (self.offset as i128, self.offset as i128);
+        for (&d, &s) in shape.iter().zip(&self.strides) {
+            let reach = s as i128 * (d as i128 - 1);
+            if reach < 0 { lo += reach } else { hi += reach }
+        }
+        Some((lo, hi))
+    }
+
+    /// Check that the view has one stride per axis of `shape` and every element lies in
+    /// its buffer; `what` names the view in the error.
+    pub fn check_inside(&self, shape: &[u64], what: &str) -> Result<(), Error> {
+        if self.strides.len() != shape.len() {
+            return Err(Error::Mismatch {
+                what: format!("{what} strides"),
+                expected: format!("one per axis of {shape:?}"),
+                found: format!("{:?}", self.strides),
+            });
+        }
+        let Some((lo, hi)) = self.span(shape) else { return Ok(()) };
+        if lo < 0 || hi >= self.buffer_len as i128 || self.buffer_len > i64::MAX as u64 {
+            // Name the first axis that reaches outside on its own from the offset.
+            let axis = shape.iter().zip(&self.strides).position(|(&d, &s)| {
+                let end = self.offset as i128 + s as i128 * (d as i128 - 1);
+                end < 0 || end >= self.buffer_len as i128
+            });
+            let axis = axis.map(|k| format!(" (axis {k}, stride {})", self.strides[k])).unwrap_or_default();
+            return Err(Error::Invalid {
+                what: format!(
+                    "{what}: offset {} and strides {:?} reach elements {lo}..={hi}{axis}, outside its buffer of {} elements",
+                    self.offset, self.strides, self.buffer_len
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn slice_in(plan: &SlicePlan, view: Option<&Strided>) -> Result<LoopNest, Error> {
     plan.validate()?;
     let rank = plan.input_shape.len();
     let core = plan.core_shape();
@@ -591,11 +669,14 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     if input_len > i64::MAX as u64 || output_len > i64::MAX as u64 {
         return Err(Error::TooLarge { what: "a slice of more than 2^63 elements".into() });
     }
-    let mut nest = LoopNest {
+    if let Some(v) = view {
+        v.check_inside(&plan.input_shape, "input view")?;
+    }
+    let nest = LoopNest {
         dtype: plan.dtype,
         mode: plan.mode,
         fill_bits: if plan.mode == BoundaryMode::Fill { plan.fill_bits } else { 0 },
-        input_len,
+        input_len: view.map_or(input_len, |v| v.buffer_len),
         output_len,
         base: 0,
         dims: Vec::new(),
@@ -621,6 +702,9 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
         // 2^60, 2^60]); the axes outside it get stride 0, and the empty axis makes the
         // nest all-fill (or an error) before the strides inside it are used.
         in_strides[k] = in_strides[k + 1].saturating_mul(plan.input_shape[k + 1] as i128);
+    }
+    if let Some(v) = view {
+        in_strides = v.strides.iter().map(|&s| s as i128).collect();
     }
     let mut axes: Vec<Axis> = Vec::with_capacity(rank);
     for (k, a) in plan.axes.iter().enumerate() {
@@ -660,11 +744,30 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
         };
         axes.push(Axis { extent: a.extent, period: coords.period, indexing });
     }
+    finish(nest, axes, view.map_or(0, |v| v.offset))
+}
+
+/// The rest of building a nest from its axes (one per output axis, in order, extent-1
+/// axes anywhere): all-fill when an axis is, extent-1 axes dropped into the base,
+/// continuing axes merged, dims with row-major output strides; verified.
+fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Error> {
+    let output_len = nest.output_len;
+    if output_len == 0 {
+        return Ok(nest);
+    }
+    let mut axes = axes;
     if axes.iter().any(Axis::all_fill) {
-        return all_fill(nest);
+        nest.base = 0;
+        nest.dims = vec![Dim {
+            extent: output_len,
+            out_stride: 1,
+            period: output_len,
+            indexing: Indexing::Segments(vec![Segment::Fill { len: output_len }]),
+        }];
+        return Ok(nest);
     }
     // Drop extent-1 axes: their one position's offset goes to the base.
-    let mut base: i128 = 0;
+    let mut base: i128 = base as i128;
     axes.retain(|ax| {
         if ax.extent != 1 {
             return true;
@@ -717,6 +820,107 @@ pub fn slice(plan: &SlicePlan) -> Result<LoopNest, Error> {
     nest.dims = dims;
     nest.verify()?;
     Ok(nest)
+}
+
+/// A fused chain as a loop nest, when a nest can say it: the chain reads an input (not a
+/// fill), its elements take at most one fill value, and an axis that repeats or has a
+/// table has no fill positions (a nest in fill mode neither repeats nor has tables).
+/// `Ok(None)` otherwise: the chain then runs step by step on backends that take nests.
+pub fn chain(f: &crate::chain::FusedChain) -> Result<Option<LoopNest>, Error> {
+    chain_in(f, None)
+}
+
+/// [`chain`] reading the chain's input through a view (see [`slice_strided`]).
+pub fn chain_strided(f: &crate::chain::FusedChain, input: &Strided) -> Result<Option<LoopNest>, Error> {
+    chain_in(f, Some(input))
+}
+
+fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Option<LoopNest>, Error> {
+    use crate::chain::{AxisMap, Head, Piece};
+    let Head::Input { shape } = &f.head else { return Ok(None) };
+    if f.dtype == DType::String {
+        return Ok(None);
+    }
+    let steps = f.const_steps();
+    let fill_bits = match steps.as_slice() {
+        [] => None,
+        [first, rest @ ..] => {
+            let bits = f.fill_bits[first - 1];
+            if rest.iter().any(|s| f.fill_bits[s - 1] != bits) {
+                return Ok(None);
+            }
+            Some(bits)
+        }
+    };
+    let all = || f.axes.iter().chain(&f.fixed);
+    let irregular = all().any(|a| a.period < a.extent || matches!(a.map, AxisMap::Table(_)));
+    if fill_bits.is_some() && irregular {
+        return Ok(None);
+    }
+    let core = f.core_shape();
+    let output_len = crate::tensor::volume(&core).filter(|&n| n <= i64::MAX as u64);
+    let input_len = crate::tensor::volume(shape).filter(|&n| n <= i64::MAX as u64);
+    let (Some(output_len), Some(input_len)) = (output_len, input_len) else {
+        return Err(Error::TooLarge { what: "a chain of more than 2^63 elements".into() });
+    };
+    let mode = match (fill_bits, irregular) {
+        (Some(_), _) => BoundaryMode::Fill,
+        (None, true) => BoundaryMode::Wrap,
+        (None, false) => BoundaryMode::StrictBounds,
+    };
+    let contiguous;
+    let view = match view {
+        Some(v) => {
+            v.check_inside(shape, "input view")?;
+            v
+        }
+        None => {
+            contiguous = Strided { buffer_len: input_len, ..Strided::contiguous(shape)? };
+            &contiguous
+        }
+    };
+    let nest = LoopNest {
+        dtype: f.dtype,
+        mode,
+        fill_bits: fill_bits.unwrap_or(0),
+        input_len: view.buffer_len,
+        output_len,
+        base: 0,
+        dims: Vec::new(),
+    };
+    let in_strides: Vec<i128> = view.strides.iter().map(|&s| s as i128).collect();
+    let mut axes = Vec::new();
+    for a in all() {
+        let t = a.head_axis.map_or(0, |h| in_strides[h]);
+        let what = "chain offset";
+        let indexing = match &a.map {
+            AxisMap::Pieces(p) => Indexing::Segments(
+                p.iter()
+                    .map(|p| {
+                        Ok(match *p {
+                            Piece::Const { len, .. } => Segment::Fill { len },
+                            Piece::Read { len, z0, dz } => Segment::Affine {
+                                len,
+                                offset: to_i64(z0 as i128 * t, what)?,
+                                stride: to_i64(dz as i128 * t, what)?,
+                            },
+                        })
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+            AxisMap::Table(entries) => Indexing::Table(
+                entries
+                    .iter()
+                    .map(|o| match *o {
+                        crate::chain::Outcome::Read(z) => to_i64(z as i128 * t, what),
+                        crate::chain::Outcome::Const(_) => unreachable!("tables with fill positions were refused"),
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+        };
+        axes.push(Axis { extent: a.extent, period: a.period.max(1), indexing });
+    }
+    finish(nest, axes, view.offset).map(Some)
 }
 
 /// The offsets of positions [0, period) of an axis with too many segments, stepping the

@@ -6,8 +6,7 @@
 //! in pieces of that prefix: O(block) bytes of memcpy, no per-element work (nibbles: at
 //! most two periods nibble by nibble, to reach whole bytes).
 
-/// The prefix stops doubling at this many bytes.
-pub(crate) const CHUNK: usize = 64 << 10;
+use crate::policy::REPEAT_CHUNK as CHUNK;
 
 /// The indices of [`repeat`] and [`repeat_nibbles`] among a kernel module's functions
 /// (their declaration order, after [`crate::stream::stream_copy`]), and their symbols.

@@ -2,27 +2,9 @@
 //! (which stays in the L1 cache) and call [`stream_copy`] to write it out with
 //! non-temporal stores, which do not read each output cache line before writing it (as
 //! ordinary stores do) — the way memset and memcpy themselves write large buffers.
-//! Worth it only for outputs much larger than the caches' share of one core; the host
+//! Worth it only for outputs much larger than the caches' share of one core
+//! ([`crate::policy::STREAM_MIN_BYTES`]); the host
 //! fences ([`fence`]) after a kernel that streams, before the output is read.
-
-/// Bytes of a chunk.
-pub(crate) const CHUNK: u64 = 4096;
-
-/// Outputs of at least this many bytes are streamed.
-pub(crate) const MIN_BYTES: u64 = 8 << 20;
-
-/// Whether a static slice kernel streams its reversed and strided runs: outputs of
-/// [`MIN_BYTES`] or more of elements narrower than a vector, with no repeating dim (those
-/// copy most of their output from the output itself, which stays in the cache).
-pub(crate) fn slice_streams(nest: &kerf_ir::schedule::LoopNest) -> bool {
-    if nest.dims.iter().any(|d| d.repeats()) {
-        return false;
-    }
-    match nest.dtype.layout() {
-        kerf_ir::dtype::Layout::Bytes(w) if w < 16 => nest.output_len.saturating_mul(w as u64) >= MIN_BYTES,
-        _ => false,
-    }
-}
 
 /// The index of [`stream_copy`] among a kernel module's functions: it is declared first.
 pub(crate) const FUNC_INDEX: u32 = 0;

@@ -34,6 +34,7 @@ pub mod display;
 mod error;
 mod file;
 pub use file::file_kind;
+pub mod chain;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 pub mod npy;
@@ -47,11 +48,12 @@ pub use half;
 /// shares its name with the [`Kernel`] trait it implements).
 pub use kerf_derive::Kernel;
 /// The Rust source `#[derive(kerf::Kernel)]` expands to for a request (`kerf expand`).
-pub use kerf_codegen::expand_request;
+pub use kerf_codegen::{expand_chain, expand_request};
 pub use kerf_ir::random;
 /// The shared schedule (loop and fill nests) every backend emits from.
 pub use kerf_ir::schedule;
 use kerf_ir::tensor;
+pub use kerf_ir::schedule::Strided;
 pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
     About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Plan,
@@ -105,16 +107,20 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
 /// [`run_jit_strings`]).
 pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Error> {
     let plan = lower(request)?;
-    if plan.dtype() == DType::String {
-        let data =
-            data_input(request)?.ok_or_else(|| Error::Invalid { what: "a string slice needs its data".into() })?;
-        return run_jit_strings(jit, &plan, data, dynamic);
-    }
-    let kernel = if dynamic { jit.compile_dynamic_plan(&plan)? } else { jit.compile_plan(&plan)? };
-    let data = match kernel.plan() {
+    let data = match &plan {
         Plan::Slice(_) => data_input(request)?,
         Plan::Fill(_) => None,
     };
+    run_plan_jit(jit, &plan, data, dynamic)
+}
+
+/// [`run_jit`] for a lowered plan and its data input (`None` for fills).
+pub fn run_plan_jit(jit: &Jit, plan: &Plan, data: Option<&Tensor>, dynamic: bool) -> Result<Tensor, Error> {
+    if plan.dtype() == DType::String {
+        let data = data.ok_or_else(|| Error::Invalid { what: "a string slice needs its data".into() })?;
+        return run_jit_strings(jit, plan, data, dynamic);
+    }
+    let kernel = if dynamic { jit.compile_dynamic_plan(plan)? } else { jit.compile_plan(plan)? };
     kernel.run_tensor(data.map(Tensor::view))
 }
 

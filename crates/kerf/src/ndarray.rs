@@ -11,7 +11,9 @@
 //! ```
 
 use ::ndarray::{ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, IxDyn};
-use kerf_ir::{DType, Error, Kernel, Tensor};
+use kerf_ir::schedule::Strided;
+use kerf_ir::{DType, Error, Kernel, SlicePlan, Tensor};
+use kerf_jit::Jit;
 
 /// Rust element types that are kerf dtypes: plain little-endian values, no padding.
 ///
@@ -183,6 +185,134 @@ pub fn run_into<K: Kernel + ?Sized, T: Element, D: Dimension, E: Dimension>(
     }
 }
 
+/// Where an array view's elements are, from its element of lowest address: the view as a
+/// [`Strided`] buffer, and that element's offset from the view's first element (`≤ 0`).
+fn strided_of<T, D: Dimension>(a: &ArrayView<'_, T, D>) -> Result<(Strided, isize), Error> {
+    let shape = shape_of(&a.raw_dim());
+    let strides: Vec<i64> = a.strides().iter().map(|&s| s as i64).collect();
+    let probe = Strided { offset: 0, strides, buffer_len: 0 };
+    let (lo, hi) = probe.span(&shape).unwrap_or((0, -1));
+    let lo_isize = isize::try_from(lo).map_err(|_| Error::TooLarge { what: "an array view's span".into() })?;
+    let offset = i64::try_from(-lo).map_err(|_| Error::TooLarge { what: "an array view's span".into() })?;
+    Ok((Strided { offset, buffer_len: (hi - lo + 1) as u64, ..probe }, lo_isize))
+}
+
+/// Run a slice plan on the JIT reading `input` where it lies, whatever its layout
+/// (transposed, sliced with steps, reversed, broadcast: strides of any sign, zero
+/// included) — no copy of the input. The kernel is compiled for the view's strides
+/// ([`Jit::compile_strided`]; not cached). `output` is written in place when it is
+/// contiguous row-major, else through a buffer copied into it.
+///
+/// ```
+/// use kerf::ndarray::run_strided;
+/// use kerf::{AxisRead, BoundaryMode, DType, Jit, SlicePlan};
+/// use ndarray::{Array2, s};
+/// let a = Array2::from_shape_fn((4, 6), |(i, j)| (10 * i + j) as f32);
+/// // Columns 1..3 of the transposed array (a [6, 4] view): rows 1..3 of `a`, read in place.
+/// let plan = SlicePlan {
+///     dtype: DType::F32,
+///     input_shape: vec![6, 4],
+///     axes: vec![AxisRead { extent: 6, start: 0, step: 1 }, AxisRead { extent: 2, start: 1, step: 1 }],
+///     mode: BoundaryMode::StrictBounds,
+///     fill_bits: 0,
+///     output_shape: vec![6, 2],
+///     windows: vec![],
+/// };
+/// let mut out = Array2::<f32>::zeros((6, 2));
+/// run_strided(&Jit::default(), &plan, a.t(), out.view_mut())?;
+/// assert_eq!(out, a.slice(s![1..3, ..]).t());
+/// # Ok::<(), kerf::Error>(())
+/// ```
+pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
+    jit: &Jit,
+    plan: &SlicePlan,
+    input: ArrayView<'_, T, D>,
+    output: ArrayViewMut<'_, T, E>,
+) -> Result<(), Error> {
+    StridedKernel::new(jit, plan, &input)?.run(input, output)
+}
+
+/// A slice plan compiled for one input layout (shape and strides, any offset in memory),
+/// to run on every view of that layout without recompiling: see [`run_strided`].
+pub struct StridedKernel {
+    plan: SlicePlan,
+    view: Strided,
+    /// The offset of the view's element of lowest address from its first element (≤ 0).
+    lo: isize,
+    kernel: std::sync::Arc<kerf_jit::JitKernel>,
+}
+
+impl StridedKernel {
+    /// Compile `plan` for the layout of `input` (its shape must be the plan's input shape).
+    pub fn new<T: Element, D: Dimension>(
+        jit: &Jit,
+        plan: &SlicePlan,
+        input: &ArrayView<'_, T, D>,
+    ) -> Result<Self, Error> {
+        check_dtype::<T>(plan.dtype)?;
+        let in_shape = shape_of(&input.raw_dim());
+        if in_shape != plan.input_shape {
+            return Err(Error::Mismatch {
+                what: "input array shape".into(),
+                expected: format!("{:?}", plan.input_shape),
+                found: format!("{in_shape:?}"),
+            });
+        }
+        let (view, lo) = strided_of(input)?;
+        let kernel = jit.compile_strided(plan, &view)?;
+        Ok(StridedKernel { plan: plan.clone(), view, lo, kernel })
+    }
+
+    /// Run on `input` (the layout compiled for, checked) into `output`: in place when it
+    /// is contiguous row-major, else through a buffer copied into it.
+    pub fn run<T: Element, D: Dimension, E: Dimension>(
+        &self,
+        input: ArrayView<'_, T, D>,
+        mut output: ArrayViewMut<'_, T, E>,
+    ) -> Result<(), Error> {
+        check_dtype::<T>(self.plan.dtype)?;
+        let out_shape = shape_of(&output.raw_dim());
+        if out_shape != self.plan.output_shape {
+            return Err(Error::Mismatch {
+                what: "output array shape".into(),
+                expected: format!("{:?}", self.plan.output_shape),
+                found: format!("{out_shape:?}"),
+            });
+        }
+        let layout = (shape_of(&input.raw_dim()), strided_of(&input)?);
+        if layout != (self.plan.input_shape.clone(), (self.view.clone(), self.lo)) {
+            return Err(Error::Mismatch {
+                what: "input array layout".into(),
+                expected: format!("shape {:?}, strides {:?}", self.plan.input_shape, self.view.strides),
+                found: format!("shape {:?}, strides {:?}", input.shape(), input.strides()),
+            });
+        }
+        // SAFETY: `lo` (≤ 0) is the offset, from the view's first element, of its element
+        // of lowest address (computed from its shape and strides, equal to the compiled
+        // ones as checked above), so the pointer is to an element of the array's
+        // allocation; an empty view is not offset (lo = 0).
+        let base = unsafe { input.as_ptr().offset(self.lo) }.cast::<u8>();
+        let run = |out: &mut [T]| {
+            // SAFETY: the kernel was compiled for `self.view`, this array view's layout
+            // (checked above) with `offset` = -lo: every element it reads is `base +
+            // offset + Σ i_k·strides[k]` for indices inside the view's shape — an element
+            // of the view, readable while `input` is borrowed (its gaps are never read).
+            unsafe { self.kernel.run_from_ptr(base, as_bytes_mut(out)) }
+        };
+        match output.as_slice_mut() {
+            Some(s) => run(s),
+            None => {
+                let mut buf = zeroed::<T>(output.len())?;
+                run(&mut buf)?;
+                for (o, v) in output.iter_mut().zip(buf) {
+                    *o = v;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// `run_bytes` into elements of `T`. `Kernel` is a safe trait any code may implement, so
 /// for `bool` (the one element type with invalid byte patterns) the bytes written are
 /// checked before any of them is read as a `bool`: a byte other than 0 or 1 is zeroed
@@ -233,6 +363,77 @@ mod tests {
         let mut c = ::ndarray::Array1::from_elem(3, true);
         assert!(run_into::<_, bool, ::ndarray::Ix1, _>(&Twos, None, c.view_mut()).is_err());
         assert_eq!(c.to_vec(), [false; 3]);
+    }
+
+    /// A plan of every mode on views of every layout, read in place, against the
+    /// reference on a contiguous copy of the view.
+    #[test]
+    fn strided_views_read_in_place_match_the_reference() {
+        use kerf_ir::{AxisRead, BoundaryMode};
+        let jit = Jit::default();
+        let base = ::ndarray::Array2::from_shape_fn((6, 8), |(i, j)| (i * 8 + j) as i32);
+        let wide = ::ndarray::Array2::from_shape_fn((5, 1), |(i, _)| i as i32);
+        let broadcast = wide.broadcast((5, 7)).unwrap();
+        let views = [
+            base.slice(s![.., ..]),
+            base.t(),
+            base.slice(s![..;2, 1..;3]),
+            base.slice(s![..;-1, ..;-2]),
+            base.slice(s![1..5, 2..7]).reversed_axes(),
+            broadcast.view(),
+        ];
+        for v in views {
+            let shape = shape_of(&v.raw_dim());
+            for mode in BoundaryMode::ALL {
+                let axes: Vec<AxisRead> = shape
+                    .iter()
+                    .map(|&d| {
+                        if mode == BoundaryMode::StrictBounds {
+                            AxisRead { extent: d, start: d as i64 - 1, step: -1 }
+                        } else {
+                            AxisRead { extent: d + 5, start: -3, step: 1 }
+                        }
+                    })
+                    .collect();
+                let plan = SlicePlan {
+                    dtype: DType::I32,
+                    input_shape: shape.clone(),
+                    output_shape: axes.iter().map(|a| a.extent).collect(),
+                    axes,
+                    mode,
+                    fill_bits: 7,
+                    windows: Vec::new(),
+                };
+                let expected = kerf_ir::reference::slice(&plan, tensor_from_array(v).view()).unwrap();
+                let out_shape: Vec<usize> = plan.output_shape.iter().map(|&d| d as usize).collect();
+                let mut out = ArrayD::<i32>::zeros(IxDyn(&out_shape));
+                run_strided(&jit, &plan, v, out.view_mut()).unwrap();
+                assert_eq!(out, array_from_tensor::<i32>(&expected).unwrap(), "{mode} on {:?}", v.strides());
+                // Into a column block of a larger array (a non-contiguous output).
+                let mut big = ArrayD::<i32>::zeros(IxDyn(&[out_shape[0], out_shape[1] + 3]));
+                run_strided(&jit, &plan, v, big.slice_mut(s![.., 1..out_shape[1] + 1]).into_dyn()).unwrap();
+                assert_eq!(big.slice(s![.., 1..out_shape[1] + 1]).into_dyn(), out);
+            }
+        }
+        // Wrong shapes are errors.
+        let plan = SlicePlan {
+            dtype: DType::I32,
+            input_shape: vec![2, 2],
+            axes: vec![AxisRead { extent: 1, start: 0, step: 1 }; 2],
+            mode: BoundaryMode::StrictBounds,
+            fill_bits: 0,
+            output_shape: vec![1, 1],
+            windows: Vec::new(),
+        };
+        let mut out = ::ndarray::Array2::<i32>::zeros((1, 1));
+        assert!(run_strided(&jit, &plan, base.view(), out.view_mut()).is_err());
+        // A kernel compiled for one layout refuses another of the same shape.
+        let square = ::ndarray::Array2::from_shape_fn((2, 2), |(i, j)| (2 * i + j) as i32);
+        let k = StridedKernel::new(&jit, &plan, &square.t()).unwrap();
+        k.run(square.t(), out.view_mut()).unwrap();
+        assert_eq!(out[[0, 0]], 0);
+        let e = k.run(square.view(), out.view_mut()).unwrap_err().to_string();
+        assert!(e.contains("layout"), "{e}");
     }
 
     #[test]

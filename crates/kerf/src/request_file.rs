@@ -105,10 +105,17 @@ pub fn parse(text: &str, path: &Path) -> Result<RequestFile, FileError> {
     // Large inline lists are read by `values`, not as a tree of TOML values; positions in
     // the text the TOML parser sees map back to this text's.
     let (cut, lists) = values::cut_large_lists(text);
-    let raw: RawRequest = toml::from_str(&cut).map_err(|e| {
-        let (line, column) = e.span().map(|s| line_column(text, lists.original(s.start))).unwrap_or((1, 1));
-        FileError::Syntax { path: path.to_path_buf(), line, column, message: one_line(e.message()) }
-    })?;
+    let raw: RawRequest = toml::from_str(&cut).map_err(|e| syntax_error(text, &lists, path, e))?;
+    from_raw(&raw, text, &lists, path)
+}
+
+fn syntax_error(text: &str, lists: &values::Lists, path: &Path, e: toml::de::Error) -> FileError {
+    let (line, column) = e.span().map(|s| line_column(text, lists.original(s.start))).unwrap_or((1, 1));
+    FileError::Syntax { path: path.to_path_buf(), line, column, message: one_line(e.message()) }
+}
+
+/// A request built from its parsed TOML (one request file, or one step of a chain file).
+fn from_raw(raw: &RawRequest, text: &str, lists: &values::Lists, path: &Path) -> Result<RequestFile, FileError> {
     let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
     let at = |span: std::ops::Range<usize>| line_column(text, lists.original(span.start));
     let err = |span: std::ops::Range<usize>, detail: String| {
@@ -155,6 +162,118 @@ pub fn parse(text: &str, path: &Path) -> Result<RequestFile, FileError> {
         spans.insert(format!("inputs.{}", name.get_ref()), at(name.span()));
     }
     Ok(RequestFile { path: path.to_path_buf(), request, spans, npy_paths })
+}
+
+/// A chain file: `[[steps]]`, each a request table (`op`, `version`, `attributes`,
+/// `inputs`); every step after the first reads the previous step's output as its data
+/// input and names none.
+///
+/// ```toml
+/// [[steps]]
+/// op = "onnx.pad"
+/// version = 19
+/// [steps.attributes]
+/// mode = "reflect"
+/// [steps.inputs]
+/// data = "x.npy"
+/// pads = [0, 2, 0, 2]
+///
+/// [[steps]]
+/// op = "onnx.slice"
+/// [steps.inputs]
+/// starts = [1]
+/// ends = [-1]
+/// axes = [0]
+/// ```
+#[derive(Clone, Debug)]
+pub struct ChainFile {
+    pub path: PathBuf,
+    /// One per step, in order (each with its entries' positions in the file).
+    pub steps: Vec<RequestFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChain {
+    steps: Vec<RawRequest>,
+}
+
+impl ChainFile {
+    /// The chain the steps make.
+    pub fn chain(&self) -> kerf_ir::chain::ChainRequest {
+        kerf_ir::chain::ChainRequest { steps: self.steps.iter().map(|s| s.request.clone()).collect() }
+    }
+    /// The `.npy` files the steps' inputs were read from.
+    pub fn npy_paths(&self) -> Vec<PathBuf> {
+        self.steps.iter().flat_map(|s| s.npy_paths.iter().cloned()).collect()
+    }
+    /// An error as one line naming this file, and for an error of one step the line and
+    /// column of the entry it is about.
+    pub fn describe_error(&self, e: &kerf_ir::Error) -> String {
+        if let kerf_ir::Error::Step { step, source, .. } = e
+            && let Some((l, c)) = self.steps.get(step.wrapping_sub(1)).and_then(|s| s.locate(source))
+        {
+            return format!("{}:{l}:{c}: {e}", self.path.display());
+        }
+        format!("{}: {e}", self.path.display())
+    }
+}
+
+/// A request file or a chain file.
+#[derive(Clone, Debug)]
+pub enum AnyFile {
+    Request(RequestFile),
+    Chain(ChainFile),
+}
+
+impl AnyFile {
+    pub fn path(&self) -> &Path {
+        match self {
+            AnyFile::Request(f) => &f.path,
+            AnyFile::Chain(f) => &f.path,
+        }
+    }
+    pub fn describe_error(&self, e: &kerf_ir::Error) -> String {
+        match self {
+            AnyFile::Request(f) => f.describe_error(e),
+            AnyFile::Chain(f) => f.describe_error(e),
+        }
+    }
+}
+
+/// Read a request file or a chain file (one with `[[steps]]`), as [`load`] does.
+pub fn load_any(path: &Path) -> Result<AnyFile, FileError> {
+    let (file, len) = crate::file::open_regular(path, "cannot read")?;
+    if len > MAX_REQUEST_BYTES {
+        // `load` reports the size.
+        return load(path).map(AnyFile::Request);
+    }
+    let mut text = String::new();
+    file.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| FileError::io(path, "cannot read", e))?;
+    if text.len() as u64 > MAX_REQUEST_BYTES {
+        return load(path).map(AnyFile::Request);
+    }
+    parse_any(&text, path)
+}
+
+/// Parse a request file or a chain file: a chain file is one whose top level has `steps`.
+pub fn parse_any(text: &str, path: &Path) -> Result<AnyFile, FileError> {
+    let (cut, lists) = values::cut_large_lists(text);
+    let is_chain = toml::from_str::<toml::Table>(&cut).is_ok_and(|t| t.contains_key("steps"));
+    if !is_chain {
+        return parse(text, path).map(AnyFile::Request);
+    }
+    let raw: RawChain = toml::from_str(&cut).map_err(|e| syntax_error(text, &lists, path, e))?;
+    if raw.steps.is_empty() {
+        return Err(FileError::Request {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            detail: "`steps` is empty: a chain has at least one step".into(),
+        });
+    }
+    let steps = raw.steps.iter().map(|r| from_raw(r, text, &lists, path)).collect::<Result<Vec<_>, _>>()?;
+    Ok(AnyFile::Chain(ChainFile { path: path.to_path_buf(), steps }))
 }
 
 /// The `.npy` path an input value names, if it names one.

@@ -1,0 +1,436 @@
+//! Chains: step-by-step validation naming the step, and the composed (fused) map against
+//! the steps run one by one with the reference interpreter, byte for byte.
+
+mod common;
+use common::*;
+use kerf_ir::chain::{self, AxisMap, ChainRequest, FusedChain, Piece};
+use kerf_ir::plan::Window;
+use kerf_ir::schedule::{self, Indexing, LoopNest, Segment, Strided};
+use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Linspace, Plan, Request, SlicePlan, Tensor};
+use proptest::prelude::*;
+
+/// Fused and unfused runs of lowered plans: equal bytes; and where a loop nest can say the
+/// chain, the nest (what the JIT and the derive emit) gives them too.
+fn fused_equals_unfused(plans: &[Plan], input: Option<&Tensor>) -> FusedChain {
+    let fused = chain::compose(plans).unwrap_or_else(|e| panic!("compose: {e}\n{plans:#?}"));
+    let a = chain::evaluate_unfused(plans, input.map(Tensor::view)).unwrap();
+    let b = chain::evaluate_fused(&fused, input.map(Tensor::view)).unwrap();
+    assert_eq!(a, b, "fused differs from unfused\n{fused}\n{plans:#?}");
+    if let (Some(nest), Some(input)) = (schedule::chain(&fused).unwrap(), input) {
+        let got = run_nest(&nest, &elements(input));
+        assert_eq!(got, elements(&a), "the chain's nest differs from the unfused run\n{fused}\n{nest}");
+    }
+    fused
+}
+
+/// Every element's bits (strings: their index, which no nest test uses).
+fn elements(t: &Tensor) -> Vec<u128> {
+    (0..t.len()).map(|i| t.element_bits(i).unwrap_or(i as u128)).collect()
+}
+
+/// A loop nest run element by element on a buffer of element bits.
+fn run_nest(nest: &LoopNest, buffer: &[u128]) -> Vec<u128> {
+    nest.verify().unwrap();
+    assert_eq!(nest.input_len as usize, buffer.len());
+    let mut out = Vec::new();
+    fn walk(nest: &LoopNest, k: usize, acc: Option<i128>, buffer: &[u128], out: &mut Vec<u128>) {
+        if k == nest.dims.len() {
+            out.push(acc.map_or(nest.fill_bits, |o| buffer[o as usize]));
+            return;
+        }
+        let dim = &nest.dims[k];
+        let mut period: Vec<Option<i64>> = Vec::new();
+        match &dim.indexing {
+            Indexing::Segments(segs) => {
+                for s in segs {
+                    match *s {
+                        Segment::Fill { len } => period.extend((0..len).map(|_| None)),
+                        Segment::Affine { len, offset, stride } => {
+                            period.extend((0..len as i64).map(|j| Some(offset + stride * j)))
+                        }
+                    }
+                }
+            }
+            Indexing::Table(t) => period.extend(t.iter().map(|&o| Some(o))),
+        }
+        for y in 0..dim.extent {
+            let c = period[(y % dim.period) as usize];
+            walk(nest, k + 1, acc.zip(c).map(|(a, c)| a + c as i128), buffer, out);
+        }
+    }
+    if !nest.dims.is_empty() {
+        walk(nest, 0, Some(nest.base as i128), buffer, &mut out);
+    }
+    out
+}
+
+fn run_chain(steps: Vec<Request>) -> Result<(Tensor, FusedChain), Error> {
+    let chain = ChainRequest { steps };
+    let plans = chain::lower_chain(&chain)?;
+    let spec = kerf_ir::frontend::spec(&chain.steps[0].op)?;
+    let input = chain::data_input_name(spec).and_then(|n| chain.steps[0].inputs.get(n)).and_then(|i| i.tensor());
+    let fused = fused_equals_unfused(&plans, input);
+    Ok((chain::evaluate_fused(&fused, input.map(Tensor::view))?, fused))
+}
+
+fn trt_step(start: &[i64], size: &[i64], stride: &[i64], mode: &str) -> Request {
+    Request::new("tensorrt.slice")
+        .attr("start", start.to_vec())
+        .attr("size", size.to_vec())
+        .attr("stride", stride.to_vec())
+        .attr("mode", mode)
+}
+
+#[test]
+fn pad_then_crop_is_one_read_per_axis() {
+    let x = arange_i32(&[4, 5]);
+    let pad = onnx_pad(19, x, &[2, 2, 2, 2], "reflect");
+    let mut crop = onnx(13, Tensor::from_i64s(&[]), &[1, 1], &[-1, -1], None, None);
+    crop.inputs.remove("data");
+    let (out, fused) = run_chain(vec![pad, crop]).unwrap();
+    assert_eq!(out.shape(), [6, 7]);
+    for a in &fused.axes {
+        let AxisMap::Pieces(p) = &a.map else { panic!("{fused}") };
+        assert!(p.iter().all(|p| matches!(p, Piece::Read { .. })), "{fused}");
+    }
+    assert!(fused.const_steps().is_empty());
+}
+
+#[test]
+fn two_fill_values_keep_each_steps_value() {
+    // Pad with 7, then a tensorrt fill slice reaching past the padded tensor with 9: the
+    // pad's border keeps 7, positions outside the padded tensor take 9.
+    let x = arange_i32(&[3]);
+    let pad = onnx_pad(19, x, &[1, 1], "constant").input("constant_value", scalar_bits(DType::I32, 7));
+    let slice = trt_step(&[-2], &[9], &[1], "fill").input("fill", scalar_i64(9));
+    let (out, fused) = run_chain(vec![pad, slice]).unwrap();
+    assert_eq!(ints(&out), [9, 9, 7, 0, 1, 2, 7, 9, 9]);
+    assert_eq!(fused.const_steps(), [1, 2], "{fused}");
+}
+
+#[test]
+fn errors_name_the_step() {
+    let x = arange_i32(&[4, 6]);
+    // A later step naming a data input.
+    let first = trt(x.clone(), &[0, 0], &[2, 2], &[1, 1], "strict_bounds");
+    let second = trt(x.clone(), &[0, 0], &[1, 1], &[1, 1], "strict_bounds");
+    let e = run_chain(vec![first.clone(), second]).unwrap_err().to_string();
+    assert!(e.starts_with("step 2 (tensorrt.slice)") && e.contains("input `input` is given"), "{e}");
+    // Rank mismatch after a shrink: step 1 shrinks axis 0, step 2 addresses two axes.
+    let shrink = ov(x.clone(), &[1, 0], &[2, 6], &[1, 1], [&[], &[], &[], &[1, 0], &[]]);
+    let e = run_chain(vec![shrink, trt_step(&[0, 0], &[1, 1], &[1, 1], "strict_bounds")]).unwrap_err().to_string();
+    assert!(e.starts_with("step 2 (tensorrt.slice)"), "{e}");
+    // Strict bounds broken by step 2 only (step 1's output is 2×2).
+    let e = run_chain(vec![first, trt_step(&[1, 1], &[2, 2], &[1, 1], "strict_bounds")]).unwrap_err().to_string();
+    assert!(e.starts_with("step 2 (tensorrt.slice)") && e.contains("strict"), "{e}");
+    // A fill after the first step.
+    let fill = Request::new("tensorrt.fill")
+        .attr("dimensions", vec![2i64])
+        .attr("operation", "linspace")
+        .attr("alpha", 0.0)
+        .attr("beta", vec![1.0]);
+    let e = run_chain(vec![trt(x, &[0, 0], &[2, 2], &[1, 1], "wrap"), fill]).unwrap_err().to_string();
+    assert!(e.starts_with("step 2 (tensorrt.fill)"), "{e}");
+    let e = chain::lower_chain(&ChainRequest::default()).unwrap_err().to_string();
+    assert!(e.contains("at least one step"), "{e}");
+}
+
+/// Wrap over wrap with coprime periods would take as many pieces as positions: a table
+/// of one period, never more entries than the axis's extent.
+#[test]
+fn periodic_over_periodic_takes_a_table_of_the_output_extent() {
+    let x = arange_i32(&[7]);
+    let (out, fused) =
+        run_chain(vec![trt(x, &[0], &[11], &[1], "wrap"), trt_step(&[0], &[60], &[3], "reflect")]).unwrap();
+    assert_eq!(out.len(), 60);
+    let a = &fused.axes[0];
+    match &a.map {
+        AxisMap::Table(t) => assert!(t.len() as u64 == a.period && a.period <= a.extent, "{fused}"),
+        AxisMap::Pieces(p) => assert!(p.len() <= kerf_ir::schedule::MAX_SEGMENTS_PER_AXIS, "{fused}"),
+    }
+    // Huge extents: the map stays one period of the last step.
+    let x = arange_i32(&[3]);
+    let chain =
+        ChainRequest { steps: vec![trt(x, &[0], &[1000], &[1], "wrap"), trt_step(&[5], &[1 << 40], &[7], "reflect")] };
+    let plans = chain::lower_chain(&chain).unwrap();
+    let fused = chain::compose(&plans).unwrap();
+    let a = &fused.axes[0];
+    assert!(a.period <= 2 * 1000, "{fused}");
+}
+
+#[test]
+fn slices_of_a_linspace_and_a_random_fill_are_its_elements() {
+    for kind in [
+        FillKind::Linspace(Linspace::Float { alpha: 0.1, beta: vec![0.3, 0.7] }),
+        FillKind::RandomNormal { alpha: 1.0, beta: 2.0, seed: 42 },
+        FillKind::RandomUniform { alpha: -1.0, beta: 3.0, seed: 7 },
+    ] {
+        let fill = Plan::Fill(FillPlan { dtype: DType::F32, shape: vec![5, 6], kind });
+        let s = slice(DType::F32, &[5, 6], &[(3, 4, -2), (9, -2, 1)], BoundaryMode::Reflect);
+        let fused = fused_equals_unfused(&[fill, Plan::Slice(s)], None);
+        assert!(matches!(fused.head, chain::Head::Fill(_)));
+    }
+}
+
+#[test]
+fn fused_chain_snapshots() {
+    let x = arange_i32(&[1, 3, 64, 64]);
+    let cases: Vec<(&str, Vec<Request>)> = vec![
+        (
+            "ch1_pad_reflect_then_crop",
+            vec![onnx_pad(19, x.clone(), &[0, 0, 16, 16, 0, 0, 16, 16], "reflect"), {
+                let mut r = onnx(13, x.clone(), &[8, 8], &[-8, -8], Some(&[2, 3]), None);
+                r.inputs.remove("data");
+                r
+            }],
+        ),
+        (
+            "crop_of_wrap_padded",
+            vec![
+                trt(arange_i32(&[4, 4]), &[-3, -3], &[10, 10], &[1, 1], "wrap"),
+                trt_step(&[2, 2], &[5, 5], &[1, 2], "clamp"),
+            ],
+        ),
+        (
+            "two_fills",
+            vec![
+                trt(arange_i32(&[4]), &[-1], &[6], &[1], "fill").input("fill", scalar_i64(5)),
+                trt_step(&[-2], &[10], &[1], "fill").input("fill", scalar_i64(6)),
+            ],
+        ),
+        (
+            "shrink_then_reverse",
+            vec![
+                ov(arange_i32(&[3, 4, 5]), &[1, 0, 0], &[2, 4, 5], &[1, 1, 1], [&[], &[], &[], &[1, 0, 0], &[]]),
+                trt_step(&[3, 4], &[4, 5], &[-1, -1], "strict_bounds"),
+            ],
+        ),
+    ];
+    for (name, steps) in cases {
+        let (_, fused) = run_chain(steps).unwrap();
+        insta::assert_snapshot!(format!("fused_{name}"), fused.to_string());
+    }
+}
+
+fn slice(dtype: DType, shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
+    SlicePlan {
+        dtype,
+        input_shape: shape.to_vec(),
+        axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
+        mode,
+        fill_bits: 0,
+        output_shape: axes.iter().map(|a| a.0).collect(),
+        windows: Vec::new(),
+    }
+}
+
+/// A small deterministic generator (splitmix64) driven by proptest's seed.
+struct Gen(u64);
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+/// A random step on `shape`: every mode, windows, negative and zero steps, fill values,
+/// and reshapes by unit axes; strict-bounds reads kept inside.
+fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
+    let modes = BoundaryMode::ALL;
+    let mut mode = modes[g.below(modes.len() as u64) as usize];
+    let windows: Vec<Window> = if g.below(3) == 0 {
+        shape
+            .iter()
+            .map(|&d| {
+                let lo = g.below(d + 1);
+                Window { lo, len: g.below(d - lo + 1) }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut axes = Vec::new();
+    for (k, &d) in shape.iter().enumerate() {
+        let wlen = windows.get(k).map_or(d, |w| w.len) as i64;
+        let extent = g.below(7);
+        let step = g.range(-3, 3);
+        let start = g.range(-6, wlen + 5);
+        axes.push(AxisRead { extent, start, step });
+    }
+    let fill_bits = match dtype {
+        DType::I4 => g.below(16) as u128,
+        DType::Bool => g.below(2) as u128,
+        DType::String => 0,
+        _ => g.below(256) as u128,
+    };
+    let mut p =
+        SlicePlan { dtype, input_shape: shape.to_vec(), axes, mode, fill_bits, output_shape: Vec::new(), windows };
+    // Strict bounds or an empty window outside fill mode: read inside, or fall back.
+    for k in 0..shape.len() {
+        let d = p.window(k).len as i64;
+        let a = &mut p.axes[k];
+        if mode == BoundaryMode::StrictBounds && d > 0 && a.extent > 0 {
+            a.start = a.start.rem_euclid(d);
+            let room = if a.step > 0 {
+                (d - 1 - a.start) / a.step
+            } else if a.step < 0 {
+                a.start / -a.step
+            } else {
+                i64::MAX
+            };
+            a.extent = a.extent.min(room as u64 + 1);
+        }
+    }
+    if p.validate().is_err() {
+        mode = BoundaryMode::Fill;
+        p.mode = mode;
+    }
+    // Reshape: drop some unit axes, insert some.
+    let mut out = Vec::new();
+    for a in &p.axes {
+        if !(a.extent == 1 && g.below(2) == 0) {
+            out.push(a.extent);
+        }
+        if g.below(5) == 0 {
+            out.push(1);
+        }
+    }
+    p.output_shape = out;
+    p
+}
+
+fn random_tensor(g: &mut Gen, dtype: DType, shape: &[u64]) -> Tensor {
+    if dtype == DType::String {
+        let n: u64 = shape.iter().product();
+        let words: Vec<String> = (0..n).map(|i| format!("s{i}{}", "x".repeat(g.below(3) as usize))).collect();
+        return Tensor::from_strings(shape, &words).unwrap();
+    }
+    let t = Tensor::zeros(dtype, shape).unwrap();
+    let n = t.bytes().unwrap().len();
+    let mut bytes: Vec<u8> = (0..n).map(|_| g.next() as u8).collect();
+    if dtype == DType::Bool {
+        bytes.iter_mut().for_each(|b| *b &= 1);
+    }
+    Tensor::from_bytes(dtype, shape, &bytes).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// Random chains of 2–4 steps (every mode, windows, reshapes; dtypes of every layout;
+    /// fill heads): the fused map gives the unfused run's bytes.
+    #[test]
+    fn random_chains_fuse_exactly(seed in any::<u64>()) {
+        let mut g = Gen(seed);
+        let dtypes = [DType::U8, DType::I16, DType::F32, DType::F64, DType::I4, DType::Bool, DType::C128, DType::String];
+        let head_fill = g.below(4) == 0;
+        let dtype = if head_fill { DType::F32 } else { dtypes[g.below(dtypes.len() as u64) as usize] };
+        let rank = g.below(4) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| g.below(6)).collect();
+        let mut plans = Vec::new();
+        let mut input = None;
+        if head_fill {
+            let kind = match g.below(3) {
+                0 => FillKind::Linspace(Linspace::Float {
+                    alpha: g.range(-50, 50) as f64 / 7.0,
+                    beta: (0..rank).map(|_| g.range(-20, 20) as f64 / 3.0).collect(),
+                }),
+                1 => FillKind::RandomUniform { alpha: -2.0, beta: 5.0, seed: g.next() },
+                _ => FillKind::RandomNormal { alpha: 0.5, beta: 3.0, seed: g.next() },
+            };
+            plans.push(Plan::Fill(FillPlan { dtype, shape: shape.clone(), kind }));
+        } else {
+            input = Some(random_tensor(&mut g, dtype, &shape));
+        }
+        let steps = 2 + g.below(3) as usize - usize::from(head_fill);
+        let mut cur = shape;
+        for _ in 0..steps {
+            let p = random_step(&mut g, dtype, &cur);
+            cur = p.output_shape.clone();
+            plans.push(Plan::Slice(p));
+        }
+        fused_equals_unfused(&plans, input.as_ref());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// A slice read through a view of a larger buffer (any strides: zero, negative, with
+    /// gaps; any offset): the strided nest gives the reference's elements of the view.
+    #[test]
+    fn strided_inputs_read_the_views_elements(seed in any::<u64>()) {
+        let mut g = Gen(seed);
+        let rank = g.below(4) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + g.below(5)).collect();
+        let strides: Vec<i64> = (0..rank).map(|_| g.range(-12, 12)).collect();
+        let view = Strided { offset: 0, strides, buffer_len: 0 };
+        let (lo, hi) = view.span(&shape).unwrap();
+        let pad = g.below(4) as i128;
+        let view = Strided { offset: (pad - lo) as i64, buffer_len: (hi - lo + 1 + 2 * pad) as u64, ..view };
+        let buffer: Vec<u128> = (0..view.buffer_len).map(|_| g.below(256) as u128).collect();
+        // The view's elements, gathered row-major: the reference's input.
+        let n: u64 = shape.iter().product();
+        let mut idx = vec![0u64; rank];
+        let gathered: Vec<u8> = (0..n)
+            .map(|i| {
+                let mut r = i;
+                for k in (0..rank).rev() {
+                    idx[k] = r % shape[k];
+                    r /= shape[k];
+                }
+                let at = view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+                buffer[at as usize] as u8
+            })
+            .collect();
+        let input = Tensor::from_bytes(DType::U8, &shape, &gathered).unwrap();
+        let p = random_step(&mut g, DType::U8, &shape);
+        let expected = kerf_ir::reference::slice(&p, input.view()).unwrap();
+        let nest = schedule::slice_strided(&p, &view).unwrap();
+        prop_assert_eq!(run_nest(&nest, &buffer), elements(&expected), "{}", nest);
+    }
+}
+
+#[test]
+fn views_reaching_outside_their_buffer_are_errors() {
+    let p = slice(DType::F32, &[3, 4], &[(3, 0, 1), (4, 0, 1)], BoundaryMode::StrictBounds);
+    let bad = [
+        Strided { offset: 0, strides: vec![4, 1], buffer_len: 11 },
+        Strided { offset: 3, strides: vec![-4, 1], buffer_len: 100 },
+        Strided { offset: 0, strides: vec![4], buffer_len: 100 },
+        Strided { offset: -1, strides: vec![0, 0], buffer_len: 100 },
+    ];
+    for v in bad {
+        let e = schedule::slice_strided(&p, &v).unwrap_err().to_string();
+        assert!(e.contains("input view"), "{e}");
+    }
+    // A transposed view and a broadcast (stride 0) are fine.
+    for v in [
+        Strided { offset: 0, strides: vec![1, 3], buffer_len: 12 },
+        Strided { offset: 8, strides: vec![-4, 1], buffer_len: 12 },
+        Strided { offset: 0, strides: vec![0, 1], buffer_len: 4 },
+    ] {
+        schedule::slice_strided(&p, &v).unwrap();
+    }
+}
+
+/// Axes merge only where the view's strides continue each other.
+#[test]
+fn strided_axes_merge_only_where_strides_continue() {
+    let p = slice(DType::F32, &[4, 8], &[(4, 0, 1), (8, 0, 1)], BoundaryMode::StrictBounds);
+    let dense = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![8, 1], buffer_len: 32 }).unwrap();
+    assert_eq!(dense.dims.len(), 1, "{dense}");
+    let padded = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 }).unwrap();
+    assert_eq!(padded.dims.len(), 2, "{padded}");
+    let transposed = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 }).unwrap();
+    assert_eq!(transposed.dims.len(), 2, "{transposed}");
+}

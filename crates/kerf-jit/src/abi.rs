@@ -1,0 +1,185 @@
+//! The kernel ABI: the one signature every kernel has, the layout of its i64 argument
+//! block, and the encoders that fill that block from a verified schedule (with the
+//! buffer lengths the host checks before any machine code runs).
+//!
+//! Every kernel has one signature, with an explicit calling convention so that its IR
+//! text is the same on every x86-64 host:
+//! `fn(input: i64, output: i64, args: i64, lo: i64, hi: i64)` — byte pointers to the input
+//! and output buffers, a pointer to the kernel's i64 argument block (index tables and
+//! looped dims' segment lists of a static kernel; everything of a dynamic one), and the
+//! range `[lo, hi)` of the outermost loop (or of linear indices, for random fills) that
+//! this call computes, which is how threads split the work.
+
+use crate::compile::DynKey;
+use crate::threading::{Split, lin_split, slice_split};
+use crate::{buffer_bytes, policy, random};
+use cranelift_codegen::ir::{AbiParam, Signature, types};
+use cranelift_codegen::isa::CallConv;
+use kerf_ir::dtype::Layout;
+use kerf_ir::schedule::{self, Dim, Indexing, LoopNest, Segment};
+use kerf_ir::{DType, Error, FillKind, Linspace, Plan};
+
+/// The kernel signature.
+pub(crate) fn signature(call_conv: CallConv) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    for _ in 0..5 {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    sig
+}
+
+/// Argument-block layout of slice kernels (i64 words): the whole block of a dynamic
+/// kernel; the segment descriptors and tables of a static kernel's looped dims.
+pub(crate) mod dyn_slice {
+    pub const BASE: i64 = 0;
+    /// Two words: the fill value's 16 bytes, little-endian.
+    pub const FILL: i64 = 1;
+    /// The dim whose positions `[lo, hi)` select (the others run whole).
+    pub const SPLIT: i64 = 3;
+    /// Per dim, `DIM_WORDS` words: extent, out_stride, period, segment count, word index
+    /// of its first segment descriptor.
+    pub const DIMS: i64 = 4;
+    pub const DIM_WORDS: i64 = 5;
+    /// Per segment of one period, `SEG_WORDS` words: kind, len, offset (a table: the word
+    /// index of its entries), stride.
+    pub const SEG_WORDS: i64 = 4;
+    pub const KIND_AFFINE: i64 = 0;
+    pub const KIND_FILL: i64 = 1;
+    pub const KIND_TABLE: i64 = 2;
+}
+
+/// Append the segment descriptors of one period of `dim` (a table: one descriptor, then
+/// its entries) to `block`; returns the word index of the first descriptor.
+pub(crate) fn push_segments(block: &mut Vec<i64>, dim: &Dim) -> i64 {
+    let at = block.len() as i64;
+    match &dim.indexing {
+        Indexing::Segments(segs) => {
+            for s in segs {
+                match *s {
+                    Segment::Affine { len, offset, stride } => {
+                        block.extend([dyn_slice::KIND_AFFINE, len as i64, offset, stride])
+                    }
+                    Segment::Fill { len } => block.extend([dyn_slice::KIND_FILL, len as i64, 0, 0]),
+                }
+            }
+        }
+        Indexing::Table(t) => {
+            block.extend([dyn_slice::KIND_TABLE, t.len() as i64, at + dyn_slice::SEG_WORDS, 0]);
+            block.extend(t);
+        }
+    }
+    at
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) type EntryFn = unsafe extern "sysv64" fn(*const u8, *mut u8, *const i64, i64, i64);
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const i64, i64, i64);
+
+/// Argument-block layout of dynamic linspace kernels (i64 words; random fills: see
+/// [`crate::random::args`]).
+pub(crate) mod dyn_fill {
+    /// Linspace: word 0 alpha (i64, or f64 bits), then per dim extent and coefficient.
+    pub const LIN_ALPHA: i64 = 0;
+    pub const LIN_DIMS: i64 = 1;
+}
+
+/// The argument block and split of one plan, and the buffers its code touches: built
+/// only from a verified schedule ([`LoopNest::verify`], [`schedule::FillNest::verify`] or a
+/// validated fill plan), whose reads lie in `[0, input_len)` and whose writes cover
+/// exactly `[0, output_len)`, in elements of the kernel's dtype.
+pub(crate) struct Prepared {
+    pub(crate) args: Vec<i64>,
+    pub(crate) split: Split,
+    /// Elements the code may read (`None`: it reads no input).
+    pub(crate) input_len: Option<u64>,
+    /// Elements the code writes.
+    pub(crate) output_len: u64,
+}
+
+impl Prepared {
+    /// Bytes of the input and output buffers, and whether the output's last byte holds
+    /// a lone nibble (zeroed by the host, the code writes only the low one).
+    pub(crate) fn buffer_bytes(&self, dtype: DType) -> Result<(Option<usize>, usize, bool), Error> {
+        let input = self.input_len.map(|n| buffer_bytes(dtype, n)).transpose()?;
+        let odd_nibble = dtype.layout() == Layout::Nibbles && self.output_len % 2 == 1;
+        Ok((input, buffer_bytes(dtype, self.output_len)?, odd_nibble))
+    }
+}
+
+/// The argument block of a dynamic slice kernel with `depth` loops: the nest's dims last,
+/// after extent-1 dims padding it to the depth. O(dims + segments + tables) words.
+pub(crate) fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Error> {
+    let nd = nest.dims.len();
+    let (input_len, output_len) = (Some(nest.input_len), nest.output_len);
+    if nd == 0 {
+        return Ok(Prepared { args: Vec::new(), split: Split::default(), input_len, output_len });
+    }
+    if nd > depth {
+        return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {depth}") });
+    }
+    let pad = depth - nd;
+    let mut w = vec![0i64; (dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64) as usize];
+    w[dyn_slice::BASE as usize] = nest.base;
+    let fill = nest.fill_bits.to_le_bytes();
+    w[dyn_slice::FILL as usize] = i64::from_le_bytes(fill[..8].try_into().expect("8 bytes"));
+    w[dyn_slice::FILL as usize + 1] = i64::from_le_bytes(fill[8..].try_into().expect("8 bytes"));
+    w[dyn_slice::SPLIT as usize] = pad as i64;
+    for k in 0..depth {
+        let hdr = (dyn_slice::DIMS + dyn_slice::DIM_WORDS * k as i64) as usize;
+        let header = if k < pad {
+            let at = w.len() as i64;
+            w.extend([dyn_slice::KIND_AFFINE, 1, 0, 0]);
+            [1, nest.output_len as i64, 1, 1, at]
+        } else {
+            let dim = &nest.dims[k - pad];
+            let at = push_segments(&mut w, dim);
+            [dim.extent as i64, dim.out_stride as i64, dim.period as i64, dim.pieces() as i64, at]
+        };
+        w[hdr..hdr + dyn_slice::DIM_WORDS as usize].copy_from_slice(&header);
+    }
+    Ok(Prepared { args: w, split: slice_split(nest, 0), input_len, output_len })
+}
+
+/// The argument block of a dynamic fill kernel.
+pub(crate) fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
+    let len = plan.output_len();
+    let random = |alpha: f32, beta: f32, seed: u64, cost: u64| Prepared {
+        args: random::encode(alpha, beta, seed),
+        split: Split { extent: len, align: random::ALIGN, cost },
+        input_len: None,
+        output_len: len,
+    };
+    match &plan.kind {
+        FillKind::RandomUniform { alpha, beta, seed } => random(*alpha, *beta, *seed, policy::random_cost(false)),
+        FillKind::RandomNormal { alpha, beta, seed } => random(*alpha, *beta, *seed, policy::random_cost(true)),
+        FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+            let mut w = vec![*alpha];
+            for (&e, &b) in plan.shape.iter().zip(beta) {
+                w.extend([e as i64, b]);
+            }
+            Prepared { args: w, split: lin_split(len, plan.shape.iter().copied()), input_len: None, output_len: len }
+        }
+        FillKind::Linspace(Linspace::Float { alpha, beta }) => {
+            let mut w = vec![alpha.to_bits() as i64];
+            for (&e, &b) in plan.shape.iter().zip(beta) {
+                w.extend([e as i64, b.to_bits() as i64]);
+            }
+            Prepared { args: w, split: lin_split(len, plan.shape.iter().copied()), input_len: None, output_len: len }
+        }
+    }
+}
+
+/// A plan's argument block for a dynamic kernel of `key`, from the plan validated and
+/// scheduled on the host: nothing the caller built reaches machine code unchecked.
+pub(crate) fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Error> {
+    plan.validate()?;
+    match plan {
+        Plan::Slice(p) => {
+            let nest = schedule::slice(p)?;
+            nest.verify()?;
+            encode_slice(&nest, key.rank)
+        }
+        Plan::Fill(p) => Ok(encode_fill(p)),
+    }
+}

@@ -1,0 +1,428 @@
+//! Compilation: the target ISA and its Cranelift settings, one JIT module per kernel
+//! with the host functions it may call, the cache keys of static and dynamic kernels,
+//! and the dispatch from what a kernel is emitted from to its emitter.
+
+use crate::abi::{self, Prepared};
+use crate::builder::Gen;
+use crate::linspace::{self, LinKind};
+use crate::random;
+use crate::slice::{self, DynSlice, StaticSlice};
+use crate::threading::{self, Split};
+use crate::{Jit, JitKernel, jit_error, policy, repeat, stream};
+use cranelift_codegen::Context;
+use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetFrontendConfig};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use kerf_ir::schedule::{self, FillBody, LoopNest};
+use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan, SlicePlan};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The host's ISA with `regalloc` as its register allocator.
+pub(crate) fn isa(regalloc: &str) -> Result<OwnedTargetIsa, Error> {
+    let mut flags = settings::builder();
+    // No mid-end: the emitters fold their constants, keep loop-invariant values
+    // out of loops and schedule independent work, so the mid-end would only cost
+    // compile time (a third to a half of it) for the same machine code.
+    flags.set("opt_level", "none").map_err(jit_error)?;
+    flags.set("regalloc_algorithm", regalloc).map_err(jit_error)?;
+    flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
+    flags.set("is_pic", "false").map_err(jit_error)?;
+    flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
+    let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
+    // With AVX-512DQ Cranelift lowers every i64x2 multiply to `vpmullq` (15 cycles of
+    // latency) rather than `pmuludq` patterns; nothing here gains from AVX-512DQ.
+    if cfg!(target_arch = "x86_64") {
+        let _ = isa_builder.set("has_avx512dq", "false");
+    }
+    isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)
+}
+
+/// Compiled machine code: one Cranelift module per kernel, so that its memory is freed
+/// when the last kernel using it is dropped.
+pub(crate) struct Code {
+    module: Mutex<Option<JITModule>>,
+    pub(crate) entry: usize,
+    /// What the code was emitted from, to emit its IR again as text when asked for:
+    /// compiling does not format text nobody may read.
+    source: Emitter,
+    /// Whether callers fence after the code ran (it wrote with non-temporal stores).
+    pub(crate) streams: bool,
+    frontend: TargetFrontendConfig,
+    clif: OnceLock<String>,
+}
+
+impl Code {
+    pub(crate) fn clif(&self) -> &str {
+        self.clif.get_or_init(|| {
+            let (func, _) = make_function(&self.source, self.frontend);
+            func.display().to_string()
+        })
+    }
+}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.get_mut().map(Option::take).unwrap_or(None) {
+            // SAFETY: the code is dropped only when no kernel (and so no caller) holds it.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// What a dynamic kernel is specialized on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DynKey {
+    pub(crate) op: DynOp,
+    pub(crate) dtype: DType,
+    /// Loop depth: for a slice its input rank, at least 1 and at most
+    /// [`schedule::MAX_DIMS`]; dims of a linspace; 0 for random fills.
+    pub(crate) rank: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum DynOp {
+    Slice(BoundaryMode),
+    Random { normal: bool },
+    LinspaceInt,
+    LinspaceFloat,
+}
+
+impl DynKey {
+    pub(crate) fn of(plan: &Plan) -> Result<DynKey, Error> {
+        crate::check_dtype(plan)?;
+        Ok(match plan {
+            // A nest has at most MAX_DIMS dims whatever the rank (extent-1 axes are
+            // dropped): deeper kernels are never needed, so no rank is too large.
+            Plan::Slice(p) => DynKey {
+                op: DynOp::Slice(p.mode),
+                dtype: p.dtype,
+                rank: p.input_shape.len().clamp(1, schedule::MAX_DIMS),
+            },
+            Plan::Fill(p) => match &p.kind {
+                FillKind::RandomUniform { .. } => {
+                    DynKey { op: DynOp::Random { normal: false }, dtype: p.dtype, rank: 0 }
+                }
+                FillKind::RandomNormal { .. } => DynKey { op: DynOp::Random { normal: true }, dtype: p.dtype, rank: 0 },
+                FillKind::Linspace(Linspace::Int { .. }) => {
+                    DynKey { op: DynOp::LinspaceInt, dtype: p.dtype, rank: p.shape.len() }
+                }
+                FillKind::Linspace(Linspace::Float { .. }) => {
+                    DynKey { op: DynOp::LinspaceFloat, dtype: p.dtype, rank: p.shape.len() }
+                }
+            },
+        })
+    }
+    fn name(&self) -> String {
+        match self.op {
+            DynOp::Slice(m) => format!("kerf_slice_{m}_{}_r{}_dyn", self.dtype, self.rank),
+            DynOp::Random { normal } => {
+                format!("kerf_{}_{}_dyn", if normal { "random_normal" } else { "random_uniform" }, self.dtype)
+            }
+            DynOp::LinspaceInt | DynOp::LinspaceFloat => format!("kerf_linspace_{}_r{}_dyn", self.dtype, self.rank),
+        }
+    }
+}
+
+/// The host functions kernels call, whose arguments are i64s (pointers and sizes):
+/// symbol, address, the function index kernels import it by (its declaration order),
+/// and the number of arguments.
+fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
+    [
+        (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX, 3),
+        (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
+        (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
+        (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
+    ]
+}
+
+/// The number of [`helpers`].
+pub(crate) const HELPERS: usize = 4;
+
+/// Cache key of a static kernel: the plan with its floats as bits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum PlanKey {
+    Slice(SlicePlan),
+    Fill { dtype: DType, shape: Vec<u64>, tag: u8, numbers: Vec<u64> },
+}
+
+impl PlanKey {
+    pub(crate) fn of(plan: &Plan) -> PlanKey {
+        match plan {
+            Plan::Slice(p) => {
+                let mut p = p.clone();
+                if p.mode != BoundaryMode::Fill {
+                    p.fill_bits = 0;
+                }
+                PlanKey::Slice(p)
+            }
+            Plan::Fill(p) => {
+                let (tag, numbers) = match &p.kind {
+                    FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+                        (0, std::iter::once(*alpha as u64).chain(beta.iter().map(|&b| b as u64)).collect())
+                    }
+                    FillKind::Linspace(Linspace::Float { alpha, beta }) => {
+                        (1, std::iter::once(alpha.to_bits()).chain(beta.iter().map(|b| b.to_bits())).collect())
+                    }
+                    FillKind::RandomUniform { alpha, beta, seed } => {
+                        (2, vec![alpha.to_bits() as u64, beta.to_bits() as u64, *seed])
+                    }
+                    FillKind::RandomNormal { alpha, beta, seed } => {
+                        (3, vec![alpha.to_bits() as u64, beta.to_bits() as u64, *seed])
+                    }
+                };
+                PlanKey::Fill { dtype: p.dtype, shape: p.shape.clone(), tag, numbers }
+            }
+        }
+    }
+}
+
+impl Jit {
+    fn build(&self, source: Emitter) -> Result<(Arc<Code>, Vec<i64>), Error> {
+        let isa = if source.light() { &self.isa_light } else { &self.isa };
+        let mut builder = JITBuilder::with_isa(isa.clone(), default_libcall_names());
+        // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
+        builder.symbol("memcpy", libc_memcpy as *const u8);
+        builder.symbol("memset", libc_memset as *const u8);
+        for (symbol, f, _, _) in helpers() {
+            builder.symbol(symbol, f);
+        }
+        let mut module = JITModule::new(builder);
+        // Declared first, in order, so that their ids are the indices kernels name them by.
+        for (symbol, _, index, args) in helpers() {
+            let mut sig = cranelift_codegen::ir::Signature::new(self.call_conv);
+            sig.params.extend(vec![cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); args]);
+            let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(jit_error)?;
+            debug_assert_eq!(id.as_u32(), index);
+        }
+        let mut frontend = isa.frontend_config();
+        frontend.default_call_conv = self.call_conv;
+        let (func, block) = make_function(&source, frontend);
+        let name = source.name();
+        let id = module.declare_function(&name, Linkage::Export, &func.signature).map_err(jit_error)?;
+        // One compilation context per thread, reused: it keeps the register allocator's
+        // and the analyses' allocations from one kernel to the next.
+        thread_local! {
+            static CONTEXT: std::cell::RefCell<Option<Context>> = const { std::cell::RefCell::new(None) };
+        }
+        let defined = CONTEXT.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let ctx = slot.get_or_insert_with(Context::new);
+            ctx.clear();
+            ctx.func = func;
+            let disasm = std::env::var_os("KERF_JIT_DISASM").is_some();
+            ctx.set_disasm(disasm);
+            let r = module.define_function(id, ctx).map_err(|e| jit_error(format!("{e:?}")));
+            if disasm && let Some(code) = ctx.compiled_code() {
+                eprintln!("{name}:\n{}", code.vcode.as_deref().unwrap_or(""));
+            }
+            ctx.clear();
+            r
+        });
+        defined?;
+        module.finalize_definitions().map_err(jit_error)?;
+        let entry = module.get_finalized_function(id) as usize;
+        let streams = source.streams();
+        let code = Code { module: Mutex::new(Some(module)), entry, source, streams, frontend, clif: OnceLock::new() };
+        Ok((Arc::new(code), block))
+    }
+
+    pub(crate) fn build_static(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
+        let source = Emitter::of_static(plan)?;
+        let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
+        let (code, args) = self.build(source)?;
+        Ok(Arc::new(JitKernel {
+            code,
+            plan: plan.clone(),
+            prepared: Prepared { args, split, input_len, output_len },
+            dynamic: None,
+            threads: self.settings.threads,
+        }))
+    }
+
+    /// A static kernel from a loop nest no single plan says (a fused chain, a strided
+    /// input: see `nest`), emitted as a plan's static kernel is; `plan` states its
+    /// buffers (dtype, shapes, mode, fill value) for [`JitKernel::plan`].
+    pub(crate) fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
+        nest.verify()?;
+        slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
+            what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
+        })?;
+        let source = Emitter::Slice { dtype: nest.dtype, nest };
+        let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
+        let (code, args) = self.build(source)?;
+        Ok(Arc::new(JitKernel {
+            code,
+            plan: Plan::Slice(plan),
+            prepared: Prepared { args, split, input_len, output_len },
+            dynamic: None,
+            threads: self.settings.threads,
+        }))
+    }
+
+    pub(crate) fn build_dynamic(&self, key: &DynKey) -> Result<Arc<Code>, Error> {
+        Ok(self.build(Emitter::Dynamic(key.clone()))?.0)
+    }
+}
+/// What a kernel is emitted from: a static plan's schedule, or a dynamic kernel's key.
+pub(crate) enum Emitter {
+    Slice { nest: LoopNest, dtype: DType },
+    Fill(schedule::FillNest),
+    Dynamic(DynKey),
+}
+
+impl Emitter {
+    fn of_static(plan: &Plan) -> Result<Emitter, Error> {
+        Ok(match plan {
+            Plan::Slice(p) => {
+                let nest = schedule::slice(p)?;
+                nest.verify()?;
+                slice::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
+                Emitter::Slice { nest, dtype: p.dtype }
+            }
+            Plan::Fill(p) => {
+                let nest = schedule::fill(p)?;
+                nest.verify()?;
+                Emitter::Fill(nest)
+            }
+        })
+    }
+
+    /// The elements a static kernel reads and writes: its verified nest's.
+    fn buffer_lens(&self) -> (Option<u64>, u64) {
+        match self {
+            Emitter::Slice { nest, .. } => (Some(nest.input_len), nest.output_len),
+            Emitter::Fill(nest) => (None, nest.len),
+            Emitter::Dynamic(_) => (None, 0),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Emitter::Slice { nest, dtype } => format!("kerf_slice_{}_{}", nest.mode, dtype),
+            Emitter::Fill(nest) => match &nest.body {
+                FillBody::Random { normal, .. } => {
+                    format!("kerf_{}_{}", if *normal { "random_normal" } else { "random_uniform" }, nest.dtype)
+                }
+                FillBody::LinspaceF32Exact { .. } => format!("kerf_linspace_{}_exact", nest.dtype),
+                FillBody::LinspaceInt { .. } | FillBody::LinspaceF64 { .. } => {
+                    format!("kerf_linspace_{}", nest.dtype)
+                }
+            },
+            Emitter::Dynamic(key) => key.name(),
+        }
+    }
+
+    /// Whether the kernel writes its output with cache-bypassing stores (see [`stream`]).
+    fn streams(&self) -> bool {
+        match self {
+            Emitter::Fill(nest) => policy::fill_streams(nest),
+            Emitter::Slice { nest, .. } => policy::slice_streams(nest),
+            Emitter::Dynamic(_) => false,
+        }
+    }
+
+    /// Whether the kernel is compiled with the quick register allocator.
+    fn light(&self) -> bool {
+        match self {
+            Emitter::Slice { nest, .. } => policy::row_kernel(nest),
+            Emitter::Dynamic(DynKey { op: DynOp::Slice(_), rank, .. }) => *rank > policy::LIGHT_DEPTH,
+            _ => false,
+        }
+    }
+
+    /// How a static kernel's calls split over threads.
+    fn split(&self) -> Split {
+        match self {
+            Emitter::Slice { nest, .. } => threading::slice_split(nest, 0),
+            Emitter::Fill(nest) => match &nest.body {
+                FillBody::Random { normal, .. } => {
+                    Split { extent: nest.len, align: random::ALIGN, cost: policy::random_cost(*normal) }
+                }
+                FillBody::LinspaceInt { dims, .. } => threading::lin_split(nest.len, dims.iter().map(|d| d.extent)),
+                FillBody::LinspaceF32Exact { dims, .. } => {
+                    threading::lin_split(nest.len, dims.iter().map(|d| d.extent))
+                }
+                FillBody::LinspaceF64 { dims, .. } => threading::lin_split(nest.len, dims.iter().map(|d| d.extent)),
+            },
+            Emitter::Dynamic(_) => Split::default(),
+        }
+    }
+
+    /// Emit the kernel's body; returns its argument block (a static kernel's tables).
+    fn emit(&self, g: &mut Gen) -> Vec<i64> {
+        match self {
+            Emitter::Slice { nest, dtype } => {
+                StaticSlice::emit(g, nest, slice::elem_of(*dtype).expect("strings were refused"))
+            }
+            Emitter::Fill(nest) => match &nest.body {
+                FillBody::Random { normal, alpha, beta, seed } => {
+                    random::emit(g, *normal, nest.dtype == DType::F16);
+                    random::encode(*alpha, *beta, *seed)
+                }
+                body => {
+                    let mut lin = linspace::Linspace::constants(g, body).expect("a linspace body");
+                    lin.stream = self.streams();
+                    lin.emit(g, nest.dtype == DType::I32);
+                    Vec::new()
+                }
+            },
+            Emitter::Dynamic(key) => {
+                match key.op {
+                    DynOp::Slice(mode) => {
+                        let elem = slice::elem_of(key.dtype).expect("strings were refused");
+                        DynSlice::emit(g, mode, elem, key.rank);
+                    }
+                    DynOp::Random { normal } => random::emit(g, normal, key.dtype == DType::F16),
+                    DynOp::LinspaceInt => {
+                        linspace::Linspace::from_args(g, LinKind::I64, key.rank).emit(g, key.dtype == DType::I32);
+                    }
+                    DynOp::LinspaceFloat => {
+                        linspace::Linspace::from_args(g, LinKind::F64, key.rank).emit(g, false);
+                    }
+                }
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The kernel's Cranelift function, and its argument block.
+fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function, Vec<i64>) {
+    let mut func = Function::with_name_signature(
+        UserFuncName::testcase(source.name()),
+        abi::signature(frontend.default_call_conv),
+    );
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let p = b.block_params(entry).to_vec();
+    let mut g = Gen {
+        b,
+        cfg: frontend,
+        inp: p[0],
+        out: p[1],
+        args: p[2],
+        lo: p[3],
+        hi: p[4],
+        consts: HashMap::new(),
+        helpers: [None; HELPERS],
+    };
+    let block = source.emit(&mut g);
+    g.b.ins().return_(&[]);
+    g.b.seal_all_blocks();
+    g.b.finalize(frontend);
+    (func, block)
+}
+
+unsafe extern "C" {
+    #[link_name = "memcpy"]
+    fn libc_memcpy(dst: *mut u8, src: *const u8, n: usize) -> *mut u8;
+    #[link_name = "memset"]
+    fn libc_memset(dst: *mut u8, c: i32, n: usize) -> *mut u8;
+}

@@ -1,0 +1,138 @@
+//! Policy: every threshold and heuristic the JIT decides by, in one place, each with the
+//! measurement or the reason behind it. The emitters ask here; no number below is
+//! written anywhere else.
+
+use kerf_ir::dtype::Layout;
+use kerf_ir::schedule::{FillBody, FillNest, Indexing, LoopNest, Run};
+
+// ----- emitted runs ---------------------------------------------------------------------
+
+/// Copies of at least this many bytes call memcpy, and fills of one repeated byte of at
+/// least this many call memset; shorter ones are inline vector loops, which save the
+/// call and glibc's size dispatch. The value dates from the C1 compile-latency work; its
+/// run-time crossover has not been measured separately.
+pub(crate) const CALL_MIN_BYTES: u64 = 256;
+
+/// Runs of known length up to this many bytes (copies, fills, broadcasts) are emitted as
+/// straight-line loads and stores: four 16-byte vectors at most, so that the code stays
+/// small (compile time grows with it) while no loop is needed.
+pub(crate) const STRAIGHT_MAX_BYTES: u64 = 64;
+
+/// Reversed runs of known length up to this many bytes are straight-line code (16 shuffled
+/// vectors at most), and so are not staged for streaming (see [`stages`]).
+pub(crate) const REVERSE_STRAIGHT_MAX_BYTES: u64 = 256;
+
+// ----- register allocation (compile time) -----------------------------------------------
+
+/// Rows of at least this many bytes make a row kernel (see [`row_kernel`]): the
+/// single-pass allocator's loop overhead (values kept on the stack) is then small against
+/// a row's work (measured in the C1 work: half the compile time, no run-time cost on the
+/// workload rows).
+pub(crate) const ROW_MIN_BYTES: u64 = 1024;
+
+/// Dynamic slice kernels deeper than this use the single-pass register allocator: in the
+/// backtracking one, every level's loop state is live across all the levels inside it,
+/// which makes compile time grow with the square of the depth.
+pub(crate) const LIGHT_DEPTH: usize = 8;
+
+/// Whether every loop of a static slice kernel moves a row or more per iteration through
+/// a call (memcpy, memset) or straight-line code, so that no loop is tight enough for
+/// register allocation to matter. Mirrors what [`crate::slice::StaticSlice`] and
+/// [`crate::runs`] emit for each segment (the thresholds above). Dim 0's counts are only
+/// known at run time.
+pub(crate) fn row_kernel(nest: &LoopNest) -> bool {
+    let Layout::Bytes(w) = nest.dtype.layout() else { return false };
+    let w = w as u64;
+    let fill = nest.fill_bits.to_le_bytes();
+    let fill_memset = fill[..w as usize].iter().all(|&b| b == fill[0]);
+    let inner = nest.dims.len().saturating_sub(1);
+    if nest.dims.iter().any(|d| d.repeats()) || nest.looped_dims().contains(&true) {
+        return false;
+    }
+    if nest.dims.len() == 1 {
+        // One contiguous run split over threads: a memcpy (a short copy below the call
+        // threshold).
+        return matches!(nest.dims[0].segments(), Some([seg]) if seg.run() == Run::Copy);
+    }
+    if nest.dims.is_empty() || nest.dims[inner].extent.saturating_mul(w) < ROW_MIN_BYTES {
+        return false;
+    }
+    let (call, straight) = (CALL_MIN_BYTES, STRAIGHT_MAX_BYTES);
+    nest.dims.iter().enumerate().all(|(k, dim)| {
+        let Indexing::Segments(segs) = &dim.indexing else { return false };
+        segs.iter().all(|seg| {
+            let bytes = seg.len().saturating_mul(dim.out_stride).saturating_mul(w);
+            match (k == inner, seg.run()) {
+                // An outer affine segment is a loop over the next dim.
+                (false, Run::Fill) => fill_memset && (k == 0 || bytes >= call || bytes <= straight),
+                (false, _) => true,
+                (true, Run::Copy) => bytes >= call || bytes <= straight,
+                (true, Run::Fill) => bytes <= straight || (fill_memset && bytes >= call),
+                (true, Run::Broadcast) => bytes <= straight,
+                (true, Run::Reverse) => bytes <= REVERSE_STRAIGHT_MAX_BYTES,
+                (true, Run::Strided(_)) => false,
+            }
+        })
+    })
+}
+
+// ----- threads --------------------------------------------------------------------------
+
+/// Bytes of work below which a call stays on one thread: spawning and joining scoped
+/// threads must be small against the work (a megabyte of output takes tens of
+/// microseconds to write; the exact crossover has not been measured).
+pub(crate) const THREAD_MIN_COST: u64 = 1 << 20;
+
+/// Chunks of a threaded call per thread (see [`crate::threading`]): enough that a thread
+/// on a core shared with another process takes fewer chunks instead of holding up the
+/// call, few enough that taking one costs nothing measurable.
+pub(crate) const CHUNKS_PER_THREAD: u64 = 8;
+
+/// Work per random element in bytes of memset (what a thread split weighs): measured, a
+/// uniform element costs about three times a memset of its four bytes, a normal one
+/// about six.
+pub(crate) fn random_cost(normal: bool) -> u64 {
+    if normal { 24 } else { 12 }
+}
+
+// ----- streaming stores -----------------------------------------------------------------
+
+/// Outputs of at least this many bytes are written with non-temporal stores (see
+/// [`crate::stream`]).
+pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
+
+/// Bytes of a chunk computed into a stack buffer before it is streamed out: it stays in
+/// the L1 cache (measured with F1's exact linspace).
+pub(crate) const STREAM_CHUNK: u64 = 4096;
+
+/// Whether a static slice kernel streams its reversed and strided runs: outputs of
+/// [`STREAM_MIN_BYTES`] or more of elements narrower than a vector, with no repeating dim
+/// (those copy most of their output from the output itself, which stays in the cache).
+pub(crate) fn slice_streams(nest: &LoopNest) -> bool {
+    if nest.dims.iter().any(|d| d.repeats()) {
+        return false;
+    }
+    match nest.dtype.layout() {
+        Layout::Bytes(w) if w < 16 => nest.output_len.saturating_mul(w as u64) >= STREAM_MIN_BYTES,
+        _ => false,
+    }
+}
+
+/// Whether a static fill streams: large fills whose values are exact in any order (the
+/// chunked loop sums them differently).
+pub(crate) fn fill_streams(nest: &FillNest) -> bool {
+    let bytes = nest.dtype.buffer_bytes(nest.len).unwrap_or(0) as u64;
+    bytes >= STREAM_MIN_BYTES && matches!(nest.body, FillBody::LinspaceInt { .. } | FillBody::LinspaceF32Exact { .. })
+}
+
+/// Whether a streaming kernel stages a reversed or strided run of `known` bytes (`None`:
+/// known only at run time) through a stack buffer: all but the short known ones.
+pub(crate) fn stages(known: Option<u64>) -> bool {
+    known.is_none_or(|k| k > REVERSE_STRAIGHT_MAX_BYTES)
+}
+
+// ----- repeating dims -------------------------------------------------------------------
+
+/// A repeating dim's written prefix stops doubling at this many bytes (see
+/// [`crate::repeat`]), so that the source of every further copy stays in the L2 cache.
+pub(crate) const REPEAT_CHUNK: usize = 64 << 10;

@@ -1,0 +1,111 @@
+//! Threads: how a call's range splits (a slice's outermost dim, a fill's first dim or
+//! linear indices), and the threaded call that takes chunks of it from a shared counter.
+
+use crate::JitKernel;
+use crate::abi::{EntryFn, Prepared};
+use crate::policy::{CHUNKS_PER_THREAD, THREAD_MIN_COST};
+use crate::stream;
+use kerf_ir::dtype::Layout;
+use kerf_ir::schedule::LoopNest;
+
+/// How a call's range `[lo, hi)` is split over threads.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Split {
+    /// Positions of the split loop (0: nothing to do).
+    pub(crate) extent: u64,
+    /// Split points are multiples of this (2: packed nibbles with an odd per-position
+    /// size, so that threads write whole bytes; a random fill's block, so that no block
+    /// is computed twice); 0 or 1: anywhere.
+    pub(crate) align: u64,
+    /// Work per position, in bytes of output or equivalent, to decide on threads.
+    pub(crate) cost: u64,
+}
+
+/// The split of a slice over its dim `dim`.
+pub(crate) fn slice_split(nest: &LoopNest, dim: usize) -> Split {
+    let Some(d) = nest.dims.get(dim) else { return Split::default() };
+    let w = match nest.dtype.layout() {
+        Layout::Bytes(w) => w as u64,
+        _ => 1,
+    };
+    Split {
+        extent: d.extent,
+        align: if nest.dtype.layout() == Layout::Nibbles && d.out_stride % 2 == 1 { 2 } else { 1 },
+        cost: d.out_stride.saturating_mul(w),
+    }
+}
+
+/// The split of a linspace of `len` elements over its first dim (`extents` outermost
+/// first).
+pub(crate) fn lin_split(len: u64, mut extents: impl Iterator<Item = u64>) -> Split {
+    let first = extents.next();
+    let rest: u64 = extents.product();
+    Split { extent: if len == 0 { 0 } else { first.unwrap_or(1) }, align: 1, cost: 4 * rest }
+}
+
+impl JitKernel {
+    /// Run the code on `[0, split.extent)` of its split loop. Only [`Self::run_prepared`]
+    /// calls this, after checking that `input` holds `prepared.input_len` elements (or
+    /// is not read) and `output` holds `prepared.output_len`.
+    pub(crate) fn call(&self, prepared: &Prepared, input: *const u8, output: *mut u8) {
+        let split = prepared.split;
+        if split.extent == 0 {
+            return;
+        }
+        // SAFETY: `entry` is the finalized code of a function with this signature.
+        let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(self.code.entry) };
+        let args = prepared.args.as_ptr();
+        let total = split.extent.saturating_mul(split.cost);
+        let threads =
+            if self.threads > 1 && total >= THREAD_MIN_COST { self.threads.min(split.extent as usize) } else { 1 };
+        if threads <= 1 {
+            // SAFETY: the code was emitted for `prepared`'s schedule (static) or for its
+            // kernel key, which `prepared` was encoded and checked against (dynamic); that
+            // schedule was verified to read only input elements in [0, input_len) and to
+            // write exactly the output elements [0, output_len) over [0, split.extent);
+            // run_prepared checked that the buffers hold exactly those elements.
+            unsafe { f(input, output, args, 0, split.extent as i64) };
+            if self.code.streams {
+                stream::fence();
+            }
+            return;
+        }
+        // Chunks taken from a shared counter rather than one fixed share per thread: a
+        // thread that runs slower (a core shared with another process) takes fewer
+        // chunks instead of holding up the call. Chunk bounds are multiples of the split's
+        // alignment.
+        let chunks = (threads as u64 * CHUNKS_PER_THREAD).min(split.extent);
+        let align = split.align.max(1);
+        let bound = |c: u64| -> u64 {
+            let b = (split.extent as u128 * c as u128 / chunks as u128) as u64;
+            if c == chunks { b } else { b - b % align }
+        };
+        let next = std::sync::atomic::AtomicU64::new(0);
+        let streams = self.code.streams;
+        // The pointers cross threads as integers; the buffers outlive the scope below.
+        let (ip, op, ap) = (input as usize, output as usize, args as usize);
+        let work = || {
+            loop {
+                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if c >= chunks {
+                    break;
+                }
+                let (lo, hi) = (bound(c), bound(c + 1));
+                if lo < hi {
+                    // SAFETY: as above, for the sub-range [lo, hi) of [0, split.extent);
+                    // chunks are disjoint output ranges of whole bytes (split.align).
+                    unsafe { f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64) };
+                }
+            }
+            if streams {
+                stream::fence();
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(work);
+            }
+            work();
+        });
+    }
+}

@@ -1,0 +1,106 @@
+//! V1 (WORKLOADS.md): W2's crop (tensorrt.slice f32 [4096, 4096] → columns 1024..3072)
+//! read in place from a transposed ndarray view and from a stride-2 view, against the
+//! same crop of a contiguous array and against copying the view to a contiguous array
+//! first. Medians of interleaved samples, each sample at least 20 µs of calls.
+//!
+//!     cargo run --release -p kerf --features ndarray --example v1_views [-- ITERS]
+
+use kerf::ndarray::{StridedKernel, run_into};
+use kerf::{AxisRead, BoundaryMode, DType, Jit, SlicePlan};
+use ndarray::{Array2, ArrayView2, s};
+use std::cell::RefCell;
+use std::hint::black_box;
+use std::time::Instant;
+
+const N: usize = 4096;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median ns per call of each closure, sampled round-robin.
+fn measure(iters: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    let reps: Vec<u32> = fs
+        .iter_mut()
+        .map(|f| {
+            let t = Instant::now();
+            f();
+            (20_000 / t.elapsed().as_nanos().max(1)).clamp(1, 100_000) as u32
+        })
+        .collect();
+    let mut samples = vec![Vec::new(); fs.len()];
+    for _ in 0..iters {
+        for (k, f) in fs.iter_mut().enumerate() {
+            let t = Instant::now();
+            for _ in 0..reps[k] {
+                f();
+            }
+            samples[k].push(t.elapsed().as_nanos() as f64 / reps[k] as f64);
+        }
+    }
+    samples.into_iter().map(median).collect()
+}
+
+fn main() -> Result<(), kerf::Error> {
+    let iters: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(21);
+    let plan = SlicePlan {
+        dtype: DType::F32,
+        input_shape: vec![N as u64, N as u64],
+        axes: vec![AxisRead { extent: N as u64, start: 0, step: 1 }, AxisRead { extent: 2048, start: 1024, step: 1 }],
+        mode: BoundaryMode::StrictBounds,
+        fill_bits: 0,
+        output_shape: vec![N as u64, 2048],
+        windows: vec![],
+    };
+    let jit = Jit::default();
+    let contiguous = Array2::from_shape_fn((N, N), |(i, j)| (i * N + j) as f32);
+    let wide = Array2::from_shape_fn((N, 2 * N), |(i, j)| (i * 2 * N + j) as f32);
+    let transposed = contiguous.t();
+    let stride2 = wide.slice(s![.., ..;2]);
+    let w2 = jit.compile_plan(&kerf::Plan::Slice(plan.clone()))?;
+    let k_t = StridedKernel::new(&jit, &plan, &transposed)?;
+    let k_s = StridedKernel::new(&jit, &plan, &stride2)?;
+    let mut out = Array2::<f32>::zeros((N, 2048));
+    let staging = Array2::<f32>::zeros((N, N));
+    let (src, mut dst) = (vec![3u8; N * 2048 * 4], vec![1u8; N * 2048 * 4]);
+    // Every variant gives the same crop of the same logical array.
+    k_t.run(transposed, out.view_mut())?;
+    assert_eq!(out, transposed.slice(s![.., 1024..3072]));
+    k_s.run(stride2, out.view_mut())?;
+    assert_eq!(out, stride2.slice(s![.., 1024..3072]));
+    let w2 = w2.as_ref();
+    // One output and one staging array, shared by the timed closures.
+    let (out, staging) = (RefCell::new(out), RefCell::new(staging));
+    let o = || out.borrow_mut();
+    let copied_first = |v: ArrayView2<'_, f32>| {
+        let mut st = staging.borrow_mut();
+        st.assign(&v);
+        run_into(w2, Some(st.view()), o().view_mut()).unwrap()
+    };
+    let r = measure(
+        iters,
+        &mut [
+            &mut || run_into(w2, Some(black_box(contiguous.view())), o().view_mut()).unwrap(),
+            &mut || k_t.run(black_box(transposed), o().view_mut()).unwrap(),
+            &mut || copied_first(black_box(transposed)),
+            &mut || k_s.run(black_box(stride2), o().view_mut()).unwrap(),
+            &mut || copied_first(black_box(stride2)),
+            &mut || black_box(&mut dst).copy_from_slice(black_box(&src)),
+        ],
+    );
+    let names = [
+        "W2 contiguous",
+        "V1 transposed, in place",
+        "V1 transposed, copied first",
+        "V1 stride-2, in place",
+        "V1 stride-2, copied first",
+        "memcpy of the output",
+    ];
+    println!("V1: W2's crop, {} output bytes, median of {iters} samples", N * 2048 * 4);
+    for (name, ns) in names.iter().zip(&r) {
+        println!("  {name:<30} {:>10.3} ms  {:>6.3} x W2 contiguous", ns / 1e6, ns / r[0]);
+    }
+    println!("  in place vs copied first: transposed {:.2}x faster, stride-2 {:.2}x faster", r[2] / r[1], r[4] / r[3]);
+    Ok(())
+}
