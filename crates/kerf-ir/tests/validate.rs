@@ -114,3 +114,27 @@ fn an_unknown_op_gets_a_hint() {
     assert_eq!(e.about(), Some(About::Op));
     assert!(e.to_string().starts_with("unknown op `tensorrt.slise` (did you mean `tensorrt.slice`?); known: "), "{e}");
 }
+
+#[test]
+fn the_fill_dtypes_of_the_ir_are_the_specs() {
+    use kerf_ir::{FillKind, FillPlan, Linspace};
+    let fill = spec("tensorrt.fill");
+    let allow = |id: &str| -> Vec<DType> {
+        let mut v: Vec<DType> =
+            fill.rule(id).unwrap().allow.as_ref().unwrap().iter().map(|d| d.parse().unwrap()).collect();
+        v.sort();
+        v
+    };
+    let int = FillKind::Linspace(Linspace::Int { alpha: 0, beta: vec![1] });
+    let float = FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: vec![1.0] });
+    let random = FillKind::RandomUniform { alpha: 0.0, beta: 1.0, seed: 0 };
+    let mut linspace = [int.dtypes(), float.dtypes()].concat();
+    linspace.sort();
+    let mut rand = random.dtypes().to_vec();
+    rand.sort();
+    assert_eq!(allow("linspace_types"), linspace);
+    assert_eq!(allow("random_types"), rand);
+    // A plan of another dtype is refused by the IR itself, for every backend.
+    let e = FillPlan { dtype: DType::I8, shape: vec![3], kind: int }.validate().unwrap_err();
+    assert!(e.to_string().contains("integer linspace fills have dtype i32 or i64, not i8"), "{e}");
+}
