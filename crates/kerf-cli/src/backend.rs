@@ -89,12 +89,10 @@ pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
 /// `kerf run` picks the width by the data, see `kerf::run_jit_strings`).
 pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKernel>, RunError> {
     let jit = jit()?;
-    let mut plan = kerf::lower(request)?;
-    if let Plan::Slice(p) = &mut plan
-        && p.dtype == DType::String
-    {
-        p.dtype = DType::U64;
-    }
+    let plan = match kerf::lower(request)? {
+        Plan::Slice(p) if p.dtype == DType::String => kerf::string_slice_as(&p, DType::U64, 0),
+        plan => plan,
+    };
     Ok(if dynamic { jit.compile_dynamic_plan(&plan)? } else { jit.compile_plan(&plan)? })
 }
 
@@ -158,9 +156,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
     match backend {
         Backend::Reference => {
             if threads > 1 {
-                return Err(CliError::new(
-                    "--threads above 1 needs --backend jit (the reference runs on one thread)",
-                ));
+                return Err(CliError::new("--threads above 1 needs --backend jit (the reference runs on one thread)"));
             }
             let t = Instant::now();
             let kernel = kerf::ReferenceKernel::new(&file.request).map_err(|e| err(e.into()))?;

@@ -26,9 +26,9 @@ pub fn ops(out: &mut dyn Write) -> Result<(), CliError> {
 
 pub fn spec(id: &str, out: &mut dyn Write) -> Result<(), CliError> {
     let reg = registry()?;
-    let spec = reg
-        .get(id)
-        .ok_or_else(|| CliError::new(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", "))))?;
+    let spec = reg.get(id).ok_or_else(|| {
+        CliError::new(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", ")))
+    })?;
     out.write_all(render(spec).as_bytes()).map_err(crate::stdout_error)
 }
 

@@ -67,7 +67,10 @@ impl<C: Copy> Level<'_, C> {
         let value = (self.step)(&v, &c, &at);
         if k + 1 == self.dims.len() {
             let stored = (self.finish)(&value);
-            let o = o.unwrap_or_else(|| { let zero = ulit(0); quote!(#zero) });
+            let o = o.unwrap_or_else(|| {
+                let zero = ulit(0);
+                quote!(#zero)
+            });
             return quote! {
                 for (#a, d) in output[#o..#o + #e].iter_mut().enumerate() {
                     *d = store(#stored);

@@ -47,10 +47,13 @@ pub fn expand(input: &syn::DeriveInput) -> Result<TokenStream, Vec<syn::Error>> 
 fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Request> {
     let mut by_name: BTreeMap<String, &Entry> = BTreeMap::new();
     for e in entries {
-        if by_name.contains_key(&e.name()) {
-            cx.error_spanned_by(&e.name, format!("attribute `{}` is given twice", e.name));
-        } else {
-            by_name.insert(e.name(), e);
+        match by_name.entry(e.name()) {
+            std::collections::btree_map::Entry::Occupied(_) => {
+                cx.error_spanned_by(&e.name, format!("attribute `{}` is given twice", e.name))
+            }
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(e);
+            }
         }
     }
     let Some(op_entry) = by_name.get("op") else {
@@ -74,7 +77,10 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Re
     if let Some(e) = by_name.get("version") {
         match e.value.value {
             Value::Int(v) if u32::try_from(v).is_ok() => request.version = Some(v as u32),
-            _ => cx.error_spanned_by(&e.value.tokens, format!("`version` must be one of {op}'s versions {:?}", spec.versions)),
+            _ => cx.error_spanned_by(
+                &e.value.tokens,
+                format!("`version` must be one of {op}'s versions {:?}", spec.versions),
+            ),
         }
     }
     let data = spec.data_input();
@@ -107,7 +113,9 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Re
         let attribute = spec.attribute(name);
         let input = spec.input(name).filter(|i| Some(&i.name) != data.map(|d| &d.name));
         let is_input = match (attribute, input) {
-            (Some(a), Some(i)) => !kerf_spec::in_version(&a.versions, version) && kerf_spec::in_version(&i.versions, version),
+            (Some(a), Some(i)) => {
+                !kerf_spec::in_version(&a.versions, version) && kerf_spec::in_version(&i.versions, version)
+            }
             (a, i) => a.is_none() && i.is_some(),
         };
         if data.is_some_and(|d| &d.name == name) {
@@ -122,7 +130,8 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Re
         } else if let Some(v) = attr_value(&e.value.value) {
             request.attributes.insert(name.clone(), v);
         } else {
-            let expected = attribute.map(|a| format!(" of type {} ({})", a.ty.name(), kerf_ir::request::type_description(a.ty)));
+            let expected =
+                attribute.map(|a| format!(" of type {} ({})", a.ty.name(), kerf_ir::request::type_description(a.ty)));
             cx.error_spanned_by(
                 &e.value.tokens,
                 format!(
@@ -184,7 +193,10 @@ fn data_input(
             v => {
                 cx.error_spanned_by(
                     &e.value.tokens,
-                    format!("`input` is the shape of the data input `{name}`: a list of extents like [3, 3], found {}", v.kind()),
+                    format!(
+                        "`input` is the shape of the data input `{name}`: a list of extents like [3, 3], found {}",
+                        v.kind()
+                    ),
                 );
                 None
             }
@@ -192,13 +204,19 @@ fn data_input(
     };
     let dtype = match by_name.get("dtype") {
         None => {
-            cx.error_spanned_by(whole, format!("missing `dtype = \"...\"`: the element type of the data input `{name}`"));
+            cx.error_spanned_by(
+                whole,
+                format!("missing `dtype = \"...\"`: the element type of the data input `{name}`"),
+            );
             None
         }
         Some(e) => match &e.value.value {
             Value::Str(s) => s.parse::<DType>().map_err(|err| cx.error_spanned_by(&e.value.tokens, err)).ok(),
             v => {
-                cx.error_spanned_by(&e.value.tokens, format!("`dtype` must be a dtype name like \"f32\", found {}", v.kind()));
+                cx.error_spanned_by(
+                    &e.value.tokens,
+                    format!("`dtype` must be a dtype name like \"f32\", found {}", v.kind()),
+                );
                 None
             }
         },

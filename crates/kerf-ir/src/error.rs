@@ -8,26 +8,26 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
     #[error("unknown op `{op}`{hint}")]
-    UnknownOp { op: String, hint: Hint },
+    UnknownOp { op: String, hint: Box<Hint> },
 
     #[error("{op}: unknown version {version} (known: {known:?})")]
     UnknownVersion { op: String, version: u32, known: Vec<u32> },
 
     #[error("{op}: unknown attribute `{name}`{}{hint}", version_note(*.version))]
-    UnknownAttribute { op: String, name: String, version: Option<u32>, hint: Hint },
+    UnknownAttribute { op: String, name: String, version: Option<u32>, hint: Box<Hint> },
 
     #[error("{op}: attribute `{name}` must be {expected}, found {found}")]
     AttributeType { op: String, name: String, expected: String, found: String },
 
     #[error("{op}: attribute `{name}` = {value} is not allowed{hint} (allowed: {allowed})")]
-    AttributeValue { op: String, name: String, value: String, allowed: String, hint: Hint },
+    AttributeValue { op: String, name: String, value: String, allowed: String, hint: Box<Hint> },
 
     /// `about` is the spec's description of the attribute and its type.
     #[error("{op}: missing required attribute `{name}`: {about}")]
     MissingAttribute { op: String, name: String, about: String },
 
     #[error("{op}: unknown input `{name}`{}{hint}", version_note(*.version))]
-    UnknownInput { op: String, name: String, version: Option<u32>, hint: Hint },
+    UnknownInput { op: String, name: String, version: Option<u32>, hint: Box<Hint> },
 
     #[error("{op}: missing input `{name}`")]
     MissingInput { op: String, name: String },

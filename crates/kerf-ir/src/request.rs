@@ -289,7 +289,7 @@ pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<
                 op: op.into(),
                 name: name.clone(),
                 version: versioned.then_some(version),
-                hint,
+                hint: Box::new(hint),
             });
             continue;
         };
@@ -326,9 +326,8 @@ pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<
                 Some(v) => {
                     attributes.insert(a.name.clone(), normalize(a.ty, v));
                 }
-                None => errors.push(Error::Invalid {
-                    what: format!("{op}: the spec's default for `{}` is not a value", a.name),
-                }),
+                None => errors
+                    .push(Error::Invalid { what: format!("{op}: the spec's default for `{}` is not a value", a.name) }),
             }
         }
     }
@@ -339,7 +338,7 @@ pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<
                 op: op.into(),
                 name: name.clone(),
                 version: versioned.then_some(version),
-                hint,
+                hint: Box::new(hint),
             });
             continue;
         };
@@ -423,7 +422,7 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
             name: a.name.clone(),
             value: format!("\"{s}\""),
             allowed: allowed.join(", "),
-            hint,
+            hint: Box::new(hint),
         });
     }
     match (a.ty, value) {
@@ -434,7 +433,7 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
                     name: a.name.clone(),
                     value: format!("{l:?}"),
                     allowed: format!("lists of 0/1 flags; entry {i} is {bad}"),
-                    hint: Hint::default(),
+                    hint: Box::default(),
                 });
             }
         }
@@ -444,7 +443,7 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
                 name: a.name.clone(),
                 value: i.to_string(),
                 allowed: "integers ≥ 0".into(),
-                hint: Hint::default(),
+                hint: Box::default(),
             });
         }
         (AttrType::Dtype, AttrValue::Str(s)) => {
@@ -453,7 +452,7 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
                 name: a.name.clone(),
                 value: format!("\"{s}\""),
                 allowed: "dtype names".into(),
-                hint: Hint::new(s, DType::ALL.iter().map(|d| d.name())),
+                hint: Box::new(Hint::new(s, DType::ALL.iter().map(|d| d.name()))),
             })?;
         }
         _ => {}
@@ -498,7 +497,8 @@ fn dtype_rule_errors(v: &Validated<'_>, request: &Request) -> Vec<Error> {
                 _ => subject_name,
             };
             errors.push(
-                Error::rule(v.op(), &rule.id, format!("dtype {dtype} of {subject}{when}: {}", rule.doc)).about_name(about),
+                Error::rule(v.op(), &rule.id, format!("dtype {dtype} of {subject}{when}: {}", rule.doc))
+                    .about_name(about),
             );
         }
     }

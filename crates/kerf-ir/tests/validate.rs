@@ -9,7 +9,7 @@ fn spec(op: &str) -> &'static kerf_spec::OpSpec {
 }
 
 fn errors(r: &Request) -> Vec<Error> {
-    validate(spec(&r.op), r).err().expect("the request must be refused")
+    validate(spec(&r.op), r).expect_err("the request must be refused")
 }
 
 #[test]
@@ -56,7 +56,11 @@ fn a_name_of_another_version_says_which_versions_have_it() {
     let e = errors(&r);
     assert_eq!(e.len(), 1);
     assert_eq!(e[0].about(), Some(About::Input("steps")));
-    assert!(e[0].to_string().ends_with("unknown input `steps` in version 1; it exists in versions [10, 11, 13]"), "{}", e[0]);
+    assert!(
+        e[0].to_string().ends_with("unknown input `steps` in version 1; it exists in versions [10, 11, 13]"),
+        "{}",
+        e[0]
+    );
 }
 
 #[test]

@@ -28,8 +28,11 @@ pub fn from_kerf(py: Python<'_>, e: &kerf::Error) -> PyErr {
     let err = new(py, &e.to_string(), first.op(), first.rule_id(), about.as_deref(), first.axis());
     let set = || -> PyResult<()> {
         let value = err.value(py);
-        let errors: Vec<Bound<'_, PyAny>> =
-            if errors.is_empty() { vec![value.clone().into_any()] } else { errors.iter().map(|e| e.value(py).clone().into_any()).collect() };
+        let errors: Vec<Bound<'_, PyAny>> = if errors.is_empty() {
+            vec![value.clone().into_any()]
+        } else {
+            errors.iter().map(|e| e.value(py).clone().into_any()).collect()
+        };
         value.setattr("errors", errors)
     };
     match set() {

@@ -17,7 +17,9 @@ use crate::request::{Request, Validated, validate};
 /// The spec of `op`, from the embedded registry.
 pub fn spec(op: &str) -> Result<&'static kerf_spec::OpSpec, Error> {
     let registry = kerf_spec::registry().map_err(|e| Error::Spec(e.clone()))?;
-    registry.get(op).ok_or_else(|| Error::UnknownOp { op: op.to_string(), hint: Hint::new(op, registry.ids()) })
+    registry
+        .get(op)
+        .ok_or_else(|| Error::UnknownOp { op: op.to_string(), hint: Box::new(Hint::new(op, registry.ids())) })
 }
 
 /// Validate `request` against its spec and lower it to a Plan.
@@ -71,9 +73,9 @@ pub(crate) fn resolve_axes(op: &str, axes: &[i64], rank: usize, range_rule: &str
             .about_name("axes")
         })?;
         if std::mem::replace(&mut seen[n], true) {
-            return Err(
-                Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {n} again")).about_name("axes").on_axis(n)
-            );
+            return Err(Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {n} again"))
+                .about_name("axes")
+                .on_axis(n));
         }
         out.push(n);
     }

@@ -20,7 +20,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "wrap_from_19",
             format!("mode \"wrap\" exists from version 19, this request is version {}", v.version),
-        ).about_name("mode"));
+        )
+        .about_name("mode"));
     }
     let mode = pad::boundary_mode(op, mode_name)?;
 
@@ -39,7 +40,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "pads_length",
             format!("`{pads_name}` has {} entries, but there are {n} {of}: it needs {}", pads.len(), 2 * n),
-        ).about_name(pads_name));
+        )
+        .about_name(pads_name));
     }
 
     let fill_bits = if mode != BoundaryMode::Fill {
@@ -60,7 +62,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "output_extent_non_negative",
                 format!("axis {axis}: pads ({b}, {e}) on extent {d} leave {extent} elements"),
-            ).about_name(pads_name).on_axis(axis));
+            )
+            .about_name(pads_name)
+            .on_axis(axis));
         }
         // Crop first: the window keeps what the negative pads leave.
         let lo = (-b).max(0);

@@ -18,12 +18,13 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         name: "mode".into(),
         value: format!("\"{mode_name}\""),
         allowed: "strict_bounds, wrap, clamp, fill, reflect".into(),
-        hint: crate::error::Hint::default(),
+        hint: Box::default(),
     })?;
 
     let param = |name: &str| -> Result<Vec<i64>, Error> {
         v.int_list(name)?.ok_or_else(|| {
-            Error::rule(op, "params_given", format!("`{name}` is given neither as attribute nor as input")).about_name(name)
+            Error::rule(op, "params_given", format!("`{name}` is given neither as attribute nor as input"))
+                .about_name(name)
         })
     };
     let (start, size, stride) = (param("start")?, param("size")?, param("stride")?);
@@ -40,7 +41,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "param_lengths",
                 format!("`{name}` has {} entries, but there are {} {of}", list.len(), targets.len()),
-            ).about_name(name));
+            )
+            .about_name(name));
         }
     }
 
@@ -51,7 +53,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "size_non_negative",
                 format!("size[{i}] = {} on axis {axis} is negative", size[i]),
-            ).about_name("size").on_axis(axis));
+            )
+            .about_name("size")
+            .on_axis(axis));
         }
         axes[axis] = AxisRead { extent: size[i] as u64, start: start[i], step: stride[i] };
     }
@@ -63,13 +67,14 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "fill_only_in_fill_mode",
                 format!("a fill input was given, but mode is \"{mode}\""),
-            ).about_name("fill"));
+            )
+            .about_name("fill"));
         }
         Some(f) => {
             let t = f.tensor().ok_or_else(|| Error::Invalid { what: format!("{op}: input `fill` has no value") })?;
-            let bits = t
-                .element_bits(0)
-                .ok_or_else(|| Error::rule(op, "fill_value_representable", "the fill input holds no element").about_name("fill"))?;
+            let bits = t.element_bits(0).ok_or_else(|| {
+                Error::rule(op, "fill_value_representable", "the fill input holds no element").about_name("fill")
+            })?;
             convert_bits(t.dtype(), bits, dtype).map_err(|e| {
                 Error::rule(
                     op,
@@ -79,7 +84,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                         crate::scalar::format_bits(t.dtype(), bits),
                         t.dtype()
                     ),
-                ).about_name("fill")
+                )
+                .about_name("fill")
             })?
         }
     };
