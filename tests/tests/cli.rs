@@ -58,14 +58,14 @@ fn files_in(dir: &Path) -> Vec<String> {
     v
 }
 
-/// Run `kerf ARGS` expecting failure: exit status 1, exactly one line on stderr
-/// starting with `error: ` and containing every needle, nothing that smells of a panic.
+/// Run `kerf ARGS` expecting failure: exit status 1, one line on stderr per problem, each
+/// starting with `error: `, containing every needle, nothing that smells of a panic.
 fn fails(args: &[&str], needles: &[&str]) -> String {
     let out = kerf().args(args).output().unwrap();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "kerf {args:?}: status {:?}, stderr {err}", out.status);
-    assert_eq!(err.lines().count(), 1, "kerf {args:?}: stderr is not one line:\n{err}");
-    assert!(err.starts_with("error: "), "kerf {args:?}: {err}");
+    assert!(err.lines().count() >= 1, "kerf {args:?}: stderr is empty");
+    assert!(err.lines().all(|l| l.starts_with("error: ")), "kerf {args:?}: {err}");
     for bad in ["panicked", "backtrace", "RUST_BACKTRACE", "internal error"] {
         assert!(!err.contains(bad), "kerf {args:?}: {err}");
     }
@@ -199,6 +199,27 @@ input = { dtype = "i32", shape = [3, 3], values = [0, 1, 2, 3, 4, 5, 6, 7, 8] }
 
 /// Every error path of `run`: one clear line; a file at OUT is left as it was, and where
 /// there was none, none is created; no temporary file is left behind.
+#[test]
+fn every_mistake_of_a_request_is_one_error_line_with_a_hint() {
+    let s = Scratch::new();
+    let bad = s.write(
+        "bad.toml",
+        "op = \"tensorrt.slice\"\n\n[attributes]\nstrat = [0, 0]\nsize = [2, 2.5]\nstride = [1, 1]\nmode = \"refelct\"\n\n\
+         [inputs]\ninput = { dtype = \"f32\", shape = [3, 3], values = [0, 1, 2, 3, 4, 5, 6, 7, 8] }\n",
+    );
+    let err = fails(&["run", &bad], &[]);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    // In the order of the file, each at its entry's line.
+    for (line, (at, what)) in lines.iter().zip([
+        ("bad.toml:4:1: ", "unknown attribute `strat` (did you mean `start`?)"),
+        ("bad.toml:5:1: ", "attribute `size` must be of type int_list"),
+        ("bad.toml:7:1: ", "attribute `mode` = \"refelct\" is not allowed (did you mean `reflect`?)"),
+    ]) {
+        assert!(line.contains(at) && line.contains(what), "`{at}` … `{what}` missing from: {line}");
+    }
+}
+
 #[test]
 fn run_errors_leave_out_as_it_was() {
     let s = Scratch::new();

@@ -42,8 +42,8 @@ fn check_fails(args: &[&str], needles: &[&str]) -> Option<String> {
     if out.status.code() != Some(1) {
         return Some(format!("{what}: status {:?} (stderr: {err})", out.status));
     }
-    if err.lines().count() != 1 || !err.starts_with("error: ") {
-        return Some(format!("{what}: stderr is not one `error: ` line:\n{err}"));
+    if err.lines().count() == 0 || !err.lines().all(|l| l.starts_with("error: ")) {
+        return Some(format!("{what}: stderr is not `error: ` lines:\n{err}"));
     }
     if ["panicked", "backtrace", "internal error"].iter().any(|b| err.contains(b)) {
         return Some(format!("{what}: {err}"));

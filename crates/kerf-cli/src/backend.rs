@@ -50,14 +50,14 @@ impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Kerf(e) => write!(f, "{e}"),
-            RunError::Cli(e) => f.write_str(&e.0),
+            RunError::Cli(e) => f.write_str(&e.0.join("\n")),
         }
     }
 }
 
 fn check_dynamic(backend: Backend, dynamic: bool) -> Result<(), RunError> {
     if dynamic && backend != Backend::Jit {
-        return Err(RunError::Cli(CliError("--dynamic compiles a JIT kernel; it needs --backend jit".into())));
+        return Err(RunError::Cli(CliError::new("--dynamic compiles a JIT kernel; it needs --backend jit")));
     }
     Ok(())
 }
@@ -79,8 +79,8 @@ pub fn run(file: &RequestFile, backend: Backend, dynamic: bool) -> Result<Tensor
 
 pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
     match e {
-        RunError::Kerf(e) => CliError(file.describe_error(&e)),
-        RunError::Cli(e) => CliError(format!("{}: {}", file.path.display(), e.0)),
+        RunError::Kerf(e) => CliError(file.describe_errors(&e)),
+        RunError::Cli(e) => CliError(e.0.iter().map(|m| format!("{}: {m}", file.path.display())).collect()),
     }
 }
 
@@ -89,12 +89,10 @@ pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
 /// `kerf run` picks the width by the data, see `kerf::run_jit_strings`).
 pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKernel>, RunError> {
     let jit = jit()?;
-    let mut plan = kerf::lower(request)?;
-    if let Plan::Slice(p) = &mut plan
-        && p.dtype == DType::String
-    {
-        p.dtype = DType::U64;
-    }
+    let plan = match kerf::lower(request)? {
+        Plan::Slice(p) if p.dtype == DType::String => kerf::string_slice_as(&p, DType::U64, 0),
+        plan => plan,
+    };
     Ok(if dynamic { jit.compile_dynamic_plan(&plan)? } else { jit.compile_plan(&plan)? })
 }
 
@@ -102,7 +100,7 @@ pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKern
 /// else its steps' kernels one after another), or with `unfused` step by step.
 pub fn run_chain(file: &ChainFile, backend: Backend, dynamic: bool, unfused: bool) -> Result<Tensor, CliError> {
     if dynamic {
-        return Err(CliError(format!(
+        return Err(CliError::new(format!(
             "{}: --dynamic compiles one op's kernel; a chain compiles one static kernel",
             file.path.display()
         )));
@@ -112,19 +110,19 @@ pub fn run_chain(file: &ChainFile, backend: Backend, dynamic: bool, unfused: boo
         Backend::Reference => kerf::chain::run_chain_reference(&chain, !unfused),
         Backend::Jit => match jit() {
             Ok(jit) => kerf::chain::run_chain_jit(jit, &chain, !unfused),
-            Err(e) => return Err(CliError(format!("{}: {e}", file.path.display()))),
+            Err(e) => return Err(CliError::new(format!("{}: {e}", file.path.display()))),
         },
     };
-    result.map_err(|e| CliError(file.describe_error(&e)))
+    result.map_err(|e| CliError::new(file.describe_error(&e)))
 }
 
 /// The fused kernel of a chain file (its first input may be given by dtype and shape).
 pub fn compile_chain(file: &ChainFile) -> Result<Arc<kerf::JitKernel>, CliError> {
-    let err = |e: kerf::Error| CliError(file.describe_error(&e));
+    let err = |e: kerf::Error| CliError::new(file.describe_error(&e));
     let lowered = kerf::chain::lower_chain(&file.chain()).map_err(err)?;
-    let jit = jit().map_err(|e| CliError(format!("{}: {e}", file.path.display())))?;
+    let jit = jit().map_err(|e| CliError::new(format!("{}: {e}", file.path.display())))?;
     jit.compile_chain(&lowered.fused).map_err(err)?.ok_or_else(|| {
-        CliError(format!(
+        CliError::new(format!(
             "{}: this chain does not fuse into one kernel (it starts with a fill, takes two fill values, or fills \
              on an axis that repeats); `kerf run` runs it step by step",
             file.path.display()
@@ -158,9 +156,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
     match backend {
         Backend::Reference => {
             if threads > 1 {
-                return Err(CliError(
-                    "--threads above 1 needs --backend jit (the reference runs on one thread)".into(),
-                ));
+                return Err(CliError::new("--threads above 1 needs --backend jit (the reference runs on one thread)"));
             }
             let t = Instant::now();
             let kernel = kerf::ReferenceKernel::new(&file.request).map_err(|e| err(e.into()))?;
@@ -170,7 +166,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
         Backend::Jit => {
             let plan = kerf::lower(&file.request).map_err(|e| err(e.into()))?;
             if plan.dtype() == DType::String {
-                return Err(CliError(format!(
+                return Err(CliError::new(format!(
                     "{}: string tensors are not plain memory; the JIT (and kerf bench) move bytes only",
                     file.path.display()
                 )));

@@ -33,7 +33,7 @@ pub fn bench(
     if let Ok(plan) = kerf::lower(&file.request) {
         let bytes = plan.dtype().buffer_bytes(volume(plan.output_shape()));
         if bytes.is_none_or(|n| Vec::<u8>::new().try_reserve_exact(n).is_err()) {
-            return Err(CliError(format!(
+            return Err(CliError::new(format!(
                 "{}: the output ({} {:?}) is too large to allocate",
                 path.display(),
                 plan.dtype(),
@@ -43,7 +43,7 @@ pub fn bench(
     }
     let compiled = backend::compile(&file, backend, dynamic, threads)?;
     let kernel = compiled.kernel.as_ref();
-    let here = |m: String| CliError(format!("{}: {m}", path.display()));
+    let here = |m: String| CliError::new(format!("{}: {m}", path.display()));
     if kernel.dtype() == DType::String {
         return Err(here("string tensors are not plain memory; kerf bench times byte-moving kernels only".into()));
     }
@@ -136,7 +136,7 @@ pub fn bench(
 }
 
 fn volume(shape: &[u64]) -> u64 {
-    kerf_ir::tensor::volume(shape).unwrap_or(u64::MAX)
+    kerf::volume(shape).unwrap_or(u64::MAX)
 }
 
 /// Arbitrary input bytes must still be valid elements: bool takes 0/1.
@@ -194,12 +194,12 @@ fn bench_chain(
     dynamic: bool,
     w: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let here = |m: String| CliError(format!("{}: {m}", file.path.display()));
+    let here = |m: String| CliError::new(format!("{}: {m}", file.path.display()));
     if backend != Backend::Jit || dynamic {
         return Err(here("kerf bench times a chain's static JIT kernels (--backend jit, no --dynamic)".into()));
     }
     let chain = file.chain();
-    let lowered = kerf::chain::lower_chain(&chain).map_err(|e| CliError(file.describe_error(&e)))?;
+    let lowered = kerf::chain::lower_chain(&chain).map_err(|e| CliError::new(file.describe_error(&e)))?;
     let fused = &lowered.fused;
     if fused.dtype == DType::String {
         return Err(here("string tensors are not plain memory; kerf bench times byte-moving kernels only".into()));
@@ -207,7 +207,7 @@ fn bench_chain(
     let settings = kerf::JitSettings { threads: threads as usize, ..kerf::JitSettings::default() };
     let jit = kerf::Jit::new(settings).map_err(|e| here(e.to_string()))?;
     let t = Instant::now();
-    let kernel = jit.compile_chain(fused).map_err(|e| CliError(file.describe_error(&e)))?.ok_or_else(|| {
+    let kernel = jit.compile_chain(fused).map_err(|e| CliError::new(file.describe_error(&e)))?.ok_or_else(|| {
         here("this chain does not fuse into one kernel (it starts with a fill, takes two fill values, or fills on an axis that repeats)".into())
     })?;
     let compile_us = t.elapsed().as_secs_f64() * 1e6;

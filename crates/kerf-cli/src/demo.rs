@@ -16,11 +16,11 @@ use kerf::display::describe;
 use kerf::{Tensor, examples};
 
 pub fn demo(only: Option<&str>, brief: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    let reg = kerf_spec::registry().map_err(|e| CliError(e.to_string()))?;
+    let reg = kerf::spec::registry().map_err(|e| CliError::new(e.to_string()))?;
     if let Some(id) = only
         && reg.get(id).is_none()
     {
-        return Err(CliError(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", "))));
+        return Err(CliError::new(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", "))));
     }
     let backend = Backend::default_kind();
     outln!(
@@ -55,7 +55,7 @@ pub fn demo(only: Option<&str>, brief: bool, out: &mut dyn Write) -> Result<(), 
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(CliError(format!("demo: {} of {total} examples failed: {}", failed.len(), failed.join(", "))))
+        Err(CliError::new(format!("demo: {} of {total} examples failed: {}", failed.len(), failed.join(", "))))
     }
 }
 
@@ -71,8 +71,8 @@ fn indent(s: &str, by: &str) -> String {
 /// Show and check one example; `Err` says what did not match.
 /// What it shows goes to `s`.
 fn example(
-    spec: &kerf_spec::OpSpec,
-    ex: &kerf_spec::ExampleSpec,
+    spec: &kerf::spec::OpSpec,
+    ex: &kerf::spec::ExampleSpec,
     backend: Backend,
     brief: bool,
     s: &mut String,
@@ -120,7 +120,7 @@ fn example(
             let fragment = ex.error.clone().unwrap_or_default();
             match got {
                 Ok(out) => return Err(format!("must fail with `{fragment}`, gave {}", describe(&out))),
-                Err(RunError::Cli(e)) => return Err(e.0),
+                Err(RunError::Cli(e)) => return Err(e.0.join("; ")),
                 Err(RunError::Kerf(e)) => {
                     if !brief {
                         say!(s, "  error: {e}");
@@ -150,13 +150,8 @@ fn print_ir(req: &kerf::Request, backend: Backend, s: &mut String) {
     match kerf::lower(req) {
         Ok(plan) => {
             say!(s, "  plan:\n{}", indent(&plan.to_string(), "    "));
-            match kerf_ir::schedule::schedule(&plan) {
-                Ok(kerf_ir::schedule::Schedule::Slice(nest)) => {
-                    say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    "))
-                }
-                Ok(kerf_ir::schedule::Schedule::Fill(nest)) => {
-                    say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    "))
-                }
+            match kerf::schedule::schedule(&plan) {
+                Ok(nest) => say!(s, "  loop nest:\n{}", indent(&nest.to_string(), "    ")),
                 Err(e) => say!(s, "  loop nest: {e}"),
             }
         }

@@ -1,5 +1,6 @@
 //! `kerf`: run request files on `.npy` arrays, print op specs and generated code,
-//! benchmark kernels. Every error is one line on stderr and a non-zero exit status.
+//! benchmark kernels. Every error is one line on stderr (a request with several mistakes: one each) and a
+//! non-zero exit status.
 
 mod backend;
 mod bench;
@@ -139,9 +140,16 @@ enum Command {
     },
 }
 
-/// An error as the one line the user sees.
+/// An error as the lines the user sees: one for each problem (a request's every error).
 #[derive(Debug)]
-pub struct CliError(pub String);
+pub struct CliError(pub Vec<String>);
+
+impl CliError {
+    /// An error of one line.
+    pub fn new(message: impl Into<String>) -> CliError {
+        CliError(vec![message.into()])
+    }
+}
 
 /// A failed write to stdout as an error. A reader that went away (`| head`) ends the
 /// process quietly with the status a shell shows for SIGPIPE, as coreutils do; this is
@@ -150,7 +158,7 @@ pub fn stdout_error(e: io::Error) -> CliError {
     if e.kind() == io::ErrorKind::BrokenPipe {
         std::process::exit(128 + 13);
     }
-    CliError(format!("cannot write to stdout: {e}"))
+    CliError::new(format!("cannot write to stdout: {e}"))
 }
 
 /// `writeln!` to stdout; a failed write returns the error from the calling function.
@@ -163,7 +171,7 @@ macro_rules! outln {
 
 impl<T: std::fmt::Display> From<T> for CliError {
     fn from(e: T) -> Self {
-        CliError(e.to_string())
+        CliError::new(e.to_string())
     }
 }
 
@@ -191,13 +199,14 @@ fn main() -> ExitCode {
         dispatch(cli.command, &mut out)?;
         out.flush().map_err(stdout_error)
     })
-    .unwrap_or_else(|_| Err(CliError(String::new())));
+    .unwrap_or_else(|_| Err(CliError(Vec::new())));
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(CliError(msg)) => {
-            if !msg.is_empty() {
+        Err(CliError(lines)) => {
+            let mut stderr = io::stderr().lock();
+            for msg in lines.iter().filter(|m| !m.is_empty()) {
                 // stderr may be gone too; there is nowhere left to report that.
-                let _ = writeln!(io::stderr(), "error: {}", one_line(&msg));
+                let _ = writeln!(stderr, "error: {}", one_line(msg));
             }
             ExitCode::FAILURE
         }
@@ -220,7 +229,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
                 AnyFile::Request(file) => backend::clif(&file, dynamic)?,
                 AnyFile::Chain(file) if !dynamic => backend::compile_chain(&file)?.clif().to_string(),
                 AnyFile::Chain(file) => {
-                    return Err(CliError(format!(
+                    return Err(CliError::new(format!(
                         "{}: a chain compiles one static kernel (no --dynamic)",
                         file.path.display()
                     )));
@@ -232,10 +241,10 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             let name = name.unwrap_or_else(|| struct_name(&request));
             let text = match kerf::request_file::load_any(&request)? {
                 AnyFile::Request(file) => {
-                    kerf_codegen::expand_request(&file.request, &name).map_err(|e| file.describe_error(&e))?
+                    kerf::expand_request(&file.request, &name).map_err(|e| CliError(file.describe_errors(&e)))?
                 }
                 AnyFile::Chain(file) => kerf::chain::lower_chain(&file.chain())
-                    .and_then(|l| kerf_codegen::expand_chain(&l.fused, &name))
+                    .and_then(|l| kerf::expand_chain(&l.fused, &name))
                     .map_err(|e| file.describe_error(&e))?,
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)
@@ -284,7 +293,7 @@ fn run(
     }
     let result = match &file {
         AnyFile::Request(f) if unfused => {
-            return Err(CliError(format!(
+            return Err(CliError::new(format!(
                 "{}: --unfused runs the steps of a chain file ([[steps]])",
                 f.path.display()
             )));

@@ -40,7 +40,7 @@ fn dir_of(path: &Path) -> &Path {
 
 /// Check OUT before anything runs (see the module docs for what is refused).
 pub fn check(out: &Path) -> Result<Target, CliError> {
-    let err = |m: String| CliError(format!("{}: {m}", out.display()));
+    let err = |m: String| CliError::new(format!("{}: {m}", out.display()));
     let refuse = |what: String| {
         err(format!("is {what}; kerf writes its output only to a regular file and never replaces anything else"))
     };
@@ -98,7 +98,7 @@ impl Target {
             return Ok(());
         };
         if same_file(out, &inp) {
-            return Err(CliError(format!(
+            return Err(CliError::new(format!(
                 "{}: is {what} of this run ({}); kerf does not overwrite its own inputs, write the output elsewhere",
                 self.shown.display(),
                 input.display()
@@ -109,11 +109,11 @@ impl Target {
 
     /// Write `t` as `.npy`: a temporary file beside the target, renamed over it at the end.
     pub fn write(&self, t: &Tensor) -> Result<(), CliError> {
-        let err = |action: &str, e: io::Error| CliError(format!("{}: {action}: {e}", self.shown.display()));
+        let err = |action: &str, e: io::Error| CliError::new(format!("{}: {action}: {e}", self.shown.display()));
         let name = self
             .path
             .file_name()
-            .ok_or_else(|| CliError(format!("{}: cannot write: the path names no file", self.shown.display())))?;
+            .ok_or_else(|| CliError::new(format!("{}: cannot write: the path names no file", self.shown.display())))?;
         let prefix = format!(".{}.", name.to_string_lossy());
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
@@ -145,7 +145,7 @@ impl Target {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Ok(m) if m.is_file() => {}
             Ok(m) => {
-                return Err(CliError(format!(
+                return Err(CliError::new(format!(
                     "{}: is now {}; kerf does not replace it",
                     self.shown.display(),
                     kind(&m)

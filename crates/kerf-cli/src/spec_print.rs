@@ -2,11 +2,11 @@
 //! change here.
 
 use crate::{CliError, outln};
-use kerf_spec::{InputRank, OpSpec, RuleKind};
+use kerf::spec::{InputRank, OpSpec, RuleKind};
 use std::io::Write;
 
-fn registry() -> Result<&'static kerf_spec::Registry, CliError> {
-    kerf_spec::registry().map_err(|e| CliError(e.to_string()))
+fn registry() -> Result<&'static kerf::spec::Registry, CliError> {
+    kerf::spec::registry().map_err(|e| CliError::new(e.to_string()))
 }
 
 fn versions(spec: &OpSpec) -> String {
@@ -26,9 +26,9 @@ pub fn ops(out: &mut dyn Write) -> Result<(), CliError> {
 
 pub fn spec(id: &str, out: &mut dyn Write) -> Result<(), CliError> {
     let reg = registry()?;
-    let spec = reg
-        .get(id)
-        .ok_or_else(|| CliError(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", "))))?;
+    let spec = reg.get(id).ok_or_else(|| {
+        CliError::new(format!("unknown op `{id}` (known: {})", reg.ids().collect::<Vec<_>>().join(", ")))
+    })?;
     out.write_all(render(spec).as_bytes()).map_err(crate::stdout_error)
 }
 

@@ -40,8 +40,7 @@ fn linspace_loops<C: Copy>(
     }
     let loops = Level { dims, strides, coef: &coef, step: &step, finish: &finish };
     let v0 = format_ident!("v0");
-    let zero = ulit(0);
-    let inner = loops.level(0, quote!(#v0), quote!(#zero));
+    let inner = loops.level(0, quote!(#v0), None);
     quote! {
         let #v0 = #start;
         #inner
@@ -58,8 +57,9 @@ struct Level<'a, C> {
 }
 
 impl<C: Copy> Level<'_, C> {
-    /// The loop of dim k, given the outer partial sum `v` and output offset `o`.
-    fn level(&self, k: usize, v: TokenStream, o: TokenStream) -> TokenStream {
+    /// The loop of dim k, given the outer partial sum `v` and output offset `o` (`None`
+    /// at the outermost level, where it is 0).
+    fn level(&self, k: usize, v: TokenStream, o: Option<TokenStream>) -> TokenStream {
         let d = self.dims[k];
         let (e, c) = (ulit(d.extent), (self.coef)(d.coef));
         let a = format_ident!("a{}", k);
@@ -67,6 +67,10 @@ impl<C: Copy> Level<'_, C> {
         let value = (self.step)(&v, &c, &at);
         if k + 1 == self.dims.len() {
             let stored = (self.finish)(&value);
+            let o = o.unwrap_or_else(|| {
+                let zero = ulit(0);
+                quote!(#zero)
+            });
             return quote! {
                 for (#a, d) in output[#o..#o + #e].iter_mut().enumerate() {
                     *d = store(#stored);
@@ -75,8 +79,11 @@ impl<C: Copy> Level<'_, C> {
         }
         let (vn, on) = (format_ident!("v{}", k + 1), format_ident!("o{}", k + 1));
         let s = lit(self.strides[k]);
-        let o_next = if o.to_string() == "0usize" { quote!(#a * #s) } else { quote!(#o + #a * #s) };
-        let inner = self.level(k + 1, quote!(#vn), quote!(#on));
+        let o_next = match o {
+            None => quote!(#a * #s),
+            Some(o) => quote!(#o + #a * #s),
+        };
+        let inner = self.level(k + 1, quote!(#vn), Some(quote!(#on)));
         quote! {
             for #a in 0..#e {
                 let #vn = #value;

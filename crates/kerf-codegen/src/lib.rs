@@ -96,10 +96,7 @@ fn doc_lines(plan: &Plan, sched: &Schedule) -> Vec<String> {
     let mut lines: Vec<String> = plan.to_string().lines().map(str::to_string).collect();
     lines.push(String::new());
     lines.push("Schedule:".into());
-    let listing = match sched {
-        Schedule::Slice(n) => n.to_string(),
-        Schedule::Fill(n) => n.to_string(),
-    };
+    let listing = sched.to_string();
     lines.push("```text".into());
     lines.extend(listing.lines().map(str::to_string));
     lines.push("```".into());

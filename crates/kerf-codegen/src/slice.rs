@@ -512,15 +512,14 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     let out_len_doc = format!(" Length of the `output` slice `run` writes {len_doc}.");
 
     // The loops, generic over the element storage: `T` for `run`, `[u8; W]` for `run_bytes`.
-    let (elem_param, fill_param, fill_arg, fill_doc) = if elem.is_nibbles() {
-        (quote!(), if fill_mode { quote!(, fill: u8) } else { quote!() }, fill_mode, "")
+    let (elem_param, fill_param, fill_arg) = if elem.is_nibbles() {
+        (quote!(), if fill_mode { quote!(, fill: u8) } else { quote!() }, fill_mode)
     } else if elem.is_string() {
         // A string pad fills with clones of `fill` (the empty string kerf's plans carry).
-        (quote!(<E: ::core::clone::Clone>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode, "")
+        (quote!(<E: ::core::clone::Clone>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode)
     } else {
-        (quote!(<E: ::core::marker::Copy>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode, "")
+        (quote!(<E: ::core::marker::Copy>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode)
     };
-    let _ = fill_doc;
     let e_ty = if elem.is_nibbles() { quote!(u8) } else { quote!(E) };
     let safety = if g.unchecked { SAFETY_DOC.to_vec() } else { Vec::new() };
     let loops_fn = quote! {

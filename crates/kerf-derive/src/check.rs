@@ -1,10 +1,12 @@
-//! The attributes checked against the op's spec, collecting every error with its span,
-//! then lowered by kerf-ir's frontend and emitted by kerf-codegen.
+//! The attributes as a `kerf_ir::Request`, and kerf-ir's errors at the spans of the
+//! attributes they are about. Nothing here checks the spec's rules: `kerf_ir::lower`
+//! validates the request (every error at once) and runs the op's frontend; this file
+//! only maps tokens to the request and each error, by what it is about, to a span.
 
 use crate::attr::{self, Entry, Spanned, Value};
 use crate::ctxt::Ctxt;
-use kerf_ir::{AttrValue, DType, Error, InputArg, Request, Tensor};
-use kerf_spec::{AttrType, InputRank, OpSpec, RuleKind};
+use kerf_ir::{About, AttrValue, DType, Error, InputArg, Request, Tensor};
+use kerf_spec::{InputRank, OpSpec, RuleKind};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::collections::BTreeMap;
@@ -29,35 +31,197 @@ pub fn expand(input: &syn::DeriveInput) -> Result<TokenStream, Vec<syn::Error>> 
         return cx.check().map(|_| TokenStream::new());
     };
     let entries = attr::parse(&input.attrs, &cx);
-    let request = build_request(&entries, &cx, first_attr.to_token_stream());
+    let whole = first_attr.to_token_stream();
+    let request = build_request(&entries, &cx, &whole);
     cx.check()?;
     let Some(request) = request else { return Ok(TokenStream::new()) };
-    let plan = kerf_ir::lower(&request).map_err(|e| vec![lower_error(&e, &entries, first_attr)])?;
+    let plan = kerf_ir::lower(&request)
+        .map_err(|e| e.list().iter().map(|e| spanned(e, &request, &entries, &whole)).collect::<Vec<_>>())?;
     kerf_codegen::kernel_impl(&plan, &input.ident).map_err(|e| vec![syn::Error::new_spanned(first_attr, e)])
 }
 
-/// The spec's file name, for messages.
-fn spec_file(spec: &OpSpec) -> String {
-    format!("specs/{}.toml", spec.id)
-}
-
-/// The spec input a slice reads its data from: the first that may have any rank.
-fn data_input(spec: &OpSpec) -> Option<&kerf_spec::InputSpec> {
-    spec.inputs.iter().filter(|i| i.rank == InputRank::Any).min_by_key(|i| i.index)
-}
-
-fn type_description(ty: AttrType) -> &'static str {
-    match ty {
-        AttrType::Int => "an integer",
-        AttrType::U64 => "a non-negative integer",
-        AttrType::Float => "a number",
-        AttrType::String => "a string",
-        AttrType::Dtype => "a dtype name like \"f32\"",
-        AttrType::IntList => "a list of integers like [0, -1]",
-        AttrType::FloatList => "a list of numbers like [0.5, 1]",
-        AttrType::FloatOrList => "a number or a list of numbers",
-        AttrType::Mask => "a list of 0/1 flags like [1, 0]",
+/// Map the entries to a request. Only what the request cannot hold is an error here
+/// (a name given twice, a literal no attribute value or input can be, the data input's
+/// `dtype`/`input` missing or malformed); everything else is for the validator. `None`
+/// when there is no op to ask for.
+fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Request> {
+    let mut by_name: BTreeMap<String, &Entry> = BTreeMap::new();
+    for e in entries {
+        match by_name.entry(e.name()) {
+            std::collections::btree_map::Entry::Occupied(_) => {
+                cx.error_spanned_by(&e.name, format!("attribute `{}` is given twice", e.name))
+            }
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(e);
+            }
+        }
     }
+    let Some(op_entry) = by_name.get("op") else {
+        cx.error_spanned_by(whole, "missing required attribute `op`: the op's spec id, like \"tensorrt.slice\"");
+        return None;
+    };
+    let Value::Str(op) = &op_entry.value.value else {
+        cx.error_spanned_by(&op_entry.value.tokens, "`op` must be a string naming a spec, like \"tensorrt.slice\"");
+        return None;
+    };
+    let mut request = Request::new(op);
+    let spec = match kerf_spec::registry() {
+        Ok(r) => r.get(op),
+        Err(e) => {
+            cx.error_spanned_by(whole, e);
+            return None;
+        }
+    };
+    // An unknown op: the validator says so, with a hint.
+    let Some(spec) = spec else { return Some(request) };
+    if let Some(e) = by_name.get("version") {
+        match e.value.value {
+            Value::Int(v) if u32::try_from(v).is_ok() => request.version = Some(v as u32),
+            _ => cx.error_spanned_by(
+                &e.value.tokens,
+                format!("`version` must be one of {op}'s versions {:?}", spec.versions),
+            ),
+        }
+    }
+    let data = spec.data_input();
+    match data {
+        Some(data) => {
+            if let Some(input) = data_input(cx, &by_name, data, whole) {
+                request.inputs.insert(data.name.clone(), input);
+            }
+        }
+        None => {
+            let out_type = spec.attributes.iter().find(|a| a.ty == kerf_spec::AttrType::Dtype).map(|a| &a.name);
+            for name in ["input", "dtype"] {
+                if let Some(e) = by_name.get(name) {
+                    let hint = match (name, out_type) {
+                        ("dtype", Some(t)) => format!("; its output type is the `{t}` attribute"),
+                        _ => "; its output shape is an attribute".to_string(),
+                    };
+                    cx.error_spanned_by(&e.name, format!("{op} reads no input tensor, so it takes no `{name}`{hint}"));
+                }
+            }
+        }
+    }
+    // The op's own attributes, and inputs written as attributes (baked in as constants).
+    let version = request.version.unwrap_or_else(|| spec.latest_version());
+    for e in entries.iter().filter(|e| by_name.get(&e.name()).is_some_and(|first| std::ptr::eq(*first, *e))) {
+        let name = &e.name();
+        if OWN.contains(&name.as_str()) {
+            continue;
+        }
+        let attribute = spec.attribute(name);
+        let input = spec.input(name).filter(|i| Some(&i.name) != data.map(|d| &d.name));
+        let is_input = match (attribute, input) {
+            (Some(a), Some(i)) => {
+                !kerf_spec::in_version(&a.versions, version) && kerf_spec::in_version(&i.versions, version)
+            }
+            (a, i) => a.is_none() && i.is_some(),
+        };
+        if data.is_some_and(|d| &d.name == name) {
+            cx.error_spanned_by(
+                &e.name,
+                format!("{op}: `{name}` is the data input: write its shape as `input = [...]` and its type as `dtype = \"...\"`"),
+            );
+        } else if let (true, Some(i)) = (is_input, input) {
+            if let Some(t) = input_tensor(cx, spec, i, e) {
+                request.inputs.insert(name.clone(), InputArg::Tensor(t));
+            }
+        } else if let Some(v) = attr_value(&e.value.value) {
+            request.attributes.insert(name.clone(), v);
+        } else {
+            let expected =
+                attribute.map(|a| format!(" of type {} ({})", a.ty.name(), kerf_ir::request::type_description(a.ty)));
+            cx.error_spanned_by(
+                &e.value.tokens,
+                format!(
+                    "{op}: attribute `{name}` must be a value{}, found {} that no attribute takes",
+                    expected.unwrap_or_default(),
+                    e.value.value.kind()
+                ),
+            );
+        }
+    }
+    Some(request)
+}
+
+/// A literal as an attribute value: numbers, strings and lists of numbers (as written:
+/// the validator checks them against the attribute's type).
+fn attr_value(v: &Value) -> Option<AttrValue> {
+    Some(match v {
+        Value::Int(i) => AttrValue::Int(i64::try_from(*i).ok()?),
+        Value::Float(f) => AttrValue::Float(*f),
+        Value::Str(s) => AttrValue::Str(s.clone()),
+        Value::List(l) => match ints(l) {
+            Some(ints) => AttrValue::IntList(i64s(&ints)?),
+            None => AttrValue::FloatList(numbers(l)?),
+        },
+        Value::Bool(_) => return None,
+    })
+}
+
+/// The data input from `dtype = "..."` and `input = [...]` (its shape).
+fn data_input(
+    cx: &Ctxt,
+    by_name: &BTreeMap<String, &Entry>,
+    data: &kerf_spec::InputSpec,
+    whole: &TokenStream,
+) -> Option<InputArg> {
+    let name = &data.name;
+    let shape = match by_name.get("input") {
+        None => {
+            cx.error_spanned_by(whole, format!("missing `input = [...]`: the shape of the data input `{name}`"));
+            None
+        }
+        Some(e) => match &e.value.value {
+            Value::List(l) => {
+                let extents: Vec<Option<u64>> = l
+                    .iter()
+                    .map(|item| match item.value {
+                        Value::Int(d) if (0..=u32::MAX as i128).contains(&d) => Some(d as u64),
+                        _ => {
+                            cx.error_spanned_by(
+                                &item.tokens,
+                                format!("`input` is the shape of the data input `{name}`: every extent is an integer in [0, 2^32)"),
+                            );
+                            None
+                        }
+                    })
+                    .collect();
+                extents.into_iter().collect::<Option<Vec<u64>>>()
+            }
+            v => {
+                cx.error_spanned_by(
+                    &e.value.tokens,
+                    format!(
+                        "`input` is the shape of the data input `{name}`: a list of extents like [3, 3], found {}",
+                        v.kind()
+                    ),
+                );
+                None
+            }
+        },
+    };
+    let dtype = match by_name.get("dtype") {
+        None => {
+            cx.error_spanned_by(
+                whole,
+                format!("missing `dtype = \"...\"`: the element type of the data input `{name}`"),
+            );
+            None
+        }
+        Some(e) => match &e.value.value {
+            Value::Str(s) => s.parse::<DType>().map_err(|err| cx.error_spanned_by(&e.value.tokens, err)).ok(),
+            v => {
+                cx.error_spanned_by(
+                    &e.value.tokens,
+                    format!("`dtype` must be a dtype name like \"f32\", found {}", v.kind()),
+                );
+                None
+            }
+        },
+    };
+    Some(InputArg::Meta { dtype: dtype?, shape: shape? })
 }
 
 fn ints(list: &[Spanned]) -> Option<Vec<i128>> {
@@ -78,380 +242,21 @@ fn i64s(list: &[i128]) -> Option<Vec<i64>> {
     list.iter().map(|&i| i64::try_from(i).ok()).collect()
 }
 
-/// A literal as a value of an attribute type, if it is one.
-fn to_attr(ty: AttrType, v: &Value) -> Option<AttrValue> {
-    Some(match (ty, v) {
-        (AttrType::Int | AttrType::U64, Value::Int(i)) => AttrValue::Int(i64::try_from(*i).ok()?),
-        (AttrType::Float | AttrType::FloatOrList, Value::Int(i)) => AttrValue::Float(*i as f64),
-        (AttrType::Float | AttrType::FloatOrList, Value::Float(f)) => AttrValue::Float(*f),
-        (AttrType::String | AttrType::Dtype, Value::Str(s)) => AttrValue::Str(s.clone()),
-        (AttrType::IntList | AttrType::Mask, Value::List(l)) => AttrValue::IntList(i64s(&ints(l)?)?),
-        (AttrType::FloatList | AttrType::FloatOrList, Value::List(l)) => AttrValue::FloatList(numbers(l)?),
-        _ => return None,
-    })
-}
-
-/// Edit distance, for "did you mean".
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-fn did_you_mean<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
-    known
-        .map(|k| (distance(name, k), k))
-        .filter(|(d, k)| *d <= 2 && *d < k.len())
-        .min()
-        .map(|(_, k)| format!(" (did you mean `{k}`?)"))
-        .unwrap_or_default()
-}
-
-/// Check every entry against the spec and build the request. Errors go to `cx`; the
-/// request is returned only when the op is known.
-fn build_request(entries: &[Entry], cx: &Ctxt, whole: TokenStream) -> Option<Request> {
-    let mut by_name: BTreeMap<String, &Entry> = BTreeMap::new();
-    for e in entries {
-        match by_name.entry(e.name()) {
-            std::collections::btree_map::Entry::Occupied(_) => {
-                cx.error_spanned_by(&e.name, format!("attribute `{}` is given twice", e.name))
-            }
-            std::collections::btree_map::Entry::Vacant(v) => {
-                v.insert(e);
-            }
-        }
-    }
-    let registry = match kerf_spec::registry() {
-        Ok(r) => r,
-        Err(e) => {
-            cx.error_spanned_by(&whole, e);
-            return None;
-        }
-    };
-    let known_ops = || registry.ids().collect::<Vec<_>>().join(", ");
-    let Some(op_entry) = by_name.get("op") else {
-        cx.error_spanned_by(
-            &whole,
-            format!("missing required attribute `op`: the op's spec id, one of {}", known_ops()),
-        );
-        return None;
-    };
-    let Value::Str(op) = &op_entry.value.value else {
-        cx.error_spanned_by(
-            &op_entry.value.tokens,
-            format!("`op` must be a string naming a spec, one of {}", known_ops()),
-        );
-        return None;
-    };
-    let Some(spec) = registry.get(op) else {
-        cx.error_spanned_by(
-            &op_entry.value.tokens,
-            format!("unknown op `{op}`{} (known: {})", did_you_mean(op, registry.ids()), known_ops()),
-        );
-        return None;
-    };
-    let file = spec_file(spec);
-    let mut request = Request::new(op);
-
-    // The version.
-    let version = match by_name.get("version") {
-        None => spec.latest_version(),
-        Some(e) => match e.value.value {
-            Value::Int(v) if u32::try_from(v).is_ok_and(|v| spec.versions.contains(&v)) => {
-                request.version = Some(v as u32);
-                v as u32
-            }
-            _ => {
-                cx.error_spanned_by(
-                    &e.value.tokens,
-                    format!("{op}: `version` must be one of the versions {:?} of {file}", spec.versions),
-                );
-                spec.latest_version()
-            }
-        },
-    };
-    let versioned = spec.versions.len() > 1;
-    let in_version = |v: &Option<Vec<u32>>| kerf_spec::in_version(v, version);
-    let version_note = if versioned { format!(" in version {version}") } else { String::new() };
-
-    // The data input: `dtype` and `input` (its shape), or neither for ops that read none.
-    let data = data_input(spec);
-    let mut data_dtype: Option<DType> = None;
-    match data {
-        Some(data) => {
-            let shape = match by_name.get("input") {
-                None => {
-                    cx.error_spanned_by(
-                        &whole,
-                        format!("missing `input = [...]`: the shape of {op}'s data input `{}`", data.name),
-                    );
-                    None
-                }
-                Some(e) => match &e.value.value {
-                    Value::List(l) => {
-                        let mut shape = Some(Vec::with_capacity(l.len()));
-                        for item in l {
-                            match item.value {
-                                Value::Int(d) if (0..=u32::MAX as i128).contains(&d) => {
-                                    if let Some(s) = shape.as_mut() {
-                                        s.push(d as u64);
-                                    }
-                                }
-                                _ => {
-                                    cx.error_spanned_by(
-                                        &item.tokens,
-                                        format!(
-                                            "`input` is the shape of the data input `{}`: every extent is an integer in [0, 2^32)",
-                                            data.name
-                                        ),
-                                    );
-                                    shape = None;
-                                }
-                            }
-                        }
-                        shape
-                    }
-                    v => {
-                        cx.error_spanned_by(
-                            &e.value.tokens,
-                            format!(
-                                "`input` is the shape of the data input `{}`: a list of extents like [3, 3], found {}",
-                                data.name,
-                                v.kind()
-                            ),
-                        );
-                        None
-                    }
-                },
-            };
-            let set = spec.type_set(&data.types).unwrap_or_default();
-            match by_name.get("dtype") {
-                None => cx.error_spanned_by(
-                    &whole,
-                    format!(
-                        "missing `dtype = \"...\"`: the element type of `{}`, one of {{{}}}",
-                        data.name,
-                        set.join(", ")
-                    ),
-                ),
-                Some(e) => match &e.value.value {
-                    Value::Str(s) => match s.parse::<DType>() {
-                        Ok(d) if set.contains(&d.name()) => data_dtype = Some(d),
-                        Ok(d) => cx.error_spanned_by(
-                            &e.value.tokens,
-                            format!(
-                                "{op}: dtype {d} of input `{}` is not in its type set {} = {{{}}} ({file})",
-                                data.name,
-                                data.types,
-                                set.join(", ")
-                            ),
-                        ),
-                        Err(err) => cx.error_spanned_by(&e.value.tokens, err),
-                    },
-                    v => cx.error_spanned_by(
-                        &e.value.tokens,
-                        format!("`dtype` must be a dtype name like \"f32\", found {}", v.kind()),
-                    ),
-                },
-            }
-            if let (Some(d), Some(shape)) = (data_dtype, shape) {
-                request = request.input_meta(&data.name, d, &shape);
-            }
-        }
-        None => {
-            let out_type = spec.attributes.iter().find(|a| a.ty == AttrType::Dtype).map(|a| a.name.as_str());
-            for name in ["input", "dtype"] {
-                if let Some(e) = by_name.get(name) {
-                    let hint = match (name, out_type) {
-                        ("dtype", Some(t)) => format!("; its output type is the `{t}` attribute"),
-                        _ => "; its output shape is an attribute".to_string(),
-                    };
-                    cx.error_spanned_by(&e.name, format!("{op} reads no input tensor, so it takes no `{name}`{hint}"));
-                }
-            }
-        }
-    }
-
-    // The op's own attributes, and inputs written as attributes (baked in as constants).
-    let data_name = data.map(|d| d.name.as_str());
-    for e in entries {
-        let name = e.name();
-        if OWN.contains(&name.as_str()) || by_name.get(&name).is_some_and(|first| !std::ptr::eq(*first, e)) {
-            continue;
-        }
-        if let Some(a) = spec.attribute(&name).filter(|a| in_version(&a.versions)) {
-            let Some(value) = to_attr(a.ty, &e.value.value) else {
-                cx.error_spanned_by(
-                    &e.value.tokens,
-                    format!(
-                        "{op}: attribute `{name}` must be of type {} ({}), found {} ({file})",
-                        a.ty.name(),
-                        type_description(a.ty),
-                        e.value.value.kind()
-                    ),
-                );
-                continue;
-            };
-            if check_value(cx, spec, a, e, &value) {
-                request.attributes.insert(name, value);
-            }
-        } else if let Some(i) =
-            spec.input(&name).filter(|i| in_version(&i.versions) && Some(i.name.as_str()) != data_name)
-        {
-            if let Some(t) = input_tensor(cx, spec, i, e, data_dtype) {
-                request.inputs.insert(name, InputArg::Tensor(t));
-            }
-        } else if data_name == Some(name.as_str()) {
-            cx.error_spanned_by(
-                &e.name,
-                format!(
-                    "{op}: `{name}` is the data input: write its shape as `input = [...]` and its type as `dtype = \"...\"`"
-                ),
-            );
-        } else if spec.attribute(&name).is_some() || spec.input(&name).is_some() {
-            let versions: Vec<u32> = spec
-                .versions
-                .iter()
-                .copied()
-                .filter(|&v| {
-                    spec.attribute(&name).is_some_and(|a| kerf_spec::in_version(&a.versions, v))
-                        || spec.input(&name).is_some_and(|i| kerf_spec::in_version(&i.versions, v))
-                })
-                .collect();
-            cx.error_spanned_by(
-                &e.name,
-                format!(
-                    "{op}: `{name}` does not exist in version {version}; it exists in versions {versions:?} ({file})"
-                ),
-            );
-        } else {
-            let known: Vec<&str> = OWN
-                .iter()
-                .copied()
-                .filter(|n| data.is_some() || !["dtype", "input"].contains(n))
-                .chain(spec.attributes.iter().filter(|a| in_version(&a.versions)).map(|a| a.name.as_str()))
-                .chain(
-                    spec.inputs
-                        .iter()
-                        .filter(|i| in_version(&i.versions) && Some(i.name.as_str()) != data_name)
-                        .map(|i| i.name.as_str()),
-                )
-                .fold(Vec::new(), |mut v, n| {
-                    if !v.contains(&n) {
-                        v.push(n);
-                    }
-                    v
-                });
-            let hint = did_you_mean(&name, known.iter().copied());
-            cx.error_spanned_by(
-                &e.name,
-                format!("{op}: unknown attribute `{name}`{version_note}{hint}; {file} accepts {}", known.join(", ")),
-            );
-        }
-    }
-
-    // Required attributes (an input given in their place counts).
-    for a in spec.attributes.iter().filter(|a| a.required && in_version(&a.versions)) {
-        let replaced = spec
-            .inputs
-            .iter()
-            .any(|i| i.replaces.as_deref() == Some(a.name.as_str()) && request.inputs.contains_key(&i.name));
-        if !by_name.contains_key(&a.name) && !replaced {
-            cx.error_spanned_by(
-                &whole,
-                format!(
-                    "{op}: missing required attribute `{}`: {} ({}, {file})",
-                    a.name,
-                    a.doc,
-                    type_description(a.ty)
-                ),
-            );
-        }
-    }
-
-    if !cx.has_errors() {
-        check_dtype_rules(cx, spec, version, &request, &by_name, &whole);
-    }
-    Some(request)
-}
-
-/// Allowed values, masks, non-negative integers and dtype names. Returns whether the value is good.
-fn check_value(cx: &Ctxt, spec: &OpSpec, a: &kerf_spec::AttributeSpec, e: &Entry, value: &AttrValue) -> bool {
-    let op = &spec.id;
-    let file = spec_file(spec);
-    let name = &a.name;
-    match (a.ty, value) {
-        (_, AttrValue::Str(s)) if a.allowed.as_ref().is_some_and(|al| !al.contains(s)) => {
-            let allowed = a.allowed.as_deref().unwrap_or_default();
-            cx.error_spanned_by(
-                &e.value.tokens,
-                format!(
-                    "{op}: unknown {name} `{s}`{}: attribute `{name}` allows {} ({file})",
-                    did_you_mean(s, allowed.iter().map(String::as_str)),
-                    allowed.join(", ")
-                ),
-            );
-            false
-        }
-        (AttrType::Dtype, AttrValue::Str(s)) if s.parse::<DType>().is_err() => {
-            cx.error_spanned_by(&e.value.tokens, format!("{op}: attribute `{name}`: unknown dtype `{s}`"));
-            false
-        }
-        (AttrType::Mask, AttrValue::IntList(l)) => {
-            let Value::List(items) = &e.value.value else { return false };
-            let mut ok = true;
-            for (item, b) in items.iter().zip(l) {
-                if *b != 0 && *b != 1 {
-                    cx.error_spanned_by(
-                        &item.tokens,
-                        format!("{op}: attribute `{name}` is a mask: every entry is 0 or 1, found {b} ({file})"),
-                    );
-                    ok = false;
-                }
-            }
-            ok
-        }
-        (AttrType::U64, AttrValue::Int(i)) if *i < 0 => {
-            cx.error_spanned_by(&e.value.tokens, format!("{op}: attribute `{name}` must be ≥ 0, found {i} ({file})"));
-            false
-        }
-        _ => true,
-    }
-}
-
-/// An input written as an attribute: its value as a constant tensor.
-fn input_tensor(
-    cx: &Ctxt,
-    spec: &OpSpec,
-    input: &kerf_spec::InputSpec,
-    e: &Entry,
-    data_dtype: Option<DType>,
-) -> Option<Tensor> {
-    let op = &spec.id;
-    let name = &input.name;
+/// An input written as an attribute: its value as a constant tensor (an i64 or f64
+/// scalar or vector, whichever the input's type set has; the frontend converts it).
+fn input_tensor(cx: &Ctxt, spec: &OpSpec, input: &kerf_spec::InputSpec, e: &Entry) -> Option<Tensor> {
     let set = spec.type_set(&input.types).unwrap_or_default();
     let has = |d: DType| set.contains(&d.name());
     let scalar_ok = matches!(input.rank, InputRank::Scalar | InputRank::ScalarOrVector);
     let vector_ok = matches!(input.rank, InputRank::Vector | InputRank::ScalarOrVector);
     let t = match &e.value.value {
-        Value::Int(i) if scalar_ok => {
-            let i = i64::try_from(*i).ok()?;
-            // Prefer the data's own type when it is an integer type of the set.
+        Value::Int(i) if scalar_ok => i64::try_from(*i).ok().map(|i| {
             if has(DType::I64) {
-                Some(Tensor::scalar_bits(DType::I64, i as u64 as u128))
+                Tensor::scalar_bits(DType::I64, i as u64 as u128)
             } else {
-                Some(Tensor::scalar_bits(DType::F64, (i as f64).to_bits() as u128))
+                Tensor::scalar_bits(DType::F64, (i as f64).to_bits() as u128)
             }
-        }
+        }),
         Value::Float(f) if scalar_ok && has(DType::F64) => Some(Tensor::scalar_bits(DType::F64, f.to_bits() as u128)),
         Value::Bool(b) if scalar_ok && has(DType::Bool) => Some(Tensor::scalar_bits(DType::Bool, *b as u128)),
         Value::List(l) if vector_ok && has(DType::I64) && ints(l).is_some() => {
@@ -471,114 +276,53 @@ fn input_tensor(
             InputRank::ScalarOrVector => "a number or a list of numbers",
             InputRank::Any => "a tensor",
         };
-        let _ = data_dtype;
         cx.error_spanned_by(
             &e.value.tokens,
             format!(
-                "{op}: input `{name}` (baked in as a constant when written as an attribute) must be {shape} of {} = {{{}}}, found {} ({})",
+                "{}: input `{}` (baked in as a constant when written as an attribute) must be {shape} of {} = {{{}}} (64-bit), found {}",
+                spec.id,
+                input.name,
                 input.types,
                 set.join(", "),
                 e.value.value.kind(),
-                spec_file(spec)
             ),
         );
     }
     t
 }
 
-/// The spec's generic dtype rules (mode × dtype and the like), each at the span of the
-/// attribute its condition names.
-fn check_dtype_rules(
-    cx: &Ctxt,
-    spec: &OpSpec,
-    version: u32,
-    request: &Request,
-    by_name: &BTreeMap<String, &Entry>,
-    whole: &TokenStream,
-) {
-    let attr_str = |name: &str| -> Option<String> {
-        match request.attributes.get(name) {
-            Some(AttrValue::Str(s)) => Some(s.clone()),
-            Some(_) => None,
-            None => spec.attribute(name)?.default.as_ref()?.as_str().map(str::to_string),
-        }
-    };
-    for rule in spec.rules.iter().filter(|r| r.kind == RuleKind::Dtype && kerf_spec::in_version(&r.versions, version)) {
-        if let Some(c) = &rule.when {
-            match attr_str(&c.attribute) {
-                Some(s) if c.values.contains(&s) => {}
-                _ => continue,
-            }
-        }
-        let subject = rule.subject.as_deref().unwrap_or_default();
-        let (dtype, subject_key) = match subject.split_once(':') {
-            Some(("input", n)) => {
-                let key = if data_input(spec).is_some_and(|d| d.name == n) { "dtype" } else { n };
-                (request.inputs.get(n).map(|i| i.dtype().name().to_string()), key)
-            }
-            Some(("attribute", n)) => (attr_str(n), n),
-            _ => (None, ""),
-        };
-        let Some(dtype) = dtype else { continue };
-        let broken = match (&rule.allow, &rule.forbid) {
-            (Some(allow), _) => !allow.contains(&dtype),
-            (None, Some(forbid)) => forbid.contains(&dtype),
-            (None, None) => false,
-        };
-        if !broken {
-            continue;
-        }
-        let when = rule
-            .when
-            .as_ref()
-            .and_then(|c| attr_str(&c.attribute).map(|s| format!(" with {} = \"{s}\"", c.attribute)))
-            .unwrap_or_default();
-        let message = format!(
-            "{}: rule `{}` broken: dtype {dtype} of {subject}{when}: {} ({})",
-            spec.id,
-            rule.id,
-            rule.doc,
-            spec_file(spec)
-        );
-        // At the condition's attribute when written (the mode), else at the subject.
-        let at = rule
-            .when
-            .as_ref()
-            .and_then(|c| by_name.get(&c.attribute))
-            .or_else(|| by_name.get(subject_key))
-            .map(|e| e.tokens.clone())
-            .unwrap_or_else(|| whole.clone());
-        cx.error_spanned_by(at, message);
-    }
-}
-
-/// A frontend's error, at the span of the attribute it is about: the one it names, or
-/// the first attribute written that its message mentions, or the whole `#[kerf]`.
-fn lower_error(err: &Error, entries: &[Entry], whole: &syn::Attribute) -> syn::Error {
+/// An error of kerf-ir at the span of the entry it is about (from the error's data, never
+/// its text): unknown names at the name, bad values at the value, rules at the whole
+/// `name = value`, the data input at `dtype` (its type) or `input` (its shape); what no
+/// entry wrote (a missing attribute) at the whole `#[kerf(...)]`.
+fn spanned(err: &Error, request: &Request, entries: &[Entry], whole: &TokenStream) -> syn::Error {
     let entry = |name: &str| entries.iter().find(|e| e.name() == name);
-    let mentioned = |text: &str| {
-        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty() && *w != "op")
-            .find_map(&entry)
+    let spec = kerf_spec::registry().ok().and_then(|r| r.get(&request.op));
+    let data = spec.and_then(OpSpec::data_input).map(|d| d.name.as_str());
+    let is_dtype_rule = || {
+        let rule = err.rule_id().and_then(|id| spec?.rule(id));
+        rule.is_some_and(|r| r.kind == RuleKind::Dtype)
     };
-    let at = match err {
-        Error::Rule { op, rule, detail } => mentioned(detail).or_else(|| {
-            let doc = kerf_spec::registry().ok()?.get(op)?.rule(rule)?.doc.clone();
-            mentioned(&doc)
+    // The entry that wrote `name`: the data input's is `dtype` or `input`.
+    let written = |name: &str| -> Option<&Entry> {
+        if Some(name) == data {
+            let by_dtype = matches!(err, Error::InputDType { .. }) || is_dtype_rule();
+            entry(if by_dtype { "dtype" } else { "input" })
+        } else {
+            entry(name)
+        }
+    };
+    let at: Option<TokenStream> = match err.about() {
+        Some(About::Op) => entry("op").map(|e| e.value.tokens.clone()),
+        Some(About::Version) => entry("version").map(|e| e.value.tokens.clone()),
+        Some(about) => about.name().and_then(written).map(|e| match err {
+            Error::UnknownAttribute { .. } | Error::UnknownInput { .. } => e.name.to_token_stream(),
+            Error::Rule { .. } => e.tokens.clone(),
+            _ => e.value.tokens.clone(),
         }),
-        Error::UnknownVersion { .. } => entry("version"),
-        Error::InputDType { name, .. } | Error::InputRank { name, .. } => entry(name).or_else(|| entry("dtype")),
-        Error::UnknownAttribute { name, .. }
-        | Error::AttributeType { name, .. }
-        | Error::AttributeValue { name, .. }
-        | Error::MissingAttribute { name, .. }
-        | Error::UnknownInput { name, .. }
-        | Error::MissingInput { name, .. } => entry(name),
-        Error::Overflow { what, .. } => mentioned(what),
-        _ => None,
+        None => None,
     };
-    match at {
-        Some(e) => syn::Error::new_spanned(&e.tokens, err),
-        None => syn::Error::new_spanned(whole, err),
-    }
+    // Name the spec the error comes from, so the user knows where to read up.
+    let file = spec.map(|s| format!(" (specs/{}.toml)", s.id)).unwrap_or_default();
+    syn::Error::new_spanned(at.unwrap_or_else(|| whole.clone()), format!("{err}{file}"))
 }

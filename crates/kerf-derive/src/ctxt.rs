@@ -25,10 +25,6 @@ impl Ctxt {
         self.errors.borrow_mut().push(err);
     }
 
-    pub fn has_errors(&self) -> bool {
-        !self.errors.borrow().is_empty()
-    }
-
     /// The errors so far, if any; the context can be used again afterwards.
     pub fn check(&self) -> Result<(), Vec<syn::Error>> {
         let errors = std::mem::take(&mut *self.errors.borrow_mut());

@@ -1,9 +1,10 @@
 //! `#[derive(kerf::Kernel)]`: a kernel specialized at the user's compile time.
 //!
-//! The macro is thin. `attr` parses the `#[kerf(...)]` attributes into spanned values,
-//! `check` checks them against the op's TOML spec (every mistake collected, each at
-//! its own span) and builds a `kerf_ir::Request`, which `kerf_ir::lower` turns into a
-//! Plan with the same frontends the JIT uses; `kerf_codegen` then emits the loops.
+//! The macro is thin. `attr` parses the `#[kerf(...)]` attributes into spanned values;
+//! `check` maps them to a `kerf_ir::Request`, which `kerf_ir::lower` validates (kerf's
+//! one validator: every mistake at once, each naming its attribute, rule and axis) and
+//! turns into a Plan with the same frontends the JIT uses; `check` puts each error at
+//! the span of the attribute it names, and `kerf_codegen` emits the loops.
 //! Users reach it as `kerf::Kernel`; the attribute reference is on [`macro@Kernel`].
 
 mod attr;

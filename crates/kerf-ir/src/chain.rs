@@ -40,7 +40,7 @@ pub struct ChainRequest {
 /// The name of an op's data input (the tensor a slice reads): the spec's first input
 /// that may have any rank. `None` for ops that read no tensor (fills).
 pub fn data_input_name(spec: &kerf_spec::OpSpec) -> Option<&str> {
-    spec.inputs.iter().filter(|i| i.rank == kerf_spec::InputRank::Any).min_by_key(|i| i.index).map(|i| i.name.as_str())
+    spec.data_input().map(|i| i.name.as_str())
 }
 
 fn at_step(step: usize, op: &str) -> impl Fn(Error) -> Error + '_ {

@@ -1,30 +1,33 @@
 //! Typed errors: one variant per kind of bad input, each naming the op, the
-//! attribute or input, the axis and the rule broken.
+//! attribute or input, the axis and the rule broken — as data ([`Error::about`],
+//! [`Error::rule_id`], [`Error::axis`]) as well as in the message.
 
 use crate::dtype::DType;
+use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
-    #[error("unknown op `{op}` (known: {known})")]
-    UnknownOp { op: String, known: String },
+    #[error("unknown op `{op}`{hint}")]
+    UnknownOp { op: String, hint: Box<Hint> },
 
     #[error("{op}: unknown version {version} (known: {known:?})")]
     UnknownVersion { op: String, version: u32, known: Vec<u32> },
 
-    #[error("{op}: unknown attribute `{name}`{}", version_note(*.version))]
-    UnknownAttribute { op: String, name: String, version: Option<u32> },
+    #[error("{op}: unknown attribute `{name}`{}{hint}", version_note(*.version))]
+    UnknownAttribute { op: String, name: String, version: Option<u32>, hint: Box<Hint> },
 
     #[error("{op}: attribute `{name}` must be {expected}, found {found}")]
     AttributeType { op: String, name: String, expected: String, found: String },
 
-    #[error("{op}: attribute `{name}` = {value} is not allowed (allowed: {allowed})")]
-    AttributeValue { op: String, name: String, value: String, allowed: String },
+    #[error("{op}: attribute `{name}` = {value} is not allowed{hint} (allowed: {allowed})")]
+    AttributeValue { op: String, name: String, value: String, allowed: String, hint: Box<Hint> },
 
-    #[error("{op}: missing required attribute `{name}`")]
-    MissingAttribute { op: String, name: String },
+    /// `about` is the spec's description of the attribute and its type.
+    #[error("{op}: missing required attribute `{name}`: {about}")]
+    MissingAttribute { op: String, name: String, about: String },
 
-    #[error("{op}: unknown input `{name}`{}", version_note(*.version))]
-    UnknownInput { op: String, name: String, version: Option<u32> },
+    #[error("{op}: unknown input `{name}`{}{hint}", version_note(*.version))]
+    UnknownInput { op: String, name: String, version: Option<u32>, hint: Box<Hint> },
 
     #[error("{op}: missing input `{name}`")]
     MissingInput { op: String, name: String },
@@ -35,9 +38,10 @@ pub enum Error {
     #[error("{op}: input `{name}` must be {expected}, found shape {found:?}")]
     InputRank { op: String, name: String, expected: String, found: Vec<u64> },
 
-    /// A rule of the spec (by id) is broken; `detail` says how.
+    /// A rule of the spec (by id) is broken; `detail` says how. `about` is the attribute
+    /// or input the rule is about (its value breaks it), `axis` the input axis, when known.
     #[error("{op}: rule `{rule}` broken: {detail}")]
-    Rule { op: String, rule: String, detail: String },
+    Rule { op: String, rule: String, detail: String, about: Option<String>, axis: Option<usize> },
 
     #[error("{op}: {what}: {value} overflows 64-bit index arithmetic")]
     Overflow { op: String, what: String, value: String },
@@ -60,6 +64,10 @@ pub enum Error {
 
     #[error("spec: {0}")]
     Spec(#[from] kerf_spec::SpecError),
+
+    /// Every problem of one request (two or more), in the order found; one per line.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<Error>),
 }
 
 fn version_note(v: Option<u32>) -> String {
@@ -67,8 +75,205 @@ fn version_note(v: Option<u32>) -> String {
 }
 
 impl Error {
-    /// Shorthand for a broken spec rule.
+    /// Shorthand for a broken spec rule; name what it is about with [`Error::about_name`]
+    /// and [`Error::on_axis`].
     pub fn rule(op: &str, rule: &str, detail: impl Into<String>) -> Error {
-        Error::Rule { op: op.to_string(), rule: rule.to_string(), detail: detail.into() }
+        Error::Rule { op: op.to_string(), rule: rule.to_string(), detail: detail.into(), about: None, axis: None }
+    }
+
+    /// A rule error about the attribute or input `name`.
+    pub fn about_name(mut self, name: &str) -> Error {
+        if let Error::Rule { about, .. } = &mut self {
+            *about = Some(name.to_string());
+        }
+        self
+    }
+
+    /// A rule error about input axis `axis`.
+    pub fn on_axis(mut self, axis: usize) -> Error {
+        if let Error::Rule { axis: a, .. } = &mut self {
+            *a = Some(axis);
+        }
+        self
+    }
+
+    /// One error for a list of them: the error itself when there is one.
+    pub fn from_list(mut errors: Vec<Error>) -> Error {
+        match errors.len() {
+            1 => errors.remove(0),
+            _ => Error::Several(errors),
+        }
+    }
+
+    /// The errors this one stands for: the list of [`Error::Several`], else itself.
+    pub fn list(&self) -> &[Error] {
+        match self {
+            Error::Several(list) => list,
+            e => std::slice::from_ref(e),
+        }
+    }
+
+    /// The op the error is about, when it is about one.
+    pub fn op(&self) -> Option<&str> {
+        match self {
+            Error::UnknownOp { op, .. }
+            | Error::UnknownVersion { op, .. }
+            | Error::UnknownAttribute { op, .. }
+            | Error::AttributeType { op, .. }
+            | Error::AttributeValue { op, .. }
+            | Error::MissingAttribute { op, .. }
+            | Error::UnknownInput { op, .. }
+            | Error::MissingInput { op, .. }
+            | Error::InputDType { op, .. }
+            | Error::InputRank { op, .. }
+            | Error::Rule { op, .. }
+            | Error::Overflow { op, .. }
+            | Error::Step { op, .. } => Some(op),
+            _ => None,
+        }
+    }
+
+    /// What in the request the error is about: the entry a request file or a derive
+    /// attribute wrote it as.
+    pub fn about(&self) -> Option<About<'_>> {
+        Some(match self {
+            Error::UnknownOp { .. } => About::Op,
+            Error::UnknownVersion { .. } => About::Version,
+            Error::UnknownAttribute { name, .. }
+            | Error::AttributeType { name, .. }
+            | Error::AttributeValue { name, .. }
+            | Error::MissingAttribute { name, .. } => About::Attribute(name),
+            Error::UnknownInput { name, .. }
+            | Error::MissingInput { name, .. }
+            | Error::InputDType { name, .. }
+            | Error::InputRank { name, .. } => About::Input(name),
+            Error::Rule { about: Some(name), .. } => About::Name(name),
+            Error::Step { source, .. } => return source.about(),
+            _ => return None,
+        })
+    }
+
+    /// The id of the spec rule broken, for rule errors.
+    pub fn rule_id(&self) -> Option<&str> {
+        match self {
+            Error::Rule { rule, .. } => Some(rule),
+            Error::Step { source, .. } => source.rule_id(),
+            _ => None,
+        }
+    }
+
+    /// The input axis the error is about, when it is about one.
+    pub fn axis(&self) -> Option<usize> {
+        match self {
+            Error::Rule { axis, .. } => *axis,
+            Error::Step { source, .. } => source.axis(),
+            _ => None,
+        }
+    }
+}
+
+/// What an error is about, as a request names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum About<'a> {
+    /// The op id.
+    Op,
+    /// The op-set version.
+    Version,
+    Attribute(&'a str),
+    Input(&'a str),
+    /// An attribute or the input that replaces it (a rule about `starts`, given either way).
+    Name(&'a str),
+}
+
+impl About<'_> {
+    /// The attribute or input name, when the error is about one.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            About::Attribute(n) | About::Input(n) | About::Name(n) => Some(n),
+            About::Op | About::Version => None,
+        }
+    }
+}
+
+/// What an unknown name or value could have been: the nearest known one ("did you
+/// mean"), or the versions that have the name, and every name known.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hint {
+    /// The nearest known name (within two edits), e.g. `reflect` for `refelct`.
+    pub did_you_mean: Option<String>,
+    /// The versions of the op that have the name, when another version does.
+    pub in_versions: Vec<u32>,
+    /// Every name known there.
+    pub known: Vec<String>,
+}
+
+impl Hint {
+    /// The hint for `name` among `known`.
+    pub fn new<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Hint {
+        let known: Vec<String> = known.into_iter().map(str::to_string).collect();
+        let did_you_mean = known
+            .iter()
+            .map(|k| (distance(name, k), k))
+            .filter(|(d, k)| *d <= 2 && *d < k.chars().count())
+            .min()
+            .map(|(_, k)| k.clone());
+        Hint { did_you_mean, in_versions: Vec::new(), known }
+    }
+}
+
+impl fmt::Display for Hint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.in_versions.is_empty() {
+            return write!(f, "; it exists in versions {:?}", self.in_versions);
+        }
+        if let Some(d) = &self.did_you_mean {
+            write!(f, " (did you mean `{d}`?)")?;
+        }
+        if !self.known.is_empty() {
+            write!(f, "; known: {}", self.known.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Edit (Levenshtein) distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_the_nearest_name_within_two_edits() {
+        let h = Hint::new("refelct", ["wrap", "clamp", "reflect"]);
+        assert_eq!(h.did_you_mean.as_deref(), Some("reflect"));
+        assert_eq!(h.to_string(), " (did you mean `reflect`?); known: wrap, clamp, reflect");
+        assert_eq!(Hint::new("mirror", ["wrap", "clamp", "reflect"]).did_you_mean, None);
+        // A one-letter name is never "two edits" from everything.
+        assert_eq!(Hint::new("x", ["ab"]).did_you_mean, None);
+    }
+
+    #[test]
+    fn a_list_of_one_is_that_error() {
+        let e = Error::rule("op.x", "r", "d").about_name("axes").on_axis(2);
+        assert_eq!(Error::from_list(vec![e.clone()]), e);
+        assert_eq!(e.about(), Some(About::Name("axes")));
+        assert_eq!((e.rule_id(), e.axis()), (Some("r"), Some(2)));
+        let two = Error::from_list(vec![e.clone(), e.clone()]);
+        assert_eq!(two.list().len(), 2);
+        assert_eq!(two.to_string(), format!("{e}\n{e}"));
     }
 }

@@ -2,7 +2,6 @@
 //! that lower requests to it, and the reference interpreter that is every backend's oracle.
 
 pub mod chain;
-pub mod dtype;
 pub mod error;
 pub mod frontend;
 pub mod kernel;
@@ -10,12 +9,16 @@ pub mod plan;
 pub mod random;
 pub mod reference;
 pub mod request;
-pub mod scalar;
 pub mod schedule;
 pub mod tensor;
 
+/// Element types (the `kerf-dtype` crate, below the spec layer).
+pub use kerf_dtype as dtype;
+/// Conversions between numbers and element bits.
+pub use kerf_dtype::scalar;
+
 pub use dtype::DType;
-pub use error::Error;
+pub use error::{About, Error, Hint};
 pub use frontend::lower;
 pub use kernel::Kernel;
 pub use plan::{AxisRead, BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan, Window};

@@ -269,6 +269,29 @@ pub enum FillKind {
     },
 }
 
+impl FillKind {
+    /// The dtypes a fill of this kind produces: the IR's contract, which every backend
+    /// implements and no frontend exceeds (tensorrt.fill's spec rules `linspace_types` and
+    /// `random_types` say the same; a test holds them equal).
+    pub fn dtypes(&self) -> &'static [DType] {
+        match self {
+            FillKind::Linspace(Linspace::Int { .. }) => &[DType::I32, DType::I64],
+            FillKind::Linspace(Linspace::Float { .. }) => &[DType::F32],
+            FillKind::RandomUniform { .. } | FillKind::RandomNormal { .. } => &[DType::F32, DType::F16],
+        }
+    }
+
+    /// The kind's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FillKind::Linspace(Linspace::Int { .. }) => "integer linspace",
+            FillKind::Linspace(Linspace::Float { .. }) => "float linspace",
+            FillKind::RandomUniform { .. } => "random_uniform",
+            FillKind::RandomNormal { .. } => "random_normal",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct FillPlan {
     pub dtype: DType,
@@ -291,14 +314,17 @@ impl FillPlan {
             return bad(format!("shape {:?} has more than 2^63 elements", self.shape));
         };
         let rank = self.shape.len();
+        let dtypes = self.kind.dtypes();
+        if !dtypes.contains(&self.dtype) {
+            let names: Vec<&str> = dtypes.iter().map(|d| d.name()).collect();
+            return bad(format!("{} fills have dtype {}, not {}", self.kind.name(), names.join(" or "), self.dtype));
+        }
         match &self.kind {
             FillKind::Linspace(Linspace::Int { alpha, beta }) => {
                 if beta.len() != rank {
                     return bad(format!("linspace beta has {} entries for an output of rank {rank}", beta.len()));
                 }
-                let Some((tmin, tmax)) = self.dtype.int_range().filter(|_| self.dtype.is_integer()) else {
-                    return bad(format!("an integer linspace cannot have dtype {}", self.dtype));
-                };
+                let (tmin, tmax) = self.dtype.int_range().unwrap_or((0, 0));
                 if len > 0 {
                     let (lo, hi) = int_linspace_span(*alpha, beta, &self.shape);
                     if lo < tmin || hi > tmax {
@@ -313,17 +339,10 @@ impl FillPlan {
                 if beta.len() != rank {
                     return bad(format!("linspace beta has {} entries for an output of rank {rank}", beta.len()));
                 }
-                if self.dtype != DType::F32 {
-                    return bad(format!("a float linspace has dtype f32, not {}", self.dtype));
-                }
             }
             // The parameter rules (alpha < beta, beta ≥ 0) are the frontend's: any numbers
             // give the same values on every backend.
-            FillKind::RandomUniform { .. } | FillKind::RandomNormal { .. } => {
-                if !matches!(self.dtype, DType::F32 | DType::F16) {
-                    return bad(format!("a random fill has dtype f32 or f16, not {}", self.dtype));
-                }
-            }
+            FillKind::RandomUniform { .. } | FillKind::RandomNormal { .. } => {}
         }
         Ok(())
     }

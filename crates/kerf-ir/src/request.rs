@@ -2,7 +2,7 @@
 //! generic validation of a request against its spec.
 
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{Error, Hint};
 use crate::tensor::Tensor;
 use kerf_spec::{AttrType, InputRank, OpSpec, RuleKind};
 use std::collections::BTreeMap;
@@ -265,34 +265,49 @@ fn normalize(ty: AttrType, v: AttrValue) -> AttrValue {
     }
 }
 
-/// Check a request against its spec: op and version known, every attribute known, of
-/// its type and allowed value, required ones present; every input known, of its type
-/// set and rank, required ones present; then the spec's dtype rules.
-pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<'a>, Error> {
+/// Check a request against its spec: version known, every attribute known, of its type
+/// and allowed value, required ones present; every input known, of its type set and
+/// rank, required ones present; then (when all that holds) the spec's dtype rules.
+/// Returns every error found, each naming what it is about; unknown names and values
+/// come with a "did you mean" hint. An unknown version is the only error reported alone
+/// (every other check depends on it).
+pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<'a>, Vec<Error>> {
     let op = spec.id.as_str();
     let version = request.version.unwrap_or_else(|| spec.latest_version());
     if !spec.versions.contains(&version) {
-        return Err(Error::UnknownVersion { op: op.into(), version, known: spec.versions.clone() });
+        return Err(vec![Error::UnknownVersion { op: op.into(), version, known: spec.versions.clone() }]);
     }
+    let mut errors = Vec::new();
     let versioned = spec.versions.len() > 1;
+    let attribute = |name: &str| spec.attribute(name).filter(|a| kerf_spec::in_version(&a.versions, version));
+    let input = |name: &str| spec.input(name).filter(|i| kerf_spec::in_version(&i.versions, version));
     let mut attributes = BTreeMap::new();
     for (name, value) in &request.attributes {
-        let a = spec.attribute(name).filter(|a| kerf_spec::in_version(&a.versions, version)).ok_or_else(|| {
-            Error::UnknownAttribute { op: op.into(), name: name.clone(), version: versioned.then_some(version) }
-        })?;
-        if !type_matches(a.ty, value) {
-            return Err(Error::AttributeType {
+        let Some(a) = attribute(name) else {
+            let hint = unknown_name_hint(spec, version, name, spec.attributes.iter().map(|a| (&a.name, &a.versions)));
+            errors.push(Error::UnknownAttribute {
                 op: op.into(),
                 name: name.clone(),
-                expected: format!("of type {}", a.ty.name()),
+                version: versioned.then_some(version),
+                hint: Box::new(hint),
+            });
+            continue;
+        };
+        if !type_matches(a.ty, value) {
+            errors.push(Error::AttributeType {
+                op: op.into(),
+                name: name.clone(),
+                expected: format!("of type {} ({})", a.ty.name(), type_description(a.ty)),
                 found: format!("{} ({value})", value.kind()),
             });
+        } else if let Err(e) = check_value(op, a, value) {
+            errors.push(e);
+        } else {
+            attributes.insert(name.clone(), normalize(a.ty, value.clone()));
         }
-        check_value(op, a, value)?;
-        attributes.insert(name.clone(), normalize(a.ty, value.clone()));
     }
     for a in spec.attributes.iter().filter(|a| kerf_spec::in_version(&a.versions, version)) {
-        if attributes.contains_key(&a.name) {
+        if request.attributes.contains_key(&a.name) {
             continue;
         }
         let replaced = spec
@@ -300,73 +315,125 @@ pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<
             .iter()
             .any(|i| i.replaces.as_deref() == Some(a.name.as_str()) && request.inputs.contains_key(&i.name));
         if a.required && !replaced {
-            return Err(Error::MissingAttribute { op: op.into(), name: a.name.clone() });
+            errors.push(Error::MissingAttribute {
+                op: op.into(),
+                name: a.name.clone(),
+                about: format!("{} ({})", a.doc, type_description(a.ty)),
+            });
         }
         if let Some(d) = &a.default {
-            let v = toml_like::to_attr(d).ok_or_else(|| Error::Invalid {
-                what: format!("{op}: the spec's default for `{}` is not a value", a.name),
-            })?;
-            attributes.insert(a.name.clone(), normalize(a.ty, v));
+            match toml_like::to_attr(d) {
+                Some(v) => {
+                    attributes.insert(a.name.clone(), normalize(a.ty, v));
+                }
+                None => errors
+                    .push(Error::Invalid { what: format!("{op}: the spec's default for `{}` is not a value", a.name) }),
+            }
         }
     }
-    for (name, input) in &request.inputs {
-        let i = spec.input(name).filter(|i| kerf_spec::in_version(&i.versions, version)).ok_or_else(|| {
-            Error::UnknownInput { op: op.into(), name: name.clone(), version: versioned.then_some(version) }
-        })?;
-        let set = spec.type_set(&i.types).unwrap_or_default();
-        if !set.contains(&input.dtype().name()) {
-            return Err(Error::InputDType {
+    for (name, arg) in &request.inputs {
+        let Some(i) = input(name) else {
+            let hint = unknown_name_hint(spec, version, name, spec.inputs.iter().map(|i| (&i.name, &i.versions)));
+            errors.push(Error::UnknownInput {
                 op: op.into(),
                 name: name.clone(),
-                dtype: input.dtype(),
+                version: versioned.then_some(version),
+                hint: Box::new(hint),
+            });
+            continue;
+        };
+        let set = spec.type_set(&i.types).unwrap_or_default();
+        if !set.contains(&arg.dtype().name()) {
+            errors.push(Error::InputDType {
+                op: op.into(),
+                name: name.clone(),
+                dtype: arg.dtype(),
                 allowed: format!("{} = {{{}}}", i.types, set.join(", ")),
             });
         }
-        let rank = input.shape().len();
+        let rank = arg.shape().len();
         let (ok, expected) = match i.rank {
             InputRank::Any => (true, "any shape"),
-            InputRank::Scalar => (rank == 0 || input.shape() == [1], "a scalar"),
+            InputRank::Scalar => (rank == 0 || arg.shape() == [1], "a scalar"),
             InputRank::Vector => (rank == 1, "a 1-D tensor"),
             InputRank::ScalarOrVector => (rank <= 1, "a scalar or a 1-D tensor"),
         };
         if !ok {
-            return Err(Error::InputRank {
+            errors.push(Error::InputRank {
                 op: op.into(),
                 name: name.clone(),
                 expected: expected.into(),
-                found: input.shape().to_vec(),
+                found: arg.shape().to_vec(),
             });
         }
     }
     for i in spec.inputs.iter().filter(|i| kerf_spec::in_version(&i.versions, version)) {
         if !i.optional && !request.inputs.contains_key(&i.name) {
-            return Err(Error::MissingInput { op: op.into(), name: i.name.clone() });
+            errors.push(Error::MissingInput { op: op.into(), name: i.name.clone() });
         }
     }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     let validated = Validated { spec, version, attributes, inputs: &request.inputs };
-    check_dtype_rules(&validated)?;
-    Ok(validated)
+    let errors = dtype_rule_errors(&validated, request);
+    if errors.is_empty() { Ok(validated) } else { Err(errors) }
+}
+
+/// The hint for a name the request's `version` does not have: the versions that have
+/// it, or the nearest name of this version.
+fn unknown_name_hint<'s>(
+    spec: &OpSpec,
+    version: u32,
+    name: &str,
+    declared: impl Iterator<Item = (&'s String, &'s Option<Vec<u32>>)> + Clone,
+) -> Hint {
+    let here = declared.clone().filter(|(_, vs)| kerf_spec::in_version(vs, version)).map(|(n, _)| n.as_str());
+    let mut hint = Hint::new(name, here);
+    if let Some((_, vs)) = declared.into_iter().find(|(n, _)| *n == name) {
+        hint.in_versions = spec.versions.iter().copied().filter(|&v| kerf_spec::in_version(vs, v)).collect();
+    }
+    hint
+}
+
+/// What a value of an attribute type looks like, for messages.
+pub fn type_description(ty: AttrType) -> &'static str {
+    match ty {
+        AttrType::Int => "an integer",
+        AttrType::U64 => "a non-negative integer",
+        AttrType::Float => "a number",
+        AttrType::String => "a string",
+        AttrType::Dtype => "a dtype name like \"f32\"",
+        AttrType::IntList => "a list of integers like [0, -1]",
+        AttrType::FloatList => "a list of numbers like [0.5, 1]",
+        AttrType::FloatOrList => "a number or a list of numbers",
+        AttrType::Mask => "a list of 0/1 flags like [1, 0]",
+    }
 }
 
 fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Result<(), Error> {
     if let (Some(allowed), AttrValue::Str(s)) = (&a.allowed, value)
         && !allowed.iter().any(|x| x == s)
     {
+        let mut hint = Hint::new(s, allowed.iter().map(String::as_str));
+        hint.known.clear(); // `allowed` lists them
         return Err(Error::AttributeValue {
             op: op.into(),
             name: a.name.clone(),
             value: format!("\"{s}\""),
             allowed: allowed.join(", "),
+            hint: Box::new(hint),
         });
     }
     match (a.ty, value) {
         (AttrType::Mask, AttrValue::IntList(l)) => {
-            if let Some(bad) = l.iter().find(|b| **b != 0 && **b != 1) {
+            if let Some((i, bad)) = l.iter().enumerate().find(|(_, b)| **b != 0 && **b != 1) {
                 return Err(Error::AttributeValue {
                     op: op.into(),
                     name: a.name.clone(),
-                    value: format!("{l:?} (entry {bad})"),
-                    allowed: "lists of 0 and 1".into(),
+                    value: format!("{l:?}"),
+                    allowed: format!("lists of 0/1 flags; entry {i} is {bad}"),
+                    hint: Box::default(),
                 });
             }
         }
@@ -376,14 +443,16 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
                 name: a.name.clone(),
                 value: i.to_string(),
                 allowed: "integers ≥ 0".into(),
+                hint: Box::default(),
             });
         }
         (AttrType::Dtype, AttrValue::Str(s)) => {
-            s.parse::<DType>().map_err(|e| Error::AttributeValue {
+            s.parse::<DType>().map_err(|_| Error::AttributeValue {
                 op: op.into(),
                 name: a.name.clone(),
                 value: format!("\"{s}\""),
-                allowed: e.to_string(),
+                allowed: "dtype names".into(),
+                hint: Box::new(Hint::new(s, DType::ALL.iter().map(|d| d.name()))),
             })?;
         }
         _ => {}
@@ -391,7 +460,10 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
     Ok(())
 }
 
-fn check_dtype_rules(v: &Validated<'_>) -> Result<(), Error> {
+/// The spec's dtype rules a validated request breaks, each about the attribute its
+/// condition names when the request wrote it (the mode), else about its subject.
+fn dtype_rule_errors(v: &Validated<'_>, request: &Request) -> Vec<Error> {
+    let mut errors = Vec::new();
     for rule in v.spec.rules.iter().filter(|r| r.kind == RuleKind::Dtype) {
         if !kerf_spec::in_version(&rule.versions, v.version) {
             continue;
@@ -403,10 +475,10 @@ fn check_dtype_rules(v: &Validated<'_>) -> Result<(), Error> {
             }
         }
         let subject = rule.subject.as_deref().unwrap_or_default();
-        let dtype = match subject.split_once(':') {
-            Some(("input", n)) => v.input(n).map(|i| i.dtype().name().to_string()),
-            Some(("attribute", n)) => v.attr_str(n).map(str::to_string),
-            _ => None,
+        let (dtype, subject_name) = match subject.split_once(':') {
+            Some(("input", n)) => (v.input(n).map(|i| i.dtype().name().to_string()), n),
+            Some(("attribute", n)) => (v.attr_str(n).map(str::to_string), n),
+            _ => (None, subject),
         };
         let Some(dtype) = dtype else { continue };
         let broken = match (&rule.allow, &rule.forbid) {
@@ -420,8 +492,15 @@ fn check_dtype_rules(v: &Validated<'_>) -> Result<(), Error> {
                 .as_ref()
                 .and_then(|c| v.attr_str(&c.attribute).map(|s| format!(" with {} = \"{s}\"", c.attribute)))
                 .unwrap_or_default();
-            return Err(Error::rule(v.op(), &rule.id, format!("dtype {dtype} of {subject}{when}: {}", rule.doc)));
+            let about = match &rule.when {
+                Some(c) if request.attributes.contains_key(&c.attribute) => c.attribute.as_str(),
+                _ => subject_name,
+            };
+            errors.push(
+                Error::rule(v.op(), &rule.id, format!("dtype {dtype} of {subject}{when}: {}", rule.doc))
+                    .about_name(about),
+            );
         }
     }
-    Ok(())
+    errors
 }

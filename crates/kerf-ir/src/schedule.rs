@@ -333,6 +333,16 @@ pub enum Schedule {
     Fill(FillNest),
 }
 
+/// The nest's listing (what `kerf demo` and the derive's docs show).
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Schedule::Slice(n) => n.fmt(f),
+            Schedule::Fill(n) => n.fmt(f),
+        }
+    }
+}
+
 /// Schedule any plan.
 pub fn schedule(plan: &Plan) -> Result<Schedule, Error> {
     Ok(match plan {

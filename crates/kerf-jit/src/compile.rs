@@ -93,6 +93,7 @@ pub(crate) enum DynOp {
 
 impl DynKey {
     pub(crate) fn of(plan: &Plan) -> Result<DynKey, Error> {
+        plan.validate()?;
         crate::check_dtype(plan)?;
         Ok(match plan {
             // A nest has at most MAX_DIMS dims whatever the rank (extent-1 axes are

@@ -64,7 +64,7 @@ mod threading;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;
-use kerf_ir::{DType, Error, FillKind, Kernel, Linspace, Plan, Request, SlicePlan};
+use kerf_ir::{DType, Error, FillKind, Kernel, Plan, Request, SlicePlan};
 use std::sync::Arc;
 
 use abi::{Prepared, prepare_dynamic};
@@ -111,17 +111,9 @@ pub(crate) fn check_dtype(plan: &Plan) -> Result<(), Error> {
                 "the JIT moves bytes and cannot move strings; slices of dtype string run on the reference interpreter"
                     .into(),
         }),
+        // Which dtypes a fill produces is the IR's (`FillKind::dtypes`, checked by
+        // `FillPlan::validate`); only the JIT's own limit is checked here.
         Plan::Fill(p) => {
-            let ok = match &p.kind {
-                FillKind::Linspace(Linspace::Int { .. }) => matches!(p.dtype, DType::I32 | DType::I64),
-                FillKind::Linspace(Linspace::Float { .. }) => p.dtype == DType::F32,
-                _ => matches!(p.dtype, DType::F32 | DType::F16),
-            };
-            if !ok {
-                return Err(Error::Invalid {
-                    what: format!("the JIT has no fill kernel for {:?} with dtype {}", p.kind, p.dtype),
-                });
-            }
             if matches!(p.kind, FillKind::RandomUniform { .. } | FillKind::RandomNormal { .. })
                 && p.output_len() > u32::MAX as u64
             {

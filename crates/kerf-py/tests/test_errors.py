@@ -89,21 +89,21 @@ CASES = {
         "rule `step_nonzero` broken",
         "onnx.slice",
         "step_nonzero",
-        None,
+        "steps",
     ),
     "rule_bf16_from_13": (
         lambda: kerf.run("onnx.slice", version=11, data=X.astype(ml_dtypes.bfloat16), starts=[0], ends=[1]),
         "rule `bf16_from_13` broken",
         "onnx.slice",
         "bf16_from_13",
-        None,
+        "data",
     ),
     "strict_bounds": (
         lambda: kerf.run("tensorrt.slice", **{**SLICE, "start": [2, 0]}),
         "rule `strict_bounds_in_range` broken",
         "tensorrt.slice",
         "strict_bounds_in_range",
-        None,
+        "start",
     ),
     "numpy_dtype_without_kerf_dtype": (
         lambda: kerf.run("onnx.slice", data=np.zeros(3, np.longdouble), starts=[0], ends=[1]),
@@ -163,6 +163,26 @@ def test_bad_input_raises_kerf_error(case):
     assert isinstance(e.value, ValueError)
     assert fragment in str(e.value)
     assert (e.value.op, e.value.rule, e.value.name) == (op, rule, name)
+
+
+def test_every_problem_of_a_request_is_reported_with_hints():
+    with pytest.raises(kerf.KerfError) as e:
+        kerf.run("tensorrt.slice", input=X, strat=[0, 0], size=[2, 2.5], stride=[1, 1], mode="refelct")
+    lines = str(e.value).split("\n")
+    assert len(lines) == 3 and len(e.value.errors) == 3
+    assert "(did you mean `reflect`?)" in lines[0] and "(did you mean `start`?)" in lines[2]
+    assert [(x.op, x.rule, x.name) for x in e.value.errors] == [
+        ("tensorrt.slice", None, "mode"),
+        ("tensorrt.slice", None, "size"),
+        ("tensorrt.slice", None, "strat"),
+    ]
+    assert (e.value.op, e.value.name) == ("tensorrt.slice", "mode")
+
+
+def test_a_rule_error_names_its_axis():
+    with pytest.raises(kerf.KerfError) as e:
+        kerf.run("onnx.slice", data=X, starts=[0, 0], ends=[1, 1], steps=[1, 0])
+    assert (e.value.rule, e.value.name, e.value.axis) == ("step_nonzero", "steps", 1)
 
 
 KERNEL = kerf.compile("tensorrt.slice", input=kerf.meta(np.float32, (3, 4)), start=[0, 0], size=[2, 2], stride=[1, 1])

@@ -3,6 +3,7 @@
 //! each op accepts: attribute names, types, defaults and allowed values, inputs and
 //! their type sets, the vendor's rules, and examples with expected outputs.
 
+use kerf_dtype::DType;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -196,13 +197,8 @@ pub struct SpecError {
     pub message: String,
 }
 
-const DTYPE_NAMES: [&str; 20] = [
-    "bool", "i4", "u4", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f8e4m3fn", "f8e5m2", "f16", "bf16",
-    "f32", "f64", "c64", "c128", "string",
-];
-
 fn is_dtype(name: &str) -> bool {
-    DTYPE_NAMES.contains(&name)
+    name.parse::<DType>().is_ok()
 }
 
 /// The 1-based line of byte offset `at` in `text`.
@@ -255,23 +251,6 @@ fn unknown_example_key(kind: &str, name: &str, version: u32) -> String {
     }
 }
 
-/// The integer range of an integer dtype.
-fn int_range(dtype: &str) -> Option<(i128, i128)> {
-    Some(match dtype {
-        "i4" => (-8, 7),
-        "u4" => (0, 15),
-        "i8" => (i8::MIN.into(), i8::MAX.into()),
-        "u8" => (0, u8::MAX.into()),
-        "i16" => (i16::MIN.into(), i16::MAX.into()),
-        "u16" => (0, u16::MAX.into()),
-        "i32" => (i32::MIN.into(), i32::MAX.into()),
-        "u32" => (0, u32::MAX.into()),
-        "i64" => (i64::MIN.into(), i64::MAX.into()),
-        "u64" => (0, u64::MAX.into()),
-        _ => return None,
-    })
-}
-
 impl TensorLiteral {
     /// The number of elements its shape holds, if it fits in a u64.
     pub fn volume(&self) -> Option<u64> {
@@ -283,10 +262,9 @@ impl TensorLiteral {
     /// `bool`; integers within range for integer dtypes; numbers for float dtypes; numbers
     /// or `[re, im]` pairs for complex dtypes.
     pub fn check(&self) -> Result<(), String> {
-        let dtype = self.dtype.as_str();
-        if !is_dtype(dtype) {
-            return Err(format!("unknown dtype `{dtype}`"));
-        }
+        let Ok(dtype) = self.dtype.parse::<DType>() else {
+            return Err(format!("unknown dtype `{}`", self.dtype));
+        };
         let Some(volume) = self.volume() else {
             return Err(format!("shape {:?} holds too many elements", self.shape));
         };
@@ -295,10 +273,12 @@ impl TensorLiteral {
         }
         for (i, v) in self.values.iter().enumerate() {
             let ok = match dtype {
-                "string" => v.is_str(),
-                "bool" => v.is_bool() || matches!(v.as_integer(), Some(0 | 1)),
-                "c64" | "c128" => is_number(v) || v.as_array().is_some_and(|a| a.len() == 2 && a.iter().all(is_number)),
-                _ => match int_range(dtype) {
+                DType::String => v.is_str(),
+                DType::Bool => v.is_bool() || matches!(v.as_integer(), Some(0 | 1)),
+                d if d.is_complex() => {
+                    is_number(v) || v.as_array().is_some_and(|a| a.len() == 2 && a.iter().all(is_number))
+                }
+                _ => match dtype.int_range() {
                     Some((lo, hi)) => v.as_integer().is_some_and(|x| (lo..=hi).contains(&i128::from(x))),
                     None => is_number(v),
                 },
@@ -540,7 +520,13 @@ impl OpSpec {
         if let Some(set) = self.type_sets.get(name) {
             return Some(set.iter().map(String::as_str).collect());
         }
-        DTYPE_NAMES.iter().find(|d| **d == name).map(|d| vec![*d])
+        name.parse::<DType>().ok().map(|d| vec![d.name()])
+    }
+
+    /// The data input: the tensor a slice or pad reads, the first input that may have
+    /// any rank. `None` for ops that read none (fills).
+    pub fn data_input(&self) -> Option<&InputSpec> {
+        self.inputs.iter().filter(|i| i.rank == InputRank::Any).min_by_key(|i| i.index)
     }
 
     pub fn rule(&self, id: &str) -> Option<&RuleSpec> {

@@ -349,7 +349,7 @@ fn openvino_strided_slice_names() {
     let op = spec("openvino.strided_slice");
     assert_eq!(op.vendor, "Intel OpenVINO");
     let t = op.type_set("T").unwrap();
-    assert_eq!(t.len(), DTYPE_NAMES.len() - 1);
+    assert_eq!(t.len(), DType::ALL.len() - 1);
     assert!(!t.contains(&"string"));
     assert_eq!(op.type_set("Tind").unwrap().len(), 8);
     use AttrType::*;

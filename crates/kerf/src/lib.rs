@@ -44,16 +44,20 @@ pub use error::FileError;
 /// Items the derive's generated code refers to: the random fill formulas, and the
 /// element types of f16/bf16 and complex kernels.
 pub use half;
+/// The Rust source `#[derive(kerf::Kernel)]` expands to for a request (`kerf expand`).
+pub use kerf_codegen::{expand_chain, expand_request};
 /// `#[derive(kerf::Kernel)]`: a kernel specialized at compile time (the derive macro
 /// shares its name with the [`Kernel`] trait it implements).
 pub use kerf_derive::Kernel;
 pub use kerf_ir::random;
-use kerf_ir::tensor;
+/// The shared schedule (loop and fill nests) every backend emits from.
+pub use kerf_ir::schedule;
 pub use kerf_ir::schedule::Strided;
-pub use kerf_ir::tensor::Strings;
+use kerf_ir::tensor;
+pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
-    AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
-    SlicePlan, Tensor, TensorView, lower, reference,
+    About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Plan,
+    Request, SlicePlan, Tensor, TensorView, lower, reference,
 };
 pub use kerf_jit::{Jit, JitKernel, JitSettings};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
@@ -63,7 +67,7 @@ pub use num_complex;
 /// The name of an op's data input (the tensor a slice reads): the spec's first input
 /// that may have any rank. `None` for ops that read no tensor (fills).
 pub fn data_input_name(spec: &kerf_spec::OpSpec) -> Option<&str> {
-    kerf_ir::chain::data_input_name(spec)
+    spec.data_input().map(|i| i.name.as_str())
 }
 
 /// The spec of an op by id.
@@ -120,6 +124,14 @@ pub fn run_plan_jit(jit: &Jit, plan: &Plan, data: Option<&Tensor>, dynamic: bool
     kernel.run_tensor(data.map(Tensor::view))
 }
 
+/// A string slice as the JIT moves it (see [`run_jit_strings`]): the same slice on
+/// `element`s — unsigned integers as wide as the strings, or the strings' indices — with
+/// `fill_bits` in mode fill (the index no string has), 0 otherwise.
+pub fn string_slice_as(slice: &SlicePlan, element: DType, fill_bits: u128) -> Plan {
+    let fill_bits = if slice.mode == BoundaryMode::Fill { fill_bits } else { 0 };
+    Plan::Slice(SlicePlan { dtype: element, fill_bits, ..slice.clone() })
+}
+
 /// A slice of strings through the JIT. Strings are stored `width` bytes each, NUL-padded
 /// (see [`Strings`]): a width of 1, 2, 4 or 8 bytes moves as u8/u16/u32/u64 elements,
 /// straight from the input's buffer into the output's (the fill value, the empty string,
@@ -137,8 +149,7 @@ pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> 
         .map_err(|_| Error::TooLarge { what: format!("a string tensor of shape {:?}", slice.output_shape) })?;
     let too_large = || Error::TooLarge { what: format!("a string tensor of shape {:?}", slice.output_shape) };
     let compile = |dtype: DType, fill_bits: u128| {
-        let fill_bits = if slice.mode == BoundaryMode::Fill { fill_bits } else { 0 };
-        let p = Plan::Slice(SlicePlan { dtype, fill_bits, ..slice.clone() });
+        let p = string_slice_as(slice, dtype, fill_bits);
         if dynamic { jit.compile_dynamic_plan(&p) } else { jit.compile_plan(&p) }
     };
     let element = match width {

@@ -296,21 +296,18 @@ impl RequestFile {
         self.spans.get(key).copied()
     }
 
-    /// Where the entry a lowering error is about was written, when it names one.
+    /// Where the entry a lowering error is about was written, when it names one (a
+    /// rule's attribute, or the input given in its place).
     pub fn locate(&self, e: &kerf_ir::Error) -> Option<(usize, usize)> {
-        use kerf_ir::Error as E;
-        let key = match e {
-            E::UnknownOp { .. } => "op".to_string(),
-            E::UnknownVersion { .. } => "version".to_string(),
-            E::UnknownAttribute { name, .. } | E::AttributeType { name, .. } | E::AttributeValue { name, .. } => {
-                format!("attributes.{name}")
-            }
-            E::UnknownInput { name, .. } | E::InputDType { name, .. } | E::InputRank { name, .. } => {
-                format!("inputs.{name}")
-            }
-            _ => return None,
-        };
-        self.location_of(&key)
+        use kerf_ir::About;
+        let entry = |table: &str, name: &str| self.location_of(&format!("{table}.{name}"));
+        match e.about()? {
+            About::Op => self.location_of("op"),
+            About::Version => self.location_of("version"),
+            About::Attribute(n) => entry("attributes", n),
+            About::Input(n) => entry("inputs", n),
+            About::Name(n) => entry("attributes", n).or_else(|| entry("inputs", n)),
+        }
     }
 
     /// A lowering or run error as one line naming this file (and the entry's line and
@@ -320,6 +317,15 @@ impl RequestFile {
             Some((l, c)) => format!("{}:{l}:{c}: {e}", self.path.display()),
             None => format!("{}: {e}", self.path.display()),
         }
+    }
+
+    /// Every problem of a lowering error (a request's every error), one line each, as
+    /// [`RequestFile::describe_error`] writes them.
+    /// They come in the order of the file (errors about no entry last).
+    pub fn describe_errors(&self, e: &kerf_ir::Error) -> Vec<String> {
+        let mut list: Vec<&kerf_ir::Error> = e.list().iter().collect();
+        list.sort_by_key(|e| self.locate(e).unwrap_or((usize::MAX, 0)));
+        list.into_iter().map(|e| self.describe_error(e)).collect()
     }
 }
 

@@ -10,7 +10,7 @@ mod pad;
 mod tensorrt_fill;
 mod tensorrt_slice;
 
-use crate::error::Error;
+use crate::error::{Error, Hint};
 use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
 use crate::request::{Request, Validated, validate};
 
@@ -19,13 +19,13 @@ pub fn spec(op: &str) -> Result<&'static kerf_spec::OpSpec, Error> {
     let registry = kerf_spec::registry().map_err(|e| Error::Spec(e.clone()))?;
     registry
         .get(op)
-        .ok_or_else(|| Error::UnknownOp { op: op.to_string(), known: registry.ids().collect::<Vec<_>>().join(", ") })
+        .ok_or_else(|| Error::UnknownOp { op: op.to_string(), hint: Box::new(Hint::new(op, registry.ids())) })
 }
 
 /// Validate `request` against its spec and lower it to a Plan.
 pub fn lower(request: &Request) -> Result<Plan, Error> {
     let spec = spec(&request.op)?;
-    let v = validate(spec, request)?;
+    let v = validate(spec, request).map_err(Error::from_list)?;
     lower_validated(&v)
 }
 
@@ -38,10 +38,7 @@ fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
         "onnx.pad" => onnx_pad::lower(v),
         "openvino.pad" => openvino_pad::lower(v),
         "openvino.slice" => openvino_slice::lower(v),
-        other => Err(Error::UnknownOp {
-            op: other.to_string(),
-            known: "a spec exists but kerf has no frontend for it".into(),
-        }),
+        other => Err(Error::Invalid { what: format!("{other}: a spec exists but kerf has no frontend for it") }),
     }
 }
 
@@ -73,9 +70,12 @@ pub(crate) fn resolve_axes(op: &str, axes: &[i64], rank: usize, range_rule: &str
                 range_rule,
                 format!("axes[{i}] = {a} is outside [-{rank}, {}] for rank {rank}", rank as i64 - 1),
             )
+            .about_name("axes")
         })?;
         if std::mem::replace(&mut seen[n], true) {
-            return Err(Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {n} again")));
+            return Err(Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {n} again"))
+                .about_name("axes")
+                .on_axis(n));
         }
         out.push(n);
     }

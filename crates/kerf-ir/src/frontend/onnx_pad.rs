@@ -20,7 +20,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "wrap_from_19",
             format!("mode \"wrap\" exists from version 19, this request is version {}", v.version),
-        ));
+        )
+        .about_name("mode"));
     }
     let mode = pad::boundary_mode(op, mode_name)?;
 
@@ -39,7 +40,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "pads_length",
             format!("`{pads_name}` has {} entries, but there are {n} {of}: it needs {}", pads.len(), 2 * n),
-        ));
+        )
+        .about_name(pads_name));
     }
 
     let fill_bits = if mode != BoundaryMode::Fill {
@@ -60,7 +62,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "output_extent_non_negative",
                 format!("axis {axis}: pads ({b}, {e}) on extent {d} leave {extent} elements"),
-            ));
+            )
+            .about_name(pads_name)
+            .on_axis(axis));
         }
         // Crop first: the window keeps what the negative pads leave.
         let lo = (-b).max(0);
@@ -74,7 +78,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                         "axis {axis}: pads ({b}, {e}) crop {} of its {d} elements; mode \"{mode_name}\" has nothing left to extend",
                         -b.min(0) - e.min(0)
                     ),
-                ));
+                ).about_name(pads_name).on_axis(axis));
             }
             if kept == 0 && extent > 0 {
                 return Err(Error::rule(
@@ -83,7 +87,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                     format!(
                         "axis {axis}: pads ({b}, {e}) extend an axis with no element left (extent {d}) in mode \"{mode_name}\""
                     ),
-                ));
+                ).about_name(pads_name).on_axis(axis));
             }
         }
         let extent = fits_i64(op, || format!("axis {axis}: output extent"), extent)?;
@@ -111,7 +115,7 @@ fn value_attribute_bits(v: &Validated<'_>, dtype: crate::DType) -> Result<u128, 
         Some(AttrValue::Int(i)) => *i as f64,
         _ => 0.0,
     };
-    let not = |what: String| Error::rule(op, "pad_value_representable", what);
+    let not = |what: String| Error::rule(op, "pad_value_representable", what).about_name("value");
     let as_f32 = f64_to_bits(crate::DType::F32, value)
         .map_err(|e| not(format!("`value` = {value} is not an ONNX float attribute (an f32): {e}")))?;
     let rounded = f32::from_bits(as_f32 as u32) as f64;

@@ -39,6 +39,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let given = |name: &str| -> Result<Vec<i64>, Error> {
         v.int_list(name)?.ok_or_else(|| {
             Error::rule(op, "starts_ends_given", format!("`{name}` is required (version {})", v.version))
+                .about_name(name)
         })
     };
     let starts = given("starts")?;
@@ -50,7 +51,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         [("ends", Some(ends.len())), ("axes", axes.as_ref().map(Vec::len)), ("steps", steps.as_ref().map(Vec::len))]
     {
         if let Some(len) = len.filter(|&l| l != n) {
-            return Err(Error::rule(op, "lengths_equal", format!("`{name}` has {len} entries but `starts` has {n}")));
+            return Err(Error::rule(op, "lengths_equal", format!("`{name}` has {len} entries but `starts` has {n}"))
+                .about_name(name));
         }
     }
     let axes = axes.unwrap_or_else(|| (0..n as i64).collect());
@@ -62,12 +64,15 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "negative_axes_from_11",
             format!("axes[{i}] = {a}: negative axes exist from version 11, this request is version {}", v.version),
-        ));
+        )
+        .about_name("axes"));
     }
     let targets = resolve_axes(op, &axes, rank, "axis_in_range")?;
     for (i, &axis) in targets.iter().enumerate() {
         if steps[i] == 0 {
-            return Err(Error::rule(op, "step_nonzero", format!("steps[{i}] = 0 on axis {axis}")));
+            return Err(Error::rule(op, "step_nonzero", format!("steps[{i}] = 0 on axis {axis}"))
+                .about_name("steps")
+                .on_axis(axis));
         }
         let (start, len) = slice_axis(starts[i], ends[i], steps[i], shape[axis]);
         reads[axis] = AxisRead { extent: len, start, step: steps[i] };

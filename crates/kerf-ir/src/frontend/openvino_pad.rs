@@ -21,7 +21,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "pads_length",
                 format!("`{name}` has {} entries, but arg has {rank} axes", l.len()),
-            ));
+            )
+            .about_name(name));
         }
         Ok(l)
     };
@@ -34,7 +35,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         let (b, e) = (begin[axis], end[axis]);
         let pads = || format!("axis {axis}: pads_begin {b}, pads_end {e}, extent {d}");
         if v.version == 1 && (b < 0 || e < 0) {
-            return Err(Error::rule(op, "pads_non_negative_v1", format!("{}: Pad-1 pads are non-negative", pads())));
+            return Err(Error::rule(op, "pads_non_negative_v1", format!("{}: Pad-1 pads are non-negative", pads()))
+                .about_name(if b < 0 { "pads_begin" } else { "pads_end" })
+                .on_axis(axis));
         }
         let d_i = d as i128;
         let (b_i, e_i) = (b as i128, e as i128);
@@ -44,17 +47,23 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                     op,
                     "reflect_pads_below_extent",
                     format!("{}: reflect pads at most {}", pads(), d_i - 1),
-                ));
+                )
+                .about_name(if b_i > d_i - 1 { "pads_begin" } else { "pads_end" })
+                .on_axis(axis));
             }
             BoundaryMode::Symmetric if b_i > d_i || e_i > d_i => {
                 return Err(Error::rule(
                     op,
                     "symmetric_pads_within_extent",
                     format!("{}: symmetric pads at most {d}", pads()),
-                ));
+                )
+                .about_name(if b_i > d_i { "pads_begin" } else { "pads_end" })
+                .on_axis(axis));
             }
             BoundaryMode::Clamp if d == 0 && (b > 0 || e > 0) => {
-                return Err(Error::rule(op, "empty_axis_padded", format!("{}: edge has no element to repeat", pads())));
+                return Err(Error::rule(op, "empty_axis_padded", format!("{}: edge has no element to repeat", pads()))
+                    .about_name(if b > 0 { "pads_begin" } else { "pads_end" })
+                    .on_axis(axis));
             }
             _ => {}
         }
@@ -64,7 +73,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "output_extent_non_negative",
                 format!("{}: the output extent would be {extent}", pads()),
-            ));
+            )
+            .about_name(if b_i < 0 { "pads_begin" } else { "pads_end" })
+            .on_axis(axis));
         }
         let extent = fits_i64(op, || format!("axis {axis}: output extent"), extent)?;
         // Output y reads x = y - b of the original data (no element when the extent is 0).

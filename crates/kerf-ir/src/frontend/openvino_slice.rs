@@ -17,7 +17,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "data_rank",
             "data is a scalar (rank 0); Slice-8 slices tensors of rank 1 or more",
-        ));
+        )
+        .about_name("data"));
     }
     let given = |name: &str| -> Result<Vec<i64>, Error> {
         v.int_list(name)?.ok_or_else(|| Error::MissingInput { op: op.into(), name: name.into() })
@@ -27,7 +28,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let n = start.len();
     for (name, len) in [("stop", Some(stop.len())), ("step", Some(step.len())), ("axes", axes.as_ref().map(Vec::len))] {
         if let Some(len) = len.filter(|&l| l != n) {
-            return Err(Error::rule(op, "lengths_equal", format!("`{name}` has {len} entries but `start` has {n}")));
+            return Err(Error::rule(op, "lengths_equal", format!("`{name}` has {len} entries but `start` has {n}"))
+                .about_name(name));
         }
     }
     let axes = axes.unwrap_or_else(|| (0..n as i64).collect());
@@ -35,7 +37,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let mut reads: Vec<AxisRead> = shape.iter().map(|&d| AxisRead { extent: d, start: 0, step: 1 }).collect();
     for (i, &axis) in targets.iter().enumerate() {
         if step[i] == 0 {
-            return Err(Error::rule(op, "step_nonzero", format!("step[{i}] = 0 on axis {axis}")));
+            return Err(Error::rule(op, "step_nonzero", format!("step[{i}] = 0 on axis {axis}"))
+                .about_name("step")
+                .on_axis(axis));
         }
         let (s, len) = slice_axis(start[i], stop[i], step[i], shape[axis]);
         reads[axis] = AxisRead { extent: len, start: s, step: step[i] };

@@ -46,6 +46,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let given = |name: &str| -> Result<Vec<i64>, Error> {
         v.int_list(name)?.ok_or_else(|| {
             Error::rule(op, "begin_end_given", format!("`{name}` is given neither as attribute nor as input"))
+                .about_name(name)
         })
     };
     let begin = given("begin")?;
@@ -54,7 +55,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let stride = v.int_list("stride")?.unwrap_or_else(|| vec![1; m]);
     for (name, len) in [("end", end.len()), ("stride", stride.len())] {
         if len != m {
-            return Err(Error::rule(op, "lengths_equal", format!("`{name}` has {len} entries but `begin` has {m}")));
+            return Err(Error::rule(op, "lengths_equal", format!("`{name}` has {len} entries but `begin` has {m}"))
+                .about_name(name));
         }
     }
     // Masks: padded with zeros to m, entries past m ignored.
@@ -73,7 +75,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "single_ellipsis",
             format!("ellipsis_mask sets {ellipsis_count} bits among the first {m} entries; at most one is allowed"),
-        ));
+        )
+        .about_name("ellipsis_mask"));
     }
     let entries: Vec<Entry> = (0..m)
         .map(|i| {
@@ -94,7 +97,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "entries_fit_rank",
             format!("{consumed} entries consume an input axis each (normal or shrink), but data has rank {rank}"),
-        ));
+        )
+        .about_name("begin"));
     }
     let mut reads: Vec<AxisRead> = shape.iter().map(|&d| AxisRead { extent: d, start: 0, step: 1 }).collect();
     let mut output_shape = Vec::new();
@@ -110,7 +114,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                         op,
                         "shrink_in_range",
                         format!("entry {i} shrinks axis {k} at begin {} outside [-{d}, {}]", begin[i], d as i128 - 1),
-                    ));
+                    )
+                    .about_name("begin")
+                    .on_axis(k));
                 }
                 let b = if b < 0 { b + d as i128 } else { b };
                 reads[k] = AxisRead { extent: 1, start: b as i64, step: 1 };
@@ -125,7 +131,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             Entry::Normal => {
                 let s = stride[i];
                 if s == 0 {
-                    return Err(Error::rule(op, "stride_nonzero", format!("stride[{i}] = 0 on axis {k}")));
+                    return Err(Error::rule(op, "stride_nonzero", format!("stride[{i}] = 0 on axis {k}"))
+                        .about_name("stride")
+                        .on_axis(k));
                 }
                 let (b, len) = normal_axis(begin[i], end[i], s, begin_mask[i], end_mask[i], shape[k]);
                 reads[k] = AxisRead { extent: len, start: b, step: s };

@@ -21,6 +21,7 @@ pub(crate) fn boundary_mode(op: &str, name: &str) -> Result<BoundaryMode, Error>
                 name: "mode".into(),
                 value: format!("\"{other}\""),
                 allowed: "constant, edge, reflect, wrap, symmetric".into(),
+                hint: Box::default(),
             });
         }
     })
@@ -46,12 +47,14 @@ pub(crate) fn value_bits(op: &str, name: &str, dtype: DType, value: Option<&Inpu
                 op,
                 "pad_value_representable",
                 format!("`{name}` = {s:?}: kerf pads strings with the empty string only"),
-            )),
+            )
+            .about_name(name)),
             None => Err(Error::rule(
                 op,
                 "pad_value_type",
                 format!("`{name}` has dtype {from}; the data is string, so the pad value is a string"),
-            )),
+            )
+            .about_name(name)),
         };
     }
     if from != dtype && !matches!(from, DType::I64 | DType::F64) {
@@ -61,15 +64,18 @@ pub(crate) fn value_bits(op: &str, name: &str, dtype: DType, value: Option<&Inpu
             format!(
                 "`{name}` has dtype {from} but the data is {dtype}: give a scalar of dtype {dtype}, or a plain number"
             ),
-        ));
+        )
+        .about_name(name));
     }
-    let bits =
-        t.element_bits(0).ok_or_else(|| Error::rule(op, "pad_value_type", format!("`{name}` holds no element")))?;
+    let bits = t
+        .element_bits(0)
+        .ok_or_else(|| Error::rule(op, "pad_value_type", format!("`{name}` holds no element")).about_name(name))?;
     convert_bits(from, bits, dtype).map_err(|e| {
         Error::rule(
             op,
             "pad_value_representable",
             format!("`{name}` = {} ({from}) cannot be {dtype}: {e}", format_bits(from, bits)),
         )
+        .about_name(name)
     })
 }

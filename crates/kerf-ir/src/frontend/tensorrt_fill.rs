@@ -54,16 +54,19 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let op = v.op();
     let dims = v.int_list("dimensions")?.ok_or_else(|| {
         Error::rule(op, "dimensions_given", "`dimensions` is given neither as attribute nor as input")
+            .about_name("dimensions")
     })?;
     let mut shape = Vec::with_capacity(dims.len());
     for (i, &d) in dims.iter().enumerate() {
         if d < 0 {
-            return Err(Error::rule(op, "dimensions_given", format!("dimensions[{i}] = {d} is negative")));
+            return Err(Error::rule(op, "dimensions_given", format!("dimensions[{i}] = {d} is negative"))
+                .about_name("dimensions"));
         }
         shape.push(d as u64);
     }
     let volume = crate::tensor::volume(&shape).filter(|&n| n <= MAX_VOLUME).ok_or_else(|| {
         Error::rule(op, "volume_limit", format!("dimensions {dims:?} hold more than 2^31-1 elements"))
+            .about_name("dimensions")
     })?;
     let dtype: DType = v
         .attr_str("to_type")
@@ -75,12 +78,13 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             op,
             "alpha_beta_together",
             "alpha and beta must both be static attributes or both be inputs",
-        ));
+        )
+        .about_name(if v.input("alpha").is_some() { "alpha" } else { "beta" }));
     }
     let operation = v.attr_str("operation").unwrap_or_default();
     let alpha = match coef(v, "alpha")? {
         Coef::Scalar(f, i) => (f, i),
-        Coef::List(_) => return Err(Error::rule(op, "beta_length", "alpha must be a scalar")),
+        Coef::List(_) => return Err(Error::rule(op, "beta_length", "alpha must be a scalar").about_name("alpha")),
     };
     let beta = coef(v, "beta")?;
     let seed = match v.attr("seed") {
@@ -98,14 +102,16 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                         op,
                         "beta_length",
                         format!("beta has {} entries but the output has rank {rank}", l.len()),
-                    ));
+                    )
+                    .about_name("beta"));
                 }
                 Coef::Scalar(..) => {
                     return Err(Error::rule(
                         op,
                         "beta_length",
                         format!("a scalar beta is valid only for rank 1; the output has rank {rank}"),
-                    ));
+                    )
+                    .about_name("beta"));
                 }
             };
             FillKind::Linspace(linspace(op, dtype, &shape, alpha, &beta, volume)?)
@@ -115,7 +121,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
             let beta = match beta {
                 Coef::Scalar(beta, _) => beta,
                 Coef::List(l) if l.len() == 1 => l[0].0,
-                Coef::List(_) => return Err(Error::rule(op, "beta_length", "random fills take a scalar beta")),
+                Coef::List(_) => {
+                    return Err(Error::rule(op, "beta_length", "random fills take a scalar beta").about_name("beta"));
+                }
             };
             let (a, b) = (alpha.0 as f32, beta as f32);
             if operation == "random_uniform" {
@@ -127,7 +135,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                             "alpha = {} and beta = {beta} must be finite with alpha < beta and beta - alpha finite in f32",
                             alpha.0
                         ),
-                    ));
+                    ).about_name("beta"));
                 }
                 FillKind::RandomUniform { alpha: a, beta: b, seed }
             } else {
@@ -139,7 +147,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                             "mean alpha = {} must be finite and standard deviation beta = {beta} finite and ≥ 0",
                             alpha.0
                         ),
-                    ));
+                    )
+                    .about_name("beta"));
                 }
                 FillKind::RandomNormal { alpha: a, beta: b, seed }
             }
@@ -150,6 +159,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 name: "operation".into(),
                 value: format!("\"{other}\""),
                 allowed: "linspace, random_uniform, random_normal".into(),
+                hint: Box::default(),
             });
         }
     };
@@ -165,7 +175,10 @@ fn linspace(
     volume: u64,
 ) -> Result<Linspace, Error> {
     if dtype.is_integer() {
-        let range = || Error::rule(op, "linspace_range", format!("alpha and beta must be whole numbers for {dtype}"));
+        let range = || {
+            Error::rule(op, "linspace_range", format!("alpha and beta must be whole numbers for {dtype}"))
+                .about_name("beta")
+        };
         let a = alpha.1.ok_or_else(range)?;
         let b: Vec<i128> = beta.iter().map(|x| x.1.ok_or_else(range)).collect::<Result<_, _>>()?;
         let a64 = i64::try_from(a).map_err(|_| range())?;
@@ -178,7 +191,8 @@ fn linspace(
                     op,
                     "linspace_range",
                     format!("values span [{lo}, {hi}], outside {dtype}'s range [{tmin}, {tmax}]"),
-                ));
+                )
+                .about_name("beta"));
             }
         }
         Ok(Linspace::Int { alpha: a64, beta: b64 })
@@ -196,7 +210,8 @@ fn linspace(
                     op,
                     "linspace_range",
                     format!("values span [{lo:e}, {hi:e}], beyond f32's largest finite value"),
-                ));
+                )
+                .about_name("beta"));
             }
         }
         Ok(Linspace::Float { alpha: alpha.0, beta: b })

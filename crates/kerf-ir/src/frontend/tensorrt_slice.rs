@@ -18,11 +18,13 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         name: "mode".into(),
         value: format!("\"{mode_name}\""),
         allowed: "strict_bounds, wrap, clamp, fill, reflect".into(),
+        hint: Box::default(),
     })?;
 
     let param = |name: &str| -> Result<Vec<i64>, Error> {
         v.int_list(name)?.ok_or_else(|| {
             Error::rule(op, "params_given", format!("`{name}` is given neither as attribute nor as input"))
+                .about_name(name)
         })
     };
     let (start, size, stride) = (param("start")?, param("size")?, param("stride")?);
@@ -39,7 +41,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "param_lengths",
                 format!("`{name}` has {} entries, but there are {} {of}", list.len(), targets.len()),
-            ));
+            )
+            .about_name(name));
         }
     }
 
@@ -50,7 +53,9 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "size_non_negative",
                 format!("size[{i}] = {} on axis {axis} is negative", size[i]),
-            ));
+            )
+            .about_name("size")
+            .on_axis(axis));
         }
         axes[axis] = AxisRead { extent: size[i] as u64, start: start[i], step: stride[i] };
     }
@@ -62,13 +67,14 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                 op,
                 "fill_only_in_fill_mode",
                 format!("a fill input was given, but mode is \"{mode}\""),
-            ));
+            )
+            .about_name("fill"));
         }
         Some(f) => {
             let t = f.tensor().ok_or_else(|| Error::Invalid { what: format!("{op}: input `fill` has no value") })?;
-            let bits = t
-                .element_bits(0)
-                .ok_or_else(|| Error::rule(op, "fill_value_representable", "the fill input holds no element"))?;
+            let bits = t.element_bits(0).ok_or_else(|| {
+                Error::rule(op, "fill_value_representable", "the fill input holds no element").about_name("fill")
+            })?;
             convert_bits(t.dtype(), bits, dtype).map_err(|e| {
                 Error::rule(
                     op,
@@ -79,6 +85,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                         t.dtype()
                     ),
                 )
+                .about_name("fill")
             })?
         }
     };
@@ -101,7 +108,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                         "axis {axis} of the input has extent 0 but the output reads {} elements on it; only mode fill can produce them (mode is \"{mode}\")",
                         a.extent
                     ),
-                ));
+                ).about_name("input").on_axis(axis));
             }
             if mode == BoundaryMode::StrictBounds {
                 let first = a.start as i128;
@@ -114,7 +121,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
                             "axis {axis} reads coordinates {first}..={last} (start {}, size {}, stride {}) outside [0, {d})",
                             a.start, a.extent, a.step
                         ),
-                    ));
+                    ).about_name("start").on_axis(axis));
                 }
             }
         }

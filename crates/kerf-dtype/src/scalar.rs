@@ -1,6 +1,6 @@
 //! Conversions between element bits and numbers: fill values, alpha/beta, printing.
 
-use crate::dtype::{DType, fp8};
+use crate::{DType, fp8};
 use half::{bf16, f16};
 
 /// Element bits of `dtype` as f64 (complex: the real part). `None` for strings.

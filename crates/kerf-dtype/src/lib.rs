@@ -1,5 +1,9 @@
-//! Element types. Data movement only needs each type's width and packing;
-//! conversions exist for fill values and for printing.
+//! kerf's element types, in one table every layer reads (the specs' type names, the
+//! IR, the backends): names, widths and packing, integer ranges, and ([`scalar`]) the
+//! conversions between numbers and element bits. Data movement only needs each type's
+//! width and packing; conversions exist for fill values, inline tensors and printing.
+
+pub mod scalar;
 
 use std::fmt;
 use std::str::FromStr;
