@@ -48,8 +48,8 @@ pub use half;
 /// shares its name with the [`Kernel`] trait it implements).
 pub use kerf_derive::Kernel;
 pub use kerf_ir::random;
-use kerf_ir::tensor;
 pub use kerf_ir::schedule::Strided;
+use kerf_ir::tensor;
 pub use kerf_ir::tensor::Strings;
 pub use kerf_ir::{
     AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, InputArg, Kernel, Linspace, Plan, Request,
