@@ -1,7 +1,7 @@
 //! Fills: a [`FillNest`] → `run(&self, output)` and a `kerf::Kernel` impl.
 //!
-//! Random fills are one flat loop calling `kerf::random` (the functions the reference
-//! calls, so the bits agree by construction). Linspaces are one loop per dim carrying
+//! Random fills are one call of `kerf::random`'s block fill (bit-identical to the
+//! functions the reference calls, on every CPU). Linspaces are one loop per dim carrying
 //! the partial sum of the outer dims, in the arithmetic the schedule prescribes:
 //! wrapping integer arithmetic, exact f32, or f64 rounded once in the plan's order.
 
@@ -97,25 +97,21 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
     let out_shape: Vec<_> = plan.shape.iter().map(|&d| lit(d)).collect();
     let out_rank = lit(out_shape.len() as u64);
     let out_len = lit(nest.len);
+    // A random fill is one call of the block fill (vectorized for the CPU it runs on),
+    // which needs the output's element type to take the values' bits.
+    let mut bound = TokenStream::new();
     let body = match &nest.body {
         FillBody::Random { normal, alpha, beta, seed } => {
             let (a, b) = (f32_lit(*alpha), f32_lit(*beta));
             let seed = Literal::u64_unsuffixed(*seed);
-            let value = match (normal, plan.dtype) {
-                (false, DType::F16) => {
-                    quote!(::kerf::half::f16::from_bits(::kerf::random::uniform_f16(#seed, i as u64, #a, #b)))
-                }
-                (false, _) => quote!(::kerf::random::uniform_f32(#seed, i as u64, #a, #b)),
-                (true, DType::F16) => {
-                    quote!(::kerf::half::f16::from_f32(::kerf::random::normal_f32(#seed, i as u64, #a, #b)))
-                }
-                (true, _) => quote!(::kerf::random::normal_f32(#seed, i as u64, #a, #b)),
+            let (f, bits) = match (normal, plan.dtype) {
+                (false, DType::F16) => (quote!(fill_uniform_f16), quote!(u16)),
+                (false, _) => (quote!(fill_uniform_f32), quote!(u32)),
+                (true, DType::F16) => (quote!(fill_normal_f16), quote!(u16)),
+                (true, _) => (quote!(fill_normal_f32), quote!(u32)),
             };
-            quote! {
-                for (i, d) in output.iter_mut().enumerate() {
-                    *d = store(#value);
-                }
-            }
+            bound = quote!(where E: ::kerf::random::FromBits<#bits>);
+            quote!(::kerf::random::#f(#seed, 0, #a, #b, &mut output[..]);)
         }
         FillBody::LinspaceInt { alpha, dims } => {
             let ty = match plan.dtype {
@@ -189,7 +185,7 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
 
             #[inline(always)]
             #[allow(unused_variables, clippy::identity_op, clippy::erasing_op, clippy::reversed_empty_ranges)]
-            fn __kerf_loops<E>(output: &mut [E; #out_len], store: impl Fn(#t) -> E) {
+            fn __kerf_loops<E>(output: &mut [E; #out_len], store: impl Fn(#t) -> E) #bound {
                 #body
             }
         }

@@ -1,12 +1,13 @@
 //! The WORKLOADS.md rows: each JIT kernel against memcpy/memset of the same output bytes
 //! (and the reference interpreter where it is affordable), compile latency, cache-hit
-//! latency, and 2 threads against 1 on the random fills.
+//! latency, and 2 threads against 1 on the random fills (T1) and memory-bound rows (T2).
 //!
 //! `cargo bench -p kerf-jit --bench workloads` runs the criterion groups and then prints a
 //! table of ratios measured in one run of this process (medians, interleaved rounds).
 //! `KERF_BENCH_REFERENCE=1` adds the reference interpreter on every row (slow: seconds
 //! per call on the 64 MiB rows). `KERF_BENCH_TABLE_ONLY=1` skips the criterion groups;
-//! `KERF_BENCH_ONLY=F2,F3` keeps the table rows whose id starts with one of the prefixes.
+//! `KERF_BENCH_ONLY=F2,F3` keeps the table rows whose id starts with one of the prefixes;
+//! `KERF_BENCH_C1_DETAIL=1` prints every plan's compile time and Cranelift's pass times.
 
 use criterion::{Criterion, black_box};
 use kerf_ir::plan::AxisRead;
@@ -246,16 +247,29 @@ fn table(jit: &Jit) {
     if wanted("C1") {
         c1_row(jit);
     }
-    // T1: 2 threads against 1 on the random fills.
+    // T1: 2 threads against 1 on the random fills; T2 on the memory-bound rows.
     let two = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
-    for w in workloads().into_iter().filter(|w| (w.id.starts_with("F2") || w.id.starts_with("F3")) && wanted("T1")) {
+    let row = |w: &Workload| {
+        let t1 = ["F2", "F3"].iter().any(|p| w.id.starts_with(p)) && wanted("T1");
+        let t2 = ["W1", "W2", "W5", "F1"].iter().any(|p| w.id.starts_with(p)) && wanted("T2");
+        if t1 {
+            Some("T1")
+        } else if t2 {
+            Some("T2")
+        } else {
+            None
+        }
+    };
+    for (t, w) in workloads().into_iter().filter_map(|w| row(&w).map(|t| (t, w))) {
         let k1 = jit.compile_plan(&w.plan).unwrap();
         let k2 = two.compile_plan(&w.plan).unwrap();
         let mut b = buffers(&w.plan);
+        let input = w.plan.input_shape().map(|_| b.input.clone());
         let (o1, o2) = (&mut b.output, &mut b.scratch);
-        let (t1, t2) = paired(9, || k1.run_bytes(None, o1).unwrap(), || k2.run_bytes(None, o2).unwrap());
+        let (t1, t2) =
+            paired(9, || k1.run_bytes(input.as_deref(), o1).unwrap(), || k2.run_bytes(input.as_deref(), o2).unwrap());
         println!(
-            "| T1 {} | 1 thread {:.2} ms | 2 threads {:.2} ms | speedup {:.2} | |",
+            "| {t} {} | 1 thread {:.2} ms | 2 threads {:.2} ms | speedup {:.2} | |",
             w.id,
             t1.as_secs_f64() * 1e3,
             t2.as_secs_f64() * 1e3,
@@ -292,6 +306,9 @@ fn c1_row(jit: &Jit) {
     // a few fresh compiles, so that one preempted compile does not decide it), and
     // cache hits. `KERF_BENCH_C1_DETAIL=1` prints every plan's time.
     let detail = std::env::var_os("KERF_BENCH_C1_DETAIL").is_some();
+    // Cranelift's own pass timings, summed over every compile below.
+    let _ = cranelift_codegen::timing::take_current();
+    let mut all_passes = Vec::new();
     let mut times = Vec::new();
     let plans: Vec<(String, Plan)> =
         workloads().into_iter().map(|w| (w.id, w.plan)).chain([("W6".to_string(), w6())]).collect();
@@ -305,11 +322,30 @@ fn c1_row(jit: &Jit) {
         }
         let m = median(each);
         if detail {
-            println!("| C1 {id} | {:.0} us | | | |", m.as_secs_f64() * 1e6);
+            // Cranelift's passes (mean per compile) beside the whole compile's median.
+            let passes = cranelift_codegen::timing::take_current();
+            println!(
+                "| C1 {id} | {:.0} us | Cranelift passes {:.0} us | | |",
+                m.as_secs_f64() * 1e6,
+                passes.total().as_secs_f64() * 1e6 / 7.0
+            );
+            all_passes.push(passes);
         }
         times.push(m);
     }
     let compile = median(times);
+    if detail {
+        // Summed over the plans but the random fills (whose kernels are many times larger).
+        let mut sum = cranelift_codegen::timing::PassTimes::default();
+        let mut n = 0;
+        for (passes, (id, _)) in all_passes.iter().zip(&plans) {
+            if !id.starts_with("F2") && !id.starts_with("F3") {
+                sum.add(passes);
+                n += 7;
+            }
+        }
+        println!("\nCranelift passes, {n} compiles of the plans but F2/F3 (seconds):\n{sum}");
+    }
     let plan = w6();
     jit.compile_plan(&plan).unwrap();
     let t = Instant::now();

@@ -76,19 +76,9 @@ pub(crate) type EntryFn = unsafe extern "sysv64" fn(*const u8, *mut u8, *const i
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const i64, i64, i64);
 
-/// Argument-block layout of dynamic fill kernels (i64 words).
+/// Argument-block layout of dynamic linspace kernels (i64 words; random fills: see
+/// [`crate::random::args`]).
 pub(crate) mod dyn_fill {
-    /// Random: f32 bits of alpha, beta, beta − alpha, the largest f32 below beta; the
-    /// two 32-bit key words.
-    pub const ALPHA: i64 = 0;
-    pub const BETA: i64 = 1;
-    pub const RANGE: i64 = 2;
-    pub const BELOW_BETA: i64 = 3;
-    pub const KEY0: i64 = 4;
-    pub const KEY1: i64 = 5;
-    /// From here: the key of each of the 10 rounds, k0 then k1, each splat to 16 bytes
-    /// (two words).
-    pub const KEYS: i64 = 6;
     /// Linspace: word 0 alpha (i64, or f64 bits), then per dim extent and coefficient.
     pub const LIN_ALPHA: i64 = 0;
     pub const LIN_DIMS: i64 = 1;
@@ -151,33 +141,14 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Er
     Ok(Prepared { args: w, split: slice_split(nest, 0), input_len, output_len })
 }
 
-fn f32_word(v: f32) -> i64 {
-    v.to_bits() as i64
-}
-
 /// The argument block of a dynamic fill kernel.
 pub(crate) fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
     let len = plan.output_len();
-    let random = |alpha: f32, beta: f32, seed: u64, cost: u64| {
-        let mut w = vec![0i64; 6];
-        w[dyn_fill::ALPHA as usize] = f32_word(alpha);
-        w[dyn_fill::BETA as usize] = f32_word(beta);
-        w[dyn_fill::RANGE as usize] = f32_word(beta - alpha);
-        w[dyn_fill::BELOW_BETA as usize] = f32_word(beta.next_down());
-        w[dyn_fill::KEY0 as usize] = seed as u32 as i64;
-        w[dyn_fill::KEY1 as usize] = (seed >> 32) as i64;
-        for (k0, k1) in random::round_keys(seed) {
-            for k in [k0, k1] {
-                let pair = k as i64 | ((k as i64) << 32);
-                w.extend([pair, pair]);
-            }
-        }
-        Prepared {
-            args: w,
-            split: Split { extent: len, align: random::BLOCK as u64, cost },
-            input_len: None,
-            output_len: len,
-        }
+    let random = |alpha: f32, beta: f32, seed: u64, cost: u64| Prepared {
+        args: random::encode(alpha, beta, seed),
+        split: Split { extent: len, align: random::ALIGN, cost },
+        input_len: None,
+        output_len: len,
     };
     match &plan.kind {
         FillKind::RandomUniform { alpha, beta, seed } => random(*alpha, *beta, *seed, policy::random_cost(false)),

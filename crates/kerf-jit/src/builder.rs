@@ -59,7 +59,10 @@ pub(crate) struct Gen<'a> {
     /// instructions after them in that block).
     pub consts: HashMap<(Block, i64), Value>,
     /// The host functions the kernel calls (see `helpers` in compile.rs), once imported.
-    pub helpers: [Option<FuncRef>; 3],
+    pub helpers: [Option<FuncRef>; crate::compile::HELPERS],
+    /// Whether long copies and fills write with cache-bypassing stores (the kernel's
+    /// output is large, see [`crate::policy::STREAM_MIN_BYTES`]; the host fences after).
+    pub stream: bool,
 }
 
 impl<'a> Gen<'a> {

@@ -5,7 +5,7 @@
 use crate::abi::{self, Prepared};
 use crate::builder::Gen;
 use crate::linspace::{self, LinKind};
-use crate::random::{self, RandomParams};
+use crate::random;
 use crate::slice::{self, DynSlice, StaticSlice};
 use crate::threading::{self, Split};
 use crate::{Jit, JitKernel, jit_error, policy, repeat, stream};
@@ -25,19 +25,16 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub(crate) fn isa(regalloc: &str) -> Result<OwnedTargetIsa, Error> {
     let mut flags = settings::builder();
     // No mid-end: the emitters fold their constants, keep loop-invariant values
-    // out of loops and schedule independent work (random fills interleave their
-    // Philox groups, which the mid-end would sink back into one chain each), so
-    // the mid-end would only cost compile time (a third to a half of it) for the
-    // same machine code.
+    // out of loops and schedule independent work, so the mid-end would only cost
+    // compile time (a third to a half of it) for the same machine code.
     flags.set("opt_level", "none").map_err(jit_error)?;
     flags.set("regalloc_algorithm", regalloc).map_err(jit_error)?;
     flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
     flags.set("is_pic", "false").map_err(jit_error)?;
     flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
     let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
-    // Philox's 32x32->64 multiplies lower to `pmuludq` through the widening-multiply
-    // pattern; with AVX-512DQ Cranelift prefers `vpmullq` (15 cycles of latency) for
-    // every i64x2 multiply. Nothing else here gains from AVX-512DQ.
+    // With AVX-512DQ Cranelift lowers every i64x2 multiply to `vpmullq` (15 cycles of
+    // latency) rather than `pmuludq` patterns; nothing here gains from AVX-512DQ.
     if cfg!(target_arch = "x86_64") {
         let _ = isa_builder.set("has_avx512dq", "false");
     }
@@ -130,14 +127,20 @@ impl DynKey {
     }
 }
 
+/// How many host functions kernels may call.
+pub(crate) const HELPERS: usize = 6;
+
 /// The host functions kernels call, whose arguments are i64s (pointers and sizes):
 /// symbol, address, the function index kernels import it by (its declaration order),
 /// and the number of arguments.
-fn helpers() -> [(&'static str, *const u8, u32, usize); 3] {
+fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
     [
         (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX, 3),
         (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
         (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
+        (stream::FILL_SYMBOL, stream::stream_fill as *const u8, stream::FILL_FUNC_INDEX, 4),
+        (stream::LINSPACE_SYMBOL, stream::stream_linspace as *const u8, stream::LINSPACE_FUNC_INDEX, 4),
+        (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
     ]
 }
 
@@ -339,7 +342,7 @@ impl Emitter {
             Emitter::Slice { nest, .. } => threading::slice_split(nest, 0),
             Emitter::Fill(nest) => match &nest.body {
                 FillBody::Random { normal, .. } => {
-                    Split { extent: nest.len, align: random::BLOCK as u64, cost: policy::random_cost(*normal) }
+                    Split { extent: nest.len, align: random::ALIGN, cost: policy::random_cost(*normal) }
                 }
                 FillBody::LinspaceInt { dims, .. } => threading::lin_split(nest.len, dims.iter().map(|d| d.extent)),
                 FillBody::LinspaceF32Exact { dims, .. } => {
@@ -357,30 +360,25 @@ impl Emitter {
             Emitter::Slice { nest, dtype } => {
                 StaticSlice::emit(g, nest, slice::elem_of(*dtype).expect("strings were refused"))
             }
-            Emitter::Fill(nest) => {
-                match &nest.body {
-                    FillBody::Random { normal, alpha, beta, seed } => {
-                        let f16 = nest.dtype == DType::F16;
-                        random::emit_random(g, &RandomParams::constants(*normal, f16, *alpha, *beta, *seed));
-                    }
-                    body => {
-                        let mut lin = linspace::Linspace::constants(g, body).expect("a linspace body");
-                        lin.stream = self.streams();
-                        lin.emit(g, nest.dtype == DType::I32);
-                    }
+            Emitter::Fill(nest) => match &nest.body {
+                FillBody::Random { normal, alpha, beta, seed } => {
+                    random::emit(g, *normal, nest.dtype == DType::F16);
+                    random::encode(*alpha, *beta, *seed)
                 }
-                Vec::new()
-            }
+                body => {
+                    let mut lin = linspace::Linspace::constants(g, body).expect("a linspace body");
+                    lin.stream = self.streams();
+                    lin.emit(g, nest.dtype == DType::I32);
+                    Vec::new()
+                }
+            },
             Emitter::Dynamic(key) => {
                 match key.op {
                     DynOp::Slice(mode) => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");
                         DynSlice::emit(g, mode, elem, key.rank);
                     }
-                    DynOp::Random { normal } => {
-                        let params = RandomParams::from_args(g, normal, key.dtype == DType::F16);
-                        random::emit_random(g, &params);
-                    }
+                    DynOp::Random { normal } => random::emit(g, normal, key.dtype == DType::F16),
                     DynOp::LinspaceInt => {
                         linspace::Linspace::from_args(g, LinKind::I64, key.rank).emit(g, key.dtype == DType::I32);
                     }
@@ -415,7 +413,8 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
         lo: p[3],
         hi: p[4],
         consts: HashMap::new(),
-        helpers: [None; 3],
+        helpers: [None; HELPERS],
+        stream: source.streams(),
     };
     let block = source.emit(&mut g);
     g.b.ins().return_(&[]);

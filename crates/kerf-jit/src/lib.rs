@@ -33,8 +33,9 @@
 //! (their compile time then grows linearly with the depth, as their code does); one
 //! compilation context is reused per thread; the CLIF text is produced only when
 //! [`JitKernel::clif`] asks for it, by emitting the kernel again. Run time: large static
-//! outputs write their computed runs (exact linspaces, reversed and strided runs) through
-//! a stack buffer and non-temporal stores; threaded calls take chunks of the outer range
+//! outputs write their long copies and fills, their exact f32 linspaces and (through a
+//! stack buffer) their reversed, strided and integer-linspace runs with non-temporal
+//! stores, fenced before the call returns; threaded calls take chunks of the outer range
 //! from a shared counter.
 //!
 //! The crate by layer: this file is the public API; `abi` the kernel signature, the
@@ -42,7 +43,8 @@
 //! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
 //! runs; `slice`, `linspace` and `random` the lowering of each plan kind; `threading` how
-//! calls split over threads; `stream` and `repeat` the host functions kernels call;
+//! calls split over threads; `stream`, `repeat` and `random` the host functions kernels
+//! call (a random fill is one call of `kerf_ir::random`'s vectorized block fill);
 //! `cache` the kernel cache.
 
 mod abi;

@@ -7,7 +7,7 @@ use crate::abi::dyn_fill;
 use crate::builder::{Gen, clip, mf};
 use crate::policy::STREAM_CHUNK;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Type, Value, types};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type, Value, types};
 use kerf_ir::schedule::FillBody;
 
 /// How a linspace computes: in i32, i64, f32 (exact) or f64 rounded once.
@@ -251,6 +251,16 @@ fn lin_dim(
                 let t = lin_mul(g, kind, coef, af);
                 lin_add(g, kind, v, t)
             };
+            if stream && kind == LinKind::F32Exact {
+                // Computed and streamed from registers by the host, 32 bytes a store.
+                let bits = |g: &mut Gen, x: Value| {
+                    let i = g.b.ins().bitcast(types::I32, MemFlagsData::new(), x);
+                    g.b.ins().uextend(types::I64, i)
+                };
+                let (sb, cb) = (bits(g, start), bits(g, coef));
+                g.stream_linspace(dst, count, sb, cb);
+                return;
+            }
             let cs = g.b.ins().splat(vty, coef);
             let ss = g.b.ins().splat(vty, start);
             let vecs: Vec<Value> = iota

@@ -95,31 +95,39 @@ pub(crate) fn random_cost(normal: bool) -> u64 {
     if normal { 24 } else { 12 }
 }
 
-/// Philox groups computed per loop iteration of a random fill (measured on a Golden Cove
-/// core: 4 beats 2 by 10% on uniform and 7% on normal; 6 and 8 gain nothing more).
-pub(crate) const RANDOM_GROUPS: usize = 4;
-
 // ----- streaming stores -----------------------------------------------------------------
 
 /// Outputs of at least this many bytes are written with non-temporal stores (see
-/// [`crate::stream`]).
+/// [`crate::stream`]). Measured on the project's shared AVX2 host (a micro-benchmark, one
+/// process, medians of 15, sizes 256 KiB to 64 MiB): 32-byte streaming copies took
+/// 0.6–0.8 × memcpy's time at every size, a streamed AVX2 linspace 0.53–0.71 × memset's
+/// up to 32 MiB (16-byte streaming stores: 0.6–1.8 ×, hence AVX2 where there is one). The
+/// write alone never favoured the cache; what does is the next reader of an output that
+/// fits in the cache, so outputs below 8 MiB (a quarter of the 32 MiB L3) keep cached
+/// stores.
 pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
 
-/// Bytes of a chunk computed into a stack buffer before it is streamed out: it stays in
-/// the L1 cache (measured with F1's exact linspace).
+/// Bytes of a chunk computed into a stack buffer before it is streamed out (reversed and
+/// strided runs, integer linspaces): it stays in the L1 cache (chosen when F1's exact
+/// linspace was staged this way; not re-measured for the runs that use it now).
 pub(crate) const STREAM_CHUNK: u64 = 4096;
 
-/// Whether a static slice kernel streams its reversed and strided runs: outputs of
-/// [`STREAM_MIN_BYTES`] or more of elements narrower than a vector, with no repeating dim
-/// (those copy most of their output from the output itself, which stays in the cache).
+/// Whether a static slice kernel writes its long copies and fills with non-temporal
+/// stores: outputs of [`STREAM_MIN_BYTES`] or more of whole-byte elements.
 pub(crate) fn slice_streams(nest: &LoopNest) -> bool {
-    if nest.dims.iter().any(|d| d.repeats()) {
-        return false;
-    }
     match nest.dtype.layout() {
-        Layout::Bytes(w) if w < 16 => nest.output_len.saturating_mul(w as u64) >= STREAM_MIN_BYTES,
+        Layout::Bytes(w) => nest.output_len.saturating_mul(w as u64) >= STREAM_MIN_BYTES,
         _ => false,
     }
+}
+
+/// Whether a streaming static slice kernel also stages its reversed and strided runs
+/// through a stack buffer: elements narrower than a vector, with no repeating dim (those
+/// copy most of their output from the output itself, which then stays in the cache).
+pub(crate) fn slice_stages(nest: &LoopNest) -> bool {
+    slice_streams(nest)
+        && matches!(nest.dtype.layout(), Layout::Bytes(w) if w < 16)
+        && !nest.dims.iter().any(|d| d.repeats())
 }
 
 /// Whether a static fill streams: large fills whose values are exact in any order (the

@@ -85,13 +85,37 @@ impl Gen<'_> {
                     }
                 }
             }
-            Some(k) if k >= CALL_MIN_BYTES => self.b.call_memcpy(self.cfg, dst, src, n),
+            Some(k) if k >= CALL_MIN_BYTES => self.copy_call(dst, src, n),
             Some(_) => self.copy_small(dst, src, n, align),
             None => {
                 let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
-                self.if_else(big, |g| g.b.call_memcpy(g.cfg, dst, src, n), |g| g.copy_small(dst, src, n, align));
+                self.if_else(big, |g| g.copy_call(dst, src, n), |g| g.copy_small(dst, src, n, align));
             }
         }
+    }
+
+    /// A long copy: memcpy, or [`Gen::stream_copy`] in a streaming kernel.
+    fn copy_call(&mut self, dst: Value, src: Value, n: Value) {
+        if self.stream { self.stream_copy(dst, src, n) } else { self.b.call_memcpy(self.cfg, dst, src, n) }
+    }
+
+    /// `n` bytes of the splatted pattern `s` at `dst` through cache-bypassing stores (a
+    /// call to [`crate::stream::stream_fill`]; the caller of the kernel fences afterwards).
+    fn stream_fill(&mut self, dst: Value, n: Value, s: Splat) {
+        let (lo, hi) = match s.pat {
+            Some(p) => (p, p),
+            None => {
+                let v = self.bitcast(types::I64X2, s.vec);
+                (self.b.ins().extractlane(v, 0), self.b.ins().extractlane(v, 1))
+            }
+        };
+        self.call_helper(crate::stream::FILL_FUNC_INDEX, &[dst, n, lo, hi]);
+    }
+
+    /// `n` f32 values `start + coef·j` (j from 0; exact, so that any order of sums gives
+    /// them) at `dst` through cache-bypassing stores ([`crate::stream::stream_linspace`]).
+    pub fn stream_linspace(&mut self, dst: Value, n: Value, start_bits: Value, coef_bits: Value) {
+        self.call_helper(crate::stream::LINSPACE_FUNC_INDEX, &[dst, n, start_bits, coef_bits]);
     }
 
     /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last
@@ -158,6 +182,24 @@ impl Gen<'_> {
             };
             g.st(v, d, off);
         };
+        if self.stream {
+            match known {
+                Some(k) if k >= CALL_MIN_BYTES => return self.stream_fill(dst, n, s),
+                None => {
+                    let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
+                    return self.if_else(
+                        big,
+                        |g| g.stream_fill(dst, n, s),
+                        |g| {
+                            g.stream = false;
+                            g.fill_bytes(dst, n, None, s);
+                            g.stream = true;
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
         if let Some(byte) = s.byte {
             let memset = |g: &mut Self| {
                 let ch = g.b.ins().iconst(types::I8, byte as i64);

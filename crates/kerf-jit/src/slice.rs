@@ -404,7 +404,7 @@ impl<'n> StaticSlice<'n> {
             }
             _ => FillVal::None,
         };
-        let stream = policy::slice_streams(nest);
+        let stream = policy::slice_stages(nest);
         let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped };
         let base = g.c(nest.base);
         let zero = g.c(0);

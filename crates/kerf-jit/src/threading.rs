@@ -7,6 +7,8 @@ use crate::policy::{CHUNKS_PER_THREAD, THREAD_MIN_COST};
 use crate::stream;
 use kerf_ir::dtype::Layout;
 use kerf_ir::schedule::LoopNest;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How a call's range `[lo, hi)` is split over threads.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,6 +45,12 @@ pub(crate) fn lin_split(len: u64, mut extents: impl Iterator<Item = u64>) -> Spl
     Split { extent: if len == 0 { 0 } else { first.unwrap_or(1) }, align: 1, cost: 4 * rest }
 }
 
+/// The chunks of a threaded call: the next one to take, and how many are done.
+struct Progress {
+    next: AtomicU64,
+    done: AtomicU64,
+}
+
 impl JitKernel {
     /// Run the code on `[0, split.extent)` of its split loop. Only [`Self::run_prepared`]
     /// calls this, after checking that `input` holds `prepared.input_len` elements (or
@@ -73,39 +81,53 @@ impl JitKernel {
         // Chunks taken from a shared counter rather than one fixed share per thread: a
         // thread that runs slower (a core shared with another process) takes fewer
         // chunks instead of holding up the call. Chunk bounds are multiples of the split's
-        // alignment.
+        // alignment. The call returns when every chunk is done, not when the helper
+        // threads end: a helper that the scheduler starts late finds no chunk left and
+        // never touches the buffers, so that it cannot hold up the call either.
         let chunks = (threads as u64 * CHUNKS_PER_THREAD).min(split.extent);
         let align = split.align.max(1);
-        let bound = |c: u64| -> u64 {
+        let bound = move |c: u64| -> u64 {
             let b = (split.extent as u128 * c as u128 / chunks as u128) as u64;
             if c == chunks { b } else { b - b % align }
         };
-        let next = std::sync::atomic::AtomicU64::new(0);
+        let progress = Arc::new(Progress { next: AtomicU64::new(0), done: AtomicU64::new(0) });
         let streams = self.code.streams;
-        // The pointers cross threads as integers; the buffers outlive the scope below.
+        // The pointers cross threads as integers; they are dereferenced only inside chunks,
+        // and the call (and so the buffers' borrow) lasts until every chunk is done.
         let (ip, op, ap) = (input as usize, output as usize, args as usize);
-        let work = || {
+        let work = move |progress: &Progress| {
+            let mut ran = 0;
             loop {
-                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let c = progress.next.fetch_add(1, Ordering::Relaxed);
                 if c >= chunks {
                     break;
                 }
                 let (lo, hi) = (bound(c), bound(c + 1));
                 if lo < hi {
                     // SAFETY: as above, for the sub-range [lo, hi) of [0, split.extent);
-                    // chunks are disjoint output ranges of whole bytes (split.align).
+                    // chunks are disjoint output ranges of whole bytes (split.align); the
+                    // buffers are alive: the call waits for this chunk (`done`) to return.
                     unsafe { f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64) };
                 }
+                ran += 1;
             }
-            if streams {
+            if streams && ran > 0 {
                 stream::fence();
             }
+            // Release: the chunks' stores happen before the caller sees them done.
+            progress.done.fetch_add(ran, Ordering::Release);
         };
-        std::thread::scope(|s| {
-            for _ in 1..threads {
-                s.spawn(work);
-            }
-            work();
-        });
+        for _ in 1..threads {
+            let (progress, code) = (progress.clone(), self.code.clone());
+            // A thread that cannot be started leaves its chunks to the others.
+            let _ = std::thread::Builder::new().spawn(move || {
+                let _code = code; // the machine code stays mapped while the thread lives
+                work(&progress)
+            });
+        }
+        work(&progress);
+        while progress.done.load(Ordering::Acquire) < chunks {
+            std::thread::yield_now();
+        }
     }
 }

@@ -786,6 +786,59 @@ fn large_slices_split_over_threads() {
     check_slice(&plan(DType::I16, 2, 9_000_001, 4_300_001, 7, 2), 6).unwrap();
 }
 
+/// Outputs of 8 MiB and more write their long copies and fills (borders) with
+/// non-temporal stores (`stream_copy`, `stream_fill`): every element width, fill values
+/// that are not one repeated byte, odd row lengths that leave runs unaligned, and every
+/// mode that pads.
+#[test]
+fn large_outputs_stream_copies_and_fills() {
+    let pad = |dtype, mode, rows: u64, cols: u64, fill_bits: u128| SlicePlan {
+        dtype,
+        input_shape: vec![rows, cols],
+        axes: vec![
+            AxisRead { extent: rows + 5, start: -2, step: 1 },
+            AxisRead { extent: cols + 37, start: -17, step: 1 },
+        ],
+        mode,
+        fill_bits,
+        output_shape: vec![rows + 5, cols + 37],
+        windows: Vec::new(),
+    };
+    let fill = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3211u128;
+    for (k, (dtype, rows, cols)) in [
+        (DType::U8, 2049, 4099),
+        (DType::I16, 1025, 4097),
+        (DType::F32, 1031, 2053),
+        (DType::F64, 515, 2051),
+        (DType::C128, 259, 2049),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // Wrap and reflect repeat through the host's copies; one width covers them.
+        let modes: &[BoundaryMode] = match dtype {
+            DType::F32 => &[BoundaryMode::Fill, BoundaryMode::Clamp, BoundaryMode::Wrap, BoundaryMode::Reflect],
+            _ => &[BoundaryMode::Fill, BoundaryMode::Clamp],
+        };
+        let bits = match dtype.layout() {
+            kerf_ir::dtype::Layout::Bytes(16) => fill,
+            kerf_ir::dtype::Layout::Bytes(w) => fill & ((1u128 << (8 * w)) - 1),
+            _ => unreachable!("whole-byte dtypes only"),
+        };
+        for &mode in modes {
+            let plan = pad(dtype, mode, rows, cols, bits);
+            // The static kernel calls the streaming copy (host function 0) and, where it
+            // has borders to fill, the streaming fill (host function 3).
+            let clif = jit().compile_plan(&Plan::Slice(plan.clone())).unwrap().clif().to_string();
+            assert!(clif.contains("= u0:0 "), "{mode} {dtype}: no streaming copy\n{clif}");
+            if mode == BoundaryMode::Fill {
+                assert!(clif.contains("= u0:3 "), "{mode} {dtype}: no streaming fill\n{clif}");
+            }
+            check_slice(&plan, 40 + k as u64).unwrap();
+        }
+    }
+}
+
 // ----- cost: code linear in the rank, memory independent of the output ------------------
 
 /// Lines of a kernel's IR (one instruction or block header a line).

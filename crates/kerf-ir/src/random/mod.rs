@@ -20,7 +20,12 @@
 //!   same operations in the same order gets the same bits. f16: v rounded to nearest even.
 //!
 //! Every backend (the JIT, the derive output) must perform exactly these operations in
-//! this order.
+//! this order: they call the block fills of [`block`] ([`fill_uniform_f32`] and the
+//! others), vectorized for the CPU; the scalar functions here are their definition.
+
+mod block;
+
+pub use block::{FromBits, Isa, fill_normal_f16, fill_normal_f32, fill_uniform_f16, fill_uniform_f32};
 
 /// Philox4x32 multipliers and Weyl constants (Salmon et al., Random123).
 pub const PHILOX_M0: u32 = 0xD251_1F53;

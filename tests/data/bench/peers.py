@@ -1,0 +1,147 @@
+"""The workload table (WORKLOADS.md) in one run: kerf (`kerf bench --json` on each
+tests/data/bench/*.toml row), numpy writing into a preallocated output, and ONNX Runtime
+(IO binding to a preallocated output, one thread), each timed with kerf bench's protocol:
+the median of N samples, each interleaved with a memcpy (slices) or memset (fills) of the
+output's bytes in the same process, and the ratio of the two medians. Every row shows
+kerf ÷ the best peer.
+
+    python3 -m venv /tmp/peers && /tmp/peers/bin/pip install numpy onnx onnxruntime
+    cargo build --release -p kerf-cli
+    /tmp/peers/bin/python tests/data/bench/peers.py --kerf target/release/kerf [--iters 21]
+
+The pad rows (P1, P2) have their own script, peers_pad.py, with the same protocol.
+"""
+import argparse
+import json
+import os
+import subprocess
+
+import numpy as np
+
+from peers_pad import median_pair, slices_into
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SQ = (4096, 4096)
+IMAGE = (1, 3, 1024, 1024)
+P = 16
+
+
+def ort_session(node, inputs, out_shape, initializers):
+    """A one-node ONNX Runtime session on one thread, its output bound to a preallocated
+    buffer: (run, output array)."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape)) for n, a in inputs.items()],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape))],
+        [onnx.numpy_helper.from_array(v, k) for k, v in initializers.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    y = ort.OrtValue.ortvalue_from_numpy(np.ones(out_shape, dtype=np.float32))
+    binding = sess.io_binding()
+    for n, a in inputs.items():
+        binding.bind_cpu_input(n, a)
+    binding.bind_ortvalue_output("y", y)
+    return (lambda: sess.run_with_iobinding(binding)), y
+
+
+def ort_slice(x, starts, ends, axes, steps, out_shape):
+    from onnx import helper
+    i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
+    node = helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])
+    init = {"starts": i64(starts), "ends": i64(ends), "axes": i64(axes), "steps": i64(steps)}
+    return ort_session(node, {"x": x}, out_shape, init)
+
+
+def ort_pad(x, mode):
+    from onnx import helper
+    pads = np.array([0, 0, P, P, 0, 0, P, P], dtype=np.int64)
+    out_shape = IMAGE[:2] + (IMAGE[2] + 2 * P, IMAGE[3] + 2 * P)
+    node = helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)
+    return ort_session(node, {"x": x}, out_shape, {"pads": pads})
+
+
+def rows(rng):
+    """(id, request file, baseline, expected output or None, {peer: (call, output)})."""
+    sq = rng.standard_normal(SQ).astype(np.float32)
+    img = rng.standard_normal(IMAGE).astype(np.float32)
+    out = lambda shape: np.ones(shape, dtype=np.float32)  # noqa: E731
+    r = []
+
+    def slice_row(rid, file, view, starts, ends, axes, steps):
+        o = out(view.shape)
+        peers = {"numpy": (lambda: np.copyto(o, view), o)}
+        peers["onnxruntime"] = ort_slice(sq, starts, ends, axes, steps, view.shape)
+        r.append((rid, file, "memcpy", view, peers))
+
+    big = np.iinfo(np.int64).max
+    slice_row("W1 rows", "w1_rows", sq[:2048], [0], [2048], [0], [1])
+    slice_row("W2 columns", "w2_columns", sq[:, 1024:3072], [1024], [3072], [1], [1])
+    slice_row("W3 stride 2", "w3_stride2", sq[:, ::2], [0], [big], [1], [2])
+    slice_row("W4 reversed", "w4_reverse", sq[:, ::-1], [-1], [-big], [1], [-1])
+    width = ((0, 0), (0, 0), (P, P), (P, P))
+    for mode, np_mode, ort_mode in [("fill", "constant", "constant"), ("clamp", "edge", "edge"),
+                                    ("wrap", "wrap", "wrap"), ("reflect", "reflect", "reflect")]:
+        want = np.pad(img, width, mode=np_mode)
+        o = out(want.shape)
+        peers = {"numpy": (lambda o=o, m=np_mode: slices_into(o, img, m), o),
+                 "onnxruntime": ort_pad(img, ort_mode)}
+        r.append((f"W5 {mode}", f"w5_{mode}", "memcpy", want, peers))
+    # F1: alpha 0, deltas [4096, 1]: the broadcast sum of a column and a row.
+    col = (np.arange(SQ[0], dtype=np.float32) * 4096)[:, None]
+    row = np.arange(SQ[1], dtype=np.float32)[None, :]
+    o = out(SQ)
+    r.append(("F1 linspace", "f1_linspace", "memset", col + row, {"numpy": (lambda: np.add(col, row, out=o), o)}))
+    gen = np.random.default_rng(1)
+    o2, o3 = out(SQ), out(SQ)
+    r.append(("F2 uniform", "f2_uniform", "memset", None,
+              {"numpy": (lambda: gen.random(out=o2, dtype=np.float32), o2)}))
+    r.append(("F3 normal", "f3_normal", "memset", None,
+              {"numpy": (lambda: gen.standard_normal(out=o3, dtype=np.float32), o3)}))
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kerf", required=True, help="the kerf binary (a release build)")
+    ap.add_argument("--iters", type=int, default=21)
+    ap.add_argument("--only", default="", help="comma-separated row id prefixes")
+    args = ap.parse_args()
+    only = [p for p in args.only.split(",") if p]
+    print("| id | kerf | numpy | onnxruntime | kerf ÷ best peer |")
+    print("|---|---|---|---|---|")
+    for rid, file, baseline, want, peers in rows(np.random.default_rng(0)):
+        if only and not any(rid.startswith(p) for p in only):
+            continue
+        req = os.path.join(HERE, f"{file}.toml")
+        k = json.loads(subprocess.run([args.kerf, "bench", req, "--json", "--iters", str(args.iters)],
+                                      check=True, capture_output=True, text=True).stdout)
+        ratios = {}
+        for name, (f, o) in peers.items():
+            f()
+            got = o.numpy() if hasattr(o, "numpy") else o
+            if want is not None:
+                assert np.array_equal(got, want), f"{rid}: {name} computes something else"
+            dst = np.ones(got.shape, dtype=np.float32)
+            if baseline == "memcpy":
+                src = np.full(got.shape, 3.0, dtype=np.float32)
+                base = lambda d=dst, s=src: np.copyto(d, s)  # noqa: E731
+            else:
+                base = lambda d=dst: d.fill(0x5a)  # noqa: E731
+            t, b = median_pair(args.iters, f, base)
+            ratios[name] = t / b
+        best = min(ratios.values())
+        cell = lambda n: f"{ratios[n]:.2f}" if n in ratios else "-"  # noqa: E731
+        print(f"| {rid} | {k['ratio']:.2f} | {cell('numpy')} | {cell('onnxruntime')} | {k['ratio'] / best:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
