@@ -43,22 +43,15 @@ impl Backend {
         }
     }
 
-    /// A chain (`chain_*` cases): fused on the reference and on the static JIT (one
-    /// kernel where a nest can say the chain); step by step on dynamic kernels. Every
-    /// backend's result is also compared with the reference run step by step.
+    /// A chain (`chain_*` cases): fused on every backend (the static JIT compiles the
+    /// chain's nest, the dynamic JIT runs it as a dynamic kernel's arguments; chains no
+    /// single nest can say run their steps' kernels). Every backend's result is also
+    /// compared with the reference running the steps one by one.
     fn run_chain(self, chain: &ChainRequest) -> Result<Tensor, kerf::Error> {
         let out = match self {
             Backend::Reference => kerf::chain::run_chain_reference(chain, true),
-            Backend::JitStatic => kerf::chain::run_chain_jit(jit(), chain, true),
-            Backend::JitDynamic => {
-                let lowered = kerf::chain::lower_chain(chain)?;
-                let input = kerf::chain::chain_input(chain)?;
-                let mut out: Option<Tensor> = None;
-                for plan in &lowered.plans {
-                    out = Some(kerf::run_plan_jit(jit(), plan, out.as_ref().or(input), true)?);
-                }
-                out.ok_or_else(|| kerf::Error::Invalid { what: "an empty chain".into() })
-            }
+            Backend::JitStatic => kerf::chain::run_chain_jit(jit(), chain, true, false),
+            Backend::JitDynamic => kerf::chain::run_chain_jit(jit(), chain, true, true),
         }?;
         let unfused = kerf::chain::run_chain_reference(chain, false)?;
         assert!(out == unfused, "{self:?}: the chain differs from its steps run one by one");

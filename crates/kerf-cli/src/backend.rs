@@ -97,31 +97,29 @@ pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKern
 }
 
 /// Run a chain file: fused (on the JIT one kernel where a loop nest can say the chain,
-/// else its steps' kernels one after another), or with `unfused` step by step.
+/// else its steps' kernels one after another), or with `unfused` step by step; with
+/// `dynamic`, on dynamic kernels (the fused nest or each step as their arguments).
 pub fn run_chain(file: &ChainFile, backend: Backend, dynamic: bool, unfused: bool) -> Result<Tensor, CliError> {
-    if dynamic {
-        return Err(CliError::new(format!(
-            "{}: --dynamic compiles one op's kernel; a chain compiles one static kernel",
-            file.path.display()
-        )));
-    }
+    check_dynamic(backend, dynamic).map_err(|e| CliError::new(format!("{}: {e}", file.path.display())))?;
     let chain = file.chain();
     let result = match backend {
         Backend::Reference => kerf::chain::run_chain_reference(&chain, !unfused),
         Backend::Jit => match jit() {
-            Ok(jit) => kerf::chain::run_chain_jit(jit, &chain, !unfused),
+            Ok(jit) => kerf::chain::run_chain_jit(jit, &chain, !unfused, dynamic),
             Err(e) => return Err(CliError::new(format!("{}: {e}", file.path.display()))),
         },
     };
     result.map_err(|e| CliError::new(file.describe_error(&e)))
 }
 
-/// The fused kernel of a chain file (its first input may be given by dtype and shape).
-pub fn compile_chain(file: &ChainFile) -> Result<Arc<kerf::JitKernel>, CliError> {
+/// The fused kernel of a chain file (its first input may be given by dtype and shape);
+/// with `dynamic`, the dynamic kernel its nest runs on.
+pub fn compile_chain(file: &ChainFile, dynamic: bool) -> Result<Arc<kerf::JitKernel>, CliError> {
     let err = |e: kerf::Error| CliError::new(file.describe_error(&e));
     let lowered = kerf::chain::lower_chain(&file.chain()).map_err(err)?;
     let jit = jit().map_err(|e| CliError::new(format!("{}: {e}", file.path.display())))?;
-    jit.compile_chain(&lowered.fused).map_err(err)?.ok_or_else(|| {
+    let kernel = if dynamic { jit.compile_dynamic_chain(&lowered.fused) } else { jit.compile_chain(&lowered.fused) };
+    kernel.map_err(err)?.ok_or_else(|| {
         CliError::new(format!(
             "{}: this chain does not fuse into one kernel (it starts with a fill, takes two fill values, or fills \
              on an axis that repeats); `kerf run` runs it step by step",

@@ -227,13 +227,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Clif { request, dynamic } => {
             let text = match kerf::request_file::load_any(&request)? {
                 AnyFile::Request(file) => backend::clif(&file, dynamic)?,
-                AnyFile::Chain(file) if !dynamic => backend::compile_chain(&file)?.clif().to_string(),
-                AnyFile::Chain(file) => {
-                    return Err(CliError::new(format!(
-                        "{}: a chain compiles one static kernel (no --dynamic)",
-                        file.path.display()
-                    )));
-                }
+                AnyFile::Chain(file) => backend::compile_chain(&file, dynamic)?.clif().to_string(),
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }

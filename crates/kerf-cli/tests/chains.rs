@@ -1,6 +1,7 @@
-//! `kerf` on chain files (`[[steps]]`): run fused and `--unfused` on both backends (the
-//! same bytes, the case's expected values), errors naming the step, `clif` of the one
-//! fused function, `expand` of the fused Rust, and `bench --json`'s `unfused_median_ns`.
+//! `kerf` on chain files (`[[steps]]`): run fused and `--unfused` on both backends, static
+//! and `--dynamic` (the same bytes, the case's expected values), errors naming the step,
+//! `clif` of the one fused function, `expand` of the fused Rust, and `bench --json`'s
+//! `unfused_median_ns`.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,8 @@ fn fused_and_unfused_runs_agree_with_the_expected_values() {
         for extra in [
             &["--backend", "jit"][..],
             &["--backend", "jit", "--unfused"],
+            &["--backend", "jit", "--dynamic"],
+            &["--backend", "jit", "--dynamic", "--unfused"],
             &["--backend", "reference"],
             &["--backend", "reference", "--unfused"],
         ] {

@@ -208,7 +208,11 @@ fn fused_chain_snapshots() {
     ];
     for (name, steps) in cases {
         let (_, fused) = run_chain(steps).unwrap();
-        insta::assert_snapshot!(format!("fused_{name}"), fused.to_string());
+        let nest = match schedule::chain(&fused).unwrap() {
+            Some(nest) => nest.to_string(),
+            None => "no single loop nest: runs step by step on the JIT".into(),
+        };
+        insta::assert_snapshot!(format!("fused_{name}"), format!("{fused}\n\nloop nest:\n{nest}"));
     }
 }
 

@@ -3,10 +3,12 @@
 //! ([`schedule::Strided`]). Both are emitted exactly as a plan's static kernel is, from a
 //! nest verified to read only `[0, input_len)` and to write exactly `[0, output_len)`.
 
+use crate::abi::encode_slice;
+use crate::compile::{DynKey, DynOp};
 use crate::{Jit, JitKernel};
 use kerf_ir::chain::FusedChain;
 use kerf_ir::schedule::{self, LoopNest, Strided};
-use kerf_ir::{Error, SlicePlan};
+use kerf_ir::{Error, Plan, SlicePlan};
 use std::sync::Arc;
 
 /// The plan a nest kernel reports ([`JitKernel::plan`]): its dtype, the shapes of the
@@ -45,9 +47,59 @@ impl Jit {
         let carrier = carrier(&nest, vec![input.buffer_len], plan.output_shape.clone());
         self.build_nest(nest, carrier)
     }
+
+    /// [`compile_chain`](Self::compile_chain) on a dynamic kernel: the chain's loop nest is
+    /// the argument block of the kernel of its mode, dtype and depth (the one single plans
+    /// of that kind share), so a chain compiles nothing once that kernel exists.
+    pub fn compile_dynamic_chain(&self, fused: &FusedChain) -> Result<Option<Arc<JitKernel>>, Error> {
+        let Some(nest) = schedule::chain(fused)? else { return Ok(None) };
+        nest.verify()?;
+        let plan = Plan::Slice(carrier(&nest, fused.head_shape().to_vec(), fused.output_shape.clone()));
+        crate::check_dtype(&plan)?;
+        let key = DynKey {
+            op: DynOp::Slice(nest.mode),
+            dtype: nest.dtype,
+            rank: nest.dims.len().clamp(1, schedule::MAX_DIMS),
+        };
+        let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
+        let prepared = encode_slice(&nest, key.rank)?;
+        Ok(Some(Arc::new(JitKernel { code, plan, prepared, dynamic: Some(key), threads: self.settings.threads })))
+    }
 }
 
 impl JitKernel {
+    /// Run a slice plan reading its input through a view of `buffer` on this dynamic
+    /// kernel: the view's offset and strides are arguments, not code (a static kernel bakes
+    /// them: [`Jit::compile_strided`]). The plan must be of this kernel's kind (op, mode,
+    /// dtype, rank); the view is checked inside the buffer and the nest verified before
+    /// any code runs.
+    pub fn run_strided(
+        &self,
+        plan: &SlicePlan,
+        input: &Strided,
+        buffer: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), Error> {
+        let Some(key) = &self.dynamic else {
+            return Err(Error::Invalid {
+                what: "a static kernel bakes its strides (Jit::compile_strided); run_strided takes a dynamic kernel"
+                    .into(),
+            });
+        };
+        let found = DynKey::of(&Plan::Slice(plan.clone()))?;
+        if &found != key {
+            return Err(Error::Mismatch {
+                what: "plan of a dynamic kernel".into(),
+                expected: format!("{key:?}"),
+                found: format!("{found:?}"),
+            });
+        }
+        let nest = schedule::slice_strided(plan, input)?;
+        nest.verify()?;
+        let prepared = encode_slice(&nest, key.rank)?;
+        self.run_prepared(&prepared, Some(buffer), output)
+    }
+
     /// Run this kernel reading its input through a pointer: what [`Kernel::run_bytes`]
     /// does, for an input buffer the caller may not hold as a slice (a view whose gaps
     /// other code may be writing). The output is checked as `run_bytes` checks it.

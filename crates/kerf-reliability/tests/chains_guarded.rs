@@ -1,7 +1,8 @@
 //! Random chains (2–4 steps over every slice and pad op and mode, random dtypes and
 //! shapes, fill heads) on every JIT backend with their buffers flush against PROT_NONE
-//! pages: the fused kernel (where one loop nest says the chain), the steps' static
-//! kernels and the steps' dynamic kernels, each equal byte for byte to the reference
+//! pages: the fused kernel (where one loop nest says the chain; static, and as the
+//! arguments of a dynamic kernel), the steps' static kernels and the steps' dynamic
+//! kernels, each equal byte for byte to the reference
 //! running the steps one by one. Any access outside the buffers faults.
 //!
 //! `KERF_CHAIN_CASES=N` sets the number of chains (default 1500), `KERF_CHAIN_SEED` the
@@ -9,6 +10,7 @@
 
 use kerf::chain::ChainRequest;
 use kerf_ir::chain;
+use kerf_ir::schedule::Strided;
 use kerf_ir::{Kernel, Plan, Request, Tensor};
 use kerf_jit::{Jit, JitSettings};
 use kerf_reliability::*;
@@ -97,6 +99,10 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
             if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
                 failures.push(format!("fused jit: {}: {f:?}", what()));
             }
+            let d = jit.compile_dynamic_chain(&fused).unwrap().expect("fuses as the static kernel does");
+            if let Err(f) = run_guarded(d.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                failures.push(format!("fused dynamic jit: {}: {f:?}", what()));
+            }
         }
         // Step by step, static and dynamic kernels, each step guarded.
         for dynamic in [false, true] {
@@ -122,4 +128,73 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
     // The generator must reach the fused kernels: most chains fuse.
     assert!(fused_runs * 2 > chains, "only {fused_runs} of {chains} chains fused");
     assert!(fill_heads * 40 > chains, "only {fill_heads} fill heads");
+}
+
+/// Random slice plans read through random views of a larger buffer (strides of any sign,
+/// zero included, gaps, offsets), on a static kernel baking the strides and on a dynamic
+/// kernel taking them as arguments, the buffer flush against guard pages: equal to the
+/// reference on the view's elements gathered.
+#[test]
+fn strided_inputs_stay_inside_guarded_buffers() {
+    let count = env_u64("KERF_STRIDED_CASES", 1500);
+    let mut rng = Rng::new(env_u64("KERF_STRIDED_SEED", 0x7374_7269));
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 256 }).unwrap();
+    let (mut runs, mut failures) = (0u64, Vec::<String>::new());
+    while runs < count {
+        let request = random_trt_slice(&mut rng);
+        let Ok(Plan::Slice(plan)) = kerf_ir::lower(&request) else { continue };
+        if plan.dtype.layout() != kerf_ir::dtype::Layout::Bytes(plan.dtype.byte_width().unwrap_or(0)) {
+            continue; // nibbles have no element address of their own
+        }
+        let shape = plan.input_shape.clone();
+        let strides: Vec<i64> = shape.iter().map(|_| rng.range(-9, 9)).collect();
+        let probe = Strided { offset: 0, strides, buffer_len: 0 };
+        let (lo, hi) = probe.span(&shape).unwrap_or((0, -1));
+        let pad = rng.below(3) as i128;
+        let view = Strided { offset: (pad - lo) as i64, buffer_len: (hi - lo + 1 + 2 * pad) as u64, ..probe };
+        let w = plan.dtype.byte_width().unwrap();
+        let buffer = random_input(&mut rng, plan.dtype, &[view.buffer_len]);
+        // The view's elements gathered row-major: the reference's input.
+        let n: u64 = shape.iter().product();
+        let mut gathered = Vec::with_capacity(n as usize * w);
+        let mut idx = vec![0u64; shape.len()];
+        for i in 0..n {
+            let mut r = i;
+            for k in (0..shape.len()).rev() {
+                idx[k] = r % shape[k];
+                r /= shape[k];
+            }
+            let at =
+                view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+            gathered.extend_from_slice(&buffer[at as usize * w..(at as usize + 1) * w]);
+        }
+        let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gathered)).unwrap();
+        runs += 1;
+        let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
+        let k = jit.compile_strided(&plan, &view).unwrap_or_else(|e| panic!("{what}: {e}"));
+        if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
+            failures.push(format!("static: {what}: {f:?}"));
+        }
+        let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
+        let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
+            d.run_strided(&plan, &view, input.unwrap_or_default(), out)
+        };
+        if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_dyn) {
+            failures.push(format!("dynamic: {what}: {f:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
+    // A view reaching outside its buffer is refused by both before any code runs.
+    let request = Request::new("tensorrt.slice")
+        .input_meta("input", kerf_ir::DType::F32, &[3, 4])
+        .attr("start", [0, 0])
+        .attr("size", [2, 2])
+        .attr("stride", [1, 1]);
+    let Ok(Plan::Slice(plan)) = kerf_ir::lower(&request) else { panic!("the plan lowers") };
+    let outside = Strided { offset: 1, strides: vec![4, 1], buffer_len: 12 };
+    let e = jit.compile_strided(&plan, &outside).unwrap_err().to_string();
+    assert!(e.contains("input view") && e.contains("outside its buffer"), "{e}");
+    let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
+    let e = d.run_strided(&plan, &outside, &[0u8; 48], &mut [0u8; 16]).unwrap_err().to_string();
+    assert!(e.contains("input view"), "{e}");
 }

@@ -38,24 +38,29 @@ pub fn run_chain_reference(chain: &ChainRequest, fused: bool) -> Result<Tensor, 
     }
 }
 
-/// Run a chain on the JIT: fused, one kernel ([`Jit::compile_chain`]), or with `fused`
-/// false (or a chain no single nest can say, see [`kerf_ir::schedule::chain`]) one
-/// static kernel per step.
-pub fn run_chain_jit(jit: &Jit, chain: &ChainRequest, fused: bool) -> Result<Tensor, Error> {
+/// Run a chain on the JIT: fused, one kernel ([`Jit::compile_chain`], or with `dynamic`
+/// the chain's nest as the arguments of a dynamic kernel, [`Jit::compile_dynamic_chain`]),
+/// or with `fused` false (or for a chain no single nest can say, see
+/// [`kerf_ir::schedule::chain`]) one kernel per step, static or dynamic.
+pub fn run_chain_jit(jit: &Jit, chain: &ChainRequest, fused: bool, dynamic: bool) -> Result<Tensor, Error> {
     let lowered = lower_chain(chain)?;
     let input = chain_input(chain)?;
-    if fused && let Some(kernel) = jit.compile_chain(&lowered.fused)? {
-        return kernel.run_tensor(input.map(Tensor::view));
+    if fused {
+        let kernel =
+            if dynamic { jit.compile_dynamic_chain(&lowered.fused)? } else { jit.compile_chain(&lowered.fused)? };
+        if let Some(kernel) = kernel {
+            return kernel.run_tensor(input.map(Tensor::view));
+        }
     }
-    run_steps_jit(jit, &lowered.plans, input)
+    run_steps_jit(jit, &lowered.plans, input, dynamic)
 }
 
 /// The steps one by one on the JIT, each step's output the next one's input.
-pub fn run_steps_jit(jit: &Jit, plans: &[Plan], input: Option<&Tensor>) -> Result<Tensor, Error> {
+pub fn run_steps_jit(jit: &Jit, plans: &[Plan], input: Option<&Tensor>, dynamic: bool) -> Result<Tensor, Error> {
     let mut out: Option<Tensor> = None;
     for (k, plan) in plans.iter().enumerate() {
         let data = out.as_ref().or(input);
-        let step = crate::run_plan_jit(jit, plan, data, false).map_err(|e| Error::Step {
+        let step = crate::run_plan_jit(jit, plan, data, dynamic).map_err(|e| Error::Step {
             step: k + 1,
             op: "jit".into(),
             source: Box::new(e),
