@@ -73,7 +73,11 @@ fn tensor_literal(t: &Tensor, data: Option<DType>) -> Option<String> {
             d if d.is_integer() => t.element_i128(i).map(|v| v.to_string()),
             _ => {
                 let f = t.element_f64(i)?;
-                if int_data && f.fract() == 0.0 && f.abs() < 2f64.powi(53) { Some((f as i64).to_string()) } else { float(f) }
+                if int_data && f.fract() == 0.0 && f.abs() < 2f64.powi(53) {
+                    Some((f as i64).to_string())
+                } else {
+                    float(f)
+                }
             }
         })
         .collect::<Option<_>>()?;
