@@ -1,10 +1,11 @@
 //! A user crate of `#[derive(kerf::Kernel)]`. Its tests derive kernels as a user would
 //! and check them against the reference interpreter on the same request; this library
-//! holds the helpers they share: the request a derive's attributes stand for, and
-//! deterministic input data.
+//! holds the helpers they share: the request a derive's attributes stand for (its data
+//! input the test kit's deterministic [`pattern`]).
 
 use kerf::spec::InputRank;
 use kerf::{AttrValue, DType, InputArg, Kernel, Request, Tensor};
+pub use kerf_testkit::pattern;
 
 /// An attribute value as a test writes it (the same literal the derive reads).
 #[derive(Clone, Debug)]
@@ -92,35 +93,6 @@ pub fn request(op: &str, version: Option<u32>, data: Option<(&str, &[u64])>, att
         }
     }
     req
-}
-
-/// A deterministic tensor of `dtype` and `shape` whose elements differ: LCG bytes
-/// (finite values for fp8; 0/1 for bool), `s0`, `s1`, ... for strings.
-pub fn pattern(dtype: DType, shape: &[u64]) -> Tensor {
-    let mut t = Tensor::zeros(dtype, shape).expect("test tensor");
-    if let Some(bytes) = t.bytes_mut() {
-        let mut x: u32 = 0x1234_5678 ^ shape.iter().map(|&d| d as u32).sum::<u32>();
-        for b in bytes.iter_mut() {
-            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            *b = (x >> 24) as u8;
-        }
-        match dtype {
-            DType::Bool => bytes.iter_mut().for_each(|b| *b &= 1),
-            DType::F8E4M3FN => bytes.iter_mut().for_each(|b| *b &= 0xf7),
-            _ => {}
-        }
-        // An odd count of nibbles leaves the last high nibble zero.
-        if matches!(dtype, DType::I4 | DType::U4) && t.len() % 2 == 1 {
-            let bytes = t.bytes_mut().expect("bytes");
-            let last = bytes.len() - 1;
-            bytes[last] &= 0x0f;
-        }
-    }
-    if dtype == DType::String {
-        let values: Vec<String> = (0..t.len()).map(|i| format!("s{i}")).collect();
-        return Tensor::from_strings(shape, values).expect("test tensor");
-    }
-    t
 }
 
 /// Run a kernel through the `Kernel` trait on the request's data input and compare its

@@ -1,15 +1,17 @@
-//! Requests drawn at build time by a fixed-seed generator (build.rs) for every slice op,
-//! mode and dtype family, kept when the frontend accepts them; each is derived, and the
+//! Requests drawn at build time by the test kit's seeded generator for every op, mode and
+//! dtype family, kept when they lower and stay small; each is derived (build.rs), and the
 //! derived kernel must give the reference's bits and the JIT's.
 
-use kerf::{Kernel, Request, Tensor};
-use kerf_derive_tests::{V, check_against_reference, request};
+use kerf::{Kernel, Tensor};
+use kerf_derive_tests::check_against_reference;
 
-fn check(kernel: &dyn Kernel, request: &Request) {
-    let got = check_against_reference(kernel, request);
+/// The kernel derived from request `index` of `seed`'s sequence, on pattern data.
+fn check(kernel: &dyn Kernel, seed: u64, index: u64) {
+    let request = kerf_testkit::with_pattern_data(kerf_testkit::random::nth_request(seed, index));
+    let got = check_against_reference(kernel, &request);
     let jit = kerf_jit::Jit::default();
-    let data = kerf::data_input(request).unwrap();
-    let jit_out = jit.compile(request).unwrap().run_tensor(data.map(Tensor::view)).unwrap();
+    let data = kerf::data_input(&request).unwrap();
+    let jit_out = jit.compile(&request).unwrap().run_tensor(data.map(Tensor::view)).unwrap();
     assert_eq!(got.bytes(), jit_out.bytes(), "derive and JIT differ on {request:?}");
 }
 

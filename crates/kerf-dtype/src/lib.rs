@@ -8,7 +8,7 @@ pub mod scalar;
 use std::fmt;
 use std::str::FromStr;
 
-/// Every element type kerf moves. Names follow DESIGN.md (`f8e4m3fn`, `c64`, ...).
+/// Every element type kerf moves. Names follow specs/SEMANTICS.md, "Types" (`f8e4m3fn`, `c64`, ...).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,

@@ -249,7 +249,7 @@ mod tests {
         assert_eq!(f64_to_bits(DType::BF16, 1.0), Ok(0x3f80));
     }
 
-    /// SEMANTICS.md, "Values converted to a tensor's type": one rounding from the exact
+    /// specs/SEMANTICS.md, "Values converted to a tensor's type": one rounding from the exact
     /// value. Each of these rounds differently through f32 (a tie after the first rounding).
     #[test]
     fn narrow_floats_round_once_from_the_exact_value() {

@@ -47,7 +47,7 @@ impl BoundaryMode {
 
     /// The input coordinate read for x on an axis of extent d, or `None` for "outside"
     /// (fill, and strict_bounds, which the frontend has already ruled out).
-    /// `d` must be > 0. This is the formula of SEMANTICS.md, written once.
+    /// `d` must be > 0. This is the formula of specs/SEMANTICS.md, written once.
     pub fn source_index(self, x: i64, d: u64) -> Option<u64> {
         let d = d as i128;
         let x = x as i128;

@@ -1,5 +1,5 @@
 //! The reference interpreter: evaluates any Plan element by element with the formulas
-//! of SEMANTICS.md as written. Slow and obviously right: the oracle every backend is
+//! of specs/SEMANTICS.md as written. Slow and obviously right: the oracle every backend is
 //! tested against.
 
 use crate::dtype::{DType, Layout};

@@ -11,7 +11,7 @@
 //! that backends emit from this contain no modulo, clamp or per-element branch.
 //!
 //! Building a nest: (1) per axis, split the output positions into regions on which the
-//! boundary formula of SEMANTICS.md is affine — the in-bounds interior of every mode is one
+//! boundary formula of specs/SEMANTICS.md is affine — the in-bounds interior of every mode is one
 //! plain segment, fill borders are fill segments, clamp borders constant (stride 0)
 //! segments, wrap and reflect borders a few affine segments (reflect reverses the step),
 //! with wrap and reflect steps first reduced modulo their period; (2) an axis that would

@@ -5,6 +5,11 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 
+/// tensorrt.slice's modes, as its spec lists them.
+fn trt_modes() -> Vec<&'static str> {
+    kerf_testkit::boundary_modes("tensorrt.slice", "mode").into_iter().map(|m| m.name()).collect()
+}
+
 /// Reflect by bouncing, one reflection at a time (independent of the closed formula).
 fn bounce(mut x: i64, d: i64) -> i64 {
     if d == 1 {
@@ -37,7 +42,7 @@ proptest! {
     fn trt_modes_match_index_by_index_formula(
         shape in shape_strategy(),
         params in prop::collection::vec((-9i64..9, 0i64..5, -3i64..4), 4),
-        mode in prop::sample::select(vec!["strict_bounds", "wrap", "clamp", "fill", "reflect"]),
+        mode in prop::sample::select(trt_modes()),
         fill_value in -5i64..5,
     ) {
         let r = shape.len();

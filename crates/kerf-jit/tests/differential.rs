@@ -471,125 +471,15 @@ fn check_request(request: &Request, seed: u64) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn trt_slice_request() -> impl Strategy<Value = (Request, u64)> {
-    let dtype = prop::sample::select(vec![
-        DType::Bool,
-        DType::I4,
-        DType::I8,
-        DType::I32,
-        DType::F16,
-        DType::F32,
-        DType::F8E4M3FN,
-    ]);
-    let mode = prop::sample::select(vec!["strict_bounds", "wrap", "clamp", "fill", "reflect"]);
-    (dtype, mode, prop::collection::vec((1u64..6, -8i64..8, 0i64..7, -3i64..4), 0..5), any::<bool>(), any::<u64>())
-        .prop_map(|(dtype, mode, axes, runtime, seed)| {
-            let shape: Vec<u64> = axes.iter().map(|a| a.0).collect();
-            let start: Vec<i64> = axes.iter().map(|a| a.1).collect();
-            let size: Vec<i64> = axes.iter().map(|a| a.2).collect();
-            let stride: Vec<i64> = axes.iter().map(|a| a.3).collect();
-            let mut r = Request::new("tensorrt.slice").input_meta("input", dtype, &shape).attr("mode", mode);
-            if runtime {
-                r = r.input("start", i64s(&start)).input("size", i64s(&size)).input("stride", i64s(&stride));
-            } else {
-                r = r.attr("start", start).attr("size", size).attr("stride", stride);
-            }
-            (r, seed)
-        })
-}
-
-fn onnx_slice_request() -> impl Strategy<Value = (Request, u64)> {
-    let dtype = prop::sample::select(vec![DType::U8, DType::I16, DType::F32, DType::F64, DType::C128, DType::Bool]);
-    (
-        dtype,
-        prop::collection::vec((0u64..7, -9i64..9, -9i64..9, prop::sample::select(vec![1i64, -1, 2, -2, 3])), 1..5),
-        any::<u64>(),
-    )
-        .prop_map(|(dtype, axes, seed)| {
-            let shape: Vec<u64> = axes.iter().map(|a| a.0).collect();
-            let r = Request::new("onnx.slice")
-                .input_meta("data", dtype, &shape)
-                .input("starts", i64s(&axes.iter().map(|a| a.1).collect::<Vec<_>>()))
-                .input("ends", i64s(&axes.iter().map(|a| a.2).collect::<Vec<_>>()))
-                .input("steps", i64s(&axes.iter().map(|a| a.3).collect::<Vec<_>>()));
-            (r, seed)
-        })
-}
-
-fn openvino_request() -> impl Strategy<Value = (Request, u64)> {
-    let mask = || prop::collection::vec(0i64..2, 0..5);
-    (
-        prop::collection::vec(1u64..5, 1..5),
-        prop::collection::vec((-6i64..6, -6i64..6, prop::sample::select(vec![1i64, -1, 2, -2])), 1..5),
-        mask(),
-        mask(),
-        mask(),
-        mask(),
-        any::<u64>(),
-    )
-        .prop_map(|(shape, entries, bm, em, nm, sm, seed)| {
-            let r = Request::new("openvino.strided_slice")
-                .input_meta("data", DType::F32, &shape)
-                .input("begin", i64s(&entries.iter().map(|e| e.0).collect::<Vec<_>>()))
-                .input("end", i64s(&entries.iter().map(|e| e.1).collect::<Vec<_>>()))
-                .input("stride", i64s(&entries.iter().map(|e| e.2).collect::<Vec<_>>()))
-                .attr("begin_mask", bm)
-                .attr("end_mask", em)
-                .attr("new_axis_mask", nm)
-                .attr("shrink_axis_mask", sm);
-            (r, seed)
-        })
-}
-
-/// onnx.pad (every mode, crops included) and openvino.pad (symmetric included) requests.
-fn pad_request() -> impl Strategy<Value = (Request, u64)> {
-    let dtype = prop::sample::select(vec![DType::I8, DType::I16, DType::F32, DType::F64, DType::U64]);
-    let onnx = prop::sample::select(vec!["constant", "edge", "reflect", "wrap"]);
-    let ov = prop::sample::select(vec!["constant", "edge", "reflect", "symmetric"]);
-    (dtype, prop::collection::vec((0u64..6, -7i64..9, -7i64..9), 0..4), onnx, ov, any::<bool>(), any::<u64>()).prop_map(
-        |(dtype, axes, onnx_mode, ov_mode, use_onnx, seed)| {
-            let shape: Vec<u64> = axes.iter().map(|a| a.0).collect();
-            let begin: Vec<i64> = axes.iter().map(|a| a.1).collect();
-            let end: Vec<i64> = axes.iter().map(|a| a.2).collect();
-            let r = if use_onnx {
-                Request::new("onnx.pad")
-                    .input_meta("data", dtype, &shape)
-                    .input("pads", i64s(&[begin, end].concat()))
-                    .input("constant_value", Tensor::scalar_bits(DType::F64, 3f64.to_bits() as u128))
-                    .attr("mode", onnx_mode)
-            } else {
-                Request::new("openvino.pad")
-                    .input_meta("arg", dtype, &shape)
-                    .input("pads_begin", i64s(&begin))
-                    .input("pads_end", i64s(&end))
-                    .attr("pad_mode", ov_mode)
-            };
-            (r, seed)
-        },
-    )
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 800, ..ProptestConfig::default() })]
 
+    /// The test kit's random requests (every op, mode and version form; static and runtime
+    /// parameters) through the frontends, then the JIT against the reference.
     #[test]
-    fn pad_requests((r, seed) in pad_request()) {
-        check_request(&r, seed)?;
-    }
-
-    #[test]
-    fn tensorrt_slice_requests((r, seed) in trt_slice_request()) {
-        check_request(&r, seed)?;
-    }
-
-    #[test]
-    fn onnx_slice_requests((r, seed) in onnx_slice_request()) {
-        check_request(&r, seed)?;
-    }
-
-    #[test]
-    fn openvino_strided_slice_requests((r, seed) in openvino_request()) {
-        check_request(&r, seed)?;
+    fn random_requests(request_seed in any::<u64>(), seed in any::<u64>()) {
+        let request = kerf_testkit::random::random_request(&mut kerf_testkit::random::Rng::new(request_seed));
+        check_request(&request, seed)?;
     }
 }
 
@@ -764,7 +654,8 @@ fn large_slices_split_over_threads() {
         output_shape: vec![rows + 7, n1],
         windows: Vec::new(),
     };
-    for mode in [BoundaryMode::Reflect, BoundaryMode::Fill, BoundaryMode::Wrap, BoundaryMode::Clamp] {
+    // Every mode that reads outside the input (strict_bounds cannot: these starts are negative).
+    for mode in BoundaryMode::ALL.into_iter().filter(|&m| m != BoundaryMode::StrictBounds) {
         check_slice(&big(DType::F32, mode, 600, 900, 917, -5), 1).unwrap();
         // Packed nibbles with an odd row length: threads must split at even elements.
         check_slice(&big(DType::I4, mode, 1500, 900, 901, 1), 2).unwrap();
@@ -980,7 +871,8 @@ fn tiny_inputs_repeated_to_ten_million_elements() {
 /// and repeating tables (periods with many segments), through every kernel kind.
 #[test]
 fn repeating_rows_and_tables() {
-    for mode in [BoundaryMode::Wrap, BoundaryMode::Reflect] {
+    // Every mode whose reads repeat with a period.
+    for mode in BoundaryMode::ALL.into_iter().filter(|m| m.period(1).is_some()) {
         for dtype in [DType::U8, DType::I4, DType::F64] {
             for (d0, d1, n0, n1, s1, st1) in
                 [(3u64, 5u64, 1001u64, 7u64, -2i64, 1i64), (2, 100, 9, 3001, 5, 33), (5, 97, 20, 1000, -40, 31)]

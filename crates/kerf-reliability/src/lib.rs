@@ -11,8 +11,8 @@
 use kerf_ir::dtype::Layout;
 use kerf_ir::{DType, Error, Kernel, Plan, Tensor};
 
-mod random;
-pub use random::*;
+/// The test kit's random requests (one generator for every test crate).
+pub use kerf_testkit::random::*;
 use std::ptr::NonNull;
 
 /// Which end of a buffer lies against its guard page (the other end has a whole guard

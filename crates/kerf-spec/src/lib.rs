@@ -541,13 +541,13 @@ pub fn in_version(versions: &Option<Vec<u32>>, version: u32) -> bool {
 
 /// The spec files, embedded at build time.
 pub const SPEC_FILES: &[(&str, &str)] = &[
-    ("specs/tensorrt.slice.toml", include_str!("../../../specs/tensorrt.slice.toml")),
-    ("specs/tensorrt.fill.toml", include_str!("../../../specs/tensorrt.fill.toml")),
-    ("specs/onnx.slice.toml", include_str!("../../../specs/onnx.slice.toml")),
-    ("specs/openvino.strided_slice.toml", include_str!("../../../specs/openvino.strided_slice.toml")),
-    ("specs/onnx.pad.toml", include_str!("../../../specs/onnx.pad.toml")),
-    ("specs/openvino.pad.toml", include_str!("../../../specs/openvino.pad.toml")),
-    ("specs/openvino.slice.toml", include_str!("../../../specs/openvino.slice.toml")),
+    ("specs/tensorrt.slice.toml", include_str!("../specs/tensorrt.slice.toml")),
+    ("specs/tensorrt.fill.toml", include_str!("../specs/tensorrt.fill.toml")),
+    ("specs/onnx.slice.toml", include_str!("../specs/onnx.slice.toml")),
+    ("specs/openvino.strided_slice.toml", include_str!("../specs/openvino.strided_slice.toml")),
+    ("specs/onnx.pad.toml", include_str!("../specs/onnx.pad.toml")),
+    ("specs/openvino.pad.toml", include_str!("../specs/openvino.pad.toml")),
+    ("specs/openvino.slice.toml", include_str!("../specs/openvino.slice.toml")),
 ];
 
 /// All embedded specs, parsed once. The embedded files are checked by this crate's

@@ -1,5 +1,5 @@
 //! Vendor frontends: the only place that knows vendor rules. Each validates a request
-//! against its spec and lowers it to a [`Plan`] with exactly the rules of SEMANTICS.md.
+//! against its spec and lowers it to a [`Plan`] with exactly the rules of specs/SEMANTICS.md.
 
 mod onnx_pad;
 mod onnx_slice;

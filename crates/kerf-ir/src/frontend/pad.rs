@@ -30,7 +30,7 @@ pub(crate) fn boundary_mode(op: &str, name: &str) -> Result<BoundaryMode, Error>
 /// The pad value input `name` as element bits of `dtype` (0 — zero, false, or the empty
 /// string — when absent). A scalar of the data's own dtype is taken as it is; a plain
 /// number (a request file's or a derive attribute's number: an i64 or f64 scalar) is
-/// converted by the rules of SEMANTICS.md (exactly for integers and bool, rounded once
+/// converted by the rules of specs/SEMANTICS.md (exactly for integers and bool, rounded once
 /// for floats); any other dtype is refused, as the vendors type the pad value T.
 pub(crate) fn value_bits(op: &str, name: &str, dtype: DType, value: Option<&InputArg>) -> Result<u128, Error> {
     let Some(value) = value else { return Ok(0) };

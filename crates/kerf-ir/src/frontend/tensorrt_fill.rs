@@ -22,7 +22,7 @@ fn exact(f: f64) -> Option<i128> {
 /// alpha or beta: the input of that name if present, else the attribute. A tensor input
 /// of shape [] is a scalar, and so is one of shape [1] for alpha (declared a scalar; the
 /// vendors' own examples pass `np.array([1.0])`). Whole numbers in a float tensor keep
-/// their exact integer value (SEMANTICS.md, "Values converted to a tensor's type").
+/// their exact integer value (specs/SEMANTICS.md, "Values converted to a tensor's type").
 fn coef(v: &Validated<'_>, name: &str) -> Result<Coef, Error> {
     let op = v.op();
     if let Some(input) = v.input(name) {

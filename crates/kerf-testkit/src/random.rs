@@ -1,32 +1,30 @@
-//! Random requests for the reliability tests: every op, shapes with empty and unit axes,
-//! coordinates far outside the input, reversed, zero and huge steps. Deterministic by seed.
-//! Also compiled into build.rs (which derives kernels from these requests), so it uses
-//! nothing but kerf-ir.
+//! The one random-request generator of kerf's tests: every op, shapes with empty and
+//! unit axes, coordinates far outside the input, reversed, zero and huge steps, every
+//! version form. Deterministic by seed (rand's Xoshiro256++, whose output rand documents
+//! as portable), so build scripts can derive kernels from a sequence that tests replay.
 
-use kerf_ir::{DType, Request, Tensor};
+use kerf::{DType, Request, Tensor};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 
-/// A small deterministic generator (SplitMix64): no dependency, reproducible by seed.
+/// A seeded generator with the few draws the requests need.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(Xoshiro256PlusPlus);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(Xoshiro256PlusPlus::seed_from_u64(seed))
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.random()
     }
     /// Uniform in [0, n) (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
+        self.0.random_range(0..n)
     }
     /// Uniform in [lo, hi].
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
+        self.0.random_range(lo..=hi)
     }
     pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
@@ -35,10 +33,7 @@ impl Rng {
         &items[self.below(items.len() as u64) as usize]
     }
     pub fn fill_bytes(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let v = self.next_u64().to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
-        }
+        self.0.fill(buf);
     }
 }
 
@@ -77,7 +72,8 @@ fn random_step(rng: &mut Rng) -> i64 {
     }
 }
 
-/// A random tensorrt.slice request (all modes; the data input by dtype and shape only).
+/// A random tensorrt.slice request (all modes, static or runtime parameters; the data
+/// input by dtype and shape only).
 pub fn random_trt_slice(rng: &mut Rng) -> Request {
     let mut shape = random_shape(rng, 4, 9);
     // Sometimes a high rank: unit axes read once (size 1) around the others (a dynamic
@@ -123,12 +119,15 @@ pub fn random_trt_slice(rng: &mut Rng) -> Request {
         size.push(n);
         stride.push(s);
     }
-    let mut r = Request::new("tensorrt.slice")
-        .input_meta("input", dtype, &shape)
-        .attr("start", start)
-        .attr("size", size)
-        .attr("stride", stride)
-        .attr("mode", mode);
+    let mut r = Request::new("tensorrt.slice").input_meta("input", dtype, &shape).attr("mode", mode);
+    // Sometimes the runtime inputs of the same names instead of the static attributes.
+    r = if rng.chance(25) {
+        r.input("start", Tensor::from_i64s(&start))
+            .input("size", Tensor::from_i64s(&size))
+            .input("stride", Tensor::from_i64s(&stride))
+    } else {
+        r.attr("start", start).attr("size", size).attr("stride", stride)
+    };
     if mode == "fill" && rng.chance(60) {
         let v = if dtype.is_integer() {
             rng.range(if dtype == DType::I4 { -8 } else { -100 }, 7) as f64
@@ -142,8 +141,10 @@ pub fn random_trt_slice(rng: &mut Rng) -> Request {
     r
 }
 
-/// A random onnx.slice request (version 13, parameters as inputs).
+/// A random onnx.slice request (versions 10, 11 and 13: parameters as inputs; negative
+/// axes from 11 on).
 pub fn random_onnx_slice(rng: &mut Rng) -> Request {
+    let version = *rng.pick(&[10, 11, 13, 13]);
     let mut shape = random_shape(rng, 4, 9);
     if shape.is_empty() {
         shape.push(1 + rng.below(9));
@@ -157,7 +158,7 @@ pub fn random_onnx_slice(rng: &mut Rng) -> Request {
         axes.swap(i, j);
     }
     axes.truncate(1 + rng.below(rank as u64) as usize);
-    let axes: Vec<i64> = axes.into_iter().map(|a| if rng.chance(30) { a - rank } else { a }).collect();
+    let axes: Vec<i64> = axes.into_iter().map(|a| if version >= 11 && rng.chance(30) { a - rank } else { a }).collect();
     let extreme = [i64::MIN, i64::MAX, i32::MIN as i64, i32::MAX as i64];
     let bound = |rng: &mut Rng| if rng.chance(10) { *rng.pick(&extreme) } else { rng.range(-12, 12) };
     let starts: Vec<i64> = axes.iter().map(|_| bound(rng)).collect();
@@ -170,7 +171,7 @@ pub fn random_onnx_slice(rng: &mut Rng) -> Request {
         })
         .collect();
     Request::new("onnx.slice")
-        .version(13)
+        .version(version)
         .input_meta("data", dtype, &shape)
         .input("starts", Tensor::from_i64s(&starts))
         .input("ends", Tensor::from_i64s(&ends))
@@ -369,4 +370,46 @@ pub fn random_request(rng: &mut Rng) -> Request {
         11 | 12 => random_ov_pad(rng),
         _ => random_ov_slice8(rng),
     }
+}
+
+/// The request at `index` in the sequence [`random_request`] draws from `seed`.
+pub fn nth_request(seed: u64, index: u64) -> Request {
+    let mut rng = Rng::new(seed);
+    (0..index).for_each(|_| drop(random_request(&mut rng)));
+    random_request(&mut rng)
+}
+
+/// A random request a build script can derive a kernel from, with where to find it again.
+pub struct Derivable {
+    /// Its index in the sequence of the seed ([`nth_request`]).
+    pub index: u64,
+    pub request: Request,
+    pub plan: kerf::Plan,
+    /// Its `#[kerf(...)]` attribute list ([`crate::derive_attributes`]).
+    pub attributes: String,
+}
+
+/// The first `count` requests of `seed`'s sequence that lower, schedule, stay within
+/// `limit` elements of input and output, can be written as derive attributes and pass
+/// `keep` (at most 100 draws per request kept).
+pub fn derivable(seed: u64, count: usize, limit: u64, keep: impl Fn(&kerf::Plan) -> bool) -> Vec<Derivable> {
+    let small = |s: &[u64]| kerf_ir::tensor::volume(s).is_some_and(|v| v <= limit);
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    for index in 0..100 * count as u64 + 100 {
+        if out.len() == count {
+            break;
+        }
+        let request = random_request(&mut rng);
+        let Ok(plan) = kerf::lower(&request) else { continue };
+        if !small(plan.output_shape()) || !plan.input_shape().is_none_or(small) {
+            continue;
+        }
+        if kerf_ir::schedule::schedule(&plan).is_err() || !keep(&plan) {
+            continue;
+        }
+        let Some(attributes) = crate::derive_attributes(&request) else { continue };
+        out.push(Derivable { index, request, plan, attributes });
+    }
+    out
 }

@@ -5,30 +5,10 @@
 use assert_cmd::Command;
 use kerf::{DType, Tensor};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
-/// The `kerf` binary, built once for this test run (it belongs to another package, so
-/// cargo does not build it for these tests by itself).
+/// The `kerf` binary, built by cargo for this package's tests.
 fn kerf_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(p) = option_env!("CARGO_BIN_EXE_kerf") {
-            return PathBuf::from(p);
-        }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = std::process::Command::new(cargo)
-            .args(["build", "--quiet", "-p", "kerf-cli", "--bin", "kerf", "--message-format=json"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("cargo runs");
-        assert!(out.status.success(), "building kerf failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter_map(|v| v.get("executable").and_then(|e| e.as_str()).map(PathBuf::from))
-            .next_back()
-            .expect("cargo reports the kerf executable")
-    })
+    Path::new(env!("CARGO_BIN_EXE_kerf"))
 }
 
 fn kerf() -> Command {
@@ -39,7 +19,7 @@ fn kerf() -> Command {
 }
 
 fn conformance(case: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance").join(case)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/conformance").join(case)
 }
 
 fn stdout(out: &std::process::Output) -> String {
@@ -938,7 +918,7 @@ fn demo_runs_every_spec_example() {
     let text = stdout(&out);
     assert!(out.status.success(), "{}\n{}", text, stderr(&out));
     assert!(text.contains("seed_basic") && text.contains("output: f32[2, 2]"), "{text}");
-    let total: usize = kerf_spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    let total: usize = kerf::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
     assert!(text.contains(&format!("{total} examples: {total} ok, 0 failed")), "{text}");
     let out = kerf().args(["demo", "--op", "tensorrt.fill", "--brief"]).output().unwrap();
     assert!(out.status.success());
@@ -950,7 +930,7 @@ fn demo_runs_every_spec_example() {
 /// `kerf bench`'s job, too slow for the test suite).
 #[test]
 fn bench_workload_requests_compile() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/bench");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/bench");
     let files = files_in(&dir);
     assert!(files.len() >= 14, "{files:?}");
     for f in files.iter().filter(|f| f.ends_with(".toml")) {

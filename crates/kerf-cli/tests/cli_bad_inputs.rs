@@ -8,30 +8,11 @@
 
 use assert_cmd::Command;
 use kerf::{DType, Tensor};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
-/// The `kerf` binary (another package's, so built here on first use).
+/// The `kerf` binary, built by cargo for this package's tests.
 fn kerf_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(p) = option_env!("CARGO_BIN_EXE_kerf") {
-            return PathBuf::from(p);
-        }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = std::process::Command::new(cargo)
-            .args(["build", "--quiet", "-p", "kerf-cli", "--bin", "kerf", "--message-format=json"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("cargo runs");
-        assert!(out.status.success(), "building kerf failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter_map(|v| v.get("executable").and_then(|e| e.as_str()).map(PathBuf::from))
-            .next_back()
-            .expect("cargo reports the kerf executable")
-    })
+    Path::new(env!("CARGO_BIN_EXE_kerf"))
 }
 
 /// Run `kerf ARGS`; a failure message unless it failed as a user error should.

@@ -1,0 +1,245 @@
+//! The conformance suite (tests/data/conformance, copied from the shared cases): every
+//! case runs on every backend — one suite, instantiated per backend (`conformance_suite!`
+//! for the run-time backends, [`derive_suite`] for the derive, whose kernels must be
+//! written out at build time), one `#[test]` per case so a failure names both.
+//!
+//! A case folder holds `request.toml` and its `.npy` inputs, and one of:
+//! - `expected.npy`: dtype, shape and every value must match exactly (bit for bit);
+//! - `expected_error`: the request must fail (loading or lowering or running);
+//! - `expected_stats.json`: a random fill, checked for dtype, shape, range, mean and
+//!   standard deviation within tolerance, closeness to the named distribution
+//!   (Kolmogorov–Smirnov), and identical bits on a second run with the same seed.
+
+use crate::cases::{case_names, data_dir, ident};
+use crate::render::derive_attributes;
+use kerf::chain::ChainRequest;
+use kerf::request_file::AnyFile;
+use kerf::{DType, Kernel, Request, Tensor};
+use std::fmt::Write;
+use std::path::Path;
+
+/// A backend the suite runs on.
+#[derive(Clone, Copy)]
+pub enum Backend {
+    /// `kerf_ir::lower` + `kerf_ir::reference::evaluate`: the oracle.
+    Reference,
+    /// The Cranelift JIT, a static kernel per plan (every number baked in).
+    JitStatic,
+    /// The Cranelift JIT, a dynamic kernel per op, mode, dtype and rank: the cases share
+    /// one JIT, so most of them run on a kernel compiled for another case's plan.
+    JitDynamic,
+    /// A kernel derived at build time from the case's request (`#[derive(kerf::Kernel)]`).
+    Derive(&'static dyn Kernel),
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Reference => "Reference",
+            Backend::JitStatic => "JitStatic",
+            Backend::JitDynamic => "JitDynamic",
+            Backend::Derive(_) => "Derive",
+        })
+    }
+}
+
+/// One JIT for the whole suite, as an application would keep one.
+fn jit() -> &'static kerf::Jit {
+    static JIT: std::sync::OnceLock<kerf::Jit> = std::sync::OnceLock::new();
+    JIT.get_or_init(kerf::Jit::default)
+}
+
+impl Backend {
+    fn run(self, request: &Request) -> Result<Tensor, kerf::Error> {
+        match self {
+            Backend::Reference => kerf::run_reference(request),
+            Backend::JitStatic => kerf::run_jit(jit(), request, false),
+            Backend::JitDynamic => kerf::run_jit(jit(), request, true),
+            Backend::Derive(kernel) => kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view)),
+        }
+    }
+
+    /// A chain (`chain_*` cases): fused on every run-time backend (the static JIT compiles
+    /// the chain's nest, the dynamic JIT runs it as a dynamic kernel's arguments; chains no
+    /// single nest can say run their steps' kernels), and compared with the reference
+    /// running the steps one by one. The derive compiles one op: [`derive_suite`] leaves
+    /// chains out.
+    fn run_chain(self, chain: &ChainRequest) -> Result<Tensor, kerf::Error> {
+        let out = match self {
+            Backend::Reference => kerf::chain::run_chain_reference(chain, true),
+            Backend::JitStatic => kerf::chain::run_chain_jit(jit(), chain, true, false),
+            Backend::JitDynamic => kerf::chain::run_chain_jit(jit(), chain, true, true),
+            Backend::Derive(_) => unreachable!("derive_suite holds no chain case"),
+        }?;
+        let unfused = kerf::chain::run_chain_reference(chain, false)?;
+        assert!(out == unfused, "{self:?}: the chain differs from its steps run one by one");
+        Ok(out)
+    }
+}
+
+/// Load and run a case's request (or chain) on a backend; any failure (file or lowering)
+/// as text.
+fn run_case(backend: Backend, dir: &Path) -> Result<Tensor, String> {
+    match kerf::request_file::load_any(&dir.join("request.toml")).map_err(|e| e.to_string())? {
+        AnyFile::Request(file) => backend.run(&file.request).map_err(|e| file.describe_error(&e)),
+        AnyFile::Chain(file) => backend.run_chain(&file.chain()).map_err(|e| file.describe_error(&e)),
+    }
+}
+
+/// The suite's check of one case on one backend (called by the generated tests).
+pub fn check_case(backend: Backend, case: &str) {
+    let dir = data_dir().join(case);
+    let what = format!("{backend:?} {case}");
+    let result = run_case(backend, &dir);
+    if dir.join("expected_error").exists() {
+        if let Ok(t) = result {
+            panic!("{what}: must fail, but gave {}", kerf::display::describe(&t));
+        }
+        return;
+    }
+    let out = result.unwrap_or_else(|e| panic!("{what}: failed: {e}"));
+    if dir.join("expected.npy").exists() {
+        let expected = read_expected(&dir.join("expected.npy"), out.dtype());
+        assert_same(&what, &out, &expected);
+    } else if dir.join("expected_stats.json").exists() {
+        check_stats(&what, &out, &dir.join("expected_stats.json"));
+        let again = run_case(backend, &dir).unwrap_or_else(|e| panic!("{what}: second run failed: {e}"));
+        assert!(again == out, "{what}: a second run with the same seed gave different bits");
+    } else {
+        panic!("{what}: the case folder has no expected.npy, expected_error or expected_stats.json");
+    }
+}
+
+/// The suite on the derive backend, as Rust source for a build script to write: per case
+/// with an expected output that the derive can express (see [`derive_attributes`]), a
+/// derived kernel and a `#[test]` running it through [`check_case`]. Also returns how many
+/// cases it holds.
+pub fn derive_suite() -> (String, usize) {
+    let mut out = String::from("// Generated at build time by kerf_testkit::derive_suite; do not edit.\n\n");
+    let mut count = 0;
+    for case in case_names() {
+        let dir = data_dir().join(&case);
+        if !dir.join("expected.npy").exists() {
+            continue;
+        }
+        let file = match kerf::request_file::load_any(&dir.join("request.toml")) {
+            Ok(AnyFile::Request(file)) => file,
+            // A chain has no derive form: the derive compiles one op.
+            Ok(AnyFile::Chain(_)) => continue,
+            Err(e) => panic!("{case}: {e}"),
+        };
+        let Some(attrs) = derive_attributes(&file.request) else { continue };
+        let id = ident(&case);
+        writeln!(
+            out,
+            "#[allow(non_camel_case_types)]\n#[derive(kerf::Kernel)]\n#[kerf({attrs})]\nstruct Case_{id};\n\n\
+             #[test]\nfn {id}() {{\n    kerf_testkit::check_case(kerf_testkit::Backend::Derive(&Case_{id}), {case:?});\n}}\n"
+        )
+        .unwrap();
+        count += 1;
+    }
+    (out, count)
+}
+
+/// expected.npy; for the dtypes numpy lacks, read by kerf's storage convention.
+fn read_expected(path: &Path, out_dtype: DType) -> Tensor {
+    let lacks_numpy_type = matches!(out_dtype, DType::BF16 | DType::F8E4M3FN | DType::F8E5M2 | DType::I4 | DType::U4);
+    let dtype = lacks_numpy_type.then_some(out_dtype);
+    kerf::npy::read_as(path, dtype).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// dtype, shape and every element's bits equal; the message shows the first difference.
+fn assert_same(what: &str, out: &Tensor, expected: &Tensor) {
+    assert_eq!((out.dtype(), out.shape()), (expected.dtype(), expected.shape()), "{what}: dtype/shape (got, expected)");
+    if out == expected {
+        return;
+    }
+    let first = (0..out.len())
+        .find(|&i| match (out.strings(), expected.strings()) {
+            (Some(a), Some(b)) => a.get(i as usize) != b.get(i as usize),
+            _ => out.element_bits(i) != expected.element_bits(i),
+        })
+        .unwrap_or(0);
+    panic!(
+        "{what}: values differ, first at flat index {first}\n got:      {}\n expected: {}",
+        kerf::display::describe(out),
+        kerf::display::describe(expected)
+    );
+}
+
+fn numpy_dtype_name(d: DType) -> &'static str {
+    match d {
+        DType::F16 => "float16",
+        DType::F32 => "float32",
+        DType::F64 => "float64",
+        DType::I32 => "int32",
+        DType::I64 => "int64",
+        other => other.name(),
+    }
+}
+
+fn check_stats(what: &str, out: &Tensor, path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let stats: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let num = |k: &str| stats.get(k).and_then(serde_json::Value::as_f64);
+    assert_eq!(numpy_dtype_name(out.dtype()), stats["dtype"].as_str().unwrap(), "{what}: dtype");
+    let shape: Vec<u64> = stats["shape"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(out.shape(), shape.as_slice(), "{what}: shape");
+
+    let values: Vec<f64> = (0..out.len()).map(|i| out.element_f64(i).unwrap()).collect();
+    assert!(values.iter().all(|v| v.is_finite()), "{what}: non-finite values");
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let std = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if let Some(lo) = num("min_ge") {
+        assert!(min >= lo, "{what}: min {min} < {lo}");
+    }
+    if let Some(hi) = num("max_le") {
+        assert!(max <= hi, "{what}: max {max} > {hi}");
+    }
+    if let Some(hi) = num("max_lt") {
+        assert!(max < hi, "{what}: max {max} ≥ {hi}");
+    }
+    let (m, mt) = (num("mean").unwrap(), num("mean_tol").unwrap());
+    assert!((mean - m).abs() <= mt, "{what}: mean {mean}, expected {m} ± {mt}");
+    let (s, st) = (num("std").unwrap(), num("std_tol").unwrap());
+    assert!((std - s).abs() <= st, "{what}: std {std}, expected {s} ± {st}");
+
+    // Kolmogorov–Smirnov distance to the named distribution. The bound is the α = 0.001
+    // critical value plus an allowance for the output type's rounding (f16 steps).
+    let cdf: Box<dyn Fn(f64) -> f64> = match stats["distribution"].as_str().unwrap() {
+        "random_uniform" => {
+            let (lo, hi) = (num("min_ge").unwrap(), num("max_le").unwrap());
+            Box::new(move |x| ((x - lo) / (hi - lo)).clamp(0.0, 1.0))
+        }
+        "random_normal" => Box::new(move |x| 0.5 * (1.0 + erf((x - m) / (s * std::f64::consts::SQRT_2)))),
+        other => panic!("{what}: unknown distribution {other}"),
+    };
+    let mut sorted = values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let mut d: f64 = 0.0;
+    let mut i = 0;
+    while i < sorted.len() {
+        // Step over ties: the empirical CDF jumps once per distinct value.
+        let mut j = i;
+        while j < sorted.len() && sorted[j] == sorted[i] {
+            j += 1;
+        }
+        let f = cdf(sorted[i]);
+        d = d.max((f - i as f64 / n).abs()).max((j as f64 / n - f).abs());
+        i = j;
+    }
+    let allowance = if out.dtype() == DType::F16 { 0.003 } else { 0.0 };
+    let bound = 1.95 / n.sqrt() + allowance;
+    assert!(d <= bound, "{what}: Kolmogorov–Smirnov distance {d:.5} > {bound:.5}");
+}
+
+/// erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7), enough for a KS check.
+fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.3275911 * x.abs());
+    let poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+    let y = 1.0 - poly * (-x * x).exp();
+    if x < 0.0 { -y } else { y }
+}

@@ -1,0 +1,67 @@
+//! kerf's test kit, shared by every test crate of the workspace (not published):
+//! - [`random`]: the one seeded random-request generator;
+//! - [`render`]: the one renderer of a request as `#[kerf(...)]` derive attributes;
+//! - [`conformance`]: the conformance suite and its one [`check_case`], instantiated per
+//!   backend with `conformance_suite!` (and [`derive_suite`] for the derive);
+//! - [`pattern`] and [`with_pattern_data`]: deterministic input data.
+
+mod cases;
+pub mod conformance;
+pub mod random;
+pub mod render;
+
+pub use conformance::{Backend, check_case, derive_suite};
+pub use render::derive_attributes;
+
+use kerf::{BoundaryMode, DType, InputArg, Request, Tensor};
+
+include!(concat!(env!("OUT_DIR"), "/conformance_suite.rs"));
+
+/// A deterministic tensor of `dtype` and `shape` whose elements differ: LCG bytes
+/// (finite values for fp8; 0/1 for bool), `s0`, `s1`, ... for strings.
+pub fn pattern(dtype: DType, shape: &[u64]) -> Tensor {
+    let mut t = Tensor::zeros(dtype, shape).expect("test tensor");
+    if let Some(bytes) = t.bytes_mut() {
+        let mut x: u32 = 0x1234_5678 ^ shape.iter().map(|&d| d as u32).sum::<u32>();
+        for b in bytes.iter_mut() {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            *b = (x >> 24) as u8;
+        }
+        match dtype {
+            DType::Bool => bytes.iter_mut().for_each(|b| *b &= 1),
+            DType::F8E4M3FN => bytes.iter_mut().for_each(|b| *b &= 0xf7),
+            _ => {}
+        }
+        // An odd count of nibbles leaves the last high nibble zero.
+        if matches!(dtype, DType::I4 | DType::U4) && t.len() % 2 == 1 {
+            let bytes = t.bytes_mut().expect("bytes");
+            let last = bytes.len() - 1;
+            bytes[last] &= 0x0f;
+        }
+    }
+    if dtype == DType::String {
+        let values: Vec<String> = (0..t.len()).map(|i| format!("s{i}")).collect();
+        return Tensor::from_strings(shape, values).expect("test tensor");
+    }
+    t
+}
+
+/// The request with its data input, when given by dtype and shape only, replaced by a
+/// [`pattern`] tensor of that dtype and shape, so it can run.
+pub fn with_pattern_data(mut request: Request) -> Request {
+    for input in request.inputs.values_mut() {
+        if let InputArg::Meta { dtype, shape } = input {
+            *input = InputArg::Tensor(pattern(*dtype, shape));
+        }
+    }
+    request
+}
+
+/// The boundary modes an op's mode attribute allows (the names its spec lists), in
+/// [`BoundaryMode::ALL`]'s order: tests take the modes from here, never from a list of
+/// their own.
+pub fn boundary_modes(op: &str, attribute: &str) -> Vec<BoundaryMode> {
+    let spec = kerf::op_spec(op).unwrap_or_else(|e| panic!("{e}"));
+    let allowed = spec.attribute(attribute).and_then(|a| a.allowed.as_ref()).expect("a mode attribute");
+    BoundaryMode::ALL.into_iter().filter(|m| allowed.iter().any(|a| a == m.name())).collect()
+}
