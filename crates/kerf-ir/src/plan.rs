@@ -180,8 +180,14 @@ impl SlicePlan {
         if self.axes.len() != rank {
             return bad(format!("{} axes for an input of rank {rank} (one per input axis)", self.axes.len()));
         }
-        if volume(&self.input_shape).is_none_or(|n| n > i64::MAX as u64) {
-            return bad(format!("input shape {:?} has more than 2^63 elements", self.input_shape));
+        // Every stride (the product of the sizes inside an axis) must fit i64, also where an
+        // empty axis makes the volume 0: so the sizes other than 0 are multiplied.
+        let nonzero: Vec<u64> = self.input_shape.iter().copied().filter(|&d| d != 0).collect();
+        if volume(&nonzero).is_none_or(|n| n > i64::MAX as u64) {
+            return bad(format!(
+                "input shape {:?}: its non-empty axes' sizes multiply to more than 2^63 (strides must fit i64)",
+                self.input_shape
+            ));
         }
         let core = self.core_shape();
         let Some(core_len) = volume(&core).filter(|&n| n <= i64::MAX as u64) else {
