@@ -180,14 +180,16 @@ impl SlicePlan {
         if self.axes.len() != rank {
             return bad(format!("{} axes for an input of rank {rank} (one per input axis)", self.axes.len()));
         }
-        // Every stride (the product of the sizes inside an axis) must fit i64, also where an
-        // empty axis makes the volume 0: so the sizes other than 0 are multiplied.
-        let nonzero: Vec<u64> = self.input_shape.iter().copied().filter(|&d| d != 0).collect();
-        if volume(&nonzero).is_none_or(|n| n > i64::MAX as u64) {
-            return bad(format!(
-                "input shape {:?}: its non-empty axes' sizes multiply to more than 2^63 (strides must fit i64)",
-                self.input_shape
-            ));
+        // The sizes are multiplied from the outermost axis on; an empty axis ends the count
+        // (its volume is 0: the reference and the schedule never form the strides inside
+        // it), so [0, 2^40, 2^40] is valid and [2^40, 2^40, 0] is refused.
+        if volume(&self.input_shape).is_none_or(|n| n > i64::MAX as u64) {
+            let what = if self.input_shape.contains(&0) {
+                "the sizes of the axes outside its first empty axis multiply to more than 2^63"
+            } else {
+                "it has more than 2^63 elements"
+            };
+            return bad(format!("input shape {:?}: {what}", self.input_shape));
         }
         let core = self.core_shape();
         let Some(core_len) = volume(&core).filter(|&n| n <= i64::MAX as u64) else {
