@@ -236,6 +236,7 @@ impl Gen<'_> {
                     let read = self.clone_elem(quote!(*input.get_unchecked(#i_t)));
                     code.extend(quote! {
                         for (d, &t) in output[#r].iter_mut().zip(#t.iter()) {
+                            // SAFETY: t is an entry of a table of a verified nest: see `SAFETY_DOC`.
                             *d = unsafe { #read };
                         }
                     });

@@ -28,9 +28,8 @@ pub(crate) unsafe extern "C" fn repeat(dst: *mut u8, filled: usize, total: usize
     let (mut done, mut chunk) = (filled, filled);
     while done < total {
         let n = chunk.min(total - done);
-        // SAFETY: [0, n) and [done, done + n) lie in [0, total), which the caller vouches
-        // for, and do not overlap: n ≤ chunk ≤ done (chunk starts at filled = done and
-        // only ever takes the value of done).
+        // SAFETY: [0, n) and [done, done + n) lie in [0, total), as the caller vouches, and do not overlap:
+        // n ≤ chunk ≤ done (chunk starts at filled = done and only ever takes the value of done).
         unsafe { std::ptr::copy_nonoverlapping(dst, dst.add(done), n) };
         done += n;
         if chunk < CHUNK {

@@ -51,9 +51,8 @@ pub(crate) unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usi
             std::ptr::copy_nonoverlapping(src, dst, head);
             std::ptr::copy_nonoverlapping(src.add(head + body), dst.add(head + body), n - head - body);
         }
-        // SAFETY: [head, head + body) lies inside both ranges; dst + head is 64-byte
-        // aligned (align_offset, and body > 0 only when head < n); AVX2 was detected
-        // where the AVX2 copy is called.
+        // SAFETY: [head, head + body) lies inside both ranges and dst + head is 64-byte aligned (align_offset;
+        // body > 0 only when head < n); the AVX2 copy runs only where AVX2 was detected.
         unsafe {
             if avx {
                 copy_body_avx2(dst.add(head), src.add(head), body)
@@ -133,9 +132,8 @@ pub(crate) unsafe extern "C" fn stream_fill(dst: *mut u8, n: usize, lo: u64, hi:
         *b = pattern[(head + k) % 16];
     }
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: [head, head + body) lies inside [0, n); dst + head is 64-byte aligned
-    // (align_offset, and body > 0 only when head < n); AVX2 was detected where the AVX2
-    // fill is called.
+    // SAFETY: [head, head + body) lies inside [0, n) and dst + head is 64-byte aligned (align_offset;
+    // body > 0 only when head < n); the AVX2 fill runs only where AVX2 was detected.
     unsafe {
         if avx2() {
             fill_body_avx2(dst.add(head), body, &aligned)
@@ -203,9 +201,8 @@ pub(crate) unsafe extern "C" fn stream_linspace(dst: *mut u8, n: usize, start: u
         let head = (head_bytes / 4).min(n);
         let body = (n - head) / 16 * 16;
         put(0..head);
-        // SAFETY: [head, head + body) lies inside [0, n); dst + 4·head is 64-byte aligned
-        // (align_offset in whole elements, checked above; body > 0 only when head < n);
-        // AVX2 was detected.
+        // SAFETY: [head, head + body) lies inside [0, n) and dst + 4·head is 64-byte aligned (align_offset in
+        // whole elements, checked above; body > 0 only when head < n); AVX2 was detected.
         unsafe { linspace_body_avx2(dst.add(4 * head) as *mut f32, body, start + coef * head as f32, coef) };
         put(head + body..n);
         return;

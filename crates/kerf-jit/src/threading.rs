@@ -67,11 +67,10 @@ impl JitKernel {
         let threads =
             if self.threads > 1 && total >= THREAD_MIN_COST { self.threads.min(split.extent as usize) } else { 1 };
         if threads <= 1 {
-            // SAFETY: the code was emitted for `prepared`'s schedule (static) or for its
-            // kernel key, which `prepared` was encoded and checked against (dynamic); that
-            // schedule was verified to read only input elements in [0, input_len) and to
-            // write exactly the output elements [0, output_len) over [0, split.extent);
-            // run_prepared checked that the buffers hold exactly those elements.
+            // `prepared` was encoded from (static) or checked against (dynamic) the schedule this code was
+            // emitted for, verified to read only input elements [0, input_len) and to write exactly the output
+            // elements [0, output_len) over [0, split.extent).
+            // SAFETY: by the above; and run_prepared checked that the buffers hold exactly those elements.
             unsafe { f(input, output, args, 0, split.extent as i64) };
             if self.code.streams {
                 stream::fence();
@@ -104,9 +103,8 @@ impl JitKernel {
                 }
                 let (lo, hi) = (bound(c), bound(c + 1));
                 if lo < hi {
-                    // SAFETY: as above, for the sub-range [lo, hi) of [0, split.extent);
-                    // chunks are disjoint output ranges of whole bytes (split.align); the
-                    // buffers are alive: the call waits for this chunk (`done`) to return.
+                    // SAFETY: as above, for [lo, hi) ⊂ [0, split.extent); chunks are disjoint whole-byte output
+                    // ranges (split.align); the buffers outlive it: the call waits for this chunk (`done`).
                     unsafe { f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64) };
                 }
                 ran += 1;

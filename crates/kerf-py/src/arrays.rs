@@ -121,9 +121,9 @@ impl<'py> ArrayArg<'py> {
         if len == 0 {
             return &[];
         }
-        // SAFETY: a C-contiguous array (checked by `buffer`) owns `len` bytes from `data`,
-        // which stay allocated while `self.array` holds a reference to it. Python code may
-        // write them meanwhile (as with any numpy C routine); bytes have no invalid values.
+        // Python code may write these bytes meanwhile, as with any numpy C routine.
+        // SAFETY: a C-contiguous array (checked by `buffer`) owns `len` bytes from `data`, allocated while
+        // `self.array` refers to it; bytes have no invalid values.
         unsafe { std::slice::from_raw_parts(data as *const u8, len) }
     }
 

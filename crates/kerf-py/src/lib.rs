@@ -273,9 +273,8 @@ fn execute<'py>(
         py.detach(|| kernel.run_bytes(packed_in.as_deref(), &mut packed_out)).py(py)?;
         let (data, len) = out.buffer();
         assert!(out.writeable(), "`out` was checked writeable, or is new");
-        // SAFETY: `out` is a C-contiguous (checked by `buffer`) writeable (asserted) array
-        // of one byte per element, alive while `out` holds its reference; the GIL is held,
-        // so no Python code runs meanwhile.
+        // SAFETY: `out` is a C-contiguous (checked by `buffer`), writeable (asserted) array of one byte per
+        // element, alive while `out` refers to it; the GIL is held, so no Python code runs meanwhile.
         let bytes = unsafe { bytes_at_mut(data, len) };
         arrays::unpack_nibbles(&packed_out, bytes, dtype, out.form);
         return Ok(out.array.into_any());
@@ -288,10 +287,9 @@ fn execute<'py>(
     }
     let has_input = input.is_some();
     py.detach(move || {
-        // SAFETY: `buffer` checked that the input is C-contiguous, so it holds `in_len`
-        // bytes from `in_data`; the caller's frame keeps its object alive while this runs.
-        // Other Python threads may write it meanwhile, as with any numpy routine that
-        // releases the GIL; bytes have no invalid values.
+        // Other Python threads may write the input meanwhile, as with any numpy routine that releases the GIL.
+        // SAFETY: `buffer` checked that the input is C-contiguous: `in_len` bytes from `in_data`, kept alive by
+        // the caller's frame while this runs; bytes have no invalid values.
         let input = has_input.then(|| unsafe { bytes_at(in_data, in_len) });
         // SAFETY: as for the input; `out` is also writeable (asserted above) and overlaps
         // no input (checked above). The kernel checks both lengths against its plan.

@@ -287,16 +287,14 @@ impl StridedKernel {
                 found: format!("shape {:?}, strides {:?}", input.shape(), input.strides()),
             });
         }
-        // SAFETY: `lo` (≤ 0) is the offset, from the view's first element, of its element
-        // of lowest address (computed from its shape and strides, equal to the compiled
-        // ones as checked above), so the pointer is to an element of the array's
-        // allocation; an empty view is not offset (lo = 0).
+        // `lo` (≤ 0) is the offset from the view's first element to its lowest-addressed one, computed from
+        // its shape and strides (equal to the compiled ones, checked above); an empty view has lo = 0.
+        // SAFETY: so the pointer is to an element of the array's allocation.
         let base = unsafe { input.as_ptr().offset(self.lo) }.cast::<u8>();
         let run = |out: &mut [T]| {
-            // SAFETY: the kernel was compiled for `self.view`, this array view's layout
-            // (checked above) with `offset` = -lo: every element it reads is `base +
-            // offset + Σ i_k·strides[k]` for indices inside the view's shape — an element
-            // of the view, readable while `input` is borrowed (its gaps are never read).
+            // The kernel was compiled for `self.view`, this view's layout (checked above), with offset = -lo:
+            // it reads only `base + offset + Σ i_k·strides[k]` for indices inside the view's shape.
+            // SAFETY: each such element belongs to the view, readable while `input` is borrowed.
             unsafe { self.kernel.run_from_ptr(base, as_bytes_mut(out)) }
         };
         match output.as_slice_mut() {
