@@ -7,6 +7,10 @@ use crate::policy::{CALL_MIN_BYTES, REVERSE_STRAIGHT_MAX_BYTES, STRAIGHT_MAX_BYT
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Type, Value, types};
 
+/// The pieces a straight-line run of known length is moved in, widest first.
+const STRAIGHT_PIECES: [(u64, Type); 5] =
+    [(16, types::I8X16), (8, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)];
+
 /// The splat vector type of a w-byte element (w < 16).
 pub(crate) fn splat_type(w: u8) -> Type {
     match w {
@@ -75,9 +79,7 @@ impl Gen<'_> {
             Some(0) => {}
             Some(k) if k <= STRAIGHT_MAX_BYTES => {
                 let mut at = 0u64;
-                for (size, ty) in
-                    [(16u64, types::I8X16), (8, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)]
-                {
+                for (size, ty) in STRAIGHT_PIECES {
                     while k - at >= size {
                         let v = self.ld(ty, src, at as i32);
                         self.st(v, dst, at as i32);
@@ -219,9 +221,7 @@ impl Gen<'_> {
             Some(0) => {}
             Some(k) if k <= STRAIGHT_MAX_BYTES => {
                 let mut at = 0u64;
-                for (size, ty) in
-                    [(16u64, types::I8X16), (8, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)]
-                {
+                for (size, ty) in STRAIGHT_PIECES {
                     while k - at >= size {
                         store_piece(self, dst, at as i32, ty);
                         at += size;
