@@ -8,6 +8,7 @@
 
 use assert_cmd::Command;
 use kerf::{DType, Tensor};
+use kerf_testkit::npy_v1;
 use std::path::Path;
 
 /// The `kerf` binary, built by cargo for this package's tests.
@@ -34,20 +35,6 @@ fn check_fails(args: &[&str], needles: &[&str]) -> Option<String> {
         return Some(format!("{what}: {missing:?} missing from: {err}"));
     }
     None
-}
-
-/// A .npy file, version 1: header text padded with spaces to a multiple of 64 bytes.
-fn npy_v1(header: &str, data: &[u8]) -> Vec<u8> {
-    let mut text = header.to_string();
-    while !(10 + text.len() + 1).is_multiple_of(64) {
-        text.push(' ');
-    }
-    text.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((text.len() as u16).to_le_bytes());
-    b.extend(text.as_bytes());
-    b.extend(data);
-    b
 }
 
 /// The data files the rows name, written into `dir`.

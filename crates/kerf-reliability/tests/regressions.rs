@@ -2,6 +2,7 @@
 //! panicked, overflowed or allocated without bound. Each names where it was found.
 
 use kerf_ir::{DType, Kernel, Request, Tensor};
+use kerf_testkit::npy_v1;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;
@@ -49,20 +50,6 @@ fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
 }
 
 const MIB: usize = 1 << 20;
-
-/// A .npy file: magic, version, header length, header text padded with spaces to 64 bytes.
-fn npy_v1(header: &str, data: &[u8]) -> Vec<u8> {
-    let mut text = header.to_string();
-    while !(10 + text.len() + 1).is_multiple_of(64) {
-        text.push(' ');
-    }
-    text.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((text.len() as u16).to_le_bytes());
-    b.extend(text.as_bytes());
-    b.extend(data);
-    b
-}
 
 fn read_npy(bytes: &[u8]) -> (Result<Tensor, String>, usize) {
     let (r, max) = largest_allocation(|| kerf::npy::from_bytes(bytes, Path::new("x.npy"), None));

@@ -3,7 +3,8 @@
 //! - [`render`]: the one renderer of a request as `#[kerf(...)]` derive attributes;
 //! - [`conformance`]: the conformance suite and its one [`check_case`], instantiated per
 //!   backend with `conformance_suite!` (and [`derive_suite`] for the derive);
-//! - [`pattern`] and [`with_pattern_data`]: deterministic input data.
+//! - [`pattern`] and [`with_pattern_data`]: deterministic input data;
+//! - [`npy_v1`]: hand-made .npy bytes, for files no writer would make.
 
 mod cases;
 pub mod conformance;
@@ -64,4 +65,19 @@ pub fn boundary_modes(op: &str, attribute: &str) -> Vec<BoundaryMode> {
     let spec = kerf::op_spec(op).unwrap_or_else(|e| panic!("{e}"));
     let allowed = spec.attribute(attribute).and_then(|a| a.allowed.as_ref()).expect("a mode attribute");
     BoundaryMode::ALL.into_iter().filter(|m| allowed.iter().any(|a| a == m.name())).collect()
+}
+
+/// A .npy file, version 1: magic, version, header length, then the header text padded
+/// with spaces to a multiple of 64 bytes, then `data` (the header need not be valid).
+pub fn npy_v1(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut text = header.to_string();
+    while !(10 + text.len() + 1).is_multiple_of(64) {
+        text.push(' ');
+    }
+    text.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((text.len() as u16).to_le_bytes());
+    b.extend(text.as_bytes());
+    b.extend(data);
+    b
 }
