@@ -62,10 +62,23 @@ pub fn expand_chain(fused: &kerf_ir::chain::FusedChain, struct_name: &str) -> Re
     let name = syn::parse_str::<Ident>(struct_name)
         .map_err(|_| Error::Invalid { what: format!("`{struct_name}` is not a Rust identifier") })?;
     let nest = schedule::chain(fused)?.ok_or_else(|| Error::Invalid {
-        what: "this chain does not fuse into one loop nest (it starts with a fill, takes two fill values, or \
-               fills on an axis that repeats); it runs step by step"
-            .into(),
+        what: "this chain does not fuse into one loop nest (its elements are strings); it runs step by step".into(),
     })?;
+    if nest.head.is_some() || !nest.levels.is_empty() {
+        // The generated code moves elements with one fill value; computing a fill's
+        // elements and passing fill levels between loops are the JIT's.
+        let why = if nest.head.is_some() {
+            "starts with a fill"
+        } else {
+            "fills with two or more values, or on an axis that repeats"
+        };
+        return Err(Error::Invalid {
+            what: format!(
+                "this chain {why}: the derive expands chains that read an input and fill with one value on \
+                 regular axes; `kerf run` fuses it on the JIT"
+            ),
+        });
+    }
     // The kernel's buffers and fill value: what the generated code reads of a plan.
     let carrier = kerf_ir::SlicePlan {
         dtype: fused.dtype,

@@ -155,6 +155,7 @@ impl Gen<'_> {
                 let len = lit(len);
                 quote!((#len, 0, 0, true))
             }
+            Segment::FillAt { .. } => unreachable!("nests with fill levels are refused in `kernel`"),
         });
         if self.tables.insert(k) {
             self.statics.push(quote!(static #t: [(usize, usize, isize, bool); #n] = [#(#rows),*];));
@@ -196,6 +197,7 @@ impl Gen<'_> {
                     let out_p = out.plus(p * os);
                     code.extend(match *seg {
                         Segment::Fill { len } => self.fill_block(&out_p, len * os),
+                        Segment::FillAt { .. } => unreachable!("nests with fill levels are refused in `kernel`"),
                         Segment::Affine { len, offset, stride } => {
                             let in_s = inp.plus(offset as u64);
                             if last {
@@ -467,6 +469,13 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
 
 pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
     nest.verify()?;
+    if nest.head.is_some() || !nest.levels.is_empty() {
+        return Err(Error::Invalid {
+            what: "the derive expands loop nests that read an input and fill with one value; a fused chain's nest \
+                   that starts with a fill or fills with levels runs on the JIT"
+                .into(),
+        });
+    }
     let elem = Elem::new(plan.dtype);
     let t = elem.rust_type();
     let dtype = elem.dtype_path();

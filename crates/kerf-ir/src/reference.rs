@@ -144,29 +144,42 @@ pub fn fill(plan: &FillPlan) -> Result<Tensor, Error> {
 /// `plan.shape`): the formulas of SEMANTICS.md. Chains that start with a fill evaluate it
 /// here at the element each output element maps to.
 pub fn fill_element(plan: &FillPlan, i: u64, a: &[u64]) -> Result<u128, Error> {
+    let f16 = plan.dtype == DType::F16;
     Ok(match &plan.kind {
         FillKind::Linspace(Linspace::Int { alpha, beta }) => {
-            let v = *alpha as i128 + beta.iter().zip(a).map(|(&b, &ak)| b as i128 * ak as i128).sum::<i128>();
+            let v = linspace_int(*alpha, beta.iter().copied().zip(a.iter().copied()));
             int_to_bits(plan.dtype, v)
                 .map_err(|e| Error::Invalid { what: format!("linspace value {v} as {}: {e}", plan.dtype) })?
         }
         FillKind::Linspace(Linspace::Float { alpha, beta }) => {
-            let mut v = *alpha;
-            for (&b, &ak) in beta.iter().zip(a) {
-                v += b * ak as f64;
-            }
-            (v as f32).to_bits() as u128
+            linspace_f32(*alpha, beta.iter().copied().zip(a.iter().copied())).to_bits() as u128
         }
-        FillKind::RandomUniform { alpha, beta, seed } => match plan.dtype {
-            DType::F16 => random::uniform_f16(*seed, i, *alpha, *beta) as u128,
-            _ => random::uniform_f32(*seed, i, *alpha, *beta).to_bits() as u128,
-        },
-        FillKind::RandomNormal { alpha, beta, seed } => {
-            let v = random::normal_f32(*seed, i, *alpha, *beta);
-            match plan.dtype {
-                DType::F16 => half::f16::from_f32(v).to_bits() as u128,
-                _ => v.to_bits() as u128,
-            }
-        }
+        FillKind::RandomUniform { alpha, beta, seed } => random_bits(false, f16, *alpha, *beta, *seed, i),
+        FillKind::RandomNormal { alpha, beta, seed } => random_bits(true, f16, *alpha, *beta, *seed, i),
     })
+}
+
+/// An integer linspace's value `alpha + Σk beta_k·a_k`, exactly, from its (beta_k, a_k).
+pub fn linspace_int(alpha: i64, terms: impl Iterator<Item = (i64, u64)>) -> i128 {
+    alpha as i128 + terms.map(|(b, ak)| b as i128 * ak as i128).sum::<i128>()
+}
+
+/// A float linspace's value: `v = alpha; v += beta_k·a_k` in f64 for k in order, rounded
+/// once to f32.
+pub fn linspace_f32(alpha: f64, terms: impl Iterator<Item = (f64, u64)>) -> f32 {
+    let mut v = alpha;
+    for (b, ak) in terms {
+        v += b * ak as f64;
+    }
+    v as f32
+}
+
+/// The bits of element `i` of a random fill (f32, or f16 when `f16`).
+pub fn random_bits(normal: bool, f16: bool, alpha: f32, beta: f32, seed: u64, i: u64) -> u128 {
+    match (normal, f16) {
+        (false, true) => random::uniform_f16(seed, i, alpha, beta) as u128,
+        (false, false) => random::uniform_f32(seed, i, alpha, beta).to_bits() as u128,
+        (true, true) => half::f16::from_f32(random::normal_f32(seed, i, alpha, beta)).to_bits() as u128,
+        (true, false) => random::normal_f32(seed, i, alpha, beta).to_bits() as u128,
+    }
 }

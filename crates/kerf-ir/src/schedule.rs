@@ -48,6 +48,9 @@ pub enum Segment {
     Affine { len: u64, offset: i64, stride: i64 },
     /// `len` positions whose elements are all the fill value.
     Fill { len: u64 },
+    /// `len` positions whose elements take the fill value of `level` (≥ 1) of the nest's
+    /// [`LoopNest::levels`], or a higher level another dim gives them.
+    FillAt { len: u64, level: usize },
 }
 
 /// How an innermost segment moves its elements (what a backend emits for it).
@@ -68,7 +71,19 @@ pub enum Run {
 impl Segment {
     pub fn len(&self) -> u64 {
         match *self {
-            Segment::Affine { len, .. } | Segment::Fill { len } => len,
+            Segment::Affine { len, .. } | Segment::Fill { len } | Segment::FillAt { len, .. } => len,
+        }
+    }
+    /// A fill segment of `level` (0: [`Segment::Fill`]).
+    pub fn fill_at(len: u64, level: usize) -> Segment {
+        if level == 0 { Segment::Fill { len } } else { Segment::FillAt { len, level } }
+    }
+    /// The fill level of a fill segment (`None` for affine ones).
+    pub fn level(&self) -> Option<usize> {
+        match *self {
+            Segment::Fill { .. } => Some(0),
+            Segment::FillAt { level, .. } => Some(level),
+            Segment::Affine { .. } => None,
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -76,7 +91,7 @@ impl Segment {
     }
     pub fn run(&self) -> Run {
         match *self {
-            Segment::Fill { .. } => Run::Fill,
+            Segment::Fill { .. } | Segment::FillAt { .. } => Run::Fill,
             Segment::Affine { stride: 1, .. } => Run::Copy,
             Segment::Affine { stride: -1, .. } => Run::Reverse,
             Segment::Affine { stride: 0, .. } => Run::Broadcast,
@@ -145,6 +160,59 @@ pub struct LoopNest {
     /// Outermost first, at most [`MAX_DIMS`]. Empty exactly when the output is empty; the
     /// innermost has `out_stride` 1.
     pub dims: Vec<Dim>,
+    /// `None`: offsets index the input buffer. A fill (a chain that starts with one):
+    /// offset i stands for the fill's element at linear index i (row-major in its shape,
+    /// `input_len` elements), computed instead of loaded; the kernel reads no input.
+    pub head: Option<FillHead>,
+    /// A fused chain's fill values by level, where one value per nest does not say it (two
+    /// or more values, or fill positions on dims that repeat or have tables): level 0 is
+    /// `fill_bits` ([`Segment::Fill`]), [`Segment::FillAt`] names the others, and an
+    /// element on fill positions of several dims takes the highest of their levels. Such
+    /// a nest is in fill mode, and its dims may repeat and have tables; backends walk all
+    /// its dims ([`LoopNest::looped_dims`]). Empty otherwise.
+    pub levels: Vec<u128>,
+}
+
+/// The fill a nest's offsets index (see [`LoopNest::head`]). Equality and hashing go by
+/// the bits of its numbers.
+#[derive(Clone, Debug)]
+pub struct FillHead(pub FillPlan);
+
+impl FillHead {
+    /// The plan's numbers as bits, the key of equality and hashing.
+    fn key(&self) -> (DType, &[u64], Vec<u64>) {
+        let p = &self.0;
+        let numbers = match &p.kind {
+            FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+                std::iter::once(0).chain(std::iter::once(*alpha as u64)).chain(beta.iter().map(|&b| b as u64)).collect()
+            }
+            FillKind::Linspace(Linspace::Float { alpha, beta }) => std::iter::once(1)
+                .chain(std::iter::once(alpha.to_bits()))
+                .chain(beta.iter().map(|b| b.to_bits()))
+                .collect(),
+            FillKind::RandomUniform { alpha, beta, seed } => {
+                vec![2, alpha.to_bits() as u64, beta.to_bits() as u64, *seed]
+            }
+            FillKind::RandomNormal { alpha, beta, seed } => {
+                vec![3, alpha.to_bits() as u64, beta.to_bits() as u64, *seed]
+            }
+        };
+        (p.dtype, &p.shape, numbers)
+    }
+}
+
+impl PartialEq for FillHead {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for FillHead {}
+
+impl std::hash::Hash for FillHead {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
+    }
 }
 
 impl LoopNest {
@@ -204,6 +272,9 @@ impl LoopNest {
         if self.dims.len() > MAX_DIMS {
             return bad(format!("{} dims, more than {MAX_DIMS}", self.dims.len()));
         }
+        if !self.levels.is_empty() && (self.mode != BoundaryMode::Fill || self.levels[0] != self.fill_bits) {
+            return bad(format!("fill levels in mode {} (fill mode, level 0 the fill value, expected)", self.mode));
+        }
         let mut inner: u64 = 1;
         for (k, dim) in self.dims.iter().enumerate().rev() {
             if dim.out_stride != inner {
@@ -215,8 +286,12 @@ impl LoopNest {
             // Only modes whose formula repeats have repeating dims or tables (backends
             // specialized on a mode rely on it).
             let table = matches!(dim.indexing, Indexing::Table(_));
-            if (dim.repeats() || table) && self.mode.period(1).is_none() {
+            if (dim.repeats() || table) && self.mode.period(1).is_none() && self.levels.is_empty() {
                 return bad(format!("dim {k} repeats or has a table in mode {}", self.mode));
+            }
+            let top = dim.segments().and_then(|s| s.iter().filter_map(Segment::level).max()).unwrap_or(0);
+            if top > 0 && top >= self.levels.len() {
+                return bad(format!("dim {k} fills with level {top} of {} levels", self.levels.len()));
             }
             let covered = match &dim.indexing {
                 Indexing::Segments(s) => s.iter().try_fold(0u64, |acc, s| acc.checked_add(s.len())),
@@ -247,6 +322,10 @@ impl LoopNest {
     /// dims' segment counts is at most [`MAX_SEGMENT_PRODUCT`]. The innermost dim is
     /// always unrolled.
     pub fn looped_dims(&self) -> Vec<bool> {
+        if !self.levels.is_empty() {
+            // Fill levels pass from dim to dim at run time: every dim is walked.
+            return vec![true; self.dims.len()];
+        }
         let mut looped = vec![false; self.dims.len()];
         let outer = self.dims.len().saturating_sub(1);
         loop {
@@ -566,7 +645,7 @@ impl Axis {
         match &self.indexing {
             Indexing::Segments(s) if s.len() == 1 => match s[0] {
                 Segment::Affine { offset, stride, .. } => Some((offset, stride)),
-                Segment::Fill { .. } => None,
+                Segment::Fill { .. } | Segment::FillAt { .. } => None,
             },
             _ => None,
         }
@@ -680,6 +759,8 @@ fn slice_in(plan: &SlicePlan, view: Option<&Strided>) -> Result<LoopNest, Error>
         output_len,
         base: 0,
         dims: Vec::new(),
+        head: None,
+        levels: Vec::new(),
     };
     if output_len == 0 {
         return Ok(nest);
@@ -756,7 +837,7 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
         return Ok(nest);
     }
     let mut axes = axes;
-    if axes.iter().any(Axis::all_fill) {
+    if nest.levels.is_empty() && axes.iter().any(Axis::all_fill) {
         nest.base = 0;
         nest.dims = vec![Dim {
             extent: output_len,
@@ -766,8 +847,10 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
         }];
         return Ok(nest);
     }
-    // Drop extent-1 axes: their one position's offset goes to the base.
+    // Drop extent-1 axes: their one position's offset goes to the base, or (fill levels)
+    // its fill level is a floor every element's level is raised to.
     let mut base: i128 = base as i128;
+    let mut floor: Option<usize> = None;
     axes.retain(|ax| {
         if ax.extent != 1 {
             return true;
@@ -775,7 +858,11 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
         let off = match &ax.indexing {
             Indexing::Segments(s) => match s[0] {
                 Segment::Affine { offset, .. } => offset,
-                Segment::Fill { .. } => unreachable!("all-fill axes were handled"),
+                Segment::Fill { .. } | Segment::FillAt { .. } => {
+                    // (Without levels, all-fill axes were handled above.)
+                    floor = floor.max(s[0].level());
+                    return false;
+                }
             },
             Indexing::Table(t) => t[0],
         };
@@ -783,6 +870,21 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
         false
     });
     nest.base = to_i64(base, "base offset")?;
+    if let Some(f) = floor {
+        nest.base = 0;
+        for ax in &mut axes {
+            let raised = match &ax.indexing {
+                Indexing::Segments(s) => {
+                    s.iter().map(|s| Segment::fill_at(s.len(), s.level().map_or(f, |l| l.max(f)))).collect()
+                }
+                Indexing::Table(_) => vec![Segment::fill_at(ax.period, f)],
+            };
+            ax.indexing = Indexing::Segments(raised);
+        }
+        if axes.is_empty() {
+            axes.push(Axis { extent: 1, period: 1, indexing: Indexing::Segments(vec![Segment::fill_at(1, f)]) });
+        }
+    }
     // Merge an axis into the one outside it when the offsets continue: the outer one is
     // one affine segment (repeated or not), the inner one a single segment spanning it.
     let mut merged: Vec<Axis> = Vec::with_capacity(axes.len());
@@ -822,9 +924,10 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
     Ok(nest)
 }
 
-/// A fused chain as a loop nest, when a nest can say it: the chain reads an input (not a
-/// fill), its elements take at most one fill value, and an axis that repeats or has a
-/// table has no fill positions (a nest in fill mode neither repeats nor has tables).
+/// A fused chain as a loop nest, when a nest can say it: its elements take at most one
+/// fill value, and an axis that repeats or has a table has no fill positions (a nest in
+/// fill mode neither repeats nor has tables). A chain that starts with a fill gets a nest
+/// whose offsets index that fill ([`LoopNest::head`]).
 /// `Ok(None)` otherwise: the chain then runs step by step on backends that take nests.
 pub fn chain(f: &crate::chain::FusedChain) -> Result<Option<LoopNest>, Error> {
     chain_in(f, None)
@@ -836,27 +939,27 @@ pub fn chain_strided(f: &crate::chain::FusedChain, input: &Strided) -> Result<Op
 }
 
 fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Option<LoopNest>, Error> {
-    use crate::chain::{AxisMap, Head, Piece};
-    let Head::Input { shape } = &f.head else { return Ok(None) };
+    use crate::chain::{AxisMap, Head, Outcome, Piece};
+    // A fill head is indexed as a dense tensor of its shape (see `LoopNest::head`).
+    let (shape, head) = match &f.head {
+        Head::Input { shape } => (shape, None),
+        Head::Fill(p) if view.is_none() => (&p.shape, Some(FillHead(p.clone()))),
+        Head::Fill(_) => {
+            return Err(Error::Invalid { what: "a chain that starts with a fill reads no input view".into() });
+        }
+    };
     if f.dtype == DType::String {
         return Ok(None);
     }
     let steps = f.const_steps();
-    let fill_bits = match steps.as_slice() {
-        [] => None,
-        [first, rest @ ..] => {
-            let bits = f.fill_bits[first - 1];
-            if rest.iter().any(|s| f.fill_bits[s - 1] != bits) {
-                return Ok(None);
-            }
-            Some(bits)
-        }
-    };
+    let fill_bits = steps.first().map(|s| f.fill_bits[s - 1]);
     let all = || f.axes.iter().chain(&f.fixed);
     let irregular = all().any(|a| a.period < a.extent || matches!(a.map, AxisMap::Table(_)));
-    if fill_bits.is_some() && irregular {
-        return Ok(None);
-    }
+    // One fill value on regular axes: the nest of a plan in fill mode. Otherwise each
+    // filling step is a level (in step order: a later step's fill wins).
+    let levelled = fill_bits.is_some() && (irregular || steps.iter().any(|s| Some(f.fill_bits[s - 1]) != fill_bits));
+    let levels: Vec<u128> = if levelled { steps.iter().map(|s| f.fill_bits[s - 1]).collect() } else { Vec::new() };
+    let level = |step: usize| if levelled { steps.binary_search(&step).unwrap_or(0) } else { 0 };
     let core = f.core_shape();
     let output_len = crate::tensor::volume(&core).filter(|&n| n <= i64::MAX as u64);
     let input_len = crate::tensor::volume(shape).filter(|&n| n <= i64::MAX as u64);
@@ -887,6 +990,8 @@ fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Opti
         output_len,
         base: 0,
         dims: Vec::new(),
+        head,
+        levels,
     };
     let in_strides: Vec<i128> = view.strides.iter().map(|&s| s as i128).collect();
     let mut axes = Vec::new();
@@ -898,7 +1003,7 @@ fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Opti
                 p.iter()
                     .map(|p| {
                         Ok(match *p {
-                            Piece::Const { len, .. } => Segment::Fill { len },
+                            Piece::Const { len, step } => Segment::fill_at(len, level(step)),
                             Piece::Read { len, z0, dz } => Segment::Affine {
                                 len,
                                 offset: to_i64(z0 as i128 * t, what)?,
@@ -908,19 +1013,56 @@ fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Opti
                     })
                     .collect::<Result<_, Error>>()?,
             ),
-            AxisMap::Table(entries) => Indexing::Table(
+            AxisMap::Table(entries) if entries.iter().all(|o| matches!(o, Outcome::Read(_))) => Indexing::Table(
                 entries
                     .iter()
                     .map(|o| match *o {
-                        crate::chain::Outcome::Read(z) => to_i64(z as i128 * t, what),
-                        crate::chain::Outcome::Const(_) => unreachable!("tables with fill positions were refused"),
+                        Outcome::Read(z) => to_i64(z as i128 * t, what),
+                        Outcome::Const(_) => unreachable!("checked: no fill positions"),
                     })
                     .collect::<Result<_, Error>>()?,
             ),
+            AxisMap::Table(entries) => {
+                // Fill positions in a table: its positions as segments (runs that continue
+                // each other merged), at most one per entry.
+                let mut segs: Vec<Segment> = Vec::new();
+                for o in entries {
+                    let s = match *o {
+                        Outcome::Read(z) => Segment::Affine { len: 1, offset: to_i64(z as i128 * t, what)?, stride: 0 },
+                        Outcome::Const(step) => Segment::fill_at(1, level(step)),
+                    };
+                    push_merged(&mut segs, s);
+                }
+                Indexing::Segments(segs)
+            }
         };
         axes.push(Axis { extent: a.extent, period: a.period.max(1), indexing });
     }
     finish(nest, axes, view.offset).map(Some)
+}
+
+/// Append `s` to `segs`, merged into the last segment when it continues it (fills of one
+/// level; affine runs whose offsets continue).
+fn push_merged(segs: &mut Vec<Segment>, s: Segment) {
+    if let Some(prev) = segs.last_mut() {
+        if prev.level().is_some() && prev.level() == s.level() {
+            *prev = Segment::fill_at(prev.len() + s.len(), s.level().unwrap_or(0));
+            return;
+        }
+        if let (&mut Segment::Affine { len, offset, stride }, &Segment::Affine { len: l2, offset: o2, stride: s2 }) =
+            (&mut *prev, &s)
+        {
+            let step = if len == 1 { o2 as i128 - offset as i128 } else { stride as i128 };
+            if (l2 == 1 || s2 as i128 == step)
+                && offset as i128 + step * len as i128 == o2 as i128
+                && let Ok(step) = i64::try_from(step)
+            {
+                *prev = Segment::Affine { len: len + l2, offset, stride: step };
+                return;
+            }
+        }
+    }
+    segs.push(s);
 }
 
 /// The offsets of positions [0, period) of an axis with too many segments, stepping the
@@ -1075,6 +1217,7 @@ impl fmt::Display for Segment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Segment::Fill { .. } => f.write_str("fill"),
+            Segment::FillAt { level, .. } => write!(f, "fill level {level}"),
             Segment::Affine { offset, stride, .. } => match stride {
                 0 => write!(f, "in += {offset}"),
                 1 => write!(f, "in += {offset} + j"),
@@ -1114,6 +1257,13 @@ impl fmt::Display for LoopNest {
             write!(f, ", fill {}", crate::scalar::format_bits(self.dtype, self.fill_bits))?;
         }
         writeln!(f)?;
+        if !self.levels.is_empty() {
+            let values: Vec<String> = self.levels.iter().map(|&b| crate::scalar::format_bits(self.dtype, b)).collect();
+            writeln!(f, "fill levels [{}] (the highest level among an element's dims wins)", values.join(", "))?;
+        }
+        if let Some(FillHead(p)) = &self.head {
+            writeln!(f, "in indexes the fill {:?} {:?} (computed, not loaded)", p.shape, p.kind)?;
+        }
         if self.dims.is_empty() {
             return writeln!(f, "(empty output)");
         }
@@ -1216,6 +1366,7 @@ mod tests {
                     for s in segs {
                         match *s {
                             Segment::Fill { len } => period.extend((0..len).map(|_| None)),
+                            Segment::FillAt { .. } => unreachable!("plans have one fill value"),
                             Segment::Affine { len, offset, stride } => {
                                 period.extend((0..len as i64).map(|j| Some(offset + stride * j)))
                             }

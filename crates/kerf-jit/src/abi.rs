@@ -46,6 +46,16 @@ pub(crate) mod dyn_slice {
     pub const KIND_AFFINE: i64 = 0;
     pub const KIND_FILL: i64 = 1;
     pub const KIND_TABLE: i64 = 2;
+    /// A fill descriptor's offset word holds its fill level (`LoopNest::levels`).
+    ///
+    /// The kernel of fused chains (see `DynSlice::emit_chain`) reads three words after the
+    /// dims' headers, at these indices from there: the word index of the fill values by
+    /// level (16 bytes each), the top level, and the word index of the fill head's block.
+    pub const CHAIN: i64 = 0;
+    pub const CHAIN_LEVELS: i64 = CHAIN;
+    pub const CHAIN_TOP: i64 = CHAIN + 1;
+    pub const CHAIN_HEAD: i64 = CHAIN + 2;
+    pub const CHAIN_WORDS: i64 = 3;
 }
 
 /// Append the segment descriptors of one period of `dim` (a table: one descriptor, then
@@ -60,6 +70,7 @@ pub(crate) fn push_segments(block: &mut Vec<i64>, dim: &Dim) -> i64 {
                         block.extend([dyn_slice::KIND_AFFINE, len as i64, offset, stride])
                     }
                     Segment::Fill { len } => block.extend([dyn_slice::KIND_FILL, len as i64, 0, 0]),
+                    Segment::FillAt { len, level } => block.extend([dyn_slice::KIND_FILL, len as i64, level as i64, 0]),
                 }
             }
         }
@@ -108,10 +119,12 @@ impl Prepared {
 }
 
 /// The argument block of a dynamic slice kernel with `depth` loops: the nest's dims last,
-/// after extent-1 dims padding it to the depth. O(dims + segments + tables) words.
-pub(crate) fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Error> {
+/// after extent-1 dims padding it to the depth; for the kernel of fused chains (`chain`),
+/// the words of [`dyn_slice::CHAIN`] after the dims' headers. O(dims + segments + tables)
+/// words.
+pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, chain: bool) -> Result<Prepared, Error> {
     let nd = nest.dims.len();
-    let (input_len, output_len) = (Some(nest.input_len), nest.output_len);
+    let (input_len, output_len) = (nest.head.is_none().then_some(nest.input_len), nest.output_len);
     if nd == 0 {
         return Ok(Prepared { args: Vec::new(), split: Split::default(), input_len, output_len });
     }
@@ -125,6 +138,19 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Er
     w[dyn_slice::FILL as usize] = i64::from_le_bytes(fill[..8].try_into().expect("8 bytes"));
     w[dyn_slice::FILL as usize + 1] = i64::from_le_bytes(fill[8..].try_into().expect("8 bytes"));
     w[dyn_slice::SPLIT as usize] = pad as i64;
+    if chain {
+        // The chain kernel's words, then its levels and its head's block.
+        let area = w.len();
+        w.extend([0; dyn_slice::CHAIN_WORDS as usize]);
+        let levels = if nest.levels.is_empty() { vec![nest.fill_bits] } else { nest.levels.clone() };
+        w[area + dyn_slice::CHAIN_LEVELS as usize] = w.len() as i64;
+        w[area + dyn_slice::CHAIN_TOP as usize] = levels.len() as i64 - 1;
+        w.extend(crate::slice::Levels::encode(&levels));
+        if let Some(h) = &nest.head {
+            w[area + dyn_slice::CHAIN_HEAD as usize] = w.len() as i64;
+            w.extend(crate::head::encode(&h.0));
+        }
+    }
     for k in 0..depth {
         let hdr = (dyn_slice::DIMS + dyn_slice::DIM_WORDS * k as i64) as usize;
         let header = if k < pad {
@@ -178,7 +204,7 @@ pub(crate) fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Err
         Plan::Slice(p) => {
             let nest = schedule::slice(p)?;
             nest.verify()?;
-            encode_slice(&nest, key.rank)
+            encode_slice(&nest, key.rank, false)
         }
         Plan::Fill(p) => Ok(encode_fill(p)),
     }

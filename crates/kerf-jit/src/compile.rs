@@ -8,7 +8,7 @@ use crate::linspace::{self, LinKind};
 use crate::random;
 use crate::slice::{self, DynSlice, StaticSlice};
 use crate::threading::{self, Split};
-use crate::{Jit, JitKernel, jit_error, policy, repeat, stream};
+use crate::{Jit, JitKernel, head, jit_error, policy, repeat, stream};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetFrontendConfig};
@@ -86,7 +86,15 @@ pub struct DynKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DynOp {
     Slice(BoundaryMode),
-    Random { normal: bool },
+    /// A fused chain's nest that no plan's kernel runs: it starts with a fill (`head`) or
+    /// has fill levels (`fills`; see `DynSlice::emit_chain`).
+    Chain {
+        head: bool,
+        fills: bool,
+    },
+    Random {
+        normal: bool,
+    },
     LinspaceInt,
     LinspaceFloat,
 }
@@ -120,6 +128,13 @@ impl DynKey {
     fn name(&self) -> String {
         match self.op {
             DynOp::Slice(m) => format!("kerf_slice_{m}_{}_r{}_dyn", self.dtype, self.rank),
+            DynOp::Chain { head, fills } => format!(
+                "kerf_chain{}{}_{}_r{}_dyn",
+                if fills { "_fill_levels" } else { "" },
+                if head { "_from_fill" } else { "" },
+                self.dtype,
+                self.rank
+            ),
             DynOp::Random { normal } => {
                 format!("kerf_{}_{}_dyn", if normal { "random_normal" } else { "random_uniform" }, self.dtype)
             }
@@ -129,7 +144,7 @@ impl DynKey {
 }
 
 /// How many host functions kernels may call.
-pub(crate) const HELPERS: usize = 6;
+pub(crate) const HELPERS: usize = 7;
 
 /// The host functions kernels call, whose arguments are i64s (pointers and sizes):
 /// symbol, address, the function index kernels import it by (its declaration order),
@@ -142,6 +157,7 @@ fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
         (stream::FILL_SYMBOL, stream::stream_fill as *const u8, stream::FILL_FUNC_INDEX, 4),
         (stream::LINSPACE_SYMBOL, stream::stream_linspace as *const u8, stream::LINSPACE_FUNC_INDEX, 4),
         (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
+        (head::SYMBOL, head::head_run as *const u8, head::FUNC_INDEX, 5),
     ]
 }
 
@@ -297,7 +313,7 @@ impl Emitter {
     /// The elements a static kernel reads and writes: its verified nest's.
     fn buffer_lens(&self) -> (Option<u64>, u64) {
         match self {
-            Emitter::Slice { nest, .. } => (Some(nest.input_len), nest.output_len),
+            Emitter::Slice { nest, .. } => (nest.head.is_none().then_some(nest.input_len), nest.output_len),
             Emitter::Fill(nest) => (None, nest.len),
             Emitter::Dynamic(_) => (None, 0),
         }
@@ -305,6 +321,9 @@ impl Emitter {
 
     fn name(&self) -> String {
         match self {
+            Emitter::Slice { nest, dtype } if nest.head.is_some() => {
+                format!("kerf_chain_{}_{}_from_fill", nest.mode, dtype)
+            }
             Emitter::Slice { nest, dtype } => format!("kerf_slice_{}_{}", nest.mode, dtype),
             Emitter::Fill(nest) => match &nest.body {
                 FillBody::Random { normal, .. } => {
@@ -332,7 +351,9 @@ impl Emitter {
     fn light(&self) -> bool {
         match self {
             Emitter::Slice { nest, .. } => policy::row_kernel(nest),
-            Emitter::Dynamic(DynKey { op: DynOp::Slice(_), rank, .. }) => *rank > policy::LIGHT_DEPTH,
+            Emitter::Dynamic(DynKey { op: DynOp::Slice(_) | DynOp::Chain { .. }, rank, .. }) => {
+                *rank > policy::LIGHT_DEPTH
+            }
             _ => false,
         }
     }
@@ -378,6 +399,10 @@ impl Emitter {
                     DynOp::Slice(mode) => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");
                         DynSlice::emit(g, mode, elem, key.rank);
+                    }
+                    DynOp::Chain { head, fills } => {
+                        let elem = slice::elem_of(key.dtype).expect("strings were refused");
+                        DynSlice::emit_chain(g, elem, key.rank, head, fills);
                     }
                     DynOp::Random { normal } => random::emit(g, normal, key.dtype == DType::F16),
                     DynOp::LinspaceInt => {

@@ -51,6 +51,7 @@ mod abi;
 mod builder;
 mod cache;
 mod compile;
+mod head;
 mod linspace;
 mod nest;
 mod nibbles;

@@ -25,10 +25,21 @@ fn carrier(nest: &LoopNest, input_shape: Vec<u64>, output_shape: Vec<u64>) -> Sl
     }
 }
 
+/// The dynamic kernel a fused chain's nest runs on: a plan's slice kernel of its mode when
+/// it is a plan's kind of nest, else the chain kernel.
+fn chain_op(nest: &LoopNest) -> DynOp {
+    if nest.head.is_none() && nest.levels.is_empty() {
+        DynOp::Slice(nest.mode)
+    } else {
+        DynOp::Chain { head: nest.head.is_some(), fills: nest.mode == kerf_ir::BoundaryMode::Fill }
+    }
+}
+
 impl Jit {
     /// Compile a fused chain into one static kernel (`Ok(None)` when no single loop nest
     /// says the chain, see [`schedule::chain`]; run its steps' kernels then). The kernel
-    /// reads the chain's first input and writes its last output; its [`JitKernel::plan`]
+    /// reads the chain's first input (none when the chain starts with a fill: it computes
+    /// the fill's elements it maps to) and writes its last output; its [`JitKernel::plan`]
     /// states those buffers and has no axes. Each call compiles (chains are not cached).
     pub fn compile_chain(&self, fused: &FusedChain) -> Result<Option<Arc<JitKernel>>, Error> {
         let Some(nest) = schedule::chain(fused)? else { return Ok(None) };
@@ -56,13 +67,9 @@ impl Jit {
         nest.verify()?;
         let plan = Plan::Slice(carrier(&nest, fused.head_shape().to_vec(), fused.output_shape.clone()));
         crate::check_dtype(&plan)?;
-        let key = DynKey {
-            op: DynOp::Slice(nest.mode),
-            dtype: nest.dtype,
-            rank: nest.dims.len().clamp(1, schedule::MAX_DIMS),
-        };
+        let key = DynKey { op: chain_op(&nest), dtype: nest.dtype, rank: nest.dims.len().clamp(1, schedule::MAX_DIMS) };
         let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
-        let prepared = encode_slice(&nest, key.rank)?;
+        let prepared = encode_slice(&nest, key.rank, matches!(key.op, DynOp::Chain { .. }))?;
         Ok(Some(Arc::new(JitKernel { code, plan, prepared, dynamic: Some(key), threads: self.settings.threads })))
     }
 }
@@ -96,7 +103,7 @@ impl JitKernel {
         }
         let nest = schedule::slice_strided(plan, input)?;
         nest.verify()?;
-        let prepared = encode_slice(&nest, key.rank)?;
+        let prepared = encode_slice(&nest, key.rank, false)?;
         self.run_prepared(&prepared, Some(buffer), output)
     }
 

@@ -40,6 +40,26 @@ struct Moves {
     /// Reversed and strided runs go through a stack buffer and cache-bypassing stores
     /// (large static outputs; see [`crate::stream`]).
     stream: bool,
+    /// The address of a fill head's block (see [`crate::head`]): the offsets index that
+    /// fill, whose elements runs compute instead of loading.
+    head: Option<Value>,
+    /// A nest with fill levels (`LoopNest::levels`): where their values are.
+    levels: Option<Levels>,
+}
+
+/// The fill values of a nest's levels: 16 bytes each (two argument words, little-endian)
+/// from address `table`; `top` is the highest level.
+#[derive(Copy, Clone)]
+pub(crate) struct Levels {
+    table: Value,
+    top: Value,
+}
+
+impl Levels {
+    /// The argument words of fill values by level (see [`Levels`]).
+    pub(crate) fn encode(values: &[u128]) -> Vec<i64> {
+        values.iter().flat_map(|v| [*v as u64 as i64, (*v >> 64) as u64 as i64]).collect()
+    }
 }
 
 impl Moves {
@@ -57,8 +77,67 @@ impl Moves {
         }
     }
 
+    /// `count` elements from output element `out_off` with the fill value of `level` (a
+    /// run-time value).
+    fn fill_level(&self, g: &mut Gen, level: Value, out_off: Value, count: Value) {
+        let lv = self.levels.expect("fill levels are set up for nests that have them");
+        let at = g.muli(level, 16);
+        let at = g.add(lv.table, at);
+        match self.elem {
+            Elem::Bytes(w) => {
+                let x = g.b.ins().load(elem_type(w), mf(), at, 0);
+                let s = g.splat(w, x);
+                let d = g.muli(out_off, w as i64);
+                let d = g.add(g.out, d);
+                let n = g.muli(count, w as i64);
+                g.fill_bytes(d, n, None, s);
+            }
+            Elem::Nibble => {
+                let x = g.b.ins().uload8(types::I32, mf(), at, 0);
+                let v = g.b.ins().band_imm_s(x, 15);
+                g.nib_fill(out_off, count, v);
+            }
+        }
+    }
+
+    /// Elements `in_off + stride·j` (j < count) of the fill head at output element `out_off`.
+    fn head_run(&self, g: &mut Gen, head: Value, in_off: Value, stride: Value, out_off: Value, count: Value) {
+        let Elem::Bytes(w) = self.elem else { unreachable!("fills produce byte elements") };
+        let d = g.muli(out_off, w as i64);
+        let dst = g.add(g.out, d);
+        crate::head::emit_run(g, dst, head, in_off, stride, count);
+    }
+
+    /// An innermost table run: element j reads offset `in_off + table[j]`.
+    fn gather(&self, g: &mut Gen, tab: Value, in_off: Value, out_off: Value, count: Value) {
+        let Some(head) = self.head else { return g.gather(self.elem, tab, in_off, out_off, count) };
+        let zero = g.c(0);
+        g.for_range(zero, count, |g, j| {
+            let ta = g.muli(j, 8);
+            let ta = g.add(tab, ta);
+            let e = g.ld(types::I64, ta, 0);
+            let i = g.add(in_off, e);
+            let o = g.add(out_off, j);
+            let (zero, one) = (g.c(0), g.c(1));
+            self.head_run(g, head, i, zero, o, one);
+        });
+    }
+
     /// An innermost affine run whose stride is known.
     fn run(&self, g: &mut Gen, run: Run, in_off: Value, out_off: Value, count: Value, known: Option<u64>) {
+        if let Some(head) = self.head
+            && run != Run::Fill
+        {
+            let stride = match run {
+                Run::Copy => 1,
+                Run::Reverse => -1,
+                Run::Broadcast => 0,
+                Run::Strided(s) => s,
+                Run::Fill => unreachable!("handled below"),
+            };
+            let s = g.c(stride);
+            return self.head_run(g, head, in_off, s, out_off, count);
+        }
         match self.elem {
             Elem::Bytes(w) => {
                 let wi = w as i64;
@@ -121,6 +200,9 @@ impl Moves {
 
     /// An innermost affine run whose stride is a run-time value.
     fn run_dyn(&self, g: &mut Gen, in_off: Value, stride: Value, out_off: Value, count: Value) {
+        if let Some(head) = self.head {
+            return self.head_run(g, head, in_off, stride, out_off, count);
+        }
         let is = |g: &mut Gen, k: i64| g.b.ins().icmp_imm_s(IntCC::Equal, stride, k);
         let c1 = is(g, 1);
         g.if_else(
@@ -178,8 +260,12 @@ fn first_repetition(g: &mut Gen, a: Value, period: Value) -> Value {
     )[0]
 }
 
-/// The code of the next dim, for a position's input and output offsets.
-type Next<'a> = Option<&'a dyn Fn(&mut Gen, Value, Value)>;
+/// The code of the next dim, for a position's input and output offsets and fill floor.
+type Next<'a> = Option<&'a dyn Fn(&mut Gen, Value, Value, Floor)>;
+
+/// In a nest with fill levels, the level an outer dim's fill positions give the elements
+/// below (a run-time value, −1 where they read); `None` in nests without levels.
+type Floor = Option<Value>;
 
 /// A dim whose segments are read at run time from descriptors in the argument block (see
 /// [`dyn_slice`]): every dim of a dynamic kernel, looped dims of a static one.
@@ -225,7 +311,18 @@ impl Moves {
     /// [`Moves::repeat`]. The next dim's code (`next`, `None` for the innermost dim) is
     /// emitted once.
     #[allow(clippy::too_many_arguments)]
-    fn walk(&self, g: &mut Gen, d: Walked, a: Value, b: Value, in_off: Value, out_off: Value, next: Next<'_>) {
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &self,
+        g: &mut Gen,
+        d: Walked,
+        a: Value,
+        b: Value,
+        in_off: Value,
+        out_off: Value,
+        next: Next<'_>,
+        floor: Floor,
+    ) {
         // The positions [lo, hi) of the repetition from position `ybase`.
         let repetition = |g: &mut Gen, ybase: Value, lo: Value, hi: Value| {
             let zero = g.c(0);
@@ -244,7 +341,7 @@ impl Moves {
                     let yo = g.mul(yf, d.os);
                     let out_seg = g.add(out_off, yo);
                     let piece = Piece { kind, off, stride, first, count, sp };
-                    self.walked_piece(g, d, piece, in_off, out_seg, next);
+                    self.walked_piece(g, d, piece, in_off, out_seg, next, floor);
                     vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 8 * dyn_slice::SEG_WORDS)]
                 },
             );
@@ -271,7 +368,21 @@ impl Moves {
     }
 
     /// Positions `[first, first + count)` of one descriptor, from output offset `out_seg`.
-    fn walked_piece(&self, g: &mut Gen, d: Walked, p: Piece, in_off: Value, out_seg: Value, next: Next<'_>) {
+    /// With fill levels (`floor` set): the level of these positions is the higher of the
+    /// floor and a fill descriptor's level (its offset word); where it is a level, the
+    /// block is filled with it when no dim below can raise it (it is the top level, or
+    /// this is the innermost dim), else each position's inner dims run with it as floor.
+    #[allow(clippy::too_many_arguments)]
+    fn walked_piece(
+        &self,
+        g: &mut Gen,
+        d: Walked,
+        p: Piece,
+        in_off: Value,
+        out_seg: Value,
+        next: Next<'_>,
+        floor: Floor,
+    ) {
         let is = |g: &mut Gen, k: i64| g.b.ins().icmp_imm_s(IntCC::Equal, p.kind, k);
         let table_at = |g: &mut Gen| {
             let t = g.add(p.off, p.first);
@@ -295,7 +406,7 @@ impl Moves {
                         t,
                         |g| {
                             let tab = table_at(g);
-                            g.gather(self.elem, tab, in_off, out_seg, p.count)
+                            self.gather(g, tab, in_off, out_seg, p.count)
                         },
                         run,
                     );
@@ -330,12 +441,45 @@ impl Moves {
                             }
                             None => v[1],
                         };
-                        next(g, o, v[3]);
+                        next(g, o, v[3], floor);
                         vec![g.addi(v[0], 1), g.add(v[1], p.stride), g.add(v[2], tstep), g.add(v[3], d.os)]
                     },
                 );
             }
         };
+        if let (Some(floor), Some(lv)) = (floor, self.levels) {
+            let level = if d.fills {
+                let f = is(g, dyn_slice::KIND_FILL);
+                let none = g.c(-1);
+                let l = g.b.ins().select(f, p.off, none);
+                g.smax(floor, l)
+            } else {
+                floor
+            };
+            let reads = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, level, 0);
+            let fill_block = |g: &mut Gen| {
+                let n = g.mul(p.count, d.os);
+                self.fill_level(g, level, out_seg, n);
+            };
+            let filled = |g: &mut Gen| match next {
+                None => fill_block(g),
+                Some(next) => {
+                    let top = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, level, lv.top);
+                    g.if_else(top, fill_block, |g| {
+                        let zero = g.c(0);
+                        g.while_loop(
+                            &[zero, out_seg],
+                            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], p.count),
+                            |g, v| {
+                                next(g, in_off, v[1], Some(level));
+                                vec![g.addi(v[0], 1), g.add(v[1], d.os)]
+                            },
+                        );
+                    });
+                }
+            };
+            return g.if_else(reads, not_fill, filled);
+        }
         if d.fills {
             let f = is(g, dyn_slice::KIND_FILL);
             g.if_else(
@@ -405,19 +549,31 @@ impl<'n> StaticSlice<'n> {
             _ => FillVal::None,
         };
         let stream = policy::slice_stages(nest);
-        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped };
+        let head = nest.head.as_ref().map(|h| {
+            let at = block.len() as i64;
+            block.extend(crate::head::encode(&h.0));
+            g.addi(g.args, at * 8)
+        });
+        let levels = (!nest.levels.is_empty()).then(|| {
+            let at = block.len() as i64;
+            block.extend(Levels::encode(&nest.levels));
+            Levels { table: g.addi(g.args, at * 8), top: g.c(nest.levels.len() as i64 - 1) }
+        });
+        let floor = levels.map(|_| g.c(-1));
+        let me = StaticSlice { nest, moves: Moves { elem, fill, stream, head, levels }, words, looped };
         let base = g.c(nest.base);
         let zero = g.c(0);
-        me.dim(g, 0, base, zero);
+        me.dim(g, 0, base, zero, floor);
         block
     }
 
-    fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value) {
+    /// `floor`: set in nests with fill levels, whose dims are all walked.
+    fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value, floor: Floor) {
         let dim = &self.nest.dims[k];
         let inner = k + 1 == self.nest.dims.len();
         // The positions this call computes: dim 0's come from the thread split.
         let span = |g: &mut Gen| if k == 0 { (g.lo, g.hi) } else { (g.c(0), g.c(dim.extent as i64)) };
-        let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
+        let next = |g: &mut Gen, i: Value, o: Value, fl: Floor| self.dim(g, k + 1, i, o, fl);
         let next: Next<'_> = if inner { None } else { Some(&next) };
         if self.looped[k] {
             let word = self.words[k].expect("looped dims have descriptors");
@@ -431,8 +587,9 @@ impl<'n> StaticSlice<'n> {
                 repeats: dim.repeats(),
             };
             let (a, b) = span(g);
-            return self.moves.walk(g, d, a, b, in_off, out_off, next);
+            return self.moves.walk(g, d, a, b, in_off, out_off, next, floor);
         }
+        assert!(floor.is_none(), "nests with fill levels walk every dim");
         let period = dim.period as i64;
         let zero = g.c(0);
         if !dim.repeats() {
@@ -510,6 +667,7 @@ impl<'n> StaticSlice<'n> {
                             let n = g.muli(count, os);
                             self.moves.fill(g, out_seg, n, known.map(|k| k * os as u64));
                         }
+                        Segment::FillAt { .. } => unreachable!("nests with fill levels walk every dim"),
                         Segment::Affine { offset, stride, .. } => {
                             let i = g.addi(in_off, offset);
                             let fs = g.muli(first, stride);
@@ -522,7 +680,7 @@ impl<'n> StaticSlice<'n> {
                                     &[zero, in_seg, out_seg],
                                     |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
                                     |g, v| {
-                                        self.dim(g, k + 1, v[1], v[2]);
+                                        self.dim(g, k + 1, v[1], v[2], None);
                                         vec![g.addi(v[0], 1), g.addi(v[1], stride), g.addi(v[2], os)]
                                     },
                                 );
@@ -541,7 +699,7 @@ impl<'n> StaticSlice<'n> {
                     let f8 = g.muli(first, 8);
                     let t = g.add(tab, f8);
                     let o = g.add(o, first);
-                    g.gather(self.moves.elem, t, in_off, o, count);
+                    self.moves.gather(g, t, in_off, o, count);
                 } else {
                     let end = g.add(first, count);
                     g.for_range(first, end, |g, j| {
@@ -551,7 +709,7 @@ impl<'n> StaticSlice<'n> {
                         let jo = g.muli(j, os);
                         let out_j = g.add(o, jo);
                         let i = g.add(in_off, e);
-                        self.dim(g, k + 1, i, out_j);
+                        self.dim(g, k + 1, i, out_j, None);
                     });
                 }
             }
@@ -592,14 +750,41 @@ impl DynSlice {
             depth,
             repeats: mode.period(2).is_some(),
             fills: mode == BoundaryMode::Fill,
-            moves: Moves { elem, fill, stream: false },
+            moves: Moves { elem, fill, stream: false, head: None, levels: None },
         };
         let base = g.arg(dyn_slice::BASE);
         let zero = g.c(0);
-        me.dim(g, 0, base, zero);
+        me.dim(g, 0, base, zero, None);
     }
 
-    fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value) {
+    /// The dynamic kernel of fused chains' nests that a plan's kernel does not run: ones
+    /// with a fill head (`head`), or with fill levels (`fills`: every fill goes by level,
+    /// a nest without levels has the one level `fill_bits`). Its dims may repeat and have
+    /// tables. The words after the dims' headers locate the levels and the head (layout
+    /// in [`dyn_slice::CHAIN`]).
+    pub fn emit_chain(g: &mut Gen, elem: Elem, depth: usize, head: bool, fills: bool) {
+        let area = dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64;
+        let at = |g: &mut Gen, word: i64| {
+            let w = g.arg(area + word);
+            let w8 = g.muli(w, 8);
+            g.add(g.args, w8)
+        };
+        let levels =
+            fills.then(|| Levels { table: at(g, dyn_slice::CHAIN_LEVELS), top: g.arg(area + dyn_slice::CHAIN_TOP) });
+        let head = head.then(|| at(g, dyn_slice::CHAIN_HEAD));
+        let me = DynSlice {
+            depth,
+            repeats: true,
+            fills,
+            moves: Moves { elem, fill: FillVal::None, stream: false, head, levels },
+        };
+        let base = g.arg(dyn_slice::BASE);
+        let zero = g.c(0);
+        let floor = fills.then(|| g.c(-1));
+        me.dim(g, 0, base, zero, floor);
+    }
+
+    fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value, floor: Floor) {
         let hdr = dyn_slice::DIMS + dyn_slice::DIM_WORDS * k as i64;
         let extent = g.arg(hdr);
         let os = g.arg(hdr + 1);
@@ -615,8 +800,8 @@ impl DynSlice {
         let a = g.b.ins().select(is_split, lo, zero);
         let b = g.b.ins().select(is_split, hi, extent);
         let d = Walked { os, period, nseg, segs, tables: self.repeats, fills: self.fills, repeats: self.repeats };
-        let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
+        let next = |g: &mut Gen, i: Value, o: Value, fl: Floor| self.dim(g, k + 1, i, o, fl);
         let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };
-        self.moves.walk(g, d, a, b, in_off, out_off, next);
+        self.moves.walk(g, d, a, b, in_off, out_off, next, floor);
     }
 }

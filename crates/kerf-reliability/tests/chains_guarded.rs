@@ -75,6 +75,9 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
     let mut rng = Rng::new(env_u64("KERF_CHAIN_SEED", 0x6368_6169));
     let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 256 }).unwrap();
     let (mut chains, mut fused_runs, mut fill_heads, mut steps_total) = (0u64, 0u64, 0u64, 0u64);
+    // Fused kernels of chains that start with a fill, and of nests with fill levels (two
+    // or more fill values, or fills on axes that repeat or have tables).
+    let (mut fused_fill_heads, mut fused_levels) = (0u64, 0u64);
     let mut failures: Vec<String> = Vec::new();
     while chains < count {
         let Some((chain, plans)) = random_chain(&mut rng) else { continue };
@@ -94,8 +97,16 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
         if fused_ref.bytes() != Some(expected.as_slice()) {
             failures.push(format!("fused reference: {}", what()));
         }
-        if let Some(k) = jit.compile_chain(&fused).unwrap_or_else(|e| panic!("compile_chain: {e}: {}", what())) {
+        let kernel = jit.compile_chain(&fused).unwrap_or_else(|e| panic!("compile_chain: {e}: {}", what()));
+        // Every chain fuses into one kernel but strings (the JIT moves bytes).
+        if kernel.is_none() != (fused.dtype == kerf_ir::DType::String) {
+            failures.push(format!("fuses: {}: {}", kernel.is_some(), what()));
+        }
+        if let Some(k) = kernel {
             fused_runs += 1;
+            fused_fill_heads += u64::from(input.is_none());
+            let nest = kerf_ir::schedule::chain(&fused).unwrap().expect("the kernel's nest");
+            fused_levels += u64::from(!nest.levels.is_empty());
             if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
                 failures.push(format!("fused jit: {}: {f:?}", what()));
             }
@@ -123,11 +134,16 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
             }
         }
     }
-    eprintln!("{chains} chains, {steps_total} steps, {fill_heads} fill heads, {fused_runs} fused JIT kernels");
+    eprintln!(
+        "{chains} chains, {steps_total} steps, {fill_heads} fill heads, {fused_runs} fused JIT kernels \
+         ({fused_fill_heads} from fill heads, {fused_levels} with fill levels)"
+    );
     assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
-    // The generator must reach the fused kernels: most chains fuse.
+    // The generator must reach the fused kernels of every kind.
     assert!(fused_runs * 2 > chains, "only {fused_runs} of {chains} chains fused");
     assert!(fill_heads * 40 > chains, "only {fill_heads} fill heads");
+    assert!(fused_fill_heads * 40 > chains, "only {fused_fill_heads} fused fill heads");
+    assert!(fused_levels * 100 > chains, "only {fused_levels} fused chains with fill levels");
 }
 
 /// Random slice plans read through random views of a larger buffer (strides of any sign,

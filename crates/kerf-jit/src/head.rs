@@ -1,0 +1,149 @@
+//! Chains that start with a fill: their nest's offsets index the fill's elements
+//! (`LoopNest::head`), which kernels compute instead of loading, by the host function
+//! [`head_run`]: a run of consecutive elements of a random fill is one block fill (the
+//! counters are consecutive), any other run is computed element by element with the
+//! reference's formulas (`kerf_ir::reference`), so every element is bit-identical to the
+//! fill run on its own.
+
+use crate::builder::Gen;
+use cranelift_codegen::ir::Value;
+use kerf_ir::{DType, FillKind, FillPlan, Linspace};
+
+/// The index of [`head_run`] among a kernel module's functions (its declaration order,
+/// after [`crate::random::random_fill`]), and its symbol.
+pub(crate) const FUNC_INDEX: u32 = 6;
+pub(crate) const SYMBOL: &str = "kerf_head_run";
+
+/// Argument-block layout of a fill head (i64 words): its kind, rank and alpha (i64, f64
+/// bits or f32 bits), then for random fills beta's f32 bits and the seed, for linspaces
+/// per axis its row-major stride, extent and beta (i64 or f64 bits).
+pub(crate) mod args {
+    pub const KIND: usize = 0;
+    pub const RANK: usize = 1;
+    pub const ALPHA: usize = 2;
+    pub const BETA: usize = 3;
+    pub const SEED: usize = 4;
+    pub const AXES: usize = 3;
+    pub const AXIS_WORDS: usize = 3;
+    pub const KIND_INT32: i64 = 0;
+    pub const KIND_INT64: i64 = 1;
+    pub const KIND_FLOAT: i64 = 2;
+    /// Random fills: this plus 2·normal + f16.
+    pub const KIND_RANDOM: i64 = 3;
+}
+
+/// The argument block of a fill head (a validated plan: its values fit its dtype).
+pub(crate) fn encode(p: &FillPlan) -> Vec<i64> {
+    let rank = p.shape.len();
+    let random = |normal: bool, alpha: f32, beta: f32, seed: u64| {
+        let kind = args::KIND_RANDOM + 2 * normal as i64 + (p.dtype == DType::F16) as i64;
+        vec![kind, rank as i64, alpha.to_bits() as i64, beta.to_bits() as i64, seed as i64]
+    };
+    let linspace = |kind: i64, alpha: i64, beta: Vec<i64>| {
+        let mut w = vec![kind, rank as i64, alpha];
+        let mut stride = 1u64;
+        let mut axes = Vec::with_capacity(rank);
+        for (&d, b) in p.shape.iter().zip(beta).rev() {
+            axes.push([stride as i64, d as i64, b]);
+            stride = stride.saturating_mul(d);
+        }
+        w.extend(axes.into_iter().rev().flatten());
+        w
+    };
+    match &p.kind {
+        FillKind::RandomUniform { alpha, beta, seed } => random(false, *alpha, *beta, *seed),
+        FillKind::RandomNormal { alpha, beta, seed } => random(true, *alpha, *beta, *seed),
+        FillKind::Linspace(Linspace::Int { alpha, beta }) => {
+            let kind = if p.dtype == DType::I32 { args::KIND_INT32 } else { args::KIND_INT64 };
+            linspace(kind, *alpha, beta.clone())
+        }
+        FillKind::Linspace(Linspace::Float { alpha, beta }) => {
+            linspace(args::KIND_FLOAT, alpha.to_bits() as i64, beta.iter().map(|b| b.to_bits() as i64).collect())
+        }
+    }
+}
+
+/// Emit a call of [`head_run`]: `count` elements from byte address `dst`, the j-th the
+/// head's element `start + stride·j`; `head` is the address of its block.
+pub(crate) fn emit_run(g: &mut Gen, dst: Value, head: Value, start: Value, stride: Value, count: Value) {
+    g.call_helper(FUNC_INDEX, &[dst, head, start, stride, count]);
+}
+
+/// Elements `start + stride·j` (j < count) of the fill head whose block ([`encode`]) is
+/// at `head`, written to `out` (element j at byte j·width). Nothing happens unless
+/// `count > 0`. The element indices only choose values (a linspace reduces them modulo
+/// its extents, a random fill takes any counter); the nests that call this keep them in
+/// the fill (`LoopNest::verify`).
+///
+/// # Safety
+/// `head` holds a block made by [`encode`]; `out` is valid for `count` elements.
+pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: i64, stride: i64, count: i64) {
+    use kerf_ir::random::{fill_normal_f16, fill_normal_f32, fill_uniform_f16, fill_uniform_f32};
+    use kerf_ir::reference::{linspace_f32, linspace_int, random_bits};
+    if count <= 0 {
+        return;
+    }
+    let n = count as usize;
+    // SAFETY: the caller's contract: `head` holds an encoded block, whose first words are
+    // the kind and the rank.
+    let (kind, rank) = unsafe { (*head.add(args::KIND), *head.add(args::RANK) as usize) };
+    let index = |j: usize| (start as i128 + stride as i128 * j as i128) as u64;
+    if kind >= args::KIND_RANDOM {
+        // SAFETY: the caller's contract: a random block has SEED + 1 words.
+        let w = unsafe { std::slice::from_raw_parts(head, args::SEED + 1) };
+        let (alpha, beta) = (f32::from_bits(w[args::ALPHA] as u32), f32::from_bits(w[args::BETA] as u32));
+        let seed = w[args::SEED] as u64;
+        let (normal, f16) = ((kind - args::KIND_RANDOM) & 2 != 0, (kind - args::KIND_RANDOM) & 1 != 0);
+        let width = if f16 { 2 } else { 4 };
+        if stride == 1 && start >= 0 {
+            // Consecutive counters: the block fill.
+            let first = start as u64;
+            if f16 {
+                // SAFETY: the caller's contract: `count` elements of 2 bytes are valid;
+                // [u8; 2] has alignment 1.
+                let o = unsafe { std::slice::from_raw_parts_mut(out.cast::<[u8; 2]>(), n) };
+                if normal {
+                    fill_normal_f16(seed, first, alpha, beta, o)
+                } else {
+                    fill_uniform_f16(seed, first, alpha, beta, o)
+                }
+            } else {
+                // SAFETY: as above, for elements of 4 bytes.
+                let o = unsafe { std::slice::from_raw_parts_mut(out.cast::<[u8; 4]>(), n) };
+                if normal {
+                    fill_normal_f32(seed, first, alpha, beta, o)
+                } else {
+                    fill_uniform_f32(seed, first, alpha, beta, o)
+                }
+            }
+            return;
+        }
+        // SAFETY: the caller's contract: `count` elements of `width` bytes are valid.
+        let o = unsafe { std::slice::from_raw_parts_mut(out, n * width) };
+        for (j, e) in o.chunks_exact_mut(width).enumerate() {
+            let bits = random_bits(normal, f16, alpha, beta, seed, index(j));
+            e.copy_from_slice(&bits.to_le_bytes()[..width]);
+        }
+        return;
+    }
+    // SAFETY: the caller's contract: a linspace block has AXES + AXIS_WORDS·rank words.
+    let w = unsafe { std::slice::from_raw_parts(head, args::AXES + args::AXIS_WORDS * rank) };
+    let axes = w[args::AXES..].chunks_exact(args::AXIS_WORDS);
+    // Coordinate k of element i: (i / stride_k) mod extent_k.
+    let coord = |i: u64, a: &[i64]| (i / (a[0] as u64).max(1)) % (a[1] as u64).max(1);
+    let width = if kind == args::KIND_INT32 { 4 } else { 8 };
+    let width = if kind == args::KIND_FLOAT { 4 } else { width };
+    // SAFETY: the caller's contract: `count` elements of `width` bytes are valid.
+    let o = unsafe { std::slice::from_raw_parts_mut(out, n * width) };
+    for (j, e) in o.chunks_exact_mut(width).enumerate() {
+        let i = index(j);
+        let bits: u128 = if kind == args::KIND_FLOAT {
+            let terms = axes.clone().map(|a| (f64::from_bits(a[2] as u64), coord(i, a)));
+            linspace_f32(f64::from_bits(w[args::ALPHA] as u64), terms).to_bits() as u128
+        } else {
+            // The plan was validated: every value fits the dtype, whose low bytes these are.
+            linspace_int(w[args::ALPHA], axes.clone().map(|a| (a[2], coord(i, a)))) as u128
+        };
+        e.copy_from_slice(&bits.to_le_bytes()[..width]);
+    }
+}
