@@ -24,3 +24,39 @@ mod jit_static {
 mod jit_dynamic {
     kerf_testkit::conformance_suite!(super::Backend::JitDynamic);
 }
+
+/// Every shared chain case that runs (all but those that must fail) compiles to one
+/// fused kernel, static and dynamic: fill heads and several fill values included. Pinned.
+#[test]
+fn every_chain_case_that_runs_fuses_into_one_kernel() {
+    use kerf::request_file::{AnyFile, load_any};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("chain_"))
+        .collect();
+    names.sort();
+    let jit = kerf::Jit::default();
+    let (mut running, mut fused, mut not_fused) = (0, 0, Vec::new());
+    for name in names {
+        let dir = root.join(&name);
+        if dir.join("expected_error").exists() {
+            continue;
+        }
+        let AnyFile::Chain(file) = load_any(&dir.join("request.toml")).unwrap() else {
+            panic!("{name} is not a chain file")
+        };
+        let lowered = kerf::chain::lower_chain(&file.chain()).unwrap();
+        running += 1;
+        let one_static = jit.compile_chain(&lowered.fused).unwrap().is_some();
+        let one_dynamic = jit.compile_dynamic_chain(&lowered.fused).unwrap().is_some();
+        if one_static && one_dynamic {
+            fused += 1;
+        } else {
+            not_fused.push(name);
+        }
+    }
+    assert_eq!(running, 47, "the shared chain cases that run");
+    assert_eq!(fused, 47, "chain cases not fused into one kernel: {not_fused:?}");
+}

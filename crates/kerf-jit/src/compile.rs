@@ -321,9 +321,11 @@ impl Emitter {
 
     fn name(&self) -> String {
         match self {
-            Emitter::Slice { nest, dtype } if nest.head.is_some() => {
-                format!("kerf_chain_{}_{}_from_fill", nest.mode, dtype)
-            }
+            Emitter::Slice { nest, dtype } if nest.head.is_some() || !nest.levels.is_empty() => format!(
+                "kerf_chain_{}{}_{dtype}",
+                if nest.levels.is_empty() { nest.mode.name() } else { "fill_levels" },
+                if nest.head.is_some() { "_from_fill" } else { "" },
+            ),
             Emitter::Slice { nest, dtype } => format!("kerf_slice_{}_{}", nest.mode, dtype),
             Emitter::Fill(nest) => match &nest.body {
                 FillBody::Random { normal, .. } => {

@@ -542,6 +542,8 @@ impl<'n> StaticSlice<'n> {
             return block;
         }
         let fill = match (nest.mode, elem) {
+            // Fill levels come from the argument block.
+            _ if !nest.levels.is_empty() => FillVal::None,
             (BoundaryMode::Fill, Elem::Bytes(w)) => FillVal::Bytes(g.splat_const(w, nest.fill_bits)),
             (BoundaryMode::Fill, Elem::Nibble) => {
                 FillVal::Nibble(g.b.ins().iconst(types::I32, (nest.fill_bits & 15) as i64))

@@ -3,7 +3,7 @@
 
 use kerf_ir::chain::{self, ChainRequest};
 use kerf_ir::schedule::Strided;
-use kerf_ir::{AxisRead, BoundaryMode, DType, Request, SlicePlan, Tensor};
+use kerf_ir::{AxisRead, BoundaryMode, DType, Kernel, Request, SlicePlan, Tensor};
 use kerf_jit::Jit;
 
 fn ints(v: &[i64]) -> Tensor {
@@ -82,5 +82,78 @@ fn strided_input_clif_snapshots() {
     ] {
         let kernel = jit.compile_strided(&plan, &view).unwrap();
         insta::assert_snapshot!(format!("strided_w2_{name}"), kernel.clif());
+    }
+}
+
+/// Chains the JIT fused only once fill heads and fill levels were nests: a crop of a
+/// random fill (consecutive counters: block fills of its rows), a strided reversed crop
+/// of an integer linspace (computed element by element), and two fill values (a pad's,
+/// then a slice's outside it). One function each, static and dynamic, equal to the steps
+/// run one by one.
+#[test]
+fn fill_head_and_fill_level_clif_snapshots() {
+    let jit = Jit::default();
+    let cases: Vec<(&str, Vec<Request>, Option<Tensor>)> = vec![
+        (
+            "random_crop",
+            vec![
+                Request::new("tensorrt.fill")
+                    .attr("dimensions", [16, 32])
+                    .attr("operation", "random_uniform")
+                    .attr("alpha", -2.0)
+                    .attr("beta", 3.0)
+                    .attr("to_type", "f32")
+                    .attr("seed", 7),
+                Request::new("tensorrt.slice").attr("start", [2, 4]).attr("size", [8, 16]).attr("stride", [1, 1]),
+            ],
+            None,
+        ),
+        (
+            "linspace_reversed_strided_crop",
+            vec![
+                Request::new("tensorrt.fill")
+                    .attr("dimensions", [8, 8])
+                    .attr("operation", "linspace")
+                    .attr("to_type", "i32")
+                    .attr("alpha", 1)
+                    .attr("beta", [8, 1]),
+                Request::new("tensorrt.slice").attr("start", [6, 7]).attr("size", [4, 4]).attr("stride", [-1, -2]),
+            ],
+            None,
+        ),
+        (
+            "two_fill_values",
+            vec![
+                Request::new("onnx.pad")
+                    .version(19)
+                    .attr("mode", "constant")
+                    .input_meta("data", DType::I8, &[4, 6])
+                    .input("pads", ints(&[1, 1, 1, 1]))
+                    .input("constant_value", Tensor::from_bytes(DType::I8, &[], &[7]).unwrap()),
+                Request::new("tensorrt.slice")
+                    .attr("start", [-2, -2])
+                    .attr("size", [10, 12])
+                    .attr("stride", [1, 1])
+                    .attr("mode", "fill")
+                    .input("fill", Tensor::scalar_bits(DType::I64, 9)),
+            ],
+            Some(Tensor::from_bytes(DType::I8, &[4, 6], &(0..24).collect::<Vec<u8>>()).unwrap()),
+        ),
+    ];
+    for (name, mut steps, input) in cases {
+        let plans = chain::lower_chain(&ChainRequest { steps: steps.clone() }).unwrap();
+        let fused = chain::compose(&plans).unwrap();
+        if let Some(x) = &input {
+            steps[0].inputs.insert("data".into(), kerf_ir::InputArg::Tensor(x.clone()));
+        }
+        let expected = chain::evaluate_unfused(&plans, input.as_ref().map(Tensor::view)).unwrap();
+        let kernel = jit.compile_chain(&fused).unwrap().expect("every chain of bytes fuses");
+        let dynamic = jit.compile_dynamic_chain(&fused).unwrap().expect("and on a dynamic kernel");
+        for k in [&kernel, &dynamic] {
+            assert_eq!(k.run_tensor(input.as_ref().map(Tensor::view)).unwrap(), expected, "{name}\n{fused}");
+            assert_eq!(k.clif().matches("function ").count(), 1);
+        }
+        insta::assert_snapshot!(format!("chain_{name}"), kernel.clif());
+        insta::assert_snapshot!(format!("chain_{name}_dynamic"), dynamic.clif());
     }
 }
