@@ -121,8 +121,7 @@ pub fn compile_chain(file: &ChainFile, dynamic: bool) -> Result<Arc<kerf::JitKer
     let kernel = if dynamic { jit.compile_dynamic_chain(&lowered.fused) } else { jit.compile_chain(&lowered.fused) };
     kernel.map_err(err)?.ok_or_else(|| {
         CliError::new(format!(
-            "{}: this chain does not fuse into one kernel (it starts with a fill, takes two fill values, or fills \
-             on an axis that repeats); `kerf run` runs it step by step",
+            "{}: this chain does not fuse into one kernel: its elements are strings, which the JIT does not move",
             file.path.display()
         ))
     })

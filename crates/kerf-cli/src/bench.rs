@@ -208,7 +208,7 @@ fn bench_chain(
     let jit = kerf::Jit::new(settings).map_err(|e| here(e.to_string()))?;
     let t = Instant::now();
     let kernel = jit.compile_chain(fused).map_err(|e| CliError::new(file.describe_error(&e)))?.ok_or_else(|| {
-        here("this chain does not fuse into one kernel (it starts with a fill, takes two fill values, or fills on an axis that repeats)".into())
+        here("this chain does not fuse into one kernel: its elements are strings, which the JIT does not move".into())
     })?;
     let compile_us = t.elapsed().as_secs_f64() * 1e6;
     let steps = lowered

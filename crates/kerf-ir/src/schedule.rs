@@ -924,11 +924,12 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
     Ok(nest)
 }
 
-/// A fused chain as a loop nest, when a nest can say it: its elements take at most one
-/// fill value, and an axis that repeats or has a table has no fill positions (a nest in
-/// fill mode neither repeats nor has tables). A chain that starts with a fill gets a nest
-/// whose offsets index that fill ([`LoopNest::head`]).
-/// `Ok(None)` otherwise: the chain then runs step by step on backends that take nests.
+/// A fused chain as a loop nest: a plan's kind of nest when its elements take at most one
+/// fill value and no axis that repeats or has a table has fill positions; else a nest with
+/// fill levels ([`LoopNest::levels`], a table with fill positions becoming segments). A
+/// chain that starts with a fill gets a nest whose offsets index that fill
+/// ([`LoopNest::head`]). `Ok(None)` for chains of strings, which backends that move bytes
+/// run step by step.
 pub fn chain(f: &crate::chain::FusedChain) -> Result<Option<LoopNest>, Error> {
     chain_in(f, None)
 }

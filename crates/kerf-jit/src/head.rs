@@ -131,19 +131,124 @@ pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: 
     let axes = w[args::AXES..].chunks_exact(args::AXIS_WORDS);
     // Coordinate k of element i: (i / stride_k) mod extent_k.
     let coord = |i: u64, a: &[i64]| (i / (a[0] as u64).max(1)) % (a[1] as u64).max(1);
-    let width = if kind == args::KIND_INT32 { 4 } else { 8 };
-    let width = if kind == args::KIND_FLOAT { 4 } else { width };
-    // SAFETY: the caller's contract: `count` elements of `width` bytes are valid.
-    let o = unsafe { std::slice::from_raw_parts_mut(out, n * width) };
-    for (j, e) in o.chunks_exact_mut(width).enumerate() {
-        let i = index(j);
-        let bits: u128 = if kind == args::KIND_FLOAT {
-            let terms = axes.clone().map(|a| (f64::from_bits(a[2] as u64), coord(i, a)));
+    let value = |at: &mut dyn Iterator<Item = u64>| -> u128 {
+        if kind == args::KIND_FLOAT {
+            let terms = axes.clone().zip(at).map(|(a, ak)| (f64::from_bits(a[2] as u64), ak));
             linspace_f32(f64::from_bits(w[args::ALPHA] as u64), terms).to_bits() as u128
         } else {
             // The plan was validated: every value fits the dtype, whose low bytes these are.
-            linspace_int(w[args::ALPHA], axes.clone().map(|a| (a[2], coord(i, a)))) as u128
-        };
-        e.copy_from_slice(&bits.to_le_bytes()[..width]);
+            linspace_int(w[args::ALPHA], axes.clone().zip(at).map(|(a, ak)| (a[2], ak))) as u128
+        }
+    };
+    let width = if kind == args::KIND_INT64 { 8 } else { 4 };
+    // SAFETY: the caller's contract: `count` elements of `width` bytes are valid.
+    let o = unsafe { std::slice::from_raw_parts_mut(out, n * width) };
+    if rank > MAX_STEPPED_RANK {
+        for (j, e) in o.chunks_exact_mut(width).enumerate() {
+            let i = index(j);
+            e.copy_from_slice(&value(&mut axes.clone().map(|a| coord(i, a))).to_le_bytes()[..width]);
+        }
+        return;
+    }
+    // The coordinates of the first element, then stepped by the stride's digits in the
+    // mixed radix of the extents (an add or subtract with carry: no division per element).
+    let (mut at, mut digit, mut extent) =
+        ([0i64; MAX_STEPPED_RANK], [0i64; MAX_STEPPED_RANK], [1i64; MAX_STEPPED_RANK]);
+    let step = stride.unsigned_abs();
+    for (k, a) in axes.clone().enumerate() {
+        at[k] = coord(index(0), a) as i64;
+        extent[k] = a[1].max(1);
+        digit[k] = if k == 0 { (step / (a[0] as u64).max(1)) as i64 } else { coord(step, a) as i64 };
+    }
+    for e in o.chunks_exact_mut(width) {
+        e.copy_from_slice(&value(&mut at[..rank].iter().map(|&a| a as u64)).to_le_bytes()[..width]);
+        let mut carry = 0;
+        for k in (0..rank).rev() {
+            if stride >= 0 {
+                at[k] += digit[k] + carry;
+                carry = i64::from(k > 0 && at[k] >= extent[k]);
+                at[k] -= carry * extent[k];
+            } else {
+                at[k] -= digit[k] + carry;
+                carry = i64::from(k > 0 && at[k] < 0);
+                at[k] += carry * extent[k];
+            }
+        }
+    }
+}
+
+/// Linspaces of at most this rank step their coordinates; deeper ones divide per element.
+const MAX_STEPPED_RANK: usize = 16;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerf_ir::reference::fill;
+
+    /// Runs of any start, stride (either sign, across rows) and length equal the
+    /// reference's elements, for every kind and for ranks stepped and divided.
+    #[test]
+    fn runs_equal_the_reference() {
+        let mut shape18 = vec![1u64; 18];
+        shape18[3] = 3;
+        shape18[17] = 5;
+        let plans = [
+            FillPlan {
+                dtype: DType::F32,
+                shape: vec![3, 4, 5],
+                kind: FillKind::Linspace(Linspace::Float { alpha: 0.1, beta: vec![0.3, -1.7, 2.25] }),
+            },
+            FillPlan {
+                dtype: DType::I32,
+                shape: vec![6, 7],
+                kind: FillKind::Linspace(Linspace::Int { alpha: -5, beta: vec![100, -3] }),
+            },
+            FillPlan {
+                dtype: DType::I64,
+                shape: shape18.clone(),
+                kind: FillKind::Linspace(Linspace::Int { alpha: 1 << 40, beta: (0..18).collect() }),
+            },
+            FillPlan {
+                dtype: DType::F32,
+                shape: shape18,
+                kind: FillKind::Linspace(Linspace::Float {
+                    alpha: -3.5,
+                    beta: (0..18).map(|k| k as f64 * 0.7).collect(),
+                }),
+            },
+            FillPlan {
+                dtype: DType::F16,
+                shape: vec![9, 11],
+                kind: FillKind::RandomNormal { alpha: 1.0, beta: 2.0, seed: 5 },
+            },
+            FillPlan {
+                dtype: DType::F32,
+                shape: vec![99],
+                kind: FillKind::RandomUniform { alpha: -1.0, beta: 4.0, seed: 9 },
+            },
+        ];
+        for p in plans {
+            let want = fill(&p).unwrap();
+            let want = want.bytes().unwrap();
+            let (len, w) = (p.output_len() as i64, want.len() / p.output_len() as usize);
+            let block = encode(&p);
+            for stride in [-13i64, -7, -2, -1, 0, 1, 2, 3, 6, 11] {
+                for start in 0..len {
+                    // The longest run that stays in the fill.
+                    let count = match stride {
+                        0 => 4,
+                        s if s > 0 => (len - 1 - start) / s + 1,
+                        s => start / -s + 1,
+                    };
+                    let mut out = vec![0u8; count as usize * w];
+                    // SAFETY: `block` is an encoded block; `out` holds `count` elements.
+                    unsafe { head_run(out.as_mut_ptr(), block.as_ptr(), start, stride, count) };
+                    for (j, got) in out.chunks(w).enumerate() {
+                        let i = (start + stride * j as i64) as usize;
+                        assert_eq!(got, &want[i * w..(i + 1) * w], "{p:?} start {start} stride {stride} j {j}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -212,7 +212,9 @@ impl Kernel for JitKernel {
         self.plan.dtype()
     }
     fn input_shape(&self) -> Option<&[u64]> {
-        self.plan.input_shape()
+        // A fused chain that starts with a fill reads no input (its carrier plan names the
+        // fill's shape, which its offsets index).
+        self.prepared.input_len.and(self.plan.input_shape())
     }
     fn output_shape(&self) -> &[u64] {
         self.plan.output_shape()

@@ -36,8 +36,8 @@ fn chain_op(nest: &LoopNest) -> DynOp {
 }
 
 impl Jit {
-    /// Compile a fused chain into one static kernel (`Ok(None)` when no single loop nest
-    /// says the chain, see [`schedule::chain`]; run its steps' kernels then). The kernel
+    /// Compile a fused chain into one static kernel (`Ok(None)` for a chain of strings, see
+    /// [`schedule::chain`]; it runs on the reference). The kernel
     /// reads the chain's first input (none when the chain starts with a fill: it computes
     /// the fill's elements it maps to) and writes its last output; its [`JitKernel::plan`]
     /// states those buffers and has no axes. Each call compiles (chains are not cached).
