@@ -167,11 +167,17 @@ pub fn linspace_int(alpha: i64, terms: impl Iterator<Item = (i64, u64)>) -> i128
 /// A float linspace's value: `v = alpha; v += beta_k·a_k` in f64 for k in order, rounded
 /// once to f32.
 pub fn linspace_f32(alpha: f64, terms: impl Iterator<Item = (f64, u64)>) -> f32 {
+    linspace_f64(alpha, terms) as f32
+}
+
+/// The f64 sum of [`linspace_f32`] before its rounding (a backend that keeps the sum over
+/// the leading axes adds the last term to it, in the same order).
+pub fn linspace_f64(alpha: f64, terms: impl Iterator<Item = (f64, u64)>) -> f64 {
     let mut v = alpha;
     for (b, ak) in terms {
         v += b * ak as f64;
     }
-    v as f32
+    v
 }
 
 /// The bits of element `i` of a random fill (f32, or f16 when `f16`).

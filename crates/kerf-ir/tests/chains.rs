@@ -216,6 +216,26 @@ fn fused_chain_snapshots() {
             ],
         ),
         (
+            "random_fill_then_wrap_crop",
+            vec![
+                Request::new("tensorrt.fill")
+                    .attr("dimensions", [4, 6])
+                    .attr("operation", "random_uniform")
+                    .attr("alpha", 0.0)
+                    .attr("beta", 1.0)
+                    .attr("to_type", "f32")
+                    .attr("seed", 3),
+                trt_step(&[1, -2], &[2, 9], &[1, 1], "wrap"),
+            ],
+        ),
+        (
+            "fill_then_wrap",
+            vec![
+                trt(arange_i32(&[3]), &[-1], &[5], &[1], "fill").input("fill", scalar_i64(4)),
+                trt_step(&[0], &[40], &[1], "wrap"),
+            ],
+        ),
+        (
             "shrink_then_reverse",
             vec![
                 ov(arange_i32(&[3, 4, 5]), &[1, 0, 0], &[2, 4, 5], &[1, 1, 1], [&[], &[], &[], &[1, 0, 0], &[]]),

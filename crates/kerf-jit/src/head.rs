@@ -79,7 +79,7 @@ pub(crate) fn emit_run(g: &mut Gen, dst: Value, head: Value, start: Value, strid
 /// `head` holds a block made by [`encode`]; `out` is valid for `count` elements.
 pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: i64, stride: i64, count: i64) {
     use kerf_ir::random::{fill_normal_f16, fill_normal_f32, fill_uniform_f16, fill_uniform_f32};
-    use kerf_ir::reference::{linspace_f32, linspace_int, random_bits};
+    use kerf_ir::reference::{linspace_f64, linspace_int, random_bits};
     if count <= 0 {
         return;
     }
@@ -129,29 +129,36 @@ pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: 
     // SAFETY: the caller's contract: a linspace block has AXES + AXIS_WORDS·rank words.
     let w = unsafe { std::slice::from_raw_parts(head, args::AXES + args::AXIS_WORDS * rank) };
     let axes = w[args::AXES..].chunks_exact(args::AXIS_WORDS);
+    let float = kind == args::KIND_FLOAT;
+    let alpha = w[args::ALPHA];
+    let beta = |a: &[i64]| if float { Term::Float(f64::from_bits(a[2] as u64)) } else { Term::Int(a[2]) };
     // Coordinate k of element i: (i / stride_k) mod extent_k.
     let coord = |i: u64, a: &[i64]| (i / (a[0] as u64).max(1)) % (a[1] as u64).max(1);
-    let value = |at: &mut dyn Iterator<Item = u64>| -> u128 {
-        if kind == args::KIND_FLOAT {
-            let terms = axes.clone().zip(at).map(|(a, ak)| (f64::from_bits(a[2] as u64), ak));
-            linspace_f32(f64::from_bits(w[args::ALPHA] as u64), terms).to_bits() as u128
+    // The sum `alpha + Σ beta_k·a_k` over the given (axis, coordinate) pairs, in axis
+    // order, exact for integers and in f64 for floats (the reference's formulas).
+    let sum = |terms: &mut dyn Iterator<Item = (&[i64], u64)>| -> Sum {
+        if float {
+            let terms = terms.map(|(a, ak)| (f64::from_bits(a[2] as u64), ak));
+            Sum::Float(linspace_f64(f64::from_bits(alpha as u64), terms))
         } else {
-            // The plan was validated: every value fits the dtype, whose low bytes these are.
-            linspace_int(w[args::ALPHA], axes.clone().zip(at).map(|(a, ak)| (a[2], ak))) as u128
+            Sum::Int(linspace_int(alpha, terms.map(|(a, ak)| (a[2], ak))))
         }
     };
     let width = if kind == args::KIND_INT64 { 8 } else { 4 };
     // SAFETY: the caller's contract: `count` elements of `width` bytes are valid.
     let o = unsafe { std::slice::from_raw_parts_mut(out, n * width) };
-    if rank > MAX_STEPPED_RANK {
+    let Some(last) = rank.checked_sub(1).filter(|&r| r < MAX_STEPPED_RANK) else {
+        // Rank 0 (one element, alpha) or deeper than the stepped ranks: every sum whole.
         for (j, e) in o.chunks_exact_mut(width).enumerate() {
             let i = index(j);
-            e.copy_from_slice(&value(&mut axes.clone().map(|a| coord(i, a))).to_le_bytes()[..width]);
+            e.copy_from_slice(&sum(&mut axes.clone().map(|a| (a, coord(i, a)))).bits().to_le_bytes()[..width]);
         }
         return;
-    }
+    };
     // The coordinates of the first element, then stepped by the stride's digits in the
     // mixed radix of the extents (an add or subtract with carry: no division per element).
+    // The sum over every axis but the last is kept while only the last coordinate moves:
+    // the last term is added last, as in the reference.
     let (mut at, mut digit, mut extent) =
         ([0i64; MAX_STEPPED_RANK], [0i64; MAX_STEPPED_RANK], [1i64; MAX_STEPPED_RANK]);
     let step = stride.unsigned_abs();
@@ -160,10 +167,25 @@ pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: 
         extent[k] = a[1].max(1);
         digit[k] = if k == 0 { (step / (a[0] as u64).max(1)) as i64 } else { coord(step, a) as i64 };
     }
+    let last_beta = beta(&w[args::AXES + args::AXIS_WORDS * last..]);
+    let mut prefix: Option<Sum> = None;
     for e in o.chunks_exact_mut(width) {
-        e.copy_from_slice(&value(&mut at[..rank].iter().map(|&a| a as u64)).to_le_bytes()[..width]);
+        let p = *prefix.get_or_insert_with(|| sum(&mut axes.clone().take(last).zip(at).map(|(a, ak)| (a, ak as u64))));
+        let bits = match (p, last_beta) {
+            (Sum::Float(p), Term::Float(b)) => Sum::Float(p + b * at[last] as f64),
+            (Sum::Int(p), Term::Int(b)) => Sum::Int(p + b as i128 * at[last] as i128),
+            _ => unreachable!("one kind per block"),
+        }
+        .bits();
+        e.copy_from_slice(&bits.to_le_bytes()[..width]);
         let mut carry = 0;
         for k in (0..rank).rev() {
+            if digit[k] == 0 && carry == 0 {
+                continue;
+            }
+            if k < last {
+                prefix = None;
+            }
             if stride >= 0 {
                 at[k] += digit[k] + carry;
                 carry = i64::from(k > 0 && at[k] >= extent[k]);
@@ -173,6 +195,31 @@ pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: 
                 carry = i64::from(k > 0 && at[k] < 0);
                 at[k] += carry * extent[k];
             }
+        }
+    }
+}
+
+/// A linspace coefficient.
+#[derive(Copy, Clone)]
+enum Term {
+    Int(i64),
+    Float(f64),
+}
+
+/// A linspace sum: exact, or in f64 before its rounding to f32.
+#[derive(Copy, Clone)]
+enum Sum {
+    Int(i128),
+    Float(f64),
+}
+
+impl Sum {
+    /// The element's bits: the integer's low bytes (the plan was validated: every value
+    /// fits its dtype), or the f32 the sum rounds to.
+    fn bits(self) -> u128 {
+        match self {
+            Sum::Int(v) => v as u128,
+            Sum::Float(v) => (v as f32).to_bits() as u128,
         }
     }
 }
