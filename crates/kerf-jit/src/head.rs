@@ -155,10 +155,11 @@ pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: 
         }
         return;
     };
-    // The coordinates of the first element, then stepped by the stride's digits in the
-    // mixed radix of the extents (an add or subtract with carry: no division per element).
-    // The sum over every axis but the last is kept while only the last coordinate moves:
-    // the last term is added last, as in the reference.
+    // The run goes line by line (a line: positions along the last axis, where only the
+    // last coordinate moves): each line is one multiply-add per element on the sum over
+    // the leading axes (the last term is added last, as in the reference); between lines
+    // the coordinates step by the stride's digits in the mixed radix of the extents (an
+    // add or subtract with carry: no division per element).
     let (mut at, mut digit, mut extent) =
         ([0i64; MAX_STEPPED_RANK], [0i64; MAX_STEPPED_RANK], [1i64; MAX_STEPPED_RANK]);
     let step = stride.unsigned_abs();
@@ -168,24 +169,43 @@ pub(crate) unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: 
         digit[k] = if k == 0 { (step / (a[0] as u64).max(1)) as i64 } else { coord(step, a) as i64 };
     }
     let last_beta = beta(&w[args::AXES + args::AXIS_WORDS * last..]);
-    let mut prefix: Option<Sum> = None;
-    for e in o.chunks_exact_mut(width) {
-        let p = *prefix.get_or_insert_with(|| sum(&mut axes.clone().take(last).zip(at).map(|(a, ak)| (a, ak as u64))));
-        let bits = match (p, last_beta) {
-            (Sum::Float(p), Term::Float(b)) => Sum::Float(p + b * at[last] as f64),
-            (Sum::Int(p), Term::Int(b)) => Sum::Int(p + b as i128 * at[last] as i128),
+    let d = if stride >= 0 { digit[last] } else { -digit[last] };
+    let leaves_line = digit[..last].iter().any(|&g| g != 0);
+    let mut done = 0usize;
+    while done < n {
+        let a0 = at[last];
+        let room = match d {
+            _ if leaves_line => 1,
+            0 => i64::MAX,
+            d if d > 0 => (extent[last] - 1 - a0) / d + 1,
+            d => a0 / -d + 1,
+        };
+        let m = (room.max(1) as u64).min((n - done) as u64) as usize;
+        let p = sum(&mut axes.clone().take(last).zip(at).map(|(a, ak)| (a, ak as u64)));
+        let line = &mut o[done * width..(done + m) * width];
+        match (p, last_beta, width) {
+            (Sum::Float(p), Term::Float(b), 4) => {
+                for (j, e) in line.chunks_exact_mut(4).enumerate() {
+                    e.copy_from_slice(&((p + b * (a0 + d * j as i64) as f64) as f32).to_le_bytes());
+                }
+            }
+            (Sum::Int(p), Term::Int(b), 4) => {
+                for (j, e) in line.chunks_exact_mut(4).enumerate() {
+                    e.copy_from_slice(&((p + b as i128 * (a0 + d * j as i64) as i128) as i32).to_le_bytes());
+                }
+            }
+            (Sum::Int(p), Term::Int(b), _) => {
+                for (j, e) in line.chunks_exact_mut(8).enumerate() {
+                    e.copy_from_slice(&((p + b as i128 * (a0 + d * j as i64) as i128) as i64).to_le_bytes());
+                }
+            }
             _ => unreachable!("one kind per block"),
         }
-        .bits();
-        e.copy_from_slice(&bits.to_le_bytes()[..width]);
+        done += m;
+        // To the line's last element, then one step.
+        at[last] = a0 + d * (m as i64 - 1);
         let mut carry = 0;
         for k in (0..rank).rev() {
-            if digit[k] == 0 && carry == 0 {
-                continue;
-            }
-            if k < last {
-                prefix = None;
-            }
             if stride >= 0 {
                 at[k] += digit[k] + carry;
                 carry = i64::from(k > 0 && at[k] >= extent[k]);
@@ -281,18 +301,21 @@ mod tests {
             let block = encode(&p);
             for stride in [-13i64, -7, -2, -1, 0, 1, 2, 3, 6, 11] {
                 for start in 0..len {
-                    // The longest run that stays in the fill.
-                    let count = match stride {
+                    // The longest run that stays in the fill (across rows), and short ones
+                    // (mostly inside a row).
+                    let longest = match stride {
                         0 => 4,
                         s if s > 0 => (len - 1 - start) / s + 1,
                         s => start / -s + 1,
                     };
-                    let mut out = vec![0u8; count as usize * w];
-                    // SAFETY: `block` is an encoded block; `out` holds `count` elements.
-                    unsafe { head_run(out.as_mut_ptr(), block.as_ptr(), start, stride, count) };
-                    for (j, got) in out.chunks(w).enumerate() {
-                        let i = (start + stride * j as i64) as usize;
-                        assert_eq!(got, &want[i * w..(i + 1) * w], "{p:?} start {start} stride {stride} j {j}");
+                    for count in [1, 2, 3, longest].into_iter().filter(|&c| c <= longest) {
+                        let mut out = vec![0u8; count as usize * w];
+                        // SAFETY: `block` is an encoded block; `out` holds `count` elements.
+                        unsafe { head_run(out.as_mut_ptr(), block.as_ptr(), start, stride, count) };
+                        for (j, got) in out.chunks(w).enumerate() {
+                            let i = (start + stride * j as i64) as usize;
+                            assert_eq!(got, &want[i * w..(i + 1) * w], "{p:?} start {start} stride {stride} j {j}");
+                        }
                     }
                 }
             }

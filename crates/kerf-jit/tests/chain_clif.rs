@@ -157,3 +157,52 @@ fn fill_head_and_fill_level_clif_snapshots() {
         insta::assert_snapshot!(format!("chain_{name}_dynamic"), dynamic.clif());
     }
 }
+
+/// Fused chains large enough to split over threads (a crop of a random fill, a linspace
+/// head, two fill values): static and dynamic kernels on four threads equal the steps run
+/// one by one.
+#[test]
+fn fused_fill_heads_and_levels_on_threads() {
+    let jit = Jit::new(kerf_jit::JitSettings { threads: 4, cache_capacity: 16 }).unwrap();
+    let fill = |operation: &str, to_type: &str| {
+        let r = Request::new("tensorrt.fill").attr("dimensions", [700, 900]).attr("operation", operation);
+        match operation {
+            "linspace" => r.attr("to_type", to_type).attr("alpha", 3).attr("beta", [900, 1]),
+            _ => r.attr("to_type", to_type).attr("alpha", -1.0).attr("beta", 2.0).attr("seed", 11),
+        }
+    };
+    let crop =
+        || Request::new("tensorrt.slice").attr("start", [3, 899]).attr("size", [690, 890]).attr("stride", [1, -1]);
+    let x = Tensor::from_bytes(DType::I8, &[600, 700], &(0..420_000).map(|i| i as u8).collect::<Vec<u8>>()).unwrap();
+    let cases: Vec<(Vec<Request>, Option<Tensor>)> = vec![
+        (vec![fill("random_normal", "f16"), crop()], None),
+        (vec![fill("random_uniform", "f32"), crop()], None),
+        (vec![fill("linspace", "i32"), crop()], None),
+        (
+            vec![
+                Request::new("onnx.pad")
+                    .version(19)
+                    .attr("mode", "constant")
+                    .input_meta("data", DType::I8, &[600, 700])
+                    .input("pads", ints(&[5, 5, 5, 5]))
+                    .input("constant_value", Tensor::from_bytes(DType::I8, &[], &[7]).unwrap()),
+                Request::new("tensorrt.slice")
+                    .attr("start", [-9, -9])
+                    .attr("size", [628, 728])
+                    .attr("stride", [1, 1])
+                    .attr("mode", "fill")
+                    .input("fill", Tensor::scalar_bits(DType::I64, 9)),
+            ],
+            Some(x),
+        ),
+    ];
+    for (steps, input) in cases {
+        let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
+        let fused = chain::compose(&plans).unwrap();
+        let expected = chain::evaluate_unfused(&plans, input.as_ref().map(Tensor::view)).unwrap();
+        for k in [jit.compile_chain(&fused).unwrap(), jit.compile_dynamic_chain(&fused).unwrap()] {
+            let k = k.expect("every chain of bytes fuses");
+            assert!(k.run_tensor(input.as_ref().map(Tensor::view)).unwrap() == expected, "{fused}");
+        }
+    }
+}
