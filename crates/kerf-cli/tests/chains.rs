@@ -114,3 +114,47 @@ fn bench_json_reports_the_unfused_time() {
     assert_eq!(v["steps"], 2);
     assert_eq!(v["bytes"], 68 * 68 * 4);
 }
+
+/// A chain that starts with a fill and one with two fill values: `clif` shows one fused
+/// function, `bench --json` times the fused kernel against the unfused steps, and
+/// `expand` (the derive expands chains that read an input and fill with one value) says
+/// why it does not expand them.
+#[test]
+fn fill_heads_and_two_fill_values_fuse_on_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = dir.path().join("head.toml");
+    std::fs::write(
+        &head,
+        "[[steps]]\nop = \"tensorrt.fill\"\n[steps.attributes]\ndimensions = [64, 64]\noperation = \"random_uniform\"\n\
+         alpha = 0.0\nbeta = 1.0\nto_type = \"f32\"\nseed = 3\n\n\
+         [[steps]]\nop = \"tensorrt.slice\"\n[steps.attributes]\nstart = [4, 4]\nsize = [32, 32]\nstride = [1, 1]\n",
+    )
+    .unwrap();
+    let two = dir.path().join("two.toml");
+    std::fs::write(
+        &two,
+        "[[steps]]\nop = \"onnx.pad\"\nversion = 19\n[steps.attributes]\nmode = \"constant\"\n[steps.inputs]\n\
+         data = { dtype = \"f32\", shape = [64, 64] }\npads = [4, 4, 4, 4]\n\n\
+         [[steps]]\nop = \"tensorrt.slice\"\n[steps.attributes]\nstart = [-2, -2]\nsize = [76, 76]\nstride = [1, 1]\n\
+         mode = \"fill\"\n[steps.inputs]\nfill = 1.0\n",
+    )
+    .unwrap();
+    for (file, why) in [(&head, "starts with a fill"), (&two, "fills with two or more values")] {
+        let o = kerf().arg("clif").arg(file).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let clif = String::from_utf8_lossy(&o.stdout);
+        assert!(clif.starts_with("function %kerf_chain_") && clif.matches("\nfunction ").count() == 0, "{clif}");
+        let o = kerf().args(["bench", "--json", "--iters", "3"]).arg(file).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for key in ["median_ns", "unfused_median_ns", "speedup_vs_unfused"] {
+            assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+        }
+        let o = kerf().arg("expand").arg(file).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(why) && err.contains("`kerf run` fuses it"), "{err}");
+    }
+    // `kerf run` runs the fused kernel and agrees with the steps one by one.
+    let (a, b) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    assert_eq!(run_to(&head, &a, &[]), run_to(&head, &b, &["--unfused"]));
+}

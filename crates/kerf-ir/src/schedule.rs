@@ -258,9 +258,10 @@ impl LoopNest {
 
     /// Check the nest's invariants: at most [`MAX_DIMS`] dims whose extents multiply to the
     /// output length, periods within their extents (shorter, and tables, only in modes
-    /// that repeat), segments or tables covering their periods, row-major strides, every
-    /// read in [0, input_len). Backends call this before emitting code that trusts the
-    /// nest.
+    /// that repeat or in nests with fill levels), fill levels that exist, a head that is a
+    /// valid fill of the input's dtype and length, segments or tables covering their
+    /// periods, row-major strides, every read in [0, input_len). Backends call this before
+    /// emitting code that trusts the nest.
     pub fn verify(&self) -> Result<(), Error> {
         let bad = |what: String| Err(Error::Invalid { what: format!("loop nest: {what}") });
         if self.dims.is_empty() {
@@ -274,6 +275,18 @@ impl LoopNest {
         }
         if !self.levels.is_empty() && (self.mode != BoundaryMode::Fill || self.levels[0] != self.fill_bits) {
             return bad(format!("fill levels in mode {} (fill mode, level 0 the fill value, expected)", self.mode));
+        }
+        if let Some(FillHead(p)) = &self.head {
+            p.validate()?;
+            if p.dtype != self.dtype || p.output_len() != self.input_len {
+                return bad(format!(
+                    "its head, a {} fill of {} elements, is not the {} input of {} elements it indexes",
+                    p.dtype,
+                    p.output_len(),
+                    self.dtype,
+                    self.input_len
+                ));
+            }
         }
         let mut inner: u64 = 1;
         for (k, dim) in self.dims.iter().enumerate().rev() {

@@ -43,9 +43,10 @@
 //! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
 //! runs; `slice`, `linspace` and `random` the lowering of each plan kind; `threading` how
-//! calls split over threads; `stream`, `repeat` and `random` the host functions kernels
-//! call (a random fill is one call of `kerf_ir::random`'s vectorized block fill);
-//! `cache` the kernel cache.
+//! calls split over threads; `stream`, `repeat`, `random` and `head` the host functions
+//! kernels call (a random fill is one call of `kerf_ir::random`'s vectorized block fill;
+//! a fused chain that starts with a fill computes that fill's elements by `head`);
+//! `nest` the kernels of fused chains and strided inputs; `cache` the kernel cache.
 
 mod abi;
 mod builder;

@@ -311,7 +311,6 @@ impl Moves {
     /// [`Moves::repeat`]. The next dim's code (`next`, `None` for the innermost dim) is
     /// emitted once.
     #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::too_many_arguments)]
     fn walk(
         &self,
         g: &mut Gen,
