@@ -110,6 +110,11 @@ impl Prepared {
 /// The argument block of a dynamic slice kernel with `depth` loops: the nest's dims last,
 /// after extent-1 dims padding it to the depth. O(dims + segments + tables) words.
 pub(crate) fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Error> {
+    if nest.out_view.is_some() {
+        return Err(Error::Invalid {
+            what: "output view: dynamic kernels write dense outputs; compile a static kernel for a view (Jit::compile_views)".into(),
+        });
+    }
     let nd = nest.dims.len();
     let (input_len, output_len) = (Some(nest.input_len), nest.output_len);
     if nd == 0 {

@@ -251,9 +251,14 @@ impl Jit {
     /// buffers (dtype, shapes, mode, fill value) for [`JitKernel::plan`].
     pub(crate) fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
         nest.verify()?;
-        slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
+        let elem = slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
             what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
         })?;
+        if nest.out_view.is_some() && elem == crate::builder::Elem::Nibble {
+            return Err(Error::Invalid {
+                what: format!("output view of {} elements: packed 4-bit outputs are written dense only", nest.dtype),
+            });
+        }
         let source = Emitter::Slice { dtype: nest.dtype, nest };
         let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
         let (code, args) = self.build(source)?;
@@ -297,7 +302,7 @@ impl Emitter {
     /// The elements a static kernel reads and writes: its verified nest's.
     fn buffer_lens(&self) -> (Option<u64>, u64) {
         match self {
-            Emitter::Slice { nest, .. } => (Some(nest.input_len), nest.output_len),
+            Emitter::Slice { nest, .. } => (Some(nest.input_len), nest.output_buffer_len()),
             Emitter::Fill(nest) => (None, nest.len),
             Emitter::Dynamic(_) => (None, 0),
         }

@@ -1,7 +1,9 @@
 //! Static kernels compiled from a loop nest that no single plan says: a chain fused into
 //! one kernel ([`kerf_ir::chain`]) and a slice reading a strided view of a buffer
-//! ([`schedule::Strided`]). Both are emitted exactly as a plan's static kernel is, from a
-//! nest verified to read only `[0, input_len)` and to write exactly `[0, output_len)`.
+//! ([`schedule::Strided`]), and either writing a strided view of an output buffer. All are
+//! emitted as a plan's static kernel is, from a nest verified to read only
+//! `[0, input_len)` and to write exactly `[0, output_len)`, or each element of its output
+//! view once (`LoopNest::out_view`).
 
 use crate::abi::encode_slice;
 use crate::compile::{DynKey, DynOp};
@@ -43,9 +45,46 @@ impl Jit {
     /// (`input.buffer_len` elements, the kernel's `input_shape`), its output the plan's,
     /// dense. Each call compiles (not cached).
     pub fn compile_strided(&self, plan: &SlicePlan, input: &Strided) -> Result<Arc<JitKernel>, Error> {
-        let nest = schedule::slice_strided(plan, input)?;
-        let carrier = carrier(&nest, vec![input.buffer_len], plan.output_shape.clone());
+        self.compile_views(plan, Some(input), None)
+    }
+
+    /// Compile a slice plan reading its input and writing its output through views of
+    /// buffers (`None`: dense), their offsets and strides baked into the code. The output
+    /// view's strides must be positive and its elements apart (checked with the input's
+    /// bounds before anything compiles: an error naming the axis otherwise); the kernel
+    /// writes only the view's elements, in place, and leaves the rest of its buffer as it
+    /// was. Its `input_shape` is the input buffer (`[buffer_len]`) when the input is a
+    /// view, its `output_shape` the output buffer when the output is one. Rows of the
+    /// view that are contiguous are copied and filled as a dense output's are; an
+    /// innermost stride other than 1 moves one element at a time. Packed 4-bit dtypes
+    /// are written dense only. Each call compiles (not cached).
+    pub fn compile_views(
+        &self,
+        plan: &SlicePlan,
+        input: Option<&Strided>,
+        output: Option<&Strided>,
+    ) -> Result<Arc<JitKernel>, Error> {
+        let nest = schedule::slice_views(plan, input, output)?;
+        let in_shape = input.map_or_else(|| plan.input_shape.clone(), |v| vec![v.buffer_len]);
+        let out_shape = output.map_or_else(|| plan.output_shape.clone(), |v| vec![v.buffer_len]);
+        let carrier = carrier(&nest, in_shape, out_shape);
         self.build_nest(nest, carrier)
+    }
+
+    /// [`compile_chain`](Self::compile_chain) reading the chain's input and writing its
+    /// output through views (either `None`: dense), as [`compile_views`](Self::compile_views)
+    /// does for one plan. `Ok(None)` when no single loop nest says the chain.
+    pub fn compile_chain_views(
+        &self,
+        fused: &FusedChain,
+        input: Option<&Strided>,
+        output: Option<&Strided>,
+    ) -> Result<Option<Arc<JitKernel>>, Error> {
+        let Some(nest) = schedule::chain_views(fused, input, output)? else { return Ok(None) };
+        let in_shape = input.map_or_else(|| fused.head_shape().to_vec(), |v| vec![v.buffer_len]);
+        let out_shape = output.map_or_else(|| fused.output_shape.clone(), |v| vec![v.buffer_len]);
+        let plan = carrier(&nest, in_shape, out_shape);
+        self.build_nest(nest, plan).map(Some)
     }
 
     /// [`compile_chain`](Self::compile_chain) on a dynamic kernel: the chain's loop nest is
@@ -130,6 +169,39 @@ impl JitKernel {
         // The caller vouches for the input (this function's contract); the output was
         // checked to hold exactly the elements the verified nest writes.
         self.call(&self.prepared, input, output.as_mut_ptr());
+        Ok(())
+    }
+}
+
+impl JitKernel {
+    /// [`run_from_ptr`](Self::run_from_ptr) writing its output through a pointer too: for
+    /// a kernel writing an output view ([`Jit::compile_views`]), whose buffer holds
+    /// elements the caller does not own (between the view's), so that no slice over it may
+    /// be formed.
+    ///
+    /// # Safety
+    /// As for `run_from_ptr` for `input`; and every output element this kernel writes must
+    /// be writable at `output` plus its offset times the element width, with no other
+    /// access to it during the call. A kernel from [`Jit::compile_views`] writes only the
+    /// elements of the output view it was compiled for (offsets `offset + Σ i_k·strides[k]`
+    /// for indices inside the shape, verified distinct and inside the view's buffer), so a
+    /// pointer to element 0 of a buffer in which that view's elements are writable and
+    /// exclusively borrowed satisfies this.
+    pub unsafe fn run_from_ptrs(&self, input: *const u8, output: *mut u8) -> Result<(), Error> {
+        let (_, _, zero_last) = self.prepared.buffer_bytes(self.plan.dtype())?;
+        if zero_last {
+            return Err(Error::Invalid {
+                what: "an output of an odd number of 4-bit elements is written through a slice (run_from_ptr)".into(),
+            });
+        }
+        if self.prepared.input_len.is_some() && input.is_null() {
+            return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() });
+        }
+        if output.is_null() {
+            return Err(Error::Invalid { what: "a kernel needs its output buffer".into() });
+        }
+        // The caller vouches for both buffers (this function's contract).
+        self.call(&self.prepared, input, output);
         Ok(())
     }
 }

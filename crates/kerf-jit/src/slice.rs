@@ -57,6 +57,29 @@ impl Moves {
         }
     }
 
+    /// `count` elements of an output view's innermost dim, `os` elements apart (not 1):
+    /// read from `in_off` stepping `in_step`, or the fill value (`in_step` `None`).
+    fn scatter(&self, g: &mut Gen, in_off: Value, in_step: Option<Value>, out_off: Value, os: Value, count: Value) {
+        let Elem::Bytes(w) = self.elem else { unreachable!("nests writing nibbles are dense (refused in nest.rs)") };
+        let fill = match (in_step, self.fill) {
+            (Some(_), _) => None,
+            (None, FillVal::Bytes(s)) => Some(g.splat_element(s)),
+            (None, _) => unreachable!("fill segments exist only in fill mode"),
+        };
+        g.scatter(w, in_off, in_step, fill, out_off, os, count);
+    }
+
+    /// The input step of an innermost run.
+    fn step_of(g: &mut Gen, run: Run) -> Option<Value> {
+        match run {
+            Run::Copy => Some(g.c(1)),
+            Run::Reverse => Some(g.c(-1)),
+            Run::Broadcast => Some(g.c(0)),
+            Run::Strided(s) => Some(g.c(s)),
+            Run::Fill => None,
+        }
+    }
+
     /// An innermost affine run whose stride is known.
     fn run(&self, g: &mut Gen, run: Run, in_off: Value, out_off: Value, count: Value, known: Option<u64>) {
         match self.elem {
@@ -195,7 +218,15 @@ struct Walked {
     tables: bool,
     fills: bool,
     repeats: bool,
+    /// Whether this dim and the ones inside it are dense in the output (see
+    /// `LoopNest::dense_from`): else repetitions are recomputed rather than copied, fills
+    /// go position by position, and innermost runs element by element.
+    dense: bool,
 }
+
+/// The code that fills the output block of one position of a dim (all dims inside it),
+/// from its output offset: for fills of dims that are not dense in the output.
+type FillRest<'a> = Option<&'a dyn Fn(&mut Gen, Value)>;
 
 impl Moves {
     /// Positions [b1, b) of a repeating dim, copied from the positions before them, where
@@ -225,7 +256,17 @@ impl Moves {
     /// [`Moves::repeat`]. The next dim's code (`next`, `None` for the innermost dim) is
     /// emitted once.
     #[allow(clippy::too_many_arguments)]
-    fn walk(&self, g: &mut Gen, d: Walked, a: Value, b: Value, in_off: Value, out_off: Value, next: Next<'_>) {
+    fn walk(
+        &self,
+        g: &mut Gen,
+        d: Walked,
+        a: Value,
+        b: Value,
+        in_off: Value,
+        out_off: Value,
+        next: Next<'_>,
+        rest: FillRest<'_>,
+    ) {
         // The positions [lo, hi) of the repetition from position `ybase`.
         let repetition = |g: &mut Gen, ybase: Value, lo: Value, hi: Value| {
             let zero = g.c(0);
@@ -244,7 +285,7 @@ impl Moves {
                     let yo = g.mul(yf, d.os);
                     let out_seg = g.add(out_off, yo);
                     let piece = Piece { kind, off, stride, first, count, sp };
-                    self.walked_piece(g, d, piece, in_off, out_seg, next);
+                    self.walked_piece(g, d, piece, in_off, out_seg, next, rest);
                     vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 8 * dyn_slice::SEG_WORDS)]
                 },
             );
@@ -253,9 +294,14 @@ impl Moves {
             let zero = g.c(0);
             return repetition(g, zero, a, b);
         }
-        // One period from a (two repetitions at most when a is inside one), then copies.
-        let ap = g.add(a, d.period);
-        let b1 = g.smin(b, ap);
+        // One period from a (two repetitions at most when a is inside one), then copies;
+        // where the output is not dense, every repetition is computed.
+        let b1 = if d.dense {
+            let ap = g.add(a, d.period);
+            g.smin(b, ap)
+        } else {
+            b
+        };
         let start = first_repetition(g, a, d.period);
         g.while_loop(
             &[start],
@@ -267,11 +313,23 @@ impl Moves {
                 vec![g.add(v[0], d.period)]
             },
         );
-        self.repeat(g, out_off, d.os, a, b1, b);
+        if d.dense {
+            self.repeat(g, out_off, d.os, a, b1, b);
+        }
     }
 
     /// Positions `[first, first + count)` of one descriptor, from output offset `out_seg`.
-    fn walked_piece(&self, g: &mut Gen, d: Walked, p: Piece, in_off: Value, out_seg: Value, next: Next<'_>) {
+    #[allow(clippy::too_many_arguments)]
+    fn walked_piece(
+        &self,
+        g: &mut Gen,
+        d: Walked,
+        p: Piece,
+        in_off: Value,
+        out_seg: Value,
+        next: Next<'_>,
+        rest: FillRest<'_>,
+    ) {
         let is = |g: &mut Gen, k: i64| g.b.ins().icmp_imm_s(IntCC::Equal, p.kind, k);
         let table_at = |g: &mut Gen| {
             let t = g.add(p.off, p.first);
@@ -287,15 +345,20 @@ impl Moves {
             None => {
                 let run = |g: &mut Gen| {
                     let i = in_aff(g);
-                    self.run_dyn(g, i, p.stride, out_seg, p.count);
+                    if d.dense {
+                        self.run_dyn(g, i, p.stride, out_seg, p.count);
+                    } else {
+                        self.scatter(g, i, Some(p.stride), out_seg, d.os, p.count);
+                    }
                 };
                 if d.tables {
                     let t = is(g, dyn_slice::KIND_TABLE);
+                    let os = (!d.dense).then_some(d.os);
                     g.if_else(
                         t,
                         |g| {
                             let tab = table_at(g);
-                            g.gather(self.elem, tab, in_off, out_seg, p.count)
+                            g.gather(self.elem, tab, in_off, out_seg, p.count, os)
                         },
                         run,
                     );
@@ -340,9 +403,24 @@ impl Moves {
             let f = is(g, dyn_slice::KIND_FILL);
             g.if_else(
                 f,
-                |g| {
-                    let n = g.mul(p.count, d.os);
-                    self.fill(g, out_seg, n, None);
+                |g| match (d.dense, next, rest) {
+                    (true, _, _) => {
+                        let n = g.mul(p.count, d.os);
+                        self.fill(g, out_seg, n, None);
+                    }
+                    (false, None, _) => self.scatter(g, out_seg, None, out_seg, d.os, p.count),
+                    (false, Some(_), Some(rest)) => {
+                        let zero = g.c(0);
+                        g.while_loop(
+                            &[zero, out_seg],
+                            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], p.count),
+                            |g, v| {
+                                rest(g, v[1]);
+                                vec![g.addi(v[0], 1), g.add(v[1], d.os)]
+                            },
+                        );
+                    }
+                    (false, Some(_), None) => unreachable!("a walk over a view output fills through `rest`"),
                 },
                 not_fill,
             );
@@ -373,6 +451,8 @@ pub(crate) struct StaticSlice<'n> {
     /// dims, see [`LoopNest::looped_dims`]).
     words: Vec<Option<i64>>,
     looped: Vec<bool>,
+    /// Per dim k: `nest.dense_from(k)` (all true without an output view).
+    dense: Vec<bool>,
 }
 
 impl<'n> StaticSlice<'n> {
@@ -405,10 +485,11 @@ impl<'n> StaticSlice<'n> {
             _ => FillVal::None,
         };
         let stream = policy::slice_stages(nest);
-        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped };
+        let dense = (0..nest.dims.len()).map(|k| nest.dense_from(k)).collect();
+        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped, dense };
         let base = g.c(nest.base);
-        let zero = g.c(0);
-        me.dim(g, 0, base, zero);
+        let out_base = g.c(nest.out_view.map_or(0, |v| v.base as i64));
+        me.dim(g, 0, base, out_base);
         block
     }
 
@@ -419,6 +500,8 @@ impl<'n> StaticSlice<'n> {
         let span = |g: &mut Gen| if k == 0 { (g.lo, g.hi) } else { (g.c(0), g.c(dim.extent as i64)) };
         let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
         let next: Next<'_> = if inner { None } else { Some(&next) };
+        let rest = |g: &mut Gen, o: Value| self.fill_from(g, k + 1, o);
+        let rest: FillRest<'_> = if inner || self.dense[k] { None } else { Some(&rest) };
         if self.looped[k] {
             let word = self.words[k].expect("looped dims have descriptors");
             let d = Walked {
@@ -429,9 +512,10 @@ impl<'n> StaticSlice<'n> {
                 tables: matches!(dim.indexing, Indexing::Table(_)),
                 fills: dim.segments().is_some_and(|s| s.iter().any(|s| s.run() == Run::Fill)),
                 repeats: dim.repeats(),
+                dense: self.dense[k],
             };
             let (a, b) = span(g);
-            return self.moves.walk(g, d, a, b, in_off, out_off, next);
+            return self.moves.walk(g, d, a, b, in_off, out_off, next, rest);
         }
         let period = dim.period as i64;
         let zero = g.c(0);
@@ -440,14 +524,19 @@ impl<'n> StaticSlice<'n> {
             return self.period_body(g, k, zero, range, in_off, out_off);
         }
         let (a, b) = span(g);
-        // One period, then copies of it.
-        if k > 0 {
+        // One period, then copies of it; where the output is not dense, every
+        // repetition is computed.
+        if k > 0 && self.dense[k] {
             self.period_body(g, k, zero, None, in_off, out_off);
             let (os, b1) = (g.c(dim.out_stride as i64), g.c(period));
             return self.moves.repeat(g, out_off, os, a, b1, b);
         }
-        let ap = g.addi(a, period);
-        let b1 = g.smin(b, ap);
+        let b1 = if self.dense[k] {
+            let ap = g.addi(a, period);
+            g.smin(b, ap)
+        } else {
+            b
+        };
         let p = g.c(period);
         let start = first_repetition(g, a, p);
         g.while_loop(
@@ -460,8 +549,35 @@ impl<'n> StaticSlice<'n> {
                 vec![g.addi(v[0], period)]
             },
         );
-        let os = g.c(dim.out_stride as i64);
-        self.moves.repeat(g, out_off, os, a, b1, b);
+        if self.dense[k] {
+            let os = g.c(dim.out_stride as i64);
+            self.moves.repeat(g, out_off, os, a, b1, b);
+        }
+    }
+
+    /// Fill the output block of dims `k..` from output offset `out_off`: one fill where
+    /// it is dense, else position by position (a dim of an output view).
+    fn fill_from(&self, g: &mut Gen, k: usize, out_off: Value) {
+        let dims = &self.nest.dims;
+        if k == dims.len() || self.dense[k] {
+            let n: u64 = dims[k..].iter().map(|d| d.extent).product();
+            let count = g.c(n as i64);
+            return self.moves.fill(g, out_off, count, Some(n));
+        }
+        let os = dims[k].out_stride as i64;
+        if k + 1 == dims.len() {
+            let (count, os) = (g.c(dims[k].extent as i64), g.c(os));
+            return self.moves.scatter(g, out_off, None, out_off, os, count);
+        }
+        let (zero, end) = (g.c(0), g.c(dims[k].extent as i64));
+        g.while_loop(
+            &[zero, out_off],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], end),
+            |g, v| {
+                self.fill_from(g, k + 1, v[1]);
+                vec![g.addi(v[0], 1), g.addi(v[1], os)]
+            },
+        );
     }
 
     /// The repetition of a dim's period that starts at position `ybase`, every segment
@@ -506,16 +622,35 @@ impl<'n> StaticSlice<'n> {
                     let fo = g.muli(first, os);
                     let out_seg = g.add(o, fo);
                     match *seg {
-                        Segment::Fill { .. } => {
+                        Segment::Fill { .. } if self.dense[k] => {
                             let n = g.muli(count, os);
                             self.moves.fill(g, out_seg, n, known.map(|k| k * os as u64));
+                        }
+                        Segment::Fill { .. } if inner => {
+                            let osv = g.c(os);
+                            self.moves.scatter(g, out_seg, None, out_seg, osv, count);
+                        }
+                        Segment::Fill { .. } => {
+                            let zero = g.c(0);
+                            g.while_loop(
+                                &[zero, out_seg],
+                                |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
+                                |g, v| {
+                                    self.fill_from(g, k + 1, v[1]);
+                                    vec![g.addi(v[0], 1), g.addi(v[1], os)]
+                                },
+                            );
                         }
                         Segment::Affine { offset, stride, .. } => {
                             let i = g.addi(in_off, offset);
                             let fs = g.muli(first, stride);
                             let in_seg = g.add(i, fs);
-                            if inner {
+                            if inner && self.dense[k] {
                                 self.moves.run(g, seg.run(), in_seg, out_seg, count, known);
+                            } else if inner {
+                                let step = Moves::step_of(g, seg.run());
+                                let osv = g.c(os);
+                                self.moves.scatter(g, in_seg, step, out_seg, osv, count);
                             } else {
                                 let zero = g.c(0);
                                 g.while_loop(
@@ -540,8 +675,10 @@ impl<'n> StaticSlice<'n> {
                 if inner {
                     let f8 = g.muli(first, 8);
                     let t = g.add(tab, f8);
-                    let o = g.add(o, first);
-                    g.gather(self.moves.elem, t, in_off, o, count);
+                    let fo = g.muli(first, os);
+                    let o = g.add(o, fo);
+                    let osv = (!self.dense[k]).then(|| g.c(os));
+                    g.gather(self.moves.elem, t, in_off, o, count, osv);
                 } else {
                     let end = g.add(first, count);
                     g.for_range(first, end, |g, j| {
@@ -614,9 +751,18 @@ impl DynSlice {
         let (lo, hi) = (g.lo, g.hi);
         let a = g.b.ins().select(is_split, lo, zero);
         let b = g.b.ins().select(is_split, hi, extent);
-        let d = Walked { os, period, nseg, segs, tables: self.repeats, fills: self.fills, repeats: self.repeats };
+        let d = Walked {
+            os,
+            period,
+            nseg,
+            segs,
+            tables: self.repeats,
+            fills: self.fills,
+            repeats: self.repeats,
+            dense: true,
+        };
         let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
         let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };
-        self.moves.walk(g, d, a, b, in_off, out_off, next);
+        self.moves.walk(g, d, a, b, in_off, out_off, next, None);
     }
 }

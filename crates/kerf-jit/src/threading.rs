@@ -33,7 +33,8 @@ pub(crate) fn slice_split(nest: &LoopNest, dim: usize) -> Split {
     Split {
         extent: d.extent,
         align: if nest.dtype.layout() == Layout::Nibbles && d.out_stride % 2 == 1 { 2 } else { 1 },
-        cost: d.out_stride.saturating_mul(w),
+        // The elements one position writes (its out_stride, unless it writes a view).
+        cost: nest.dims[dim + 1..].iter().fold(w, |c, d| c.saturating_mul(d.extent)),
     }
 }
 
