@@ -46,6 +46,11 @@ pub(crate) mod dyn_slice {
     pub const KIND_AFFINE: i64 = 0;
     pub const KIND_FILL: i64 = 1;
     pub const KIND_TABLE: i64 = 2;
+    /// The word after the dim headers of a kernel writing output views: the output
+    /// offset of element 0.
+    pub fn out_base(depth: usize) -> i64 {
+        DIMS + DIM_WORDS * depth as i64
+    }
 }
 
 /// Append the segment descriptors of one period of `dim` (a table: one descriptor, then
@@ -109,14 +114,21 @@ impl Prepared {
 
 /// The argument block of a dynamic slice kernel with `depth` loops: the nest's dims last,
 /// after extent-1 dims padding it to the depth. O(dims + segments + tables) words.
-pub(crate) fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Error> {
-    if nest.out_view.is_some() {
+/// A kernel writing output views (`view`) has one more word after the dim headers: the
+/// output offset of element 0 ([`dyn_slice::out_base`]).
+pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool) -> Result<Prepared, Error> {
+    if nest.out_view.is_some() && !view {
         return Err(Error::Invalid {
-            what: "output view: dynamic kernels write dense outputs; compile a static kernel for a view (Jit::compile_views)".into(),
+            what: "output view: this dynamic kernel writes dense outputs; take the one that writes views (Jit::compile_dynamic_views)".into(),
+        });
+    }
+    if view && nest.dtype.layout() == Layout::Nibbles {
+        return Err(Error::Invalid {
+            what: format!("output view of {} elements: packed 4-bit outputs are written dense only", nest.dtype),
         });
     }
     let nd = nest.dims.len();
-    let (input_len, output_len) = (Some(nest.input_len), nest.output_len);
+    let (input_len, output_len) = (Some(nest.input_len), nest.output_buffer_len());
     if nd == 0 {
         return Ok(Prepared { args: Vec::new(), split: Split::default(), input_len, output_len });
     }
@@ -124,7 +136,11 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize) -> Result<Prepared, Er
         return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {depth}") });
     }
     let pad = depth - nd;
-    let mut w = vec![0i64; (dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64) as usize];
+    let headers = (dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64) as usize;
+    let mut w = vec![0i64; headers + usize::from(view)];
+    if view {
+        w[headers] = nest.out_view.map_or(0, |v| v.base as i64);
+    }
     w[dyn_slice::BASE as usize] = nest.base;
     let fill = nest.fill_bits.to_le_bytes();
     w[dyn_slice::FILL as usize] = i64::from_le_bytes(fill[..8].try_into().expect("8 bytes"));
@@ -183,7 +199,7 @@ pub(crate) fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Err
         Plan::Slice(p) => {
             let nest = schedule::slice(p)?;
             nest.verify()?;
-            encode_slice(&nest, key.rank)
+            encode_slice(&nest, key.rank, key.writes_views())
         }
         Plan::Fill(p) => Ok(encode_fill(p)),
     }

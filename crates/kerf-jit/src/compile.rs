@@ -86,6 +86,9 @@ pub struct DynKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DynOp {
     Slice(BoundaryMode),
+    /// A slice writing an output view (its strides may leave gaps): see
+    /// [`Jit::compile_dynamic_views`].
+    SliceView(BoundaryMode),
     Random { normal: bool },
     LinspaceInt,
     LinspaceFloat,
@@ -117,9 +120,21 @@ impl DynKey {
             },
         })
     }
+    /// The key of the kernel of this slice kind that writes output views.
+    pub(crate) fn view(&self) -> DynKey {
+        match self.op {
+            DynOp::Slice(m) => DynKey { op: DynOp::SliceView(m), ..self.clone() },
+            _ => self.clone(),
+        }
+    }
+    /// Whether this kernel writes output views.
+    pub(crate) fn writes_views(&self) -> bool {
+        matches!(self.op, DynOp::SliceView(_))
+    }
     fn name(&self) -> String {
         match self.op {
             DynOp::Slice(m) => format!("kerf_slice_{m}_{}_r{}_dyn", self.dtype, self.rank),
+            DynOp::SliceView(m) => format!("kerf_slice_{m}_{}_r{}_view_dyn", self.dtype, self.rank),
             DynOp::Random { normal } => {
                 format!("kerf_{}_{}_dyn", if normal { "random_normal" } else { "random_uniform" }, self.dtype)
             }
@@ -337,7 +352,9 @@ impl Emitter {
     fn light(&self) -> bool {
         match self {
             Emitter::Slice { nest, .. } => policy::row_kernel(nest),
-            Emitter::Dynamic(DynKey { op: DynOp::Slice(_), rank, .. }) => *rank > policy::LIGHT_DEPTH,
+            Emitter::Dynamic(DynKey { op: DynOp::Slice(_) | DynOp::SliceView(_), rank, .. }) => {
+                *rank > policy::LIGHT_DEPTH
+            }
             _ => false,
         }
     }
@@ -382,7 +399,11 @@ impl Emitter {
                 match key.op {
                     DynOp::Slice(mode) => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");
-                        DynSlice::emit(g, mode, elem, key.rank);
+                        DynSlice::emit(g, mode, elem, key.rank, false);
+                    }
+                    DynOp::SliceView(mode) => {
+                        let elem = slice::elem_of(key.dtype).expect("strings were refused");
+                        DynSlice::emit(g, mode, elem, key.rank, true);
                     }
                     DynOp::Random { normal } => random::emit(g, normal, key.dtype == DType::F16),
                     DynOp::LinspaceInt => {

@@ -189,7 +189,7 @@ impl JitKernel {
             });
         };
         let found = DynKey::of(plan)?;
-        if &found != key {
+        if &found != key && &found.view() != key {
             return Err(Error::Mismatch {
                 what: "plan of a dynamic kernel".into(),
                 expected: format!("{key:?}"),

@@ -91,18 +91,50 @@ impl Jit {
     /// the argument block of the kernel of its mode, dtype and depth (the one single plans
     /// of that kind share), so a chain compiles nothing once that kernel exists.
     pub fn compile_dynamic_chain(&self, fused: &FusedChain) -> Result<Option<Arc<JitKernel>>, Error> {
-        let Some(nest) = schedule::chain(fused)? else { return Ok(None) };
+        self.compile_dynamic_chain_views(fused, None, None)
+    }
+
+    /// [`compile_dynamic_chain`](Self::compile_dynamic_chain) reading and writing views
+    /// (either `None`: dense): the views' offsets and strides are arguments; with an output
+    /// view the kernel is the one of its kind that writes views (see
+    /// [`compile_dynamic_views`](Self::compile_dynamic_views)). The kernel's `input_shape`
+    /// and `output_shape` are the buffers', as for [`compile_chain_views`](Self::compile_chain_views).
+    pub fn compile_dynamic_chain_views(
+        &self,
+        fused: &FusedChain,
+        input: Option<&Strided>,
+        output: Option<&Strided>,
+    ) -> Result<Option<Arc<JitKernel>>, Error> {
+        let Some(nest) = schedule::chain_views(fused, input, output)? else { return Ok(None) };
         nest.verify()?;
-        let plan = Plan::Slice(carrier(&nest, fused.head_shape().to_vec(), fused.output_shape.clone()));
+        let in_shape = input.map_or_else(|| fused.head_shape().to_vec(), |v| vec![v.buffer_len]);
+        let out_shape = output.map_or_else(|| fused.output_shape.clone(), |v| vec![v.buffer_len]);
+        let plan = Plan::Slice(carrier(&nest, in_shape, out_shape));
         crate::check_dtype(&plan)?;
         let key = DynKey {
             op: DynOp::Slice(nest.mode),
             dtype: nest.dtype,
             rank: nest.dims.len().clamp(1, schedule::MAX_DIMS),
         };
+        let key = if output.is_some() { key.view() } else { key };
+        let prepared = encode_slice(&nest, key.rank, key.writes_views())?;
         let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
-        let prepared = encode_slice(&nest, key.rank)?;
         Ok(Some(Arc::new(JitKernel { code, plan, prepared, dynamic: Some(key), threads: self.settings.threads })))
+    }
+
+    /// The dynamic kernel of a slice plan's kind (op, mode, dtype, rank) that writes
+    /// output views: [`JitKernel::run_views`] runs any plan of that kind on it with the
+    /// views' offsets and strides as arguments; `run_bytes` runs `plan` dense. A kernel
+    /// apart from the one [`compile_dynamic_plan`](Self::compile_dynamic_plan) gives, so
+    /// that dense outputs keep their code: here no dim is taken as dense (repetitions are
+    /// recomputed, fill rows go position by position) and innermost runs check their
+    /// output stride (contiguous rows are still copied and filled whole).
+    pub fn compile_dynamic_views(&self, plan: &SlicePlan) -> Result<Arc<JitKernel>, Error> {
+        let plan = Plan::Slice(plan.clone());
+        let key = DynKey::of(&plan)?.view();
+        let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
+        let prepared = crate::abi::prepare_dynamic(&plan, &key)?;
+        Ok(Arc::new(JitKernel { code, plan, prepared, dynamic: Some(key), threads: self.settings.threads }))
     }
 }
 
@@ -119,24 +151,41 @@ impl JitKernel {
         buffer: &[u8],
         output: &mut [u8],
     ) -> Result<(), Error> {
+        self.run_views(plan, Some(input), buffer, None, output)
+    }
+
+    /// Run a slice plan on this dynamic kernel reading its input through a view of
+    /// `input_buffer` and writing its output through a view of `output_buffer` (either
+    /// `None`: dense, the buffer exactly the tensor). An output view needs the kernel that
+    /// writes views ([`Jit::compile_dynamic_views`]); the plan must be of this kernel's
+    /// kind (op, mode, dtype, rank). Both views are checked inside their buffers, the
+    /// output's elements apart, and the nest verified, before any code runs; the kernel
+    /// writes only the output view's elements.
+    pub fn run_views(
+        &self,
+        plan: &SlicePlan,
+        input: Option<&Strided>,
+        input_buffer: &[u8],
+        output: Option<&Strided>,
+        output_buffer: &mut [u8],
+    ) -> Result<(), Error> {
         let Some(key) = &self.dynamic else {
             return Err(Error::Invalid {
-                what: "a static kernel bakes its strides (Jit::compile_strided); run_strided takes a dynamic kernel"
-                    .into(),
+                what: "a static kernel bakes its strides (Jit::compile_views); run_views takes a dynamic kernel".into(),
             });
         };
         let found = DynKey::of(&Plan::Slice(plan.clone()))?;
-        if &found != key {
+        if &found != key && &found.view() != key {
             return Err(Error::Mismatch {
                 what: "plan of a dynamic kernel".into(),
                 expected: format!("{key:?}"),
                 found: format!("{found:?}"),
             });
         }
-        let nest = schedule::slice_strided(plan, input)?;
+        let nest = schedule::slice_views(plan, input, output)?;
         nest.verify()?;
-        let prepared = encode_slice(&nest, key.rank)?;
-        self.run_prepared(&prepared, Some(buffer), output)
+        let prepared = encode_slice(&nest, key.rank, key.writes_views())?;
+        self.run_prepared(&prepared, Some(input_buffer), output_buffer)
     }
 
     /// Run this kernel reading its input through a pointer: what [`Kernel::run_bytes`]

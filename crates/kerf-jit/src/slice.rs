@@ -12,7 +12,7 @@ use crate::builder::{Elem, Gen, clip, elem_type, mf};
 use crate::policy;
 use crate::runs::Splat;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Value, types};
+use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
 use kerf_ir::BoundaryMode;
 use kerf_ir::schedule::{Indexing, LoopNest, Run, Segment};
 
@@ -40,6 +40,10 @@ struct Moves {
     /// Reversed and strided runs go through a stack buffer and cache-bypassing stores
     /// (large static outputs; see [`crate::stream`]).
     stream: bool,
+    /// A dynamic kernel writing output views in fill mode: a byte on the stack, set while
+    /// the dims inside a fill position run, so that their innermost runs write the fill
+    /// value (the dims are walked once whether they read or fill: linear code).
+    filling: Option<StackSlot>,
 }
 
 impl Moves {
@@ -67,6 +71,31 @@ impl Moves {
             (None, _) => unreachable!("fill segments exist only in fill mode"),
         };
         g.scatter(w, in_off, in_step, fill, out_off, os, count);
+    }
+
+    /// `count` fill elements of an innermost dim `os` elements apart (1: one contiguous
+    /// fill).
+    fn fill_view(&self, g: &mut Gen, out_off: Value, os: Value, count: Value) {
+        let one = g.b.ins().icmp_imm_s(IntCC::Equal, os, 1);
+        g.if_else(one, |g| self.fill(g, out_off, count, None), |g| self.scatter(g, out_off, None, out_off, os, count));
+    }
+
+    /// An innermost run of an output view whose stride `os` is known at run time only.
+    fn run_view(&self, g: &mut Gen, in_off: Value, stride: Value, out_off: Value, os: Value, count: Value) {
+        let one = g.b.ins().icmp_imm_s(IntCC::Equal, os, 1);
+        g.if_else(
+            one,
+            |g| self.run_dyn(g, in_off, stride, out_off, count),
+            |g| self.scatter(g, in_off, Some(stride), out_off, os, count),
+        );
+    }
+
+    /// `moved` (an innermost run's reads and writes), or its `count` elements filled when
+    /// a dim outside is at a fill position (see [`Moves::filling`]).
+    fn unless_filling(&self, g: &mut Gen, out_off: Value, os: Value, count: Value, moved: impl FnOnce(&mut Gen)) {
+        let Some(slot) = self.filling else { return moved(g) };
+        let f = g.b.ins().stack_load(types::I64, types::I8, slot, 0);
+        g.if_else(f, |g| self.fill_view(g, out_off, os, count), moved);
     }
 
     /// The input step of an innermost run.
@@ -348,23 +377,26 @@ impl Moves {
                     if d.dense {
                         self.run_dyn(g, i, p.stride, out_seg, p.count);
                     } else {
-                        self.scatter(g, i, Some(p.stride), out_seg, d.os, p.count);
+                        self.run_view(g, i, p.stride, out_seg, d.os, p.count);
                     }
                 };
-                if d.tables {
-                    let t = is(g, dyn_slice::KIND_TABLE);
-                    let os = (!d.dense).then_some(d.os);
-                    g.if_else(
-                        t,
-                        |g| {
-                            let tab = table_at(g);
-                            g.gather(self.elem, tab, in_off, out_seg, p.count, os)
-                        },
-                        run,
-                    );
-                } else {
-                    run(g);
-                }
+                let moved = |g: &mut Gen| {
+                    if d.tables {
+                        let t = is(g, dyn_slice::KIND_TABLE);
+                        let os = (!d.dense).then_some(d.os);
+                        g.if_else(
+                            t,
+                            |g| {
+                                let tab = table_at(g);
+                                g.gather(self.elem, tab, in_off, out_seg, p.count, os)
+                            },
+                            run,
+                        );
+                    } else {
+                        run(g);
+                    }
+                };
+                self.unless_filling(g, out_seg, d.os, p.count, moved);
             }
             Some(next) => {
                 // One loop for both kinds: an affine offset stepped by the stride, and a
@@ -399,7 +431,17 @@ impl Moves {
                 );
             }
         };
-        if d.fills {
+        if let (true, Some(_), Some(slot)) = (d.fills, next, self.filling) {
+            // The dims inside run once whatever the kind, with the flag set at a fill
+            // position (and restored after: this may itself run inside one); the code of
+            // the dims inside is emitted once, so it stays linear in the depth.
+            let f = is(g, dyn_slice::KIND_FILL);
+            let was = g.b.ins().stack_load(types::I64, types::I8, slot, 0);
+            let now = g.b.ins().bor(was, f);
+            g.b.ins().stack_store(types::I64, now, slot, 0);
+            not_fill(g);
+            g.b.ins().stack_store(types::I64, was, slot, 0);
+        } else if d.fills {
             let f = is(g, dyn_slice::KIND_FILL);
             g.if_else(
                 f,
@@ -408,7 +450,7 @@ impl Moves {
                         let n = g.mul(p.count, d.os);
                         self.fill(g, out_seg, n, None);
                     }
-                    (false, None, _) => self.scatter(g, out_seg, None, out_seg, d.os, p.count),
+                    (false, None, _) => self.fill_view(g, out_seg, d.os, p.count),
                     (false, Some(_), Some(rest)) => {
                         let zero = g.c(0);
                         g.while_loop(
@@ -420,7 +462,7 @@ impl Moves {
                             },
                         );
                     }
-                    (false, Some(_), None) => unreachable!("a walk over a view output fills through `rest`"),
+                    (false, Some(_), None) => unreachable!("dynamic kernels writing views fill through the flag"),
                 },
                 not_fill,
             );
@@ -486,7 +528,7 @@ impl<'n> StaticSlice<'n> {
         };
         let stream = policy::slice_stages(nest);
         let dense = (0..nest.dims.len()).map(|k| nest.dense_from(k)).collect();
-        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped, dense };
+        let me = StaticSlice { nest, moves: Moves { elem, fill, stream, filling: None }, words, looped, dense };
         let base = g.c(nest.base);
         let out_base = g.c(nest.out_view.map_or(0, |v| v.base as i64));
         me.dim(g, 0, base, out_base);
@@ -705,11 +747,15 @@ pub(crate) struct DynSlice {
     /// than their extents, or tables (see `Indexing::Table`).
     repeats: bool,
     fills: bool,
+    /// Whether the kernel writes output views: no dim is taken as dense (repetitions are
+    /// recomputed, fills of outer dims go position by position), innermost runs check
+    /// their stride, and element 0's output offset is an argument.
+    view: bool,
     moves: Moves,
 }
 
 impl DynSlice {
-    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, depth: usize) {
+    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, depth: usize, view: bool) {
         let fill = if mode == BoundaryMode::Fill {
             let fa = g.addi(g.args, dyn_slice::FILL * 8);
             match elem {
@@ -725,15 +771,23 @@ impl DynSlice {
         } else {
             FillVal::None
         };
+        let fills = mode == BoundaryMode::Fill;
+        let filling = (view && fills).then(|| {
+            let slot = g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 1, 0));
+            let zero = g.b.ins().iconst(types::I8, 0);
+            g.b.ins().stack_store(types::I64, zero, slot, 0);
+            slot
+        });
         let me = DynSlice {
             depth,
             repeats: mode.period(2).is_some(),
-            fills: mode == BoundaryMode::Fill,
-            moves: Moves { elem, fill, stream: false },
+            fills,
+            view,
+            moves: Moves { elem, fill, stream: false, filling },
         };
         let base = g.arg(dyn_slice::BASE);
-        let zero = g.c(0);
-        me.dim(g, 0, base, zero);
+        let out_base = if view { g.arg(dyn_slice::out_base(depth)) } else { g.c(0) };
+        me.dim(g, 0, base, out_base);
     }
 
     fn dim(&self, g: &mut Gen, k: usize, in_off: Value, out_off: Value) {
@@ -759,7 +813,7 @@ impl DynSlice {
             tables: self.repeats,
             fills: self.fills,
             repeats: self.repeats,
-            dense: true,
+            dense: !self.view,
         };
         let next = |g: &mut Gen, i: Value, o: Value| self.dim(g, k + 1, i, o);
         let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };

@@ -242,7 +242,8 @@ fn scatter_into(dense: &[u8], shape: &[u64], view: &Strided, w: usize, fill: u8)
 
 /// Random slice plans and random fused chains writing random output views (axes in any
 /// order of memory, gaps between rows and elements, offsets) of a buffer flush against
-/// guard pages, read through random input views, on static kernels baking both views:
+/// guard pages, read through random input views, on static kernels baking both views and
+/// on the dynamic kernels that write views (both views' offsets and strides arguments):
 /// the view's elements equal to the reference byte for byte, and every other byte of the
 /// output buffer left as it was (the harness's pattern).
 #[test]
@@ -279,26 +280,45 @@ fn strided_outputs_stay_inside_guarded_buffers() {
         let expected = chain::evaluate_unfused(&plans, Some(data.view())).unwrap();
         let expected = scatter_into(expected.bytes().unwrap(), &out_shape, &out_view, w, 0x5A);
         let what = format!("{plans:?}\ninput {in_view:?}\noutput {out_view:?}");
-        let k = match (&fused, &plans[0]) {
-            (Some(f), _) => match jit.compile_chain_views(f, Some(&in_view), Some(&out_view)) {
-                Ok(Some(k)) => k,
-                Ok(None) => continue, // no single nest says this chain
-                Err(e) => panic!("{what}: {e}"),
-            },
+        let views = (Some(&in_view), Some(&out_view));
+        match (&fused, &plans[0]) {
+            (Some(f), _) => {
+                let Some(k) = must(jit.compile_chain_views(f, views.0, views.1), &what) else {
+                    continue; // no single nest says this chain
+                };
+                if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
+                    failures.push(format!("static chain: {what}: {f:?}"));
+                }
+                let d = must(jit.compile_dynamic_chain_views(f, views.0, views.1), &what).expect("fuses");
+                if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_bytes) {
+                    failures.push(format!("dynamic chain: {what}: {f:?}"));
+                }
+                chains += 1;
+            }
             (None, Plan::Slice(p)) => {
-                jit.compile_views(p, Some(&in_view), Some(&out_view)).unwrap_or_else(|e| panic!("{what}: {e}"))
+                let k = must(jit.compile_views(p, views.0, views.1), &what);
+                if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
+                    failures.push(format!("static: {what}: {f:?}"));
+                }
+                let d = must(jit.compile_dynamic_views(p), &what);
+                let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
+                    d.run_views(p, views.0, input.unwrap_or_default(), views.1, out)
+                };
+                if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_dyn) {
+                    failures.push(format!("dynamic: {what}: {f:?}"));
+                }
             }
             (None, Plan::Fill(_)) => continue,
-        };
-        runs += 1;
-        chains += u64::from(fused.is_some());
-        if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
-            failures.push(format!("static: {what}: {f:?}"));
         }
+        runs += 1;
     }
     eprintln!("{runs} output views, {chains} of them fused chains");
     assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
     assert!(chains * 6 > runs, "only {chains} chains");
+}
+
+fn must<T>(r: Result<T, kerf_ir::Error>, what: &str) -> T {
+    r.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 /// The view's elements of `buffer` gathered row-major.
