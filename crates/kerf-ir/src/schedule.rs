@@ -250,9 +250,8 @@ impl LoopNest {
         }
         if let Some(view) = self.out_view {
             let strides: Vec<(u64, i64)> = self.dims.iter().map(|d| (d.extent, d.out_stride as i64)).collect();
-            check_writes(&strides, view.base as i128, view.buffer_len).map_err(|e| Error::Invalid {
-                what: format!("loop nest: {e}"),
-            })?;
+            check_writes(&strides, view.base as i128, view.buffer_len)
+                .map_err(|e| Error::Invalid { what: format!("loop nest: {e}") })?;
         }
         if let Some((lo, hi)) = self.input_offset_range()
             && (lo < 0 || hi >= self.input_len as i128)
@@ -725,9 +724,7 @@ fn check_writes(axes: &[(u64, i64)], base: i128, buffer_len: u64) -> Result<(), 
     }
     let hi = base + reach;
     if base < 0 || hi >= buffer_len as i128 {
-        return Err(format!(
-            "output writes elements {base}..={hi}, outside its buffer of {buffer_len} elements"
-        ));
+        return Err(format!("output writes elements {base}..={hi}, outside its buffer of {buffer_len} elements"));
     }
     Ok(())
 }
@@ -801,7 +798,11 @@ pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Str
         return Ok(nest);
     }
     let fill_axes = || {
-        core.iter().map(|&e| Axis { extent: e, period: e, indexing: Indexing::Segments(vec![Segment::Fill { len: e }]) })
+        core.iter().map(|&e| Axis {
+            extent: e,
+            period: e,
+            indexing: Indexing::Segments(vec![Segment::Fill { len: e }]),
+        })
     };
     let all_fill = |nest: LoopNest| finish(nest, fill_axes().collect(), 0, out_strides.as_deref());
 
@@ -953,9 +954,8 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64, out_strides: Option<&[
     nest.dims = merged
         .into_iter()
         .map(|(ax, os)| {
-            let out_stride = u64::try_from(os).map_err(|_| Error::Invalid {
-                what: format!("output stride {os} of a dim is negative"),
-            })?;
+            let out_stride = u64::try_from(os)
+                .map_err(|_| Error::Invalid { what: format!("output stride {os} of a dim is negative") })?;
             Ok(Dim { extent: ax.extent, out_stride, period: ax.period, indexing: ax.indexing })
         })
         .collect::<Result<_, Error>>()?;

@@ -479,17 +479,21 @@ proptest! {
 #[test]
 fn output_views_merge_only_where_strides_continue() {
     let p = slice(DType::F32, &[4, 8], &[(4, 0, 1), (8, 0, 1)], BoundaryMode::StrictBounds);
-    let dense = schedule::slice_views(&p, None, Some(&Strided { offset: 5, strides: vec![8, 1], buffer_len: 40 })).unwrap();
+    let dense =
+        schedule::slice_views(&p, None, Some(&Strided { offset: 5, strides: vec![8, 1], buffer_len: 40 })).unwrap();
     assert_eq!(dense.dims.len(), 1, "{dense}");
     assert!(dense.dense_from(0));
-    let rows = schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 })).unwrap();
+    let rows =
+        schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 })).unwrap();
     assert_eq!(rows.dims.len(), 2, "{rows}");
     assert!(!rows.dense_from(0) && rows.dense_from(1), "{rows}");
-    let transposed = schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 })).unwrap();
+    let transposed =
+        schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 })).unwrap();
     assert!(!transposed.dense_from(1), "{transposed}");
     // A fill border of a view with gaps keeps its rows apart.
     let pad = slice(DType::F32, &[2, 2], &[(4, -1, 1), (4, -1, 1)], BoundaryMode::Fill);
-    let nest = schedule::slice_views(&pad, None, Some(&Strided { offset: 0, strides: vec![6, 1], buffer_len: 24 })).unwrap();
+    let nest =
+        schedule::slice_views(&pad, None, Some(&Strided { offset: 0, strides: vec![6, 1], buffer_len: 24 })).unwrap();
     assert_eq!(nest.dims.iter().map(|d| d.out_stride).collect::<Vec<_>>(), [6, 1], "{nest}");
     // The nest's writes are checked too: a view's stride edited into overlap is refused.
     let mut bad = rows.clone();

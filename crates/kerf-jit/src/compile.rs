@@ -89,7 +89,9 @@ pub(crate) enum DynOp {
     /// A slice writing an output view (its strides may leave gaps): see
     /// [`Jit::compile_dynamic_views`].
     SliceView(BoundaryMode),
-    Random { normal: bool },
+    Random {
+        normal: bool,
+    },
     LinspaceInt,
     LinspaceFloat,
 }

@@ -233,7 +233,8 @@ fn scatter_into(dense: &[u8], shape: &[u64], view: &Strided, w: usize, fill: u8)
             idx[k] = r % shape[k];
             r /= shape[k];
         }
-        let at = view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+        let at =
+            view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
         let at = at as usize * w;
         buffer[at..at + w].copy_from_slice(&dense[i as usize * w..(i as usize + 1) * w]);
     }
@@ -332,7 +333,8 @@ fn scatter_gather(buffer: &[u8], shape: &[u64], view: &Strided, w: usize) -> Vec
             idx[k] = r % shape[k];
             r /= shape[k];
         }
-        let at = view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+        let at =
+            view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
         out.extend_from_slice(&buffer[at as usize * w..(at as usize + 1) * w]);
     }
     out

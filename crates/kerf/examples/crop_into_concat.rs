@@ -31,7 +31,12 @@ fn main() -> Result<(), kerf::Error> {
     // The concatenated output: two 4x3 crops side by side, a separator column between.
     let mut out = Array2::<f32>::from_elem((4, 7), -1.0);
     // Rows 1..5, columns 2..5 of `a`, into columns 0..3.
-    run_strided(&jit, &crop([6, 8], [1, 2], [4, 3], BoundaryMode::StrictBounds), a.view(), out.slice_mut(s![.., 0..3]))?;
+    run_strided(
+        &jit,
+        &crop([6, 8], [1, 2], [4, 3], BoundaryMode::StrictBounds),
+        a.view(),
+        out.slice_mut(s![.., 0..3]),
+    )?;
     // Rows 3..7, columns 2..5 of `b`'s transpose (a [6, 5] view), reflected past its
     // last row, into columns 4..7.
     let bt = b.t();

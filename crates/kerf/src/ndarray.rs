@@ -358,7 +358,8 @@ impl StridedKernel {
             false => Some(output_layout(&self.plan, &output).map(|(_, v, lo)| (v, lo))?),
         };
         if out_layout != self.out {
-            let expected = self.out.as_ref().map_or("contiguous row-major".into(), |(v, _)| format!("strides {:?}", v.strides));
+            let expected =
+                self.out.as_ref().map_or("contiguous row-major".into(), |(v, _)| format!("strides {:?}", v.strides));
             return Err(Error::Mismatch {
                 what: "output array layout".into(),
                 expected,
@@ -574,7 +575,9 @@ mod tests {
                 fill_bits: 9,
                 windows: Vec::new(),
             };
-            let expected = run::<_, i16, _>(&*jit.compile_plan(&kerf_ir::Plan::Slice(plan.clone())).unwrap(), Some(input.view())).unwrap();
+            let expected =
+                run::<_, i16, _>(&*jit.compile_plan(&kerf_ir::Plan::Slice(plan.clone())).unwrap(), Some(input.view()))
+                    .unwrap();
             let [a, b, c] = [0, 1, 2].map(|k| plan.output_shape[k] as usize);
             // Memory order (c, a, b), every other element along b, reversed along a.
             let mut big = ::ndarray::Array3::<i16>::from_elem((c, a + 1, 2 * b), -1);
