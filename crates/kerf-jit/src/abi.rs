@@ -92,13 +92,15 @@ pub(crate) mod dyn_fill {
 /// The argument block and split of one plan, and the buffers its code touches: built
 /// only from a verified schedule ([`LoopNest::verify`], [`schedule::FillNest::verify`] or a
 /// validated fill plan), whose reads lie in `[0, input_len)` and whose writes cover
-/// exactly `[0, output_len)`, in elements of the kernel's dtype.
+/// exactly `[0, output_len)`, in elements of the kernel's dtype — or, for a nest writing
+/// an output view, each element of the view once, inside `[0, output_len)` (the view's
+/// buffer; the elements between the view's are not touched).
 pub(crate) struct Prepared {
     pub(crate) args: Vec<i64>,
     pub(crate) split: Split,
     /// Elements the code may read (`None`: it reads no input).
     pub(crate) input_len: Option<u64>,
-    /// Elements the code writes.
+    /// Elements of the output buffer (all written, unless the output is a view).
     pub(crate) output_len: u64,
 }
 
