@@ -363,3 +363,37 @@ fn bad_output_views_are_refused() {
         assert!(words.iter().all(|w| e.contains(w)), "{view:?}: {e}");
     }
 }
+
+/// A call large enough to split over threads writes an output view as one thread does:
+/// each thread takes positions of the outer dim, whose elements are apart from every
+/// other position's (the view's strides proven so), and nothing between them.
+#[test]
+fn threaded_calls_write_output_views() {
+    let request = Request::new("tensorrt.slice")
+        .input_meta("input", kerf_ir::DType::F16, &[700, 500])
+        .attr("start", [-5, -50])
+        .attr("size", [1000, 600])
+        .attr("stride", [1, 1])
+        .attr("mode", "reflect");
+    let Plan::Slice(plan) = kerf_ir::lower(&request).unwrap() else { panic!("a slice plan") };
+    let mut rng = Rng::new(7);
+    let input = random_input(&mut rng, plan.dtype, &plan.input_shape);
+    let dense = reference_bytes(&Plan::Slice(plan.clone()), Some(&input)).unwrap();
+    // Every other element of every row, rows 1201 elements apart, from element 1.
+    let view = Strided { offset: 1, strides: vec![1201, 2], buffer_len: 1201 * 1000 };
+    let expected = scatter_into(&dense, &plan.output_shape, &view, 2, 0x5A);
+    for threads in [1, 4] {
+        let jit = Jit::new(JitSettings { threads, cache_capacity: 8 }).unwrap();
+        let k = jit.compile_views(&plan, None, Some(&view)).unwrap();
+        if let Err(f) = run_guarded(k.as_ref(), Some(&input), &expected, &run_bytes) {
+            panic!("static, {threads} threads: {f:?}");
+        }
+        let d = jit.compile_dynamic_views(&plan).unwrap();
+        let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
+            d.run_views(&plan, None, input.unwrap_or_default(), Some(&view), out)
+        };
+        if let Err(f) = run_guarded(d.as_ref(), Some(&input), &expected, &run_dyn) {
+            panic!("dynamic, {threads} threads: {f:?}");
+        }
+    }
+}
