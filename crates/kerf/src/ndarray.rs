@@ -393,6 +393,57 @@ impl StridedKernel {
     }
 }
 
+/// Run a fused chain ([`crate::chain::lower_chain`]) on the JIT as one kernel reading
+/// `input` and writing `output` where they lie, no copy of either: what
+/// [`run_strided`] does for one plan ([`Jit::compile_chain_views`]; compiled per call).
+/// Output axes of negative stride are refused (a chain is not turned around), and so is a
+/// chain no single loop nest says (a fill head, two fill values: run it step by step,
+/// [`crate::chain::run_chain_jit`]).
+pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
+    jit: &Jit,
+    fused: &crate::chain::FusedChain,
+    input: ArrayView<'_, T, D>,
+    mut output: ArrayViewMut<'_, T, E>,
+) -> Result<(), Error> {
+    check_dtype::<T>(fused.dtype)?;
+    let (in_shape, out_shape) = (shape_of(&input.raw_dim()), shape_of(&output.raw_dim()));
+    for (what, found, expected) in
+        [("input", &in_shape, fused.head_shape()), ("output", &out_shape, fused.output_shape.as_slice())]
+    {
+        if found.as_slice() != expected {
+            return Err(Error::Mismatch {
+                what: format!("{what} array shape"),
+                expected: format!("{expected:?}"),
+                found: format!("{found:?}"),
+            });
+        }
+    }
+    let (in_view, lo) = strided_of(&input)?;
+    let dense = output.is_standard_layout();
+    let (out_view, out_lo) = strided_of(&output.view())?;
+    let kernel = jit.compile_chain_views(fused, Some(&in_view), (!dense).then_some(&out_view))?.ok_or_else(|| {
+        Error::Invalid {
+            what: "this chain is not one loop nest (a fill head or two fill values): run it step by step".into(),
+        }
+    })?;
+    // `lo` (≤ 0): from the view's first element to its lowest-addressed one (from its shape and strides).
+    // SAFETY: so the pointer is to an element of the input array's allocation.
+    let base = unsafe { input.as_ptr().offset(lo) }.cast::<u8>();
+    if dense {
+        let out = output.as_slice_mut().expect("a standard-layout view is one slice");
+        // The kernel was compiled for `in_view` (offset -lo): it reads only elements of `input`.
+        // SAFETY: each such element is readable while `input` is borrowed.
+        return unsafe { kernel.run_from_ptr(base, as_bytes_mut(out)) };
+    }
+    // As in `StridedKernel::run`: the kernel writes only `output`'s elements (verified distinct and inside
+    // the view's span, negative strides having been refused by the schedule) and reads only `input`'s.
+    // SAFETY: `out_lo` (≤ 0) leads to the output view's lowest element, inside its allocation.
+    let out = unsafe { output.as_mut_ptr().offset(out_lo) }.cast::<u8>();
+    // SAFETY: every written element belongs to `output`, borrowed mutably for this call; no reference to
+    // the bytes between them is formed.
+    unsafe { kernel.run_from_ptrs(base, out) }
+}
+
 fn check_output_shape<T, D: Dimension>(plan: &SlicePlan, output: &ArrayViewMut<'_, T, D>) -> Result<(), Error> {
     let out_shape = shape_of(&output.raw_dim());
     if out_shape != plan.output_shape {
@@ -588,6 +639,39 @@ mod tests {
             let outside = big.slice(s![.., 0, ..]).iter().chain(big.slice(s![.., .., 1..;2])).all(|&x| x == -1);
             assert!(outside, "{mode}: an element outside the view was written");
         }
+    }
+
+    /// A fused chain (reflect pad, then a crop) from a transposed view into a block of a
+    /// larger array: the unfused reference's values, nothing around the block written;
+    /// a reversed output axis is refused.
+    #[test]
+    fn chains_write_output_views_in_place() {
+        use crate::chain::{ChainRequest, lower_chain};
+        use kerf_ir::{DType as D, Request};
+        let pad = Request::new("onnx.pad")
+            .input_meta("data", D::I32, &[5, 4])
+            .input("pads", kerf_ir::Tensor::from_i64s(&[2, 3, 2, 3]))
+            .attr("mode", "reflect");
+        let crop = Request::new("onnx.slice")
+            .input("starts", kerf_ir::Tensor::from_i64s(&[1, 2]))
+            .input("ends", kerf_ir::Tensor::from_i64s(&[-1, -1]));
+        let lowered = lower_chain(&ChainRequest { steps: vec![pad, crop] }).unwrap();
+        let base = ::ndarray::Array2::from_shape_fn((4, 5), |(i, j)| (10 * i + j) as i32);
+        let input = base.t(); // [5, 4]
+        let expected = kerf_ir::chain::evaluate_unfused(&lowered.plans, Some(tensor_from_array(input).view())).unwrap();
+        let expected = array_from_tensor::<i32>(&expected).unwrap();
+        let [r, c] = [0, 1].map(|k| lowered.fused.output_shape[k] as usize);
+        let mut big = ::ndarray::Array2::<i32>::from_elem((r + 2, 2 * c + 1), -1);
+        let jit = Jit::default();
+        run_chain_strided(&jit, &lowered.fused, input, big.slice_mut(s![1..r + 1, 1..;2])).unwrap();
+        assert_eq!(big.slice(s![1..r + 1, 1..;2]).into_dyn(), expected);
+        assert!(big.row(0).iter().chain(big.row(r + 1)).chain(big.slice(s![.., ..;2])).all(|&x| x == -1));
+        let e = run_chain_strided(&jit, &lowered.fused, input, big.slice_mut(s![1..r + 1, 1..;-2])).unwrap_err();
+        assert!(e.to_string().contains("positive"), "{e}");
+        // Dense outputs too.
+        let mut dense = ::ndarray::Array2::<i32>::zeros((r, c));
+        run_chain_strided(&jit, &lowered.fused, input, dense.view_mut()).unwrap();
+        assert_eq!(dense.into_dyn(), expected);
     }
 
     #[test]
