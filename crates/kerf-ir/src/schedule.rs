@@ -723,7 +723,8 @@ fn check_writes(axes: &[(u64, i64)], base: i128, buffer_len: u64) -> Result<(), 
         reach += s * (e - 1);
     }
     let hi = base + reach;
-    if base < 0 || hi >= buffer_len as i128 {
+    // (Offsets are i64 in the backends: a buffer beyond that is refused.)
+    if base < 0 || hi >= buffer_len as i128 || buffer_len > i64::MAX as u64 {
         return Err(format!("output writes elements {base}..={hi}, outside its buffer of {buffer_len} elements"));
     }
     Ok(())

@@ -500,6 +500,9 @@ fn output_views_merge_only_where_strides_continue() {
     bad.dims[0].out_stride = 7;
     let e = bad.verify().unwrap_err().to_string();
     assert!(e.contains("overlaps"), "{e}");
+    let mut huge = rows.clone();
+    huge.out_view.as_mut().unwrap().buffer_len = u64::MAX; // offsets beyond i64
+    assert!(huge.verify().is_err());
     let mut bad = rows;
     bad.out_view.as_mut().unwrap().buffer_len = 37; // the last row ends at 37
     let e = bad.verify().unwrap_err().to_string();
