@@ -1,9 +1,10 @@
-//! Static kernels compiled from a loop nest that no single plan says: a chain fused into
-//! one kernel ([`kerf_ir::chain`]) and a slice reading a strided view of a buffer
-//! ([`schedule::Strided`]), and either writing a strided view of an output buffer. All are
-//! emitted as a plan's static kernel is, from a nest verified to read only
-//! `[0, input_len)` and to write exactly `[0, output_len)`, or each element of its output
-//! view once (`LoopNest::out_view`).
+//! Kernels run on a loop nest that no single plan says: a chain fused into one kernel
+//! ([`kerf_ir::chain`]) and a slice reading a strided view of a buffer
+//! ([`schedule::Strided`]), either of them writing a strided view of an output buffer.
+//! Static ones are emitted as a plan's static kernel is, dynamic ones take the nest as
+//! their argument block; every nest is verified to read only `[0, input_len)` and to
+//! write exactly `[0, output_len)`, or each element of its output view once
+//! (`LoopNest::out_view`), before any code runs.
 
 use crate::abi::encode_slice;
 use crate::compile::{DynKey, DynOp};
