@@ -114,7 +114,9 @@ pub enum Indexing {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Dim {
     pub extent: u64,
-    /// Output elements per step of this dim (the product of the inner dims' extents).
+    /// Output elements per step of this dim: the product of the inner dims' extents in a
+    /// dense nest, the output view's stride in a nest that writes a view
+    /// ([`LoopNest::out_view`]).
     pub out_stride: u64,
     /// The positions repeat with this period (1 ≤ period ≤ extent): position y reads as
     /// position y mod period does, and `indexing` covers positions [0, period); the last
@@ -152,13 +154,14 @@ pub struct LoopNest {
     pub mode: BoundaryMode,
     /// The fill value's element bits (0 unless mode is fill).
     pub fill_bits: u128,
-    /// Elements of the input and of the output.
+    /// Elements of the input, and elements the nest writes (the product of its extents).
     pub input_len: u64,
     pub output_len: u64,
     /// Input offset added to every element's offset (from dropped extent-1 axes).
     pub base: i64,
-    /// Outermost first, at most [`MAX_DIMS`]. Empty exactly when the output is empty; the
-    /// innermost has `out_stride` 1.
+    /// Outermost first, at most [`MAX_DIMS`]. Empty exactly when the output is empty.
+    /// Without an output view their `out_stride`s are row-major (the innermost 1);
+    /// with one they are the view's.
     pub dims: Vec<Dim>,
     /// `None`: offsets index the input buffer. A fill (a chain that starts with one):
     /// offset i stands for the fill's element at linear index i (row-major in its shape,
@@ -171,6 +174,23 @@ pub struct LoopNest {
     /// a nest is in fill mode, and its dims may repeat and have tables; backends walk all
     /// its dims ([`LoopNest::looped_dims`]). Empty otherwise.
     pub levels: Vec<u128>,
+    /// `None`: the output is dense, exactly `[0, output_len)` of its buffer. `Some`: the
+    /// output is a view of a larger buffer (see [`OutView`]).
+    pub out_view: Option<OutView>,
+}
+
+/// Why a nest with a fill head or fill levels writes no output view.
+const NO_VIEW_IN_FILL_MODE: &str = "a fused chain that starts with a fill or has fill levels (two fill values, or \
+     fill positions on an axis that repeats or has a table) writes no output view: its kernel writes the output \
+     row-major; write a dense output and copy it into the view";
+
+/// Where a nest writing an output view writes: element (y_0, …) of the dims at
+/// `base + Σ y_k·out_stride_k` of a buffer of `buffer_len` elements. [`LoopNest::verify`]
+/// proves every such offset lies in the buffer and no two elements share one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OutView {
+    pub base: u64,
+    pub buffer_len: u64,
 }
 
 /// The fill a nest's offsets index (see [`LoopNest::head`]). Equality and hashing go by
@@ -276,6 +296,9 @@ impl LoopNest {
         if !self.levels.is_empty() && (self.mode != BoundaryMode::Fill || self.levels[0] != self.fill_bits) {
             return bad(format!("fill levels in mode {} (fill mode, level 0 the fill value, expected)", self.mode));
         }
+        if self.out_view.is_some() && (self.head.is_some() || !self.levels.is_empty()) {
+            return bad(NO_VIEW_IN_FILL_MODE.into());
+        }
         if let Some(FillHead(p)) = &self.head {
             p.validate()?;
             if p.dtype != self.dtype || p.output_len() != self.input_len {
@@ -290,7 +313,7 @@ impl LoopNest {
         }
         let mut inner: u64 = 1;
         for (k, dim) in self.dims.iter().enumerate().rev() {
-            if dim.out_stride != inner {
+            if self.out_view.is_none() && dim.out_stride != inner {
                 return bad(format!("dim {k} has out_stride {}, expected {inner}", dim.out_stride));
             }
             if dim.extent == 0 || dim.period == 0 || dim.period > dim.extent {
@@ -321,12 +344,37 @@ impl LoopNest {
         if inner != self.output_len {
             return bad(format!("extents cover {inner} elements, output has {}", self.output_len));
         }
+        if let Some(view) = self.out_view {
+            let strides: Vec<(u64, i64)> = self.dims.iter().map(|d| (d.extent, d.out_stride as i64)).collect();
+            check_writes(&strides, view.base as i128, view.buffer_len)
+                .map_err(|e| Error::Invalid { what: format!("loop nest: {e}") })?;
+        }
         if let Some((lo, hi)) = self.input_offset_range()
             && (lo < 0 || hi >= self.input_len as i128)
         {
             return bad(format!("reads offsets {lo}..={hi} outside the input's {} elements", self.input_len));
         }
         Ok(())
+    }
+
+    /// Elements of the output buffer: the output's own, or the view's buffer's.
+    pub fn output_buffer_len(&self) -> u64 {
+        self.out_view.map_or(self.output_len, |v| v.buffer_len)
+    }
+
+    /// Whether the positions of dims `k..` are one contiguous run of the output for each
+    /// position of the dims outside them (always so without an output view): what a fill
+    /// of a whole block, a copy of earlier repetitions or a contiguous innermost run needs.
+    /// `dense_from(dims.len())` is true.
+    pub fn dense_from(&self, k: usize) -> bool {
+        let mut inner = 1u64;
+        for dim in self.dims[k.min(self.dims.len())..].iter().rev() {
+            if dim.out_stride != inner {
+                return false;
+            }
+            inner = inner.saturating_mul(dim.extent);
+        }
+        true
     }
 
     /// Which dims a backend that unrolls segments (the static kernels, the derive) walks at
@@ -750,7 +798,79 @@ impl Strided {
     }
 }
 
+/// Check that the writes at `base + Σ y_k·stride_k` (`(extent, stride)` per axis, any
+/// order) lie in `[0, buffer_len)` and are distinct: every axis of extent 2 or more has a
+/// positive stride, and, sorted by stride, each stride exceeds the reach of the axes
+/// before it (`Σ stride·(extent − 1)`), so that no two index tuples meet. The message
+/// names the axis (its index in `axes`) and the rule.
+fn check_writes(axes: &[(u64, i64)], base: i128, buffer_len: u64) -> Result<(), String> {
+    if axes.iter().any(|&(e, _)| e == 0) {
+        return Ok(());
+    }
+    let mut order: Vec<usize> = (0..axes.len()).filter(|&k| axes[k].0 > 1).collect();
+    if let Some(&k) = order.iter().find(|&&k| axes[k].1 <= 0) {
+        return Err(format!("output axis {k} has stride {}; output strides must be positive", axes[k].1));
+    }
+    order.sort_by_key(|&k| (axes[k].1, k));
+    let mut reach: i128 = 0;
+    for &k in &order {
+        let (e, s) = (axes[k].0 as i128, axes[k].1 as i128);
+        if s <= reach {
+            return Err(format!(
+                "output axis {k} (stride {s}) overlaps the axes of smaller strides, which reach {reach} elements: output elements would share places"
+            ));
+        }
+        reach += s * (e - 1);
+    }
+    let hi = base + reach;
+    // (Offsets are i64 in the backends: a buffer beyond that is refused.)
+    if base < 0 || hi >= buffer_len as i128 || buffer_len > i64::MAX as u64 {
+        return Err(format!("output writes elements {base}..={hi}, outside its buffer of {buffer_len} elements"));
+    }
+    Ok(())
+}
+
+impl Strided {
+    /// Check an output view of `shape`: inside its buffer (see [`Strided::check_inside`]),
+    /// positive strides on every axis of extent 2 or more, and no two elements in one place.
+    pub fn check_output(&self, shape: &[u64]) -> Result<(), Error> {
+        self.check_inside(shape, "output view")?;
+        let axes: Vec<(u64, i64)> = shape.iter().copied().zip(self.strides.iter().copied()).collect();
+        check_writes(&axes, self.offset as i128, self.buffer_len)
+            .map_err(|e| Error::Invalid { what: format!("output view: {e}") })
+    }
+}
+
+/// The output view's stride of each core axis (0 on extent-1 axes, which take one
+/// position): the output shape differs from the core shape only by extent-1 axes (a
+/// shrink or a new axis); any other reshape of a view is refused.
+fn core_out_strides(core: &[u64], output_shape: &[u64], out: &Strided) -> Result<Vec<i64>, Error> {
+    out.check_output(output_shape)?;
+    let nonunit = |s: &[u64]| s.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
+    if core.contains(&0) {
+        return Ok(vec![0; core.len()]); // no element is written
+    }
+    if nonunit(core) != nonunit(output_shape) {
+        return Err(Error::Mismatch {
+            what: "output view".into(),
+            expected: format!("an output shape that is the axes' extents {core:?} up to extent-1 axes"),
+            found: format!("{output_shape:?}"),
+        });
+    }
+    let mut strides = output_shape.iter().zip(&out.strides).filter(|(d, _)| **d != 1).map(|(_, &s)| s);
+    Ok(core.iter().map(|&d| if d == 1 { 0 } else { strides.next().unwrap_or(0) }).collect())
+}
+
 fn slice_in(plan: &SlicePlan, view: Option<&Strided>) -> Result<LoopNest, Error> {
+    slice_views(plan, view, None)
+}
+
+/// Schedule a slice plan reading its input through a view (`None`: dense, see
+/// [`slice_strided`]) and writing its output through a view of a buffer (`None`: dense):
+/// the output view has positive strides whose elements do not overlap (checked, an
+/// error naming the axis otherwise), and axes merge only where both views' strides
+/// continue. The nest's [`LoopNest::out_view`] holds the view's offset and buffer.
+pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Strided>) -> Result<LoopNest, Error> {
     plan.validate()?;
     let rank = plan.input_shape.len();
     let core = plan.core_shape();
@@ -764,6 +884,7 @@ fn slice_in(plan: &SlicePlan, view: Option<&Strided>) -> Result<LoopNest, Error>
     if let Some(v) = view {
         v.check_inside(&plan.input_shape, "input view")?;
     }
+    let out_strides = output.map(|o| core_out_strides(&core, &plan.output_shape, o)).transpose()?;
     let nest = LoopNest {
         dtype: plan.dtype,
         mode: plan.mode,
@@ -774,20 +895,19 @@ fn slice_in(plan: &SlicePlan, view: Option<&Strided>) -> Result<LoopNest, Error>
         dims: Vec::new(),
         head: None,
         levels: Vec::new(),
+        out_view: output.map(|o| OutView { base: o.offset.max(0) as u64, buffer_len: o.buffer_len }),
     };
     if output_len == 0 {
         return Ok(nest);
     }
-    let all_fill = |mut nest: LoopNest| -> Result<LoopNest, Error> {
-        nest.base = 0;
-        nest.dims = vec![Dim {
-            extent: output_len,
-            out_stride: 1,
-            period: output_len,
-            indexing: Indexing::Segments(vec![Segment::Fill { len: output_len }]),
-        }];
-        Ok(nest)
+    let fill_axes = || {
+        core.iter().map(|&e| Axis {
+            extent: e,
+            period: e,
+            indexing: Indexing::Segments(vec![Segment::Fill { len: e }]),
+        })
     };
+    let all_fill = |nest: LoopNest| finish(nest, fill_axes().collect(), 0, out_strides.as_deref());
 
     // Row-major input strides.
     let mut in_strides = vec![1i128; rank];
@@ -838,54 +958,75 @@ fn slice_in(plan: &SlicePlan, view: Option<&Strided>) -> Result<LoopNest, Error>
         };
         axes.push(Axis { extent: a.extent, period: coords.period, indexing });
     }
-    finish(nest, axes, view.map_or(0, |v| v.offset))
+    finish(nest, axes, view.map_or(0, |v| v.offset), out_strides.as_deref())
 }
 
 /// The rest of building a nest from its axes (one per output axis, in order, extent-1
-/// axes anywhere): all-fill when an axis is, extent-1 axes dropped into the base,
-/// continuing axes merged, dims with row-major output strides; verified.
-fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Error> {
+/// axes anywhere) and, with an output view, their output strides: all-fill when an axis
+/// is, extent-1 axes dropped into the base, axes merged where both the input offsets
+/// and the output strides continue, dims with row-major (or the view's) output strides;
+/// verified.
+fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64, out_strides: Option<&[i64]>) -> Result<LoopNest, Error> {
     let output_len = nest.output_len;
     if output_len == 0 {
         return Ok(nest);
     }
     let mut axes = axes;
-    if nest.levels.is_empty() && axes.iter().any(Axis::all_fill) {
+    let filled = nest.levels.is_empty() && axes.iter().any(Axis::all_fill);
+    if filled {
         nest.base = 0;
-        nest.dims = vec![Dim {
-            extent: output_len,
-            out_stride: 1,
-            period: output_len,
-            indexing: Indexing::Segments(vec![Segment::Fill { len: output_len }]),
-        }];
-        return Ok(nest);
+        if out_strides.is_some() {
+            // Every axis fills; the view's layout still shapes the dims.
+            for ax in &mut axes {
+                (ax.period, ax.indexing) = (ax.extent, Indexing::Segments(vec![Segment::Fill { len: ax.extent }]));
+            }
+        } else {
+            nest.dims = vec![Dim {
+                extent: output_len,
+                out_stride: 1,
+                period: output_len,
+                indexing: Indexing::Segments(vec![Segment::Fill { len: output_len }]),
+            }];
+            return Ok(nest);
+        }
     }
+    // Row-major output strides unless a view gives them.
+    let out_strides: Vec<i128> = match out_strides {
+        Some(s) => s.iter().map(|&s| s as i128).collect(),
+        None => {
+            let mut s = vec![1i128; axes.len()];
+            for k in (0..axes.len().saturating_sub(1)).rev() {
+                s[k] = s[k + 1] * axes[k + 1].extent as i128;
+            }
+            s
+        }
+    };
     // Drop extent-1 axes: their one position's offset goes to the base, or (fill levels)
     // its fill level is a floor every element's level is raised to.
     let mut base: i128 = base as i128;
     let mut floor: Option<usize> = None;
-    axes.retain(|ax| {
+    let mut kept: Vec<(Axis, i128)> = Vec::with_capacity(axes.len());
+    for (ax, os) in axes.into_iter().zip(out_strides) {
         if ax.extent != 1 {
-            return true;
+            kept.push((ax, os));
+            continue;
         }
-        let off = match &ax.indexing {
+        base += match &ax.indexing {
             Indexing::Segments(s) => match s[0] {
-                Segment::Affine { offset, .. } => offset,
+                Segment::Affine { offset, .. } => offset as i128,
+                // (Without levels, an all-fill axis made the nest `filled` above.)
                 Segment::Fill { .. } | Segment::FillAt { .. } => {
-                    // (Without levels, all-fill axes were handled above.)
                     floor = floor.max(s[0].level());
-                    return false;
+                    0
                 }
             },
-            Indexing::Table(t) => t[0],
+            Indexing::Table(t) => t[0] as i128,
         };
-        base += off as i128;
-        false
-    });
-    nest.base = to_i64(base, "base offset")?;
-    if let Some(f) = floor {
+    }
+    nest.base = if filled { 0 } else { to_i64(base, "base offset")? };
+    if let Some(f) = floor.filter(|_| !nest.levels.is_empty()) {
         nest.base = 0;
-        for ax in &mut axes {
+        for (ax, _) in &mut kept {
             let raised = match &ax.indexing {
                 Indexing::Segments(s) => {
                     s.iter().map(|s| Segment::fill_at(s.len(), s.level().map_or(f, |l| l.max(f)))).collect()
@@ -894,45 +1035,54 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
             };
             ax.indexing = Indexing::Segments(raised);
         }
-        if axes.is_empty() {
-            axes.push(Axis { extent: 1, period: 1, indexing: Indexing::Segments(vec![Segment::fill_at(1, f)]) });
+        if kept.is_empty() {
+            kept.push((Axis { extent: 1, period: 1, indexing: Indexing::Segments(vec![Segment::fill_at(1, f)]) }, 1));
         }
     }
     // Merge an axis into the one outside it when the offsets continue: the outer one is
-    // one affine segment (repeated or not), the inner one a single segment spanning it.
-    let mut merged: Vec<Axis> = Vec::with_capacity(axes.len());
-    for ax in axes {
-        if let (Some(outer), Some((i_off, i_stride))) = (merged.last_mut(), ax.one_segment())
+    // one affine segment (repeated or not), the inner one a single segment spanning it
+    // (or both fill, all positions alike), and the output strides continue too.
+    let mut merged: Vec<(Axis, i128)> = Vec::with_capacity(kept.len());
+    for (ax, os) in kept {
+        if let Some((outer, o_os)) = merged.last_mut()
+            && *o_os == os * ax.extent as i128
             && ax.period == ax.extent
-            && let Some((o_off, o_stride)) = outer.one_segment()
-            && o_stride as i128 == i_stride as i128 * ax.extent as i128
         {
-            outer.extent *= ax.extent;
-            outer.period *= ax.extent;
-            outer.indexing = Indexing::Segments(vec![Segment::Affine {
-                len: outer.period,
-                offset: to_i64(o_off as i128 + i_off as i128, "merged offset")?,
-                stride: i_stride,
-            }]);
-            continue;
+            if let (Some((i_off, i_stride)), Some((o_off, o_stride))) = (ax.one_segment(), outer.one_segment())
+                && o_stride as i128 == i_stride as i128 * ax.extent as i128
+            {
+                outer.extent *= ax.extent;
+                outer.period *= ax.extent;
+                outer.indexing = Indexing::Segments(vec![Segment::Affine {
+                    len: outer.period,
+                    offset: to_i64(o_off as i128 + i_off as i128, "merged offset")?,
+                    stride: i_stride,
+                }]);
+                *o_os = os;
+                continue;
+            }
+            if filled && ax.all_fill() && outer.all_fill() && outer.period == outer.extent {
+                outer.extent *= ax.extent;
+                outer.period = outer.extent;
+                outer.indexing = Indexing::Segments(vec![Segment::Fill { len: outer.extent }]);
+                *o_os = os;
+                continue;
+            }
         }
-        merged.push(ax);
+        merged.push((ax, os));
     }
     if merged.is_empty() {
-        merged.push(Axis {
-            extent: 1,
-            period: 1,
-            indexing: Indexing::Segments(vec![Segment::Affine { len: 1, offset: 0, stride: 0 }]),
-        });
+        let seg = if filled { Segment::Fill { len: 1 } } else { Segment::Affine { len: 1, offset: 0, stride: 0 } };
+        merged.push((Axis { extent: 1, period: 1, indexing: Indexing::Segments(vec![seg]) }, 1));
     }
-    let mut out_stride = 1u64;
-    let mut dims: Vec<Dim> = Vec::with_capacity(merged.len());
-    for ax in merged.into_iter().rev() {
-        dims.push(Dim { extent: ax.extent, out_stride, period: ax.period, indexing: ax.indexing });
-        out_stride *= ax.extent;
-    }
-    dims.reverse();
-    nest.dims = dims;
+    nest.dims = merged
+        .into_iter()
+        .map(|(ax, os)| {
+            let out_stride = u64::try_from(os)
+                .map_err(|_| Error::Invalid { what: format!("output stride {os} of a dim is negative") })?;
+            Ok(Dim { extent: ax.extent, out_stride, period: ax.period, indexing: ax.indexing })
+        })
+        .collect::<Result<_, Error>>()?;
     nest.verify()?;
     Ok(nest)
 }
@@ -944,15 +1094,23 @@ fn finish(mut nest: LoopNest, axes: Vec<Axis>, base: i64) -> Result<LoopNest, Er
 /// ([`LoopNest::head`]). `Ok(None)` for chains of strings, which backends that move bytes
 /// run step by step.
 pub fn chain(f: &crate::chain::FusedChain) -> Result<Option<LoopNest>, Error> {
-    chain_in(f, None)
+    chain_views(f, None, None)
 }
 
 /// [`chain`] reading the chain's input through a view (see [`slice_strided`]).
 pub fn chain_strided(f: &crate::chain::FusedChain, input: &Strided) -> Result<Option<LoopNest>, Error> {
-    chain_in(f, Some(input))
+    chain_views(f, Some(input), None)
 }
 
-fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Option<LoopNest>, Error> {
+/// [`chain`] reading its input and writing its output through views (either `None`:
+/// dense), as [`slice_views`] does for one plan. A chain with a fill head or fill levels
+/// writes no output view (an error): its nest's fill mode walks and writes row-major
+/// output positions.
+pub fn chain_views(
+    f: &crate::chain::FusedChain,
+    view: Option<&Strided>,
+    output: Option<&Strided>,
+) -> Result<Option<LoopNest>, Error> {
     use crate::chain::{AxisMap, Head, Outcome, Piece};
     // A fill head is indexed as a dense tensor of its shape (see `LoopNest::head`).
     let (shape, head) = match &f.head {
@@ -974,6 +1132,9 @@ fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Opti
     let levelled = fill_bits.is_some() && (irregular || steps.iter().any(|s| Some(f.fill_bits[s - 1]) != fill_bits));
     let levels: Vec<u128> = if levelled { steps.iter().map(|s| f.fill_bits[s - 1]).collect() } else { Vec::new() };
     let level = |step: usize| if levelled { steps.binary_search(&step).unwrap_or(0) } else { 0 };
+    if output.is_some() && (head.is_some() || levelled) {
+        return Err(Error::Invalid { what: NO_VIEW_IN_FILL_MODE.into() });
+    }
     let core = f.core_shape();
     let output_len = crate::tensor::volume(&core).filter(|&n| n <= i64::MAX as u64);
     let input_len = crate::tensor::volume(shape).filter(|&n| n <= i64::MAX as u64);
@@ -985,6 +1146,10 @@ fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Opti
         (None, true) => BoundaryMode::Wrap,
         (None, false) => BoundaryMode::StrictBounds,
     };
+    let mut out_strides = output.map(|o| core_out_strides(&core, &f.output_shape, o)).transpose()?;
+    if let Some(s) = &mut out_strides {
+        s.extend(f.fixed.iter().map(|_| 0)); // fixed axes take one position
+    }
     let contiguous;
     let view = match view {
         Some(v) => {
@@ -1006,6 +1171,7 @@ fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Opti
         dims: Vec::new(),
         head,
         levels,
+        out_view: output.map(|o| OutView { base: o.offset.max(0) as u64, buffer_len: o.buffer_len }),
     };
     let in_strides: Vec<i128> = view.strides.iter().map(|&s| s as i128).collect();
     let mut axes = Vec::new();
@@ -1052,7 +1218,7 @@ fn chain_in(f: &crate::chain::FusedChain, view: Option<&Strided>) -> Result<Opti
         };
         axes.push(Axis { extent: a.extent, period: a.period.max(1), indexing });
     }
-    finish(nest, axes, view.offset).map(Some)
+    finish(nest, axes, view.offset, out_strides.as_deref()).map(Some)
 }
 
 /// Append `s` to `segs`, merged into the last segment when it continues it (fills of one
@@ -1281,7 +1447,10 @@ impl fmt::Display for LoopNest {
         if self.dims.is_empty() {
             return writeln!(f, "(empty output)");
         }
-        writeln!(f, "in = {}", self.base)?;
+        match self.out_view {
+            Some(v) => writeln!(f, "in = {}, out = {} (a view of {} elements)", self.base, v.base, v.buffer_len)?,
+            None => writeln!(f, "in = {}", self.base)?,
+        }
         let last = self.dims.len() - 1;
         let looped = self.looped_dims();
         for (k, dim) in self.dims.iter().enumerate() {

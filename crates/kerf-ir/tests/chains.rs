@@ -81,6 +81,30 @@ fn run_nest(nest: &LoopNest, buffer: &[u128]) -> Vec<u128> {
     out
 }
 
+/// A loop nest run element by element into its output buffer by the dims' output strides
+/// (from its output view's base): each place written at most once (else a panic), `None`
+/// where nothing was written.
+fn run_nest_into(nest: &LoopNest, buffer: &[u128]) -> Vec<Option<u128>> {
+    let values = run_nest(nest, buffer);
+    let mut out = vec![None; nest.output_buffer_len() as usize];
+    let mut at = Vec::with_capacity(values.len());
+    fn places(nest: &LoopNest, k: usize, acc: u64, at: &mut Vec<u64>) {
+        if k == nest.dims.len() {
+            return at.push(acc);
+        }
+        for y in 0..nest.dims[k].extent {
+            places(nest, k + 1, acc + y * nest.dims[k].out_stride, at);
+        }
+    }
+    if !nest.dims.is_empty() {
+        places(nest, 0, nest.out_view.map_or(0, |v| v.base), &mut at);
+    }
+    for (v, a) in values.into_iter().zip(at) {
+        assert!(out[a as usize].replace(v).is_none(), "place {a} written twice\n{nest}");
+    }
+    out
+}
+
 fn run_chain(steps: Vec<Request>) -> Result<(Tensor, FusedChain), Error> {
     let chain = ChainRequest { steps };
     let plans = chain::lower_chain(&chain)?;
@@ -450,6 +474,87 @@ proptest! {
         let nest = schedule::slice_strided(&p, &view).unwrap();
         prop_assert_eq!(run_nest(&nest, &buffer), elements(&expected), "{}", nest);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// A slice written through an output view (axes in any order of memory, gaps, an
+    /// offset) and read through an input view: the nest writes the reference's elements
+    /// at the view's places, each once, and nothing else.
+    #[test]
+    fn strided_outputs_write_the_views_places(seed in any::<u64>()) {
+        let mut g = Gen(seed);
+        let rank = g.below(4) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + g.below(5)).collect();
+        let input = Tensor::from_bytes(DType::U8, &shape, &(0..shape.iter().product::<u64>()).map(|_| g.below(256) as u8).collect::<Vec<_>>()).unwrap();
+        let p = random_step(&mut g, DType::U8, &shape);
+        let expected = elements(&kerf_ir::reference::slice(&p, input.view()).unwrap());
+        let out_shape = p.output_shape.clone();
+        // Strides in a random order of the axes, each past the reach of those inside it.
+        let mut order: Vec<usize> = (0..out_shape.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, g.below(i as u64 + 1) as usize);
+        }
+        let (mut strides, mut reach) = (vec![0i64; out_shape.len()], 0i64);
+        for &k in &order {
+            strides[k] = reach + 1 + g.below(3) as i64;
+            reach += strides[k] * (out_shape[k] as i64 - 1);
+        }
+        let offset = g.below(3) as i64;
+        let empty = out_shape.contains(&0);
+        let view = Strided { offset, strides: strides.clone(), buffer_len: if empty { 0 } else { (offset + reach + 1) as u64 } + g.below(3) };
+        let nest = schedule::slice_views(&p, None, Some(&view)).unwrap();
+        let got = run_nest_into(&nest, &elements(&input));
+        let mut want = vec![None; view.buffer_len as usize];
+        let n = expected.len();
+        let mut idx = vec![0u64; out_shape.len()];
+        for (i, v) in expected.into_iter().enumerate().take(n) {
+            let mut r = i as u64;
+            for k in (0..out_shape.len()).rev() {
+                idx[k] = r % out_shape[k];
+                r /= out_shape[k];
+            }
+            let at = offset + idx.iter().zip(&strides).map(|(&i, &s)| i as i64 * s).sum::<i64>();
+            want[at as usize] = Some(v);
+        }
+        prop_assert_eq!(got, want, "{}", nest);
+    }
+}
+
+/// Output views merge axes only where their strides continue; a dense view in a larger
+/// buffer keeps the dense nest's dims.
+#[test]
+fn output_views_merge_only_where_strides_continue() {
+    let p = slice(DType::F32, &[4, 8], &[(4, 0, 1), (8, 0, 1)], BoundaryMode::StrictBounds);
+    let dense =
+        schedule::slice_views(&p, None, Some(&Strided { offset: 5, strides: vec![8, 1], buffer_len: 40 })).unwrap();
+    assert_eq!(dense.dims.len(), 1, "{dense}");
+    assert!(dense.dense_from(0));
+    let rows =
+        schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 })).unwrap();
+    assert_eq!(rows.dims.len(), 2, "{rows}");
+    assert!(!rows.dense_from(0) && rows.dense_from(1), "{rows}");
+    let transposed =
+        schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 })).unwrap();
+    assert!(!transposed.dense_from(1), "{transposed}");
+    // A fill border of a view with gaps keeps its rows apart.
+    let pad = slice(DType::F32, &[2, 2], &[(4, -1, 1), (4, -1, 1)], BoundaryMode::Fill);
+    let nest =
+        schedule::slice_views(&pad, None, Some(&Strided { offset: 0, strides: vec![6, 1], buffer_len: 24 })).unwrap();
+    assert_eq!(nest.dims.iter().map(|d| d.out_stride).collect::<Vec<_>>(), [6, 1], "{nest}");
+    // The nest's writes are checked too: a view's stride edited into overlap is refused.
+    let mut bad = rows.clone();
+    bad.dims[0].out_stride = 7;
+    let e = bad.verify().unwrap_err().to_string();
+    assert!(e.contains("overlaps"), "{e}");
+    let mut huge = rows.clone();
+    huge.out_view.as_mut().unwrap().buffer_len = u64::MAX; // offsets beyond i64
+    assert!(huge.verify().is_err());
+    let mut bad = rows;
+    bad.out_view.as_mut().unwrap().buffer_len = 37; // the last row ends at 37
+    let e = bad.verify().unwrap_err().to_string();
+    assert!(e.contains("outside its buffer"), "{e}");
 }
 
 #[test]

@@ -56,6 +56,11 @@ pub(crate) mod dyn_slice {
     pub const CHAIN_TOP: i64 = CHAIN + 1;
     pub const CHAIN_HEAD: i64 = CHAIN + 2;
     pub const CHAIN_WORDS: i64 = 3;
+    /// The word after the dim headers of a kernel writing output views: the output
+    /// offset of element 0.
+    pub fn out_base(depth: usize) -> i64 {
+        DIMS + DIM_WORDS * depth as i64
+    }
 }
 
 /// Append the segment descriptors of one period of `dim` (a table: one descriptor, then
@@ -98,13 +103,15 @@ pub(crate) mod dyn_fill {
 /// The argument block and split of one plan, and the buffers its code touches: built
 /// only from a verified schedule ([`LoopNest::verify`], [`schedule::FillNest::verify`] or a
 /// validated fill plan), whose reads lie in `[0, input_len)` and whose writes cover
-/// exactly `[0, output_len)`, in elements of the kernel's dtype.
+/// exactly `[0, output_len)`, in elements of the kernel's dtype — or, for a nest writing
+/// an output view, each element of the view once, inside `[0, output_len)` (the view's
+/// buffer; the elements between the view's are not touched).
 pub(crate) struct Prepared {
     pub(crate) args: Vec<i64>,
     pub(crate) split: Split,
     /// Elements the code may read (`None`: it reads no input).
     pub(crate) input_len: Option<u64>,
-    /// Elements the code writes.
+    /// Elements of the output buffer (all written, unless the output is a view).
     pub(crate) output_len: u64,
 }
 
@@ -122,9 +129,26 @@ impl Prepared {
 /// after extent-1 dims padding it to the depth; for the kernel of fused chains (`chain`),
 /// the words of [`dyn_slice::CHAIN`] after the dims' headers. O(dims + segments + tables)
 /// words.
-pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, chain: bool) -> Result<Prepared, Error> {
+/// A kernel writing output views (`view`) has one more word after the dim headers: the
+/// output offset of element 0 ([`dyn_slice::out_base`]).
+pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool, chain: bool) -> Result<Prepared, Error> {
+    if nest.out_view.is_some() && !view {
+        return Err(Error::Invalid {
+            what: "output view: this dynamic kernel writes dense outputs; take the one that writes views (Jit::compile_dynamic_views)".into(),
+        });
+    }
+    if view && chain {
+        return Err(Error::Invalid {
+            what: "a kernel of fused chains with a fill head or fill levels writes no output view".into(),
+        });
+    }
+    if view && nest.dtype.layout() == Layout::Nibbles {
+        return Err(Error::Invalid {
+            what: format!("output view of {} elements: packed 4-bit outputs are written dense only", nest.dtype),
+        });
+    }
     let nd = nest.dims.len();
-    let (input_len, output_len) = (nest.head.is_none().then_some(nest.input_len), nest.output_len);
+    let (input_len, output_len) = (nest.head.is_none().then_some(nest.input_len), nest.output_buffer_len());
     if nd == 0 {
         return Ok(Prepared { args: Vec::new(), split: Split::default(), input_len, output_len });
     }
@@ -132,7 +156,11 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, chain: bool) -> Result
         return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {depth}") });
     }
     let pad = depth - nd;
-    let mut w = vec![0i64; (dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64) as usize];
+    let headers = (dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64) as usize;
+    let mut w = vec![0i64; headers + usize::from(view)];
+    if view {
+        w[headers] = nest.out_view.map_or(0, |v| v.base as i64);
+    }
     w[dyn_slice::BASE as usize] = nest.base;
     let fill = nest.fill_bits.to_le_bytes();
     w[dyn_slice::FILL as usize] = i64::from_le_bytes(fill[..8].try_into().expect("8 bytes"));
@@ -204,7 +232,7 @@ pub(crate) fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Err
         Plan::Slice(p) => {
             let nest = schedule::slice(p)?;
             nest.verify()?;
-            encode_slice(&nest, key.rank, false)
+            encode_slice(&nest, key.rank, key.writes_views(), false)
         }
         Plan::Fill(p) => Ok(encode_fill(p)),
     }

@@ -92,6 +92,9 @@ pub(crate) enum DynOp {
         head: bool,
         fills: bool,
     },
+    /// A slice writing an output view (its strides may leave gaps): see
+    /// [`Jit::compile_dynamic_views`].
+    SliceView(BoundaryMode),
     Random {
         normal: bool,
     },
@@ -125,6 +128,17 @@ impl DynKey {
             },
         })
     }
+    /// The key of the kernel of this slice kind that writes output views.
+    pub(crate) fn view(&self) -> DynKey {
+        match self.op {
+            DynOp::Slice(m) => DynKey { op: DynOp::SliceView(m), ..self.clone() },
+            _ => self.clone(),
+        }
+    }
+    /// Whether this kernel writes output views.
+    pub(crate) fn writes_views(&self) -> bool {
+        matches!(self.op, DynOp::SliceView(_))
+    }
     fn name(&self) -> String {
         match self.op {
             DynOp::Slice(m) => format!("kerf_slice_{m}_{}_r{}_dyn", self.dtype, self.rank),
@@ -135,6 +149,7 @@ impl DynKey {
                 self.dtype,
                 self.rank
             ),
+            DynOp::SliceView(m) => format!("kerf_slice_{m}_{}_r{}_view_dyn", self.dtype, self.rank),
             DynOp::Random { normal } => {
                 format!("kerf_{}_{}_dyn", if normal { "random_normal" } else { "random_uniform" }, self.dtype)
             }
@@ -267,9 +282,14 @@ impl Jit {
     /// buffers (dtype, shapes, mode, fill value) for [`JitKernel::plan`].
     pub(crate) fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
         nest.verify()?;
-        slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
+        let elem = slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
             what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
         })?;
+        if nest.out_view.is_some() && elem == crate::builder::Elem::Nibble {
+            return Err(Error::Invalid {
+                what: format!("output view of {} elements: packed 4-bit outputs are written dense only", nest.dtype),
+            });
+        }
         let source = Emitter::Slice { dtype: nest.dtype, nest };
         let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
         let (code, args) = self.build(source)?;
@@ -313,7 +333,7 @@ impl Emitter {
     /// The elements a static kernel reads and writes: its verified nest's.
     fn buffer_lens(&self) -> (Option<u64>, u64) {
         match self {
-            Emitter::Slice { nest, .. } => (nest.head.is_none().then_some(nest.input_len), nest.output_len),
+            Emitter::Slice { nest, .. } => (nest.head.is_none().then_some(nest.input_len), nest.output_buffer_len()),
             Emitter::Fill(nest) => (None, nest.len),
             Emitter::Dynamic(_) => (None, 0),
         }
@@ -353,9 +373,9 @@ impl Emitter {
     fn light(&self) -> bool {
         match self {
             Emitter::Slice { nest, .. } => policy::row_kernel(nest),
-            Emitter::Dynamic(DynKey { op: DynOp::Slice(_) | DynOp::Chain { .. }, rank, .. }) => {
-                *rank > policy::LIGHT_DEPTH
-            }
+            Emitter::Dynamic(DynKey {
+                op: DynOp::Slice(_) | DynOp::SliceView(_) | DynOp::Chain { .. }, rank, ..
+            }) => *rank > policy::LIGHT_DEPTH,
             _ => false,
         }
     }
@@ -400,7 +420,11 @@ impl Emitter {
                 match key.op {
                     DynOp::Slice(mode) => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");
-                        DynSlice::emit(g, mode, elem, key.rank);
+                        DynSlice::emit(g, mode, elem, key.rank, false);
+                    }
+                    DynOp::SliceView(mode) => {
+                        let elem = slice::elem_of(key.dtype).expect("strings were refused");
+                        DynSlice::emit(g, mode, elem, key.rank, true);
                     }
                     DynOp::Chain { head, fills } => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");

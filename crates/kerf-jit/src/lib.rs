@@ -191,7 +191,7 @@ impl JitKernel {
             });
         };
         let found = DynKey::of(plan)?;
-        if &found != key {
+        if &found != key && &found.view() != key {
             return Err(Error::Mismatch {
                 what: "plan of a dynamic kernel".into(),
                 expected: format!("{key:?}"),

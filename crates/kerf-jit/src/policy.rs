@@ -46,7 +46,8 @@ pub(crate) fn row_kernel(nest: &LoopNest) -> bool {
     let fill = nest.fill_bits.to_le_bytes();
     let fill_memset = fill[..w as usize].iter().all(|&b| b == fill[0]);
     let inner = nest.dims.len().saturating_sub(1);
-    if nest.dims.iter().any(|d| d.repeats()) || nest.looped_dims().contains(&true) {
+    // (Outputs written through a view with gaps take other code: not mirrored here.)
+    if nest.dims.iter().any(|d| d.repeats()) || nest.looped_dims().contains(&true) || !nest.dense_from(0) {
         return false;
     }
     if nest.dims.len() == 1 {

@@ -432,9 +432,56 @@ impl Gen<'_> {
         );
     }
 
+    /// `n` elements of `w` bytes, one per iteration, from input element `in_off` stepping
+    /// `in_step` elements (`None`: the element `fill` every time) to output element
+    /// `out_off` stepping `os` elements: a run of an output view whose innermost stride is
+    /// not 1 (no vector stores there).
+    #[allow(clippy::too_many_arguments)]
+    pub fn scatter(
+        &mut self,
+        w: u8,
+        in_off: Value,
+        in_step: Option<Value>,
+        fill: Option<Value>,
+        out_off: Value,
+        os: Value,
+        n: Value,
+    ) {
+        let wi = w as i64;
+        let (s, d) = (self.muli(in_off, wi), self.muli(out_off, wi));
+        let (src, dst) = (self.add(self.inp, s), self.add(self.out, d));
+        let in_bytes = match in_step {
+            Some(st) => self.muli(st, wi),
+            None => self.c(0),
+        };
+        let out_bytes = self.muli(os, wi);
+        self.while_loop(
+            &[dst, src, n],
+            |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, v[2], 0),
+            |g, v| {
+                let x = match fill {
+                    Some(x) => x,
+                    None => g.ld(elem_type(w), v[1], 0),
+                };
+                g.st(x, v[0], 0);
+                vec![g.add(v[0], out_bytes), g.add(v[1], in_bytes), g.addi(v[2], -1)]
+            },
+        );
+    }
+
+    /// The element value of a splat (of `elem_type(w)`).
+    pub fn splat_element(&mut self, s: Splat) -> Value {
+        match (s.w, s.pat) {
+            (8, Some(p)) => p,
+            (w, Some(p)) => self.b.ins().ireduce(elem_type(w), p),
+            (_, None) => s.vec,
+        }
+    }
+
     /// `n` elements whose input offsets (elements, relative to `in_off`) are the i64
     /// table entries at `tab`.
-    pub fn gather(&mut self, elem: Elem, tab: Value, in_off: Value, out_off: Value, n: Value) {
+    /// `os`: the output step in elements (`None`: 1, a contiguous run).
+    pub fn gather(&mut self, elem: Elem, tab: Value, in_off: Value, out_off: Value, n: Value, os: Option<Value>) {
         let zero = self.c(0);
         self.while_loop(
             &[zero],
@@ -445,7 +492,11 @@ impl Gen<'_> {
                 let ta = g.add(tab, ta);
                 let o = g.ld(types::I64, ta, 0);
                 let src = g.add(in_off, o);
-                let dst = g.add(out_off, j);
+                let jo = match os {
+                    Some(os) => g.mul(j, os),
+                    None => j,
+                };
+                let dst = g.add(out_off, jo);
                 match elem {
                     Elem::Bytes(w) => {
                         let sa = g.muli(src, w as i64);

@@ -12,7 +12,7 @@ use crate::builder::{Elem, Gen, clip, elem_type, mf};
 use crate::policy;
 use crate::runs::Splat;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Value, types};
+use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
 use kerf_ir::BoundaryMode;
 use kerf_ir::schedule::{Indexing, LoopNest, Run, Segment};
 
@@ -45,6 +45,10 @@ struct Moves {
     head: Option<Value>,
     /// A nest with fill levels (`LoopNest::levels`): where their values are.
     levels: Option<Levels>,
+    /// A dynamic kernel writing output views in fill mode: a byte on the stack, set while
+    /// the dims inside a fill position run, so that their innermost runs write the fill
+    /// value (the dims are walked once whether they read or fill: linear code).
+    filling: Option<StackSlot>,
 }
 
 /// The fill values of a nest's levels: 16 bytes each (two argument words, little-endian)
@@ -108,9 +112,11 @@ impl Moves {
         crate::head::emit_run(g, dst, head, in_off, stride, count);
     }
 
-    /// An innermost table run: element j reads offset `in_off + table[j]`.
-    fn gather(&self, g: &mut Gen, tab: Value, in_off: Value, out_off: Value, count: Value) {
-        let Some(head) = self.head else { return g.gather(self.elem, tab, in_off, out_off, count) };
+    /// An innermost table run: element j reads offset `in_off + table[j]` and writes
+    /// `out_off + j·os` (`os` `None`: 1).
+    fn gather(&self, g: &mut Gen, tab: Value, in_off: Value, out_off: Value, count: Value, os: Option<Value>) {
+        let Some(head) = self.head else { return g.gather(self.elem, tab, in_off, out_off, count, os) };
+        assert!(os.is_none(), "nests with a fill head write dense outputs (schedule refuses views)");
         let zero = g.c(0);
         g.for_range(zero, count, |g, j| {
             let ta = g.muli(j, 8);
@@ -121,6 +127,54 @@ impl Moves {
             let (zero, one) = (g.c(0), g.c(1));
             self.head_run(g, head, i, zero, o, one);
         });
+    }
+
+    /// `count` elements of an output view's innermost dim, `os` elements apart (not 1):
+    /// read from `in_off` stepping `in_step`, or the fill value (`in_step` `None`).
+    fn scatter(&self, g: &mut Gen, in_off: Value, in_step: Option<Value>, out_off: Value, os: Value, count: Value) {
+        let Elem::Bytes(w) = self.elem else { unreachable!("nests writing nibbles are dense (refused in nest.rs)") };
+        let fill = match (in_step, self.fill) {
+            (Some(_), _) => None,
+            (None, FillVal::Bytes(s)) => Some(g.splat_element(s)),
+            (None, _) => unreachable!("fill segments exist only in fill mode"),
+        };
+        g.scatter(w, in_off, in_step, fill, out_off, os, count);
+    }
+
+    /// `count` fill elements of an innermost dim `os` elements apart (1: one contiguous
+    /// fill).
+    fn fill_view(&self, g: &mut Gen, out_off: Value, os: Value, count: Value) {
+        let one = g.b.ins().icmp_imm_s(IntCC::Equal, os, 1);
+        g.if_else(one, |g| self.fill(g, out_off, count, None), |g| self.scatter(g, out_off, None, out_off, os, count));
+    }
+
+    /// An innermost run of an output view whose stride `os` is known at run time only.
+    fn run_view(&self, g: &mut Gen, in_off: Value, stride: Value, out_off: Value, os: Value, count: Value) {
+        let one = g.b.ins().icmp_imm_s(IntCC::Equal, os, 1);
+        g.if_else(
+            one,
+            |g| self.run_dyn(g, in_off, stride, out_off, count),
+            |g| self.scatter(g, in_off, Some(stride), out_off, os, count),
+        );
+    }
+
+    /// `moved` (an innermost run's reads and writes), or its `count` elements filled when
+    /// a dim outside is at a fill position (see [`Moves::filling`]).
+    fn unless_filling(&self, g: &mut Gen, out_off: Value, os: Value, count: Value, moved: impl FnOnce(&mut Gen)) {
+        let Some(slot) = self.filling else { return moved(g) };
+        let f = g.b.ins().stack_load(types::I64, types::I8, slot, 0);
+        g.if_else(f, |g| self.fill_view(g, out_off, os, count), moved);
+    }
+
+    /// The input step of an innermost run.
+    fn step_of(g: &mut Gen, run: Run) -> Option<Value> {
+        match run {
+            Run::Copy => Some(g.c(1)),
+            Run::Reverse => Some(g.c(-1)),
+            Run::Broadcast => Some(g.c(0)),
+            Run::Strided(s) => Some(g.c(s)),
+            Run::Fill => None,
+        }
     }
 
     /// An innermost affine run whose stride is known.
@@ -281,7 +335,15 @@ struct Walked {
     tables: bool,
     fills: bool,
     repeats: bool,
+    /// Whether this dim and the ones inside it are dense in the output (see
+    /// `LoopNest::dense_from`): else repetitions are recomputed rather than copied, fills
+    /// go position by position, and innermost runs element by element.
+    dense: bool,
 }
+
+/// The code that fills the output block of one position of a dim (all dims inside it),
+/// from its output offset: for fills of dims that are not dense in the output.
+type FillRest<'a> = Option<&'a dyn Fn(&mut Gen, Value)>;
 
 impl Moves {
     /// Positions [b1, b) of a repeating dim, copied from the positions before them, where
@@ -321,6 +383,7 @@ impl Moves {
         out_off: Value,
         next: Next<'_>,
         floor: Floor,
+        rest: FillRest<'_>,
     ) {
         // The positions [lo, hi) of the repetition from position `ybase`.
         let repetition = |g: &mut Gen, ybase: Value, lo: Value, hi: Value| {
@@ -340,7 +403,7 @@ impl Moves {
                     let yo = g.mul(yf, d.os);
                     let out_seg = g.add(out_off, yo);
                     let piece = Piece { kind, off, stride, first, count, sp };
-                    self.walked_piece(g, d, piece, in_off, out_seg, next, floor);
+                    self.walked_piece(g, d, piece, in_off, out_seg, next, floor, rest);
                     vec![g.addi(s, 1), g.add(y0, len), g.addi(sp, 8 * dyn_slice::SEG_WORDS)]
                 },
             );
@@ -349,9 +412,14 @@ impl Moves {
             let zero = g.c(0);
             return repetition(g, zero, a, b);
         }
-        // One period from a (two repetitions at most when a is inside one), then copies.
-        let ap = g.add(a, d.period);
-        let b1 = g.smin(b, ap);
+        // One period from a (two repetitions at most when a is inside one), then copies;
+        // where the output is not dense, every repetition is computed.
+        let b1 = if d.dense {
+            let ap = g.add(a, d.period);
+            g.smin(b, ap)
+        } else {
+            b
+        };
         let start = first_repetition(g, a, d.period);
         g.while_loop(
             &[start],
@@ -363,7 +431,9 @@ impl Moves {
                 vec![g.add(v[0], d.period)]
             },
         );
-        self.repeat(g, out_off, d.os, a, b1, b);
+        if d.dense {
+            self.repeat(g, out_off, d.os, a, b1, b);
+        }
     }
 
     /// Positions `[first, first + count)` of one descriptor, from output offset `out_seg`.
@@ -381,6 +451,7 @@ impl Moves {
         out_seg: Value,
         next: Next<'_>,
         floor: Floor,
+        rest: FillRest<'_>,
     ) {
         let is = |g: &mut Gen, k: i64| g.b.ins().icmp_imm_s(IntCC::Equal, p.kind, k);
         let table_at = |g: &mut Gen| {
@@ -397,21 +468,29 @@ impl Moves {
             None => {
                 let run = |g: &mut Gen| {
                     let i = in_aff(g);
-                    self.run_dyn(g, i, p.stride, out_seg, p.count);
+                    if d.dense {
+                        self.run_dyn(g, i, p.stride, out_seg, p.count);
+                    } else {
+                        self.run_view(g, i, p.stride, out_seg, d.os, p.count);
+                    }
                 };
-                if d.tables {
-                    let t = is(g, dyn_slice::KIND_TABLE);
-                    g.if_else(
-                        t,
-                        |g| {
-                            let tab = table_at(g);
-                            self.gather(g, tab, in_off, out_seg, p.count)
-                        },
-                        run,
-                    );
-                } else {
-                    run(g);
-                }
+                let moved = |g: &mut Gen| {
+                    if d.tables {
+                        let t = is(g, dyn_slice::KIND_TABLE);
+                        let os = (!d.dense).then_some(d.os);
+                        g.if_else(
+                            t,
+                            |g| {
+                                let tab = table_at(g);
+                                self.gather(g, tab, in_off, out_seg, p.count, os)
+                            },
+                            run,
+                        );
+                    } else {
+                        run(g);
+                    }
+                };
+                self.unless_filling(g, out_seg, d.os, p.count, moved);
             }
             Some(next) => {
                 // One loop for both kinds: an affine offset stepped by the stride, and a
@@ -479,13 +558,38 @@ impl Moves {
             };
             return g.if_else(reads, not_fill, filled);
         }
-        if d.fills {
+        if let (true, Some(_), Some(slot)) = (d.fills, next, self.filling) {
+            // The dims inside run once whatever the kind, with the flag set at a fill
+            // position (and restored after: this may itself run inside one); the code of
+            // the dims inside is emitted once, so it stays linear in the depth.
+            let f = is(g, dyn_slice::KIND_FILL);
+            let was = g.b.ins().stack_load(types::I64, types::I8, slot, 0);
+            let now = g.b.ins().bor(was, f);
+            g.b.ins().stack_store(types::I64, now, slot, 0);
+            not_fill(g);
+            g.b.ins().stack_store(types::I64, was, slot, 0);
+        } else if d.fills {
             let f = is(g, dyn_slice::KIND_FILL);
             g.if_else(
                 f,
-                |g| {
-                    let n = g.mul(p.count, d.os);
-                    self.fill(g, out_seg, n, None);
+                |g| match (d.dense, next, rest) {
+                    (true, _, _) => {
+                        let n = g.mul(p.count, d.os);
+                        self.fill(g, out_seg, n, None);
+                    }
+                    (false, None, _) => self.fill_view(g, out_seg, d.os, p.count),
+                    (false, Some(_), Some(rest)) => {
+                        let zero = g.c(0);
+                        g.while_loop(
+                            &[zero, out_seg],
+                            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], p.count),
+                            |g, v| {
+                                rest(g, v[1]);
+                                vec![g.addi(v[0], 1), g.add(v[1], d.os)]
+                            },
+                        );
+                    }
+                    (false, Some(_), None) => unreachable!("dynamic kernels writing views fill through the flag"),
                 },
                 not_fill,
             );
@@ -516,6 +620,8 @@ pub(crate) struct StaticSlice<'n> {
     /// dims, see [`LoopNest::looped_dims`]).
     words: Vec<Option<i64>>,
     looped: Vec<bool>,
+    /// Per dim k: `nest.dense_from(k)` (all true without an output view).
+    dense: Vec<bool>,
 }
 
 impl<'n> StaticSlice<'n> {
@@ -561,10 +667,12 @@ impl<'n> StaticSlice<'n> {
             Levels { table: g.addi(g.args, at * 8), top: g.c(nest.levels.len() as i64 - 1) }
         });
         let floor = levels.map(|_| g.c(-1));
-        let me = StaticSlice { nest, moves: Moves { elem, fill, stream, head, levels }, words, looped };
+        let dense = (0..nest.dims.len()).map(|k| nest.dense_from(k)).collect();
+        let moves = Moves { elem, fill, stream, head, levels, filling: None };
+        let me = StaticSlice { nest, moves, words, looped, dense };
         let base = g.c(nest.base);
-        let zero = g.c(0);
-        me.dim(g, 0, base, zero, floor);
+        let out_base = g.c(nest.out_view.map_or(0, |v| v.base as i64));
+        me.dim(g, 0, base, out_base, floor);
         block
     }
 
@@ -576,6 +684,8 @@ impl<'n> StaticSlice<'n> {
         let span = |g: &mut Gen| if k == 0 { (g.lo, g.hi) } else { (g.c(0), g.c(dim.extent as i64)) };
         let next = |g: &mut Gen, i: Value, o: Value, fl: Floor| self.dim(g, k + 1, i, o, fl);
         let next: Next<'_> = if inner { None } else { Some(&next) };
+        let rest = |g: &mut Gen, o: Value| self.fill_from(g, k + 1, o);
+        let rest: FillRest<'_> = if inner || self.dense[k] { None } else { Some(&rest) };
         if self.looped[k] {
             let word = self.words[k].expect("looped dims have descriptors");
             let d = Walked {
@@ -586,9 +696,10 @@ impl<'n> StaticSlice<'n> {
                 tables: matches!(dim.indexing, Indexing::Table(_)),
                 fills: dim.segments().is_some_and(|s| s.iter().any(|s| s.run() == Run::Fill)),
                 repeats: dim.repeats(),
+                dense: self.dense[k],
             };
             let (a, b) = span(g);
-            return self.moves.walk(g, d, a, b, in_off, out_off, next, floor);
+            return self.moves.walk(g, d, a, b, in_off, out_off, next, floor, rest);
         }
         assert!(floor.is_none(), "nests with fill levels walk every dim");
         let period = dim.period as i64;
@@ -598,14 +709,19 @@ impl<'n> StaticSlice<'n> {
             return self.period_body(g, k, zero, range, in_off, out_off);
         }
         let (a, b) = span(g);
-        // One period, then copies of it.
-        if k > 0 {
+        // One period, then copies of it; where the output is not dense, every
+        // repetition is computed.
+        if k > 0 && self.dense[k] {
             self.period_body(g, k, zero, None, in_off, out_off);
             let (os, b1) = (g.c(dim.out_stride as i64), g.c(period));
             return self.moves.repeat(g, out_off, os, a, b1, b);
         }
-        let ap = g.addi(a, period);
-        let b1 = g.smin(b, ap);
+        let b1 = if self.dense[k] {
+            let ap = g.addi(a, period);
+            g.smin(b, ap)
+        } else {
+            b
+        };
         let p = g.c(period);
         let start = first_repetition(g, a, p);
         g.while_loop(
@@ -618,8 +734,35 @@ impl<'n> StaticSlice<'n> {
                 vec![g.addi(v[0], period)]
             },
         );
-        let os = g.c(dim.out_stride as i64);
-        self.moves.repeat(g, out_off, os, a, b1, b);
+        if self.dense[k] {
+            let os = g.c(dim.out_stride as i64);
+            self.moves.repeat(g, out_off, os, a, b1, b);
+        }
+    }
+
+    /// Fill the output block of dims `k..` from output offset `out_off`: one fill where
+    /// it is dense, else position by position (a dim of an output view).
+    fn fill_from(&self, g: &mut Gen, k: usize, out_off: Value) {
+        let dims = &self.nest.dims;
+        if k == dims.len() || self.dense[k] {
+            let n: u64 = dims[k..].iter().map(|d| d.extent).product();
+            let count = g.c(n as i64);
+            return self.moves.fill(g, out_off, count, Some(n));
+        }
+        let os = dims[k].out_stride as i64;
+        if k + 1 == dims.len() {
+            let (count, os) = (g.c(dims[k].extent as i64), g.c(os));
+            return self.moves.scatter(g, out_off, None, out_off, os, count);
+        }
+        let (zero, end) = (g.c(0), g.c(dims[k].extent as i64));
+        g.while_loop(
+            &[zero, out_off],
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], end),
+            |g, v| {
+                self.fill_from(g, k + 1, v[1]);
+                vec![g.addi(v[0], 1), g.addi(v[1], os)]
+            },
+        );
     }
 
     /// The repetition of a dim's period that starts at position `ybase`, every segment
@@ -664,17 +807,36 @@ impl<'n> StaticSlice<'n> {
                     let fo = g.muli(first, os);
                     let out_seg = g.add(o, fo);
                     match *seg {
-                        Segment::Fill { .. } => {
+                        Segment::Fill { .. } if self.dense[k] => {
                             let n = g.muli(count, os);
                             self.moves.fill(g, out_seg, n, known.map(|k| k * os as u64));
                         }
                         Segment::FillAt { .. } => unreachable!("nests with fill levels walk every dim"),
+                        Segment::Fill { .. } if inner => {
+                            let osv = g.c(os);
+                            self.moves.scatter(g, out_seg, None, out_seg, osv, count);
+                        }
+                        Segment::Fill { .. } => {
+                            let zero = g.c(0);
+                            g.while_loop(
+                                &[zero, out_seg],
+                                |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
+                                |g, v| {
+                                    self.fill_from(g, k + 1, v[1]);
+                                    vec![g.addi(v[0], 1), g.addi(v[1], os)]
+                                },
+                            );
+                        }
                         Segment::Affine { offset, stride, .. } => {
                             let i = g.addi(in_off, offset);
                             let fs = g.muli(first, stride);
                             let in_seg = g.add(i, fs);
-                            if inner {
+                            if inner && self.dense[k] {
                                 self.moves.run(g, seg.run(), in_seg, out_seg, count, known);
+                            } else if inner {
+                                let step = Moves::step_of(g, seg.run());
+                                let osv = g.c(os);
+                                self.moves.scatter(g, in_seg, step, out_seg, osv, count);
                             } else {
                                 let zero = g.c(0);
                                 g.while_loop(
@@ -699,8 +861,10 @@ impl<'n> StaticSlice<'n> {
                 if inner {
                     let f8 = g.muli(first, 8);
                     let t = g.add(tab, f8);
-                    let o = g.add(o, first);
-                    self.moves.gather(g, t, in_off, o, count);
+                    let fo = g.muli(first, os);
+                    let o = g.add(o, fo);
+                    let osv = (!self.dense[k]).then(|| g.c(os));
+                    self.moves.gather(g, t, in_off, o, count, osv);
                 } else {
                     let end = g.add(first, count);
                     g.for_range(first, end, |g, j| {
@@ -727,11 +891,15 @@ pub(crate) struct DynSlice {
     /// than their extents, or tables (see `Indexing::Table`).
     repeats: bool,
     fills: bool,
+    /// Whether the kernel writes output views: no dim is taken as dense (repetitions are
+    /// recomputed, fills of outer dims go position by position), innermost runs check
+    /// their stride, and element 0's output offset is an argument.
+    view: bool,
     moves: Moves,
 }
 
 impl DynSlice {
-    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, depth: usize) {
+    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, depth: usize, view: bool) {
         let fill = if mode == BoundaryMode::Fill {
             let fa = g.addi(g.args, dyn_slice::FILL * 8);
             match elem {
@@ -747,15 +915,23 @@ impl DynSlice {
         } else {
             FillVal::None
         };
+        let fills = mode == BoundaryMode::Fill;
+        let filling = (view && fills).then(|| {
+            let slot = g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 1, 0));
+            let zero = g.b.ins().iconst(types::I8, 0);
+            g.b.ins().stack_store(types::I64, zero, slot, 0);
+            slot
+        });
         let me = DynSlice {
             depth,
             repeats: mode.period(2).is_some(),
-            fills: mode == BoundaryMode::Fill,
-            moves: Moves { elem, fill, stream: false, head: None, levels: None },
+            fills,
+            view,
+            moves: Moves { elem, fill, stream: false, head: None, levels: None, filling },
         };
         let base = g.arg(dyn_slice::BASE);
-        let zero = g.c(0);
-        me.dim(g, 0, base, zero, None);
+        let out_base = if view { g.arg(dyn_slice::out_base(depth)) } else { g.c(0) };
+        me.dim(g, 0, base, out_base, None);
     }
 
     /// The dynamic kernel of fused chains' nests that a plan's kernel does not run: ones
@@ -777,7 +953,8 @@ impl DynSlice {
             depth,
             repeats: true,
             fills,
-            moves: Moves { elem, fill: FillVal::None, stream: false, head, levels },
+            view: false,
+            moves: Moves { elem, fill: FillVal::None, stream: false, head, levels, filling: None },
         };
         let base = g.arg(dyn_slice::BASE);
         let zero = g.c(0);
@@ -800,9 +977,18 @@ impl DynSlice {
         let (lo, hi) = (g.lo, g.hi);
         let a = g.b.ins().select(is_split, lo, zero);
         let b = g.b.ins().select(is_split, hi, extent);
-        let d = Walked { os, period, nseg, segs, tables: self.repeats, fills: self.fills, repeats: self.repeats };
+        let d = Walked {
+            os,
+            period,
+            nseg,
+            segs,
+            tables: self.repeats,
+            fills: self.fills,
+            repeats: self.repeats,
+            dense: !self.view,
+        };
         let next = |g: &mut Gen, i: Value, o: Value, fl: Floor| self.dim(g, k + 1, i, o, fl);
         let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };
-        self.moves.walk(g, d, a, b, in_off, out_off, next, floor);
+        self.moves.walk(g, d, a, b, in_off, out_off, next, floor, None);
     }
 }

@@ -33,7 +33,8 @@ pub(crate) fn slice_split(nest: &LoopNest, dim: usize) -> Split {
     Split {
         extent: d.extent,
         align: if nest.dtype.layout() == Layout::Nibbles && d.out_stride % 2 == 1 { 2 } else { 1 },
-        cost: d.out_stride.saturating_mul(w),
+        // The elements one position writes (its out_stride, unless it writes a view).
+        cost: nest.dims[dim + 1..].iter().fold(w, |c, d| c.saturating_mul(d.extent)),
     }
 }
 
@@ -69,8 +70,10 @@ impl JitKernel {
         if threads <= 1 {
             // `prepared` was encoded from (static) or checked against (dynamic) the schedule this code was
             // emitted for, verified to read only input elements [0, input_len) and to write exactly the output
-            // elements [0, output_len) over [0, split.extent).
-            // SAFETY: by the above; and run_prepared checked that the buffers hold exactly those elements.
+            // elements [0, output_len) over [0, split.extent) (an output view: each of its elements once, all
+            // inside [0, output_len), its buffer).
+            // SAFETY: by the above; and run_prepared checked that the buffers hold exactly those elements (or
+            // run_from_ptr(s)'s caller vouches for them).
             unsafe { f(input, output, args, 0, split.extent as i64) };
             if self.code.streams {
                 stream::fence();

@@ -214,3 +214,268 @@ fn strided_inputs_stay_inside_guarded_buffers() {
     let e = d.run_strided(&plan, &outside, &[0u8; 48], &mut [0u8; 16]).unwrap_err().to_string();
     assert!(e.contains("input view"), "{e}");
 }
+
+/// A random output view of `shape`: the axes in a random order of memory, each stride
+/// past the reach of the axes inside it by a random gap, at a random offset in a buffer
+/// with a random tail; extent-1 axes get any stride.
+fn random_output_view(rng: &mut Rng, shape: &[u64]) -> Strided {
+    let mut order: Vec<usize> = (0..shape.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut strides = vec![0i64; shape.len()];
+    let mut reach = 0i64;
+    for &k in &order {
+        strides[k] = if shape[k] == 1 { rng.range(-3, 9) } else { reach + 1 + rng.below(3) as i64 };
+        if shape[k] > 1 {
+            reach += strides[k] * (shape[k] as i64 - 1);
+        }
+    }
+    let offset = rng.below(4) as i64;
+    let empty = shape.contains(&0);
+    let used = if empty { 0 } else { offset + reach + 1 };
+    Strided { offset, strides, buffer_len: (used + rng.below(3) as i64) as u64 }
+}
+
+/// `dense` (row-major elements of `shape`, `w` bytes each) placed at the view's places
+/// in a buffer of `fill` bytes: what a kernel writing the view must leave.
+fn scatter_into(dense: &[u8], shape: &[u64], view: &Strided, w: usize, fill: u8) -> Vec<u8> {
+    let mut buffer = vec![fill; view.buffer_len as usize * w];
+    let n: u64 = shape.iter().product();
+    let mut idx = vec![0u64; shape.len()];
+    for i in 0..n {
+        let mut r = i;
+        for k in (0..shape.len()).rev() {
+            idx[k] = r % shape[k];
+            r /= shape[k];
+        }
+        let at =
+            view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+        let at = at as usize * w;
+        buffer[at..at + w].copy_from_slice(&dense[i as usize * w..(i as usize + 1) * w]);
+    }
+    buffer
+}
+
+/// Random slice plans and random fused chains writing random output views (axes in any
+/// order of memory, gaps between rows and elements, offsets) of a buffer flush against
+/// guard pages, read through random input views, on static kernels baking both views and
+/// on the dynamic kernels that write views (both views' offsets and strides arguments):
+/// the view's elements equal to the reference byte for byte, and every other byte of the
+/// output buffer left as it was (the harness's pattern).
+#[test]
+fn strided_outputs_stay_inside_guarded_buffers() {
+    let count = env_u64("KERF_STRIDED_OUT_CASES", 1500);
+    let mut rng = Rng::new(env_u64("KERF_STRIDED_OUT_SEED", 0x6f75_7476));
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 256 }).unwrap();
+    let (mut runs, mut chains, mut refused, mut failures) = (0u64, 0u64, 0u64, Vec::<String>::new());
+    while runs < count {
+        // A fused chain every third case, else one plan.
+        let (plans, fused) = if rng.below(3) == 0 {
+            let Some((_, plans)) = random_chain(&mut rng) else { continue };
+            let fused = chain::compose(&plans).expect("a lowered chain composes");
+            (plans, Some(fused))
+        } else {
+            let Ok(plan) = kerf_ir::lower(&random_step(&mut rng)) else { continue };
+            (vec![plan], None)
+        };
+        let dtype = plans[0].dtype();
+        let Some(w) = dtype.byte_width().filter(|&w| dtype.layout() == kerf_ir::dtype::Layout::Bytes(w)) else {
+            continue; // packed nibbles are written dense only
+        };
+        let Some(in_shape) = plans[0].input_shape().map(<[u64]>::to_vec) else { continue };
+        let out_shape = plans.last().unwrap().output_shape().to_vec();
+        // An input view as in the test above, and an output view.
+        let strides: Vec<i64> = in_shape.iter().map(|_| rng.range(-9, 9)).collect();
+        let probe = Strided { offset: 0, strides, buffer_len: 0 };
+        let (lo, hi) = probe.span(&in_shape).unwrap_or((0, -1));
+        let in_view = Strided { offset: -lo as i64, buffer_len: (hi - lo + 1) as u64, ..probe };
+        let out_view = random_output_view(&mut rng, &out_shape);
+        let buffer = random_input(&mut rng, dtype, &[in_view.buffer_len]);
+        let gathered = scatter_gather(&buffer, &in_shape, &in_view, w);
+        let data = Tensor::from_bytes(dtype, &in_shape, &gathered).unwrap();
+        let expected = chain::evaluate_unfused(&plans, Some(data.view())).unwrap();
+        let expected = scatter_into(expected.bytes().unwrap(), &out_shape, &out_view, w, 0x5A);
+        let what = format!("{plans:?}\ninput {in_view:?}\noutput {out_view:?}");
+        let views = (Some(&in_view), Some(&out_view));
+        match (&fused, &plans[0]) {
+            (Some(f), _) if kerf_ir::schedule::chain(f).is_ok_and(|n| n.is_some_and(|n| !n.levels.is_empty())) => {
+                // Nests with fill levels write no output view: both kernels refuse, saying why.
+                for r in
+                    [jit.compile_chain_views(f, views.0, views.1), jit.compile_dynamic_chain_views(f, views.0, views.1)]
+                {
+                    match r {
+                        Err(e) if e.to_string().contains("fill levels") && e.to_string().contains("no output view") => {
+                        }
+                        other => {
+                            failures.push(format!("fill levels into a view: {what}: {:?}", other.map(|k| k.is_some())))
+                        }
+                    }
+                }
+                refused += 1;
+                continue;
+            }
+            (Some(f), _) => {
+                let Some(k) = must(jit.compile_chain_views(f, views.0, views.1), &what) else {
+                    continue; // a chain of strings: no nest
+                };
+                if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
+                    failures.push(format!("static chain: {what}: {f:?}"));
+                }
+                let d = must(jit.compile_dynamic_chain_views(f, views.0, views.1), &what).expect("fuses");
+                if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_bytes) {
+                    failures.push(format!("dynamic chain: {what}: {f:?}"));
+                }
+                chains += 1;
+            }
+            (None, Plan::Slice(p)) => {
+                let k = must(jit.compile_views(p, views.0, views.1), &what);
+                if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
+                    failures.push(format!("static: {what}: {f:?}"));
+                }
+                let d = must(jit.compile_dynamic_views(p), &what);
+                let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
+                    d.run_views(p, views.0, input.unwrap_or_default(), views.1, out)
+                };
+                if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_dyn) {
+                    failures.push(format!("dynamic: {what}: {f:?}"));
+                }
+            }
+            (None, Plan::Fill(_)) => continue,
+        }
+        runs += 1;
+    }
+    eprintln!("{runs} output views, {chains} of them fused chains; {refused} chains with fill levels refused");
+    assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
+    assert!(chains * 6 > runs, "only {chains} chains");
+    assert!(refused > 0, "no chain with fill levels was tried");
+}
+
+fn must<T>(r: Result<T, kerf_ir::Error>, what: &str) -> T {
+    r.unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+/// The view's elements of `buffer` gathered row-major.
+fn scatter_gather(buffer: &[u8], shape: &[u64], view: &Strided, w: usize) -> Vec<u8> {
+    let n: u64 = shape.iter().product();
+    let mut out = Vec::with_capacity(n as usize * w);
+    let mut idx = vec![0u64; shape.len()];
+    for i in 0..n {
+        let mut r = i;
+        for k in (0..shape.len()).rev() {
+            idx[k] = r % shape[k];
+            r /= shape[k];
+        }
+        let at =
+            view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+        out.extend_from_slice(&buffer[at as usize * w..(at as usize + 1) * w]);
+    }
+    out
+}
+
+/// Output views that overlap, reach outside their buffer or step backwards are refused
+/// before any code runs, naming the axis.
+#[test]
+fn bad_output_views_are_refused() {
+    let request = Request::new("tensorrt.slice")
+        .input_meta("input", kerf_ir::DType::F32, &[3, 4])
+        .attr("start", [0, 0])
+        .attr("size", [2, 3])
+        .attr("stride", [1, 1]);
+    let Ok(Plan::Slice(plan)) = kerf_ir::lower(&request) else { panic!("the plan lowers") };
+    let jit = Jit::default();
+    for (view, words) in [
+        (Strided { offset: 0, strides: vec![2, 1], buffer_len: 100 }, ["output axis 0", "overlaps"]),
+        (Strided { offset: 0, strides: vec![1, 1], buffer_len: 100 }, ["output axis", "overlaps"]),
+        (Strided { offset: 0, strides: vec![4, -1], buffer_len: 100 }, ["axis 1", "output view"]),
+        (Strided { offset: 0, strides: vec![0, 1], buffer_len: 100 }, ["output axis 0", "positive"]),
+        (Strided { offset: 2, strides: vec![4, 1], buffer_len: 8 }, ["output view", "outside its buffer"]),
+        (Strided { offset: 0, strides: vec![4], buffer_len: 100 }, ["output view", "strides"]),
+    ] {
+        let e = jit.compile_views(&plan, None, Some(&view)).unwrap_err().to_string();
+        assert!(words.iter().all(|w| e.contains(w)), "{view:?}: {e}");
+    }
+}
+
+/// A call large enough to split over threads writes an output view as one thread does:
+/// each thread takes positions of the outer dim, whose elements are apart from every
+/// other position's (the view's strides proven so), and nothing between them.
+#[test]
+fn threaded_calls_write_output_views() {
+    let request = Request::new("tensorrt.slice")
+        .input_meta("input", kerf_ir::DType::F16, &[700, 500])
+        .attr("start", [-5, -50])
+        .attr("size", [1000, 600])
+        .attr("stride", [1, 1])
+        .attr("mode", "reflect");
+    let Plan::Slice(plan) = kerf_ir::lower(&request).unwrap() else { panic!("a slice plan") };
+    let mut rng = Rng::new(7);
+    let input = random_input(&mut rng, plan.dtype, &plan.input_shape);
+    let dense = reference_bytes(&Plan::Slice(plan.clone()), Some(&input)).unwrap();
+    // Every other element of every row, rows 1201 elements apart, from element 1.
+    let view = Strided { offset: 1, strides: vec![1201, 2], buffer_len: 1201 * 1000 };
+    let expected = scatter_into(&dense, &plan.output_shape, &view, 2, 0x5A);
+    for threads in [1, 4] {
+        let jit = Jit::new(JitSettings { threads, cache_capacity: 8 }).unwrap();
+        let k = jit.compile_views(&plan, None, Some(&view)).unwrap();
+        if let Err(f) = run_guarded(k.as_ref(), Some(&input), &expected, &run_bytes) {
+            panic!("static, {threads} threads: {f:?}");
+        }
+        let d = jit.compile_dynamic_views(&plan).unwrap();
+        let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
+            d.run_views(&plan, None, input.unwrap_or_default(), Some(&view), out)
+        };
+        if let Err(f) = run_guarded(d.as_ref(), Some(&input), &expected, &run_dyn) {
+            panic!("dynamic, {threads} threads: {f:?}");
+        }
+    }
+}
+
+/// A fused chain that starts with a fill, or whose nest has fill levels (two fill values),
+/// writes no output view: static and dynamic kernels refuse one, saying why, before any
+/// code runs; written dense, the same chains equal the steps run one by one.
+#[test]
+fn fill_heads_and_fill_levels_write_no_output_views() {
+    let random = Request::new("tensorrt.fill")
+        .attr("dimensions", [6, 8])
+        .attr("operation", "random_uniform")
+        .attr("alpha", -2.0)
+        .attr("beta", 3.0)
+        .attr("to_type", "f32")
+        .attr("seed", 7);
+    let crop = Request::new("tensorrt.slice").attr("start", [1, 2]).attr("size", [4, 4]).attr("stride", [1, 1]);
+    let pad = Request::new("onnx.pad")
+        .version(19)
+        .attr("mode", "constant")
+        .input_meta("data", kerf_ir::DType::I8, &[4, 4])
+        .input("pads", Tensor::from_i64s(&[1, 1, 1, 1]))
+        .input("constant_value", Tensor::from_bytes(kerf_ir::DType::I8, &[], &[7]).unwrap());
+    let wide = Request::new("tensorrt.slice")
+        .attr("start", [-1, -1])
+        .attr("size", [8, 8])
+        .attr("stride", [1, 1])
+        .attr("mode", "fill")
+        .input("fill", Tensor::scalar_bits(kerf_ir::DType::I64, 9));
+    let x = Tensor::from_bytes(kerf_ir::DType::I8, &[4, 4], &(0..16).collect::<Vec<u8>>()).unwrap();
+    let jit = Jit::default();
+    for (steps, input, why) in
+        [(vec![random, crop], None, "starts with a fill"), (vec![pad, wide], Some(x), "fill levels")]
+    {
+        let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
+        let fused = chain::compose(&plans).unwrap();
+        let shape = &fused.output_shape;
+        // Rows apart: every element of the output in a buffer twice as wide.
+        let view = Strided { offset: 0, strides: vec![2 * shape[1] as i64, 1], buffer_len: 2 * shape[0] * shape[1] };
+        let static_err = jit.compile_chain_views(&fused, None, Some(&view)).map(|k| k.is_some());
+        let dynamic_err = jit.compile_dynamic_chain_views(&fused, None, Some(&view)).map(|k| k.is_some());
+        for e in [static_err, dynamic_err] {
+            let e = e.unwrap_err().to_string();
+            assert!(e.contains(why) && e.contains("writes no output view"), "{fused}: {e}");
+        }
+        let expected = chain::evaluate_unfused(&plans, input.as_ref().map(Tensor::view)).unwrap();
+        for k in [jit.compile_chain(&fused).unwrap(), jit.compile_dynamic_chain(&fused).unwrap()] {
+            let k = k.expect("a chain of bytes fuses");
+            assert_eq!(k.run_tensor(input.as_ref().map(Tensor::view)).unwrap(), expected, "{fused}");
+        }
+    }
+}

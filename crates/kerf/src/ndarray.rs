@@ -197,11 +197,50 @@ fn strided_of<T, D: Dimension>(a: &ArrayView<'_, T, D>) -> Result<(Strided, isiz
     Ok((Strided { offset, buffer_len: (hi - lo + 1) as u64, ..probe }, lo_isize))
 }
 
-/// Run a slice plan on the JIT reading `input` where it lies, whatever its layout
-/// (transposed, sliced with steps, reversed, broadcast: strides of any sign, zero
-/// included) — no copy of the input. The kernel is compiled for the view's strides
-/// ([`Jit::compile_strided`]; not cached). `output` is written in place when it is
-/// contiguous row-major, else through a buffer copied into it.
+/// An output array view as a [`Strided`] buffer from its element of lowest address, with
+/// `plan` turned to write it with positive strides: each axis of negative stride is
+/// written in reverse (the plan's axis read backwards). Returns the plan, the view, and
+/// that element's offset from the view's first element (`≤ 0`).
+fn output_layout<T, D: Dimension>(
+    plan: &SlicePlan,
+    output: &ArrayViewMut<'_, T, D>,
+) -> Result<(SlicePlan, Strided, isize), Error> {
+    let (view, lo) = strided_of(&output.view())?;
+    let mut plan = plan.clone();
+    let core = plan.core_shape();
+    // Output axes of extent 2 or more are the core axes of extent 2 or more, in order
+    // (the schedule refuses other reshapes of a view).
+    let mut core_axes = (0..core.len()).filter(|&k| core[k] != 1);
+    let shape = output.shape();
+    for (k, s) in view.strides.iter().enumerate() {
+        if shape[k] == 1 {
+            continue;
+        }
+        let Some(c) = core_axes.next() else { break };
+        if *s < 0 {
+            let a = &mut plan.axes[c];
+            let last = a.x(a.extent - 1);
+            a.start = i64::try_from(last).map_err(|_| Error::Overflow {
+                op: "ndarray output".into(),
+                what: format!("axis {c} read backwards"),
+                value: last.to_string(),
+            })?;
+            a.step = a.step.checked_neg().ok_or_else(|| Error::Overflow {
+                op: "ndarray output".into(),
+                what: format!("axis {c} step reversed"),
+                value: a.step.to_string(),
+            })?;
+        }
+    }
+    let strides = view.strides.iter().map(|s| s.abs()).collect();
+    Ok((plan, Strided { offset: 0, strides, ..view }, lo))
+}
+
+/// Run a slice plan on the JIT reading `input` and writing `output` where they lie,
+/// whatever their layouts (transposed, sliced with steps, reversed; inputs broadcast
+/// too: strides of any sign, zero included) — no copy of either. The kernel is compiled
+/// for both views' strides ([`Jit::compile_views`]; not cached); elements of the array
+/// that `output` views into but does not include are left as they were.
 ///
 /// ```
 /// use kerf::ndarray::run_strided;
@@ -221,6 +260,11 @@ fn strided_of<T, D: Dimension>(a: &ArrayView<'_, T, D>) -> Result<(Strided, isiz
 /// let mut out = Array2::<f32>::zeros((6, 2));
 /// run_strided(&Jit::default(), &plan, a.t(), out.view_mut())?;
 /// assert_eq!(out, a.slice(s![1..3, ..]).t());
+/// // Written in place into columns 2..4 of a larger array (a view with gaps).
+/// let mut big = Array2::<f32>::from_elem((6, 5), -1.0);
+/// run_strided(&Jit::default(), &plan, a.t(), big.slice_mut(s![.., 2..4]))?;
+/// assert_eq!(big.slice(s![.., 2..4]), out);
+/// assert!(big.slice(s![.., ..2]).iter().all(|&v| v == -1.0));
 /// # Ok::<(), kerf::Error>(())
 /// ```
 pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
@@ -229,56 +273,78 @@ pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
     input: ArrayView<'_, T, D>,
     output: ArrayViewMut<'_, T, E>,
 ) -> Result<(), Error> {
-    StridedKernel::new(jit, plan, &input)?.run(input, output)
+    StridedKernel::for_views(jit, plan, &input, &output)?.run(input, output)
 }
 
-/// A slice plan compiled for one input layout (shape and strides, any offset in memory),
-/// to run on every view of that layout without recompiling: see [`run_strided`].
+/// A slice plan compiled for one input layout and one output layout (shapes and
+/// strides, any place in memory), to run on every pair of views of those layouts
+/// without recompiling: see [`run_strided`].
 pub struct StridedKernel {
     plan: SlicePlan,
     view: Strided,
     /// The offset of the view's element of lowest address from its first element (≤ 0).
     lo: isize,
+    /// The output layout compiled for (`None`: contiguous row-major) and its `lo`.
+    out: Option<(Strided, isize)>,
     kernel: std::sync::Arc<kerf_jit::JitKernel>,
 }
 
+fn check_input_shape<T, D: Dimension>(plan: &SlicePlan, input: &ArrayView<'_, T, D>) -> Result<(), Error> {
+    let in_shape = shape_of(&input.raw_dim());
+    if in_shape != plan.input_shape {
+        return Err(Error::Mismatch {
+            what: "input array shape".into(),
+            expected: format!("{:?}", plan.input_shape),
+            found: format!("{in_shape:?}"),
+        });
+    }
+    Ok(())
+}
+
 impl StridedKernel {
-    /// Compile `plan` for the layout of `input` (its shape must be the plan's input shape).
+    /// Compile `plan` for the layout of `input` (its shape must be the plan's input shape)
+    /// and a contiguous row-major output.
     pub fn new<T: Element, D: Dimension>(
         jit: &Jit,
         plan: &SlicePlan,
         input: &ArrayView<'_, T, D>,
     ) -> Result<Self, Error> {
         check_dtype::<T>(plan.dtype)?;
-        let in_shape = shape_of(&input.raw_dim());
-        if in_shape != plan.input_shape {
-            return Err(Error::Mismatch {
-                what: "input array shape".into(),
-                expected: format!("{:?}", plan.input_shape),
-                found: format!("{in_shape:?}"),
-            });
-        }
+        check_input_shape(plan, input)?;
         let (view, lo) = strided_of(input)?;
-        let kernel = jit.compile_strided(plan, &view)?;
-        Ok(StridedKernel { plan: plan.clone(), view, lo, kernel })
+        let kernel = jit.compile_views(plan, Some(&view), None)?;
+        Ok(StridedKernel { plan: plan.clone(), view, lo, out: None, kernel })
     }
 
-    /// Run on `input` (the layout compiled for, checked) into `output`: in place when it
-    /// is contiguous row-major, else through a buffer copied into it.
+    /// Compile `plan` for the layouts of `input` and of `output` (any strides; an axis of
+    /// negative stride is written in reverse order of memory, as ndarray lays it out).
+    pub fn for_views<T: Element, D: Dimension, E: Dimension>(
+        jit: &Jit,
+        plan: &SlicePlan,
+        input: &ArrayView<'_, T, D>,
+        output: &ArrayViewMut<'_, T, E>,
+    ) -> Result<Self, Error> {
+        check_dtype::<T>(plan.dtype)?;
+        check_input_shape(plan, input)?;
+        check_output_shape(plan, output)?;
+        if output.is_standard_layout() {
+            return Self::new(jit, plan, input);
+        }
+        let (view, lo) = strided_of(input)?;
+        let (turned, out_view, out_lo) = output_layout(plan, output)?;
+        let kernel = jit.compile_views(&turned, Some(&view), Some(&out_view))?;
+        Ok(StridedKernel { plan: plan.clone(), view, lo, out: Some((out_view, out_lo)), kernel })
+    }
+
+    /// Run on `input` and into `output`, of the layouts compiled for (checked; a
+    /// contiguous row-major output for a kernel from [`StridedKernel::new`]), in place.
     pub fn run<T: Element, D: Dimension, E: Dimension>(
         &self,
         input: ArrayView<'_, T, D>,
         mut output: ArrayViewMut<'_, T, E>,
     ) -> Result<(), Error> {
         check_dtype::<T>(self.plan.dtype)?;
-        let out_shape = shape_of(&output.raw_dim());
-        if out_shape != self.plan.output_shape {
-            return Err(Error::Mismatch {
-                what: "output array shape".into(),
-                expected: format!("{:?}", self.plan.output_shape),
-                found: format!("{out_shape:?}"),
-            });
-        }
+        check_output_shape(&self.plan, &output)?;
         let layout = (shape_of(&input.raw_dim()), strided_of(&input)?);
         if layout != (self.plan.input_shape.clone(), (self.view.clone(), self.lo)) {
             return Err(Error::Mismatch {
@@ -287,28 +353,106 @@ impl StridedKernel {
                 found: format!("shape {:?}, strides {:?}", input.shape(), input.strides()),
             });
         }
+        let out_layout = match output.is_standard_layout() {
+            true => None,
+            false => Some(output_layout(&self.plan, &output).map(|(_, v, lo)| (v, lo))?),
+        };
+        if out_layout != self.out {
+            let expected =
+                self.out.as_ref().map_or("contiguous row-major".into(), |(v, _)| format!("strides {:?}", v.strides));
+            return Err(Error::Mismatch {
+                what: "output array layout".into(),
+                expected,
+                found: format!("strides {:?}", output.strides()),
+            });
+        }
         // `lo` (≤ 0) is the offset from the view's first element to its lowest-addressed one, computed from
         // its shape and strides (equal to the compiled ones, checked above); an empty view has lo = 0.
         // SAFETY: so the pointer is to an element of the array's allocation.
         let base = unsafe { input.as_ptr().offset(self.lo) }.cast::<u8>();
-        let run = |out: &mut [T]| {
-            // The kernel was compiled for `self.view`, this view's layout (checked above), with offset = -lo:
-            // it reads only `base + offset + Σ i_k·strides[k]` for indices inside the view's shape.
-            // SAFETY: each such element belongs to the view, readable while `input` is borrowed.
-            unsafe { self.kernel.run_from_ptr(base, as_bytes_mut(out)) }
-        };
-        match output.as_slice_mut() {
-            Some(s) => run(s),
+        match &self.out {
             None => {
-                let mut buf = zeroed::<T>(output.len())?;
-                run(&mut buf)?;
-                for (o, v) in output.iter_mut().zip(buf) {
-                    *o = v;
-                }
-                Ok(())
+                let out = output.as_slice_mut().expect("a standard-layout view is one slice");
+                // The kernel was compiled for `self.view`, this view's layout (checked above), with offset =
+                // -lo: it reads only `base + offset + Σ i_k·strides[k]` for indices inside the view's shape.
+                // SAFETY: each such element belongs to the view, readable while `input` is borrowed.
+                unsafe { self.kernel.run_from_ptr(base, as_bytes_mut(out)) }
+            }
+            Some((_, lo)) => {
+                // `lo` (≤ 0): from the output view's first element to its lowest-addressed one, from its shape
+                // and strides (equal to the compiled ones, checked above).
+                // SAFETY: so the pointer is to an element of the output array's allocation.
+                let out = unsafe { output.as_mut_ptr().offset(*lo) }.cast::<u8>();
+                // The kernel writes only the output view's elements (`out + Σ i_k·|strides[k]|`, verified
+                // distinct and inside the view's span by the schedule) and reads only the input view's (as above).
+                // SAFETY: every written element belongs to `output`, borrowed mutably for this call; no Rust
+                // reference to the bytes between them is made (no slice over the span is formed).
+                unsafe { self.kernel.run_from_ptrs(base, out) }
             }
         }
     }
+}
+
+/// Run a fused chain ([`crate::chain::lower_chain`]) on the JIT as one kernel reading
+/// `input` and writing `output` where they lie, no copy of either: what
+/// [`run_strided`] does for one plan ([`Jit::compile_chain_views`]; compiled per call).
+/// Refused: output axes of negative stride (a chain is not turned around), a chain that
+/// starts with a fill (it reads no input), one with fill levels (two fill values) written
+/// into an output that is not in standard layout, and a chain of strings (run those step
+/// by step, [`crate::chain::run_chain_jit`]).
+pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
+    jit: &Jit,
+    fused: &crate::chain::FusedChain,
+    input: ArrayView<'_, T, D>,
+    mut output: ArrayViewMut<'_, T, E>,
+) -> Result<(), Error> {
+    check_dtype::<T>(fused.dtype)?;
+    let (in_shape, out_shape) = (shape_of(&input.raw_dim()), shape_of(&output.raw_dim()));
+    for (what, found, expected) in
+        [("input", &in_shape, fused.head_shape()), ("output", &out_shape, fused.output_shape.as_slice())]
+    {
+        if found.as_slice() != expected {
+            return Err(Error::Mismatch {
+                what: format!("{what} array shape"),
+                expected: format!("{expected:?}"),
+                found: format!("{found:?}"),
+            });
+        }
+    }
+    let (in_view, lo) = strided_of(&input)?;
+    let dense = output.is_standard_layout();
+    let (out_view, out_lo) = strided_of(&output.view())?;
+    let kernel = jit.compile_chain_views(fused, Some(&in_view), (!dense).then_some(&out_view))?.ok_or_else(|| {
+        Error::Invalid { what: "a chain of strings is not one loop nest: run it step by step".into() }
+    })?;
+    // `lo` (≤ 0): from the view's first element to its lowest-addressed one (from its shape and strides).
+    // SAFETY: so the pointer is to an element of the input array's allocation.
+    let base = unsafe { input.as_ptr().offset(lo) }.cast::<u8>();
+    if dense {
+        let out = output.as_slice_mut().expect("a standard-layout view is one slice");
+        // The kernel was compiled for `in_view` (offset -lo): it reads only elements of `input`.
+        // SAFETY: each such element is readable while `input` is borrowed.
+        return unsafe { kernel.run_from_ptr(base, as_bytes_mut(out)) };
+    }
+    // As in `StridedKernel::run`: the kernel writes only `output`'s elements (verified distinct and inside
+    // the view's span, negative strides having been refused by the schedule) and reads only `input`'s.
+    // SAFETY: `out_lo` (≤ 0) leads to the output view's lowest element, inside its allocation.
+    let out = unsafe { output.as_mut_ptr().offset(out_lo) }.cast::<u8>();
+    // SAFETY: every written element belongs to `output`, borrowed mutably for this call; no reference to
+    // the bytes between them is formed.
+    unsafe { kernel.run_from_ptrs(base, out) }
+}
+
+fn check_output_shape<T, D: Dimension>(plan: &SlicePlan, output: &ArrayViewMut<'_, T, D>) -> Result<(), Error> {
+    let out_shape = shape_of(&output.raw_dim());
+    if out_shape != plan.output_shape {
+        return Err(Error::Mismatch {
+            what: "output array shape".into(),
+            expected: format!("{:?}", plan.output_shape),
+            found: format!("{out_shape:?}"),
+        });
+    }
+    Ok(())
 }
 
 /// `run_bytes` into elements of `T`. `Kernel` is a safe trait any code may implement, so
@@ -407,10 +551,20 @@ mod tests {
                 let mut out = ArrayD::<i32>::zeros(IxDyn(&out_shape));
                 run_strided(&jit, &plan, v, out.view_mut()).unwrap();
                 assert_eq!(out, array_from_tensor::<i32>(&expected).unwrap(), "{mode} on {:?}", v.strides());
-                // Into a column block of a larger array (a non-contiguous output).
-                let mut big = ArrayD::<i32>::zeros(IxDyn(&[out_shape[0], out_shape[1] + 3]));
-                run_strided(&jit, &plan, v, big.slice_mut(s![.., 1..out_shape[1] + 1]).into_dyn()).unwrap();
-                assert_eq!(big.slice(s![.., 1..out_shape[1] + 1]).into_dyn(), out);
+                // Into views of a larger array written in place (column blocks, steps,
+                // reversed and transposed axes); the elements around them untouched.
+                let (r, c) = (out_shape[0], out_shape[1]);
+                let mut big = ::ndarray::Array2::<i32>::from_elem((2 * r + 3, 2 * c + 3), -7);
+                let mut tbig = ::ndarray::Array2::<i32>::from_elem((c + 2, r + 1), -7);
+                let check = |mut target: ::ndarray::ArrayViewMut2<'_, i32>, what: &str| {
+                    run_strided(&jit, &plan, v, target.view_mut()).unwrap();
+                    assert_eq!(target.into_dyn(), out, "{mode} on {:?} into {what}", v.strides());
+                };
+                check(big.slice_mut(s![1..r + 1, 1..c + 1]), "a block");
+                check(big.slice_mut(s![..2 * r;2, 3..;2]), "every other row and column");
+                check(big.slice_mut(s![1..r + 1;-1, ..c;-1]), "reversed axes");
+                check(tbig.slice_mut(s![1..c + 1, ..r]).reversed_axes(), "a transposed block");
+                assert!(big.row(2 * r + 2).iter().chain(tbig.column(r)).chain(tbig.row(0)).all(|&x| x == -7), "{mode}");
             }
         }
         // Wrong shapes are errors.
@@ -432,6 +586,91 @@ mod tests {
         assert_eq!(out[[0, 0]], 0);
         let e = k.run(square.view(), out.view_mut()).unwrap_err().to_string();
         assert!(e.contains("layout"), "{e}");
+        // A kernel compiled for one output layout refuses another, with no copy behind it.
+        let whole = SlicePlan {
+            axes: vec![AxisRead { extent: 2, start: 0, step: 1 }; 2],
+            output_shape: vec![2, 2],
+            ..plan.clone()
+        };
+        let mut wide = ::ndarray::Array2::<i32>::zeros((2, 4));
+        let k = StridedKernel::for_views(&jit, &whole, &square.t(), &wide.slice_mut(s![.., 1..3])).unwrap();
+        k.run(square.t(), wide.slice_mut(s![.., 1..3])).unwrap();
+        assert_eq!(wide, ::ndarray::arr2(&[[0, 0, 2, 0], [0, 1, 3, 0]]));
+        let mut dense = ::ndarray::Array2::<i32>::zeros((2, 2));
+        let e = k.run(square.t(), dense.view_mut()).unwrap_err().to_string();
+        assert!(e.contains("output array layout"), "{e}");
+    }
+
+    /// Every element of a view written in place, none around it, whatever the order of
+    /// its axes in memory: a 3-d output permuted and stepped inside a larger array.
+    #[test]
+    fn output_views_are_written_in_place_and_alone() {
+        use kerf_ir::{AxisRead, BoundaryMode};
+        let jit = Jit::default();
+        let input = ::ndarray::Array3::from_shape_fn((3, 4, 5), |(i, j, k)| (100 * i + 10 * j + k) as i16);
+        for mode in [BoundaryMode::StrictBounds, BoundaryMode::Fill, BoundaryMode::Reflect] {
+            let axes: Vec<AxisRead> = [3u64, 4, 5]
+                .iter()
+                .map(|&d| match mode {
+                    BoundaryMode::StrictBounds => AxisRead { extent: d, start: 0, step: 1 },
+                    _ => AxisRead { extent: d + 4, start: -2, step: 1 },
+                })
+                .collect();
+            let plan = SlicePlan {
+                dtype: DType::I16,
+                input_shape: vec![3, 4, 5],
+                output_shape: axes.iter().map(|a| a.extent).collect(),
+                axes,
+                mode,
+                fill_bits: 9,
+                windows: Vec::new(),
+            };
+            let expected =
+                run::<_, i16, _>(&*jit.compile_plan(&kerf_ir::Plan::Slice(plan.clone())).unwrap(), Some(input.view()))
+                    .unwrap();
+            let [a, b, c] = [0, 1, 2].map(|k| plan.output_shape[k] as usize);
+            // Memory order (c, a, b), every other element along b, reversed along a.
+            let mut big = ::ndarray::Array3::<i16>::from_elem((c, a + 1, 2 * b), -1);
+            let target = big.slice_mut(s![.., 1..;-1, ..;2]).permuted_axes([1, 2, 0]);
+            run_strided(&jit, &plan, input.view(), target).unwrap();
+            let got = big.slice(s![.., 1..;-1, ..;2]).permuted_axes([1, 2, 0]);
+            assert_eq!(got.into_dyn(), expected, "{mode}");
+            let outside = big.slice(s![.., 0, ..]).iter().chain(big.slice(s![.., .., 1..;2])).all(|&x| x == -1);
+            assert!(outside, "{mode}: an element outside the view was written");
+        }
+    }
+
+    /// A fused chain (reflect pad, then a crop) from a transposed view into a block of a
+    /// larger array: the unfused reference's values, nothing around the block written;
+    /// a reversed output axis is refused.
+    #[test]
+    fn chains_write_output_views_in_place() {
+        use crate::chain::{ChainRequest, lower_chain};
+        use kerf_ir::{DType as D, Request};
+        let pad = Request::new("onnx.pad")
+            .input_meta("data", D::I32, &[5, 4])
+            .input("pads", kerf_ir::Tensor::from_i64s(&[2, 3, 2, 3]))
+            .attr("mode", "reflect");
+        let crop = Request::new("onnx.slice")
+            .input("starts", kerf_ir::Tensor::from_i64s(&[1, 2]))
+            .input("ends", kerf_ir::Tensor::from_i64s(&[-1, -1]));
+        let lowered = lower_chain(&ChainRequest { steps: vec![pad, crop] }).unwrap();
+        let base = ::ndarray::Array2::from_shape_fn((4, 5), |(i, j)| (10 * i + j) as i32);
+        let input = base.t(); // [5, 4]
+        let expected = kerf_ir::chain::evaluate_unfused(&lowered.plans, Some(tensor_from_array(input).view())).unwrap();
+        let expected = array_from_tensor::<i32>(&expected).unwrap();
+        let [r, c] = [0, 1].map(|k| lowered.fused.output_shape[k] as usize);
+        let mut big = ::ndarray::Array2::<i32>::from_elem((r + 2, 2 * c + 1), -1);
+        let jit = Jit::default();
+        run_chain_strided(&jit, &lowered.fused, input, big.slice_mut(s![1..r + 1, 1..;2])).unwrap();
+        assert_eq!(big.slice(s![1..r + 1, 1..;2]).into_dyn(), expected);
+        assert!(big.row(0).iter().chain(big.row(r + 1)).chain(big.slice(s![.., ..;2])).all(|&x| x == -1));
+        let e = run_chain_strided(&jit, &lowered.fused, input, big.slice_mut(s![1..r + 1, 1..;-2])).unwrap_err();
+        assert!(e.to_string().contains("positive"), "{e}");
+        // Dense outputs too.
+        let mut dense = ::ndarray::Array2::<i32>::zeros((r, c));
+        run_chain_strided(&jit, &lowered.fused, input, dense.view_mut()).unwrap();
+        assert_eq!(dense.into_dyn(), expected);
     }
 
     #[test]
