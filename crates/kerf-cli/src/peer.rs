@@ -245,6 +245,12 @@ pub trait LinElem: Word {
     type Acc: Copy + 'static;
     fn add_term(acc: Self::Acc, beta: Self::Acc, a: usize) -> Self::Acc;
     fn round(acc: Self::Acc) -> Self;
+    /// A row along the last axis: `row[j]` = round(base + beta·j).
+    fn fill_row(row: &mut [Self], base: Self::Acc, beta: Self::Acc) {
+        for (j, o) in row.iter_mut().enumerate() {
+            *o = Self::round(Self::add_term(base, beta, j));
+        }
+    }
 }
 
 impl LinElem for f32 {
@@ -252,6 +258,16 @@ impl LinElem for f32 {
     #[inline(always)]
     fn add_term(acc: f64, beta: f64, a: usize) -> f64 {
         acc + beta * a as f64
+    }
+    fn fill_row(row: &mut [f32], base: f64, beta: f64) {
+        // The same values with i32 indices, which convert to f64 in vector registers
+        // (usize does not on AVX2), for rows that short.
+        if row.len() > i32::MAX as usize {
+            return row.iter_mut().enumerate().for_each(|(j, o)| *o = (base + beta * j as f64) as f32);
+        }
+        for (j, o) in (0..row.len() as i32).zip(row) {
+            *o = (base + beta * j as f64) as f32;
+        }
     }
     #[inline(always)]
     fn round(acc: f64) -> f32 {
@@ -311,7 +327,7 @@ impl<T: LinElem, D: Dimension> Job for LinspaceJob<T, D> {
         };
         let lead: Vec<usize> = out.shape()[..b_lead.len()].to_vec();
         let mut idx = vec![0usize; lead.len()];
-        for (r, mut row) in out.rows_mut().into_iter().enumerate() {
+        for (r, row) in out.rows_mut().into_iter().enumerate() {
             // The row's leading index, summed in axis order.
             let mut rest = r;
             for (k, &n) in lead.iter().enumerate().rev() {
@@ -319,9 +335,7 @@ impl<T: LinElem, D: Dimension> Job for LinspaceJob<T, D> {
                 rest /= n;
             }
             let base = b_lead.iter().zip(&idx).fold(*alpha, |s, (&b, &a)| T::add_term(s, b, a));
-            for (j, o) in row.iter_mut().enumerate() {
-                *o = T::round(T::add_term(base, b_last, j));
-            }
+            T::fill_row(row.into_slice().expect("rows of a new array are contiguous"), base, b_last);
         }
     }
 
