@@ -57,7 +57,7 @@ use kerf_ir::tensor;
 pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
     About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Plan,
-    Request, SlicePlan, Tensor, TensorView, lower, reference,
+    Request, SlicePlan, Tensor, TensorView, Window, lower, reference,
 };
 pub use kerf_jit::{Jit, JitKernel, JitSettings};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
