@@ -5,8 +5,9 @@ mod common;
 use common::*;
 use kerf_ir::chain::{self, AxisMap, ChainRequest, FusedChain, Piece};
 use kerf_ir::plan::Window;
-use kerf_ir::schedule::{self, Indexing, LoopNest, Segment, Strided};
+use kerf_ir::schedule::{self, LoopNest, Strided};
 use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Linspace, Plan, Request, SlicePlan, Tensor};
+use kerf_testkit::plans::{nest_offsets, slice_plan as slice};
 use proptest::prelude::*;
 
 /// Fused and unfused runs of lowered plans: equal bytes; and where a loop nest can say the
@@ -32,36 +33,7 @@ fn elements(t: &Tensor) -> Vec<u128> {
 fn run_nest(nest: &LoopNest, buffer: &[u128]) -> Vec<u128> {
     nest.verify().unwrap();
     assert_eq!(nest.input_len as usize, buffer.len());
-    let mut out = Vec::new();
-    fn walk(nest: &LoopNest, k: usize, acc: Option<i128>, buffer: &[u128], out: &mut Vec<u128>) {
-        if k == nest.dims.len() {
-            out.push(acc.map_or(nest.fill_bits, |o| buffer[o as usize]));
-            return;
-        }
-        let dim = &nest.dims[k];
-        let mut period: Vec<Option<i64>> = Vec::new();
-        match &dim.indexing {
-            Indexing::Segments(segs) => {
-                for s in segs {
-                    match *s {
-                        Segment::Fill { len } => period.extend((0..len).map(|_| None)),
-                        Segment::Affine { len, offset, stride } => {
-                            period.extend((0..len as i64).map(|j| Some(offset + stride * j)))
-                        }
-                    }
-                }
-            }
-            Indexing::Table(t) => period.extend(t.iter().map(|&o| Some(o))),
-        }
-        for y in 0..dim.extent {
-            let c = period[(y % dim.period) as usize];
-            walk(nest, k + 1, acc.zip(c).map(|(a, c)| a + c as i128), buffer, out);
-        }
-    }
-    if !nest.dims.is_empty() {
-        walk(nest, 0, Some(nest.base as i128), buffer, &mut out);
-    }
-    out
+    nest_offsets(nest).into_iter().map(|o| o.map_or(nest.fill_bits, |o| buffer[o as usize])).collect()
 }
 
 fn run_chain(steps: Vec<Request>) -> Result<(Tensor, FusedChain), Error> {
@@ -213,18 +185,6 @@ fn fused_chain_snapshots() {
             None => "no single loop nest: runs step by step on the JIT".into(),
         };
         insta::assert_snapshot!(format!("fused_{name}"), format!("{fused}\n\nloop nest:\n{nest}"));
-    }
-}
-
-fn slice(dtype: DType, shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
-    SlicePlan {
-        dtype,
-        input_shape: shape.to_vec(),
-        axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
-        mode,
-        fill_bits: 0,
-        output_shape: axes.iter().map(|a| a.0).collect(),
-        windows: Vec::new(),
     }
 }
 
