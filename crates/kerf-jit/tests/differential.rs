@@ -518,15 +518,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
     // Same code: no recompilation.
     assert_eq!(k.clif(), clif);
     // Another mode is refused.
-    let other = SlicePlan {
-        dtype: DType::F32,
-        input_shape: vec![2, 2],
-        axes: vec![AxisRead { extent: 2, start: 0, step: 1 }, AxisRead { extent: 2, start: 0, step: 1 }],
-        mode: BoundaryMode::Wrap,
-        fill_bits: 0,
-        output_shape: vec![2, 2],
-        windows: Vec::new(),
-    };
+    let other = kerf_testkit::plans::slice_plan(DType::F32, &[2, 2], &[(2, 0, 1), (2, 0, 1)], BoundaryMode::Wrap);
     let mut out = vec![0u8; 16];
     assert!(k.run_slice_plan(&other, &[0u8; 16], &mut out).is_err());
 }
