@@ -8,6 +8,8 @@ use kerf_ir::plan::Window;
 use kerf_ir::schedule::{self, LoopNest, Strided};
 use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Linspace, Plan, Request, SlicePlan, Tensor};
 use kerf_testkit::plans::{nest_offsets, slice_plan as slice};
+// The testkit's seeded generator, seeded by proptest.
+use kerf_testkit::random::Rng as Gen;
 use proptest::prelude::*;
 
 /// Fused and unfused runs of lowered plans: equal bytes; and where a loop nest can say the
@@ -188,24 +190,6 @@ fn fused_chain_snapshots() {
     }
 }
 
-/// A small deterministic generator (splitmix64) driven by proptest's seed.
-struct Gen(u64);
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
-
 /// A random step on `shape`: every mode, windows, negative and zero steps, fill values,
 /// and reshapes by unit axes; strict-bounds reads kept inside.
 fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
@@ -280,7 +264,7 @@ fn random_tensor(g: &mut Gen, dtype: DType, shape: &[u64]) -> Tensor {
     }
     let t = Tensor::zeros(dtype, shape).unwrap();
     let n = t.bytes().unwrap().len();
-    let mut bytes: Vec<u8> = (0..n).map(|_| g.next() as u8).collect();
+    let mut bytes: Vec<u8> = (0..n).map(|_| g.next_u64() as u8).collect();
     if dtype == DType::Bool {
         bytes.iter_mut().for_each(|b| *b &= 1);
     }
@@ -294,7 +278,7 @@ proptest! {
     /// fill heads): the fused map gives the unfused run's bytes.
     #[test]
     fn random_chains_fuse_exactly(seed in any::<u64>()) {
-        let mut g = Gen(seed);
+        let mut g = Gen::new(seed);
         let dtypes = [DType::U8, DType::I16, DType::F32, DType::F64, DType::I4, DType::Bool, DType::C128, DType::String];
         let head_fill = g.below(4) == 0;
         let dtype = if head_fill { DType::F32 } else { dtypes[g.below(dtypes.len() as u64) as usize] };
@@ -308,8 +292,8 @@ proptest! {
                     alpha: g.range(-50, 50) as f64 / 7.0,
                     beta: (0..rank).map(|_| g.range(-20, 20) as f64 / 3.0).collect(),
                 }),
-                1 => FillKind::RandomUniform { alpha: -2.0, beta: 5.0, seed: g.next() },
-                _ => FillKind::RandomNormal { alpha: 0.5, beta: 3.0, seed: g.next() },
+                1 => FillKind::RandomUniform { alpha: -2.0, beta: 5.0, seed: g.next_u64() },
+                _ => FillKind::RandomNormal { alpha: 0.5, beta: 3.0, seed: g.next_u64() },
             };
             plans.push(Plan::Fill(FillPlan { dtype, shape: shape.clone(), kind }));
         } else {
@@ -333,7 +317,7 @@ proptest! {
     /// gaps; any offset): the strided nest gives the reference's elements of the view.
     #[test]
     fn strided_inputs_read_the_views_elements(seed in any::<u64>()) {
-        let mut g = Gen(seed);
+        let mut g = Gen::new(seed);
         let rank = g.below(4) as usize;
         let shape: Vec<u64> = (0..rank).map(|_| 1 + g.below(5)).collect();
         let strides: Vec<i64> = (0..rank).map(|_| g.range(-12, 12)).collect();
