@@ -5,8 +5,11 @@ mod common;
 use common::*;
 use kerf_ir::chain::{self, AxisMap, ChainRequest, FusedChain, Piece};
 use kerf_ir::plan::Window;
-use kerf_ir::schedule::{self, Indexing, LoopNest, Segment, Strided};
+use kerf_ir::schedule::{self, LoopNest, Strided};
 use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Linspace, Plan, Request, SlicePlan, Tensor};
+use kerf_testkit::plans::{nest_offsets, slice_plan as slice};
+// The testkit's seeded generator, seeded by proptest.
+use kerf_testkit::random::Rng as Gen;
 use proptest::prelude::*;
 
 /// Fused and unfused runs of lowered plans: equal bytes; and where a loop nest can say the
@@ -32,36 +35,7 @@ fn elements(t: &Tensor) -> Vec<u128> {
 fn run_nest(nest: &LoopNest, buffer: &[u128]) -> Vec<u128> {
     nest.verify().unwrap();
     assert_eq!(nest.input_len as usize, buffer.len());
-    let mut out = Vec::new();
-    fn walk(nest: &LoopNest, k: usize, acc: Option<i128>, buffer: &[u128], out: &mut Vec<u128>) {
-        if k == nest.dims.len() {
-            out.push(acc.map_or(nest.fill_bits, |o| buffer[o as usize]));
-            return;
-        }
-        let dim = &nest.dims[k];
-        let mut period: Vec<Option<i64>> = Vec::new();
-        match &dim.indexing {
-            Indexing::Segments(segs) => {
-                for s in segs {
-                    match *s {
-                        Segment::Fill { len } => period.extend((0..len).map(|_| None)),
-                        Segment::Affine { len, offset, stride } => {
-                            period.extend((0..len as i64).map(|j| Some(offset + stride * j)))
-                        }
-                    }
-                }
-            }
-            Indexing::Table(t) => period.extend(t.iter().map(|&o| Some(o))),
-        }
-        for y in 0..dim.extent {
-            let c = period[(y % dim.period) as usize];
-            walk(nest, k + 1, acc.zip(c).map(|(a, c)| a + c as i128), buffer, out);
-        }
-    }
-    if !nest.dims.is_empty() {
-        walk(nest, 0, Some(nest.base as i128), buffer, &mut out);
-    }
-    out
+    nest_offsets(nest).into_iter().map(|o| o.map_or(nest.fill_bits, |o| buffer[o as usize])).collect()
 }
 
 /// A loop nest run element by element into its output buffer by the dims' output strides
@@ -240,36 +214,6 @@ fn fused_chain_snapshots() {
     }
 }
 
-fn slice(dtype: DType, shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
-    SlicePlan {
-        dtype,
-        input_shape: shape.to_vec(),
-        axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
-        mode,
-        fill_bits: 0,
-        output_shape: axes.iter().map(|a| a.0).collect(),
-        windows: Vec::new(),
-    }
-}
-
-/// A small deterministic generator (splitmix64) driven by proptest's seed.
-struct Gen(u64);
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
-
 /// A random step on `shape`: every mode, windows, negative and zero steps, fill values,
 /// and reshapes by unit axes; strict-bounds reads kept inside.
 fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
@@ -344,7 +288,7 @@ fn random_tensor(g: &mut Gen, dtype: DType, shape: &[u64]) -> Tensor {
     }
     let t = Tensor::zeros(dtype, shape).unwrap();
     let n = t.bytes().unwrap().len();
-    let mut bytes: Vec<u8> = (0..n).map(|_| g.next() as u8).collect();
+    let mut bytes: Vec<u8> = (0..n).map(|_| g.next_u64() as u8).collect();
     if dtype == DType::Bool {
         bytes.iter_mut().for_each(|b| *b &= 1);
     }
@@ -358,7 +302,7 @@ proptest! {
     /// fill heads): the fused map gives the unfused run's bytes.
     #[test]
     fn random_chains_fuse_exactly(seed in any::<u64>()) {
-        let mut g = Gen(seed);
+        let mut g = Gen::new(seed);
         let dtypes = [DType::U8, DType::I16, DType::F32, DType::F64, DType::I4, DType::Bool, DType::C128, DType::String];
         let head_fill = g.below(4) == 0;
         let dtype = if head_fill { DType::F32 } else { dtypes[g.below(dtypes.len() as u64) as usize] };
@@ -372,8 +316,8 @@ proptest! {
                     alpha: g.range(-50, 50) as f64 / 7.0,
                     beta: (0..rank).map(|_| g.range(-20, 20) as f64 / 3.0).collect(),
                 }),
-                1 => FillKind::RandomUniform { alpha: -2.0, beta: 5.0, seed: g.next() },
-                _ => FillKind::RandomNormal { alpha: 0.5, beta: 3.0, seed: g.next() },
+                1 => FillKind::RandomUniform { alpha: -2.0, beta: 5.0, seed: g.next_u64() },
+                _ => FillKind::RandomNormal { alpha: 0.5, beta: 3.0, seed: g.next_u64() },
             };
             plans.push(Plan::Fill(FillPlan { dtype, shape: shape.clone(), kind }));
         } else {
@@ -397,7 +341,7 @@ proptest! {
     /// gaps; any offset): the strided nest gives the reference's elements of the view.
     #[test]
     fn strided_inputs_read_the_views_elements(seed in any::<u64>()) {
-        let mut g = Gen(seed);
+        let mut g = Gen::new(seed);
         let rank = g.below(4) as usize;
         let shape: Vec<u64> = (0..rank).map(|_| 1 + g.below(5)).collect();
         let strides: Vec<i64> = (0..rank).map(|_| g.range(-12, 12)).collect();

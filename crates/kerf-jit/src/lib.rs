@@ -64,7 +64,7 @@ mod threading;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;
-use kerf_ir::{DType, Error, FillKind, Kernel, Plan, Request, SlicePlan};
+use kerf_ir::{DType, Error, FillKind, Kernel, Plan, PlanKernel, Request, SlicePlan};
 use std::sync::Arc;
 
 use abi::{Prepared, prepare_dynamic};
@@ -206,17 +206,11 @@ impl JitKernel {
     }
 }
 
-impl Kernel for JitKernel {
-    fn dtype(&self) -> DType {
-        self.plan.dtype()
+impl PlanKernel for JitKernel {
+    fn plan(&self) -> &Plan {
+        &self.plan
     }
-    fn input_shape(&self) -> Option<&[u64]> {
-        self.plan.input_shape()
-    }
-    fn output_shape(&self) -> &[u64] {
-        self.plan.output_shape()
-    }
-    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+    fn run_plan_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
         self.run_prepared(&self.prepared, input, output)
     }
 }

@@ -3,8 +3,9 @@
 
 use kerf_ir::chain::{self, ChainRequest};
 use kerf_ir::schedule::Strided;
-use kerf_ir::{AxisRead, BoundaryMode, DType, Request, SlicePlan, Tensor};
+use kerf_ir::{BoundaryMode, DType, Request, Tensor};
 use kerf_jit::Jit;
+use kerf_testkit::plans::slice_plan;
 
 fn ints(v: &[i64]) -> Tensor {
     Tensor::from_i64s(v)
@@ -67,15 +68,7 @@ fn strided_input_clif_snapshots() {
     let jit = Jit::default();
     // W2's crop (columns 16..48 of a 64x64 f32) read from a transposed view and from a
     // stride-2 view of a 64x128 buffer.
-    let plan = SlicePlan {
-        dtype: DType::F32,
-        input_shape: vec![64, 64],
-        axes: vec![AxisRead { extent: 64, start: 0, step: 1 }, AxisRead { extent: 32, start: 16, step: 1 }],
-        mode: BoundaryMode::StrictBounds,
-        fill_bits: 0,
-        output_shape: vec![64, 32],
-        windows: Vec::new(),
-    };
+    let plan = slice_plan(DType::F32, &[64, 64], &[(64, 0, 1), (32, 16, 1)], BoundaryMode::StrictBounds);
     for (name, view) in [
         ("transposed", Strided { offset: 0, strides: vec![1, 64], buffer_len: 64 * 64 }),
         ("stride2", Strided { offset: 0, strides: vec![128, 2], buffer_len: 64 * 128 }),
