@@ -380,7 +380,7 @@ proptest! {
     /// at the view's places, each once, and nothing else.
     #[test]
     fn strided_outputs_write_the_views_places(seed in any::<u64>()) {
-        let mut g = Gen(seed);
+        let mut g = Gen::new(seed);
         let rank = g.below(4) as usize;
         let shape: Vec<u64> = (0..rank).map(|_| 1 + g.below(5)).collect();
         let input = Tensor::from_bytes(DType::U8, &shape, &(0..shape.iter().product::<u64>()).map(|_| g.below(256) as u8).collect::<Vec<_>>()).unwrap();

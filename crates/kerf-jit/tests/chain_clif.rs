@@ -85,31 +85,15 @@ fn strided_input_clif_snapshots() {
 #[test]
 fn output_view_clif_snapshots() {
     let jit = Jit::default();
-    let crop = SlicePlan {
-        dtype: DType::F32,
-        input_shape: vec![64, 64],
-        axes: vec![AxisRead { extent: 64, start: 0, step: 1 }, AxisRead { extent: 32, start: 16, step: 1 }],
-        mode: BoundaryMode::StrictBounds,
-        fill_bits: 0,
-        output_shape: vec![64, 32],
-        windows: Vec::new(),
-    };
+    let crop = slice_plan(DType::F32, &[64, 64], &[(64, 0, 1), (32, 16, 1)], BoundaryMode::StrictBounds);
     let into_columns = Strided { offset: 32, strides: vec![64, 1], buffer_len: 64 * 64 };
     let kernel = jit.compile_views(&crop, None, Some(&into_columns)).unwrap();
     insta::assert_snapshot!("view_w2_into_columns", kernel.clif());
-    let pad = SlicePlan {
-        dtype: DType::U16,
-        input_shape: vec![3, 4],
-        axes: vec![AxisRead { extent: 7, start: -2, step: 1 }, AxisRead { extent: 9, start: -2, step: 1 }],
-        mode: BoundaryMode::Reflect,
-        fill_bits: 0,
-        output_shape: vec![7, 9],
-        windows: Vec::new(),
-    };
+    let pad = slice_plan(DType::U16, &[3, 4], &[(7, -2, 1), (9, -2, 1)], BoundaryMode::Reflect);
     let transposed = Strided { offset: 0, strides: vec![1, 7], buffer_len: 63 };
     let kernel = jit.compile_views(&pad, None, Some(&transposed)).unwrap();
     insta::assert_snapshot!("view_reflect_into_transposed", kernel.clif());
-    let fill = SlicePlan { mode: BoundaryMode::Fill, ..pad };
+    let fill = kerf_ir::SlicePlan { mode: BoundaryMode::Fill, ..pad };
     let kernel = jit.compile_dynamic_views(&fill).unwrap();
     insta::assert_snapshot!("view_dynamic_fill_u16_r2", kernel.clif());
 }
