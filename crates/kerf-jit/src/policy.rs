@@ -3,7 +3,7 @@
 //! written anywhere else.
 
 use kerf_ir::dtype::Layout;
-use kerf_ir::schedule::{FillBody, FillNest, Indexing, LoopNest, Run};
+use kerf_ir::schedule::{FillBody, FillNest, Indexing, LoopNest, Run, Segment};
 
 // ----- emitted runs ---------------------------------------------------------------------
 
@@ -21,6 +21,50 @@ pub(crate) const STRAIGHT_MAX_BYTES: u64 = 64;
 /// Reversed runs of known length up to this many bytes are straight-line code (16 shuffled
 /// vectors at most), and so are not staged for streaming (see [`stages`]).
 pub(crate) const REVERSE_STRAIGHT_MAX_BYTES: u64 = 256;
+
+// ----- tiled blocks ---------------------------------------------------------------------
+
+/// Side of a tile of [`crate::tile::tile_copy`], in bytes of elements: one cache line per
+/// tile row and column, so that a tile reads and writes whole lines only.
+pub(crate) const TILE_BYTES: usize = 64;
+
+/// An innermost dim tiles only when its input stride is at least this many bytes (every
+/// element on a cache line of its own: a plain row reads one element per line) ...
+pub(crate) const TILE_MIN_STRIDE_BYTES: u64 = 64;
+
+/// ... the dim outside it reads with a stride of at most this many bytes (at least four
+/// rows share every line the block reads, which the tile then reads once) ...
+pub(crate) const TILE_MAX_ROW_STRIDE_BYTES: u64 = 16;
+
+/// ... and the innermost dim has at least this many positions (MEASURED below), so that a
+/// row's lines would not stay in the L1 cache until the next row reads them.
+pub(crate) const TILE_MIN_COLS: u64 = 64;
+
+/// Whether a static slice kernel moves the block of its two innermost dims with
+/// [`crate::tile::tile_copy`] (one call per affine segment of the outer one) instead of
+/// a loop of strided runs: whole-byte elements, an innermost dim that is one affine
+/// segment with a large stride (see the constants above) and nothing repeating, an outer
+/// dim unrolled (not walked from descriptors) whose affine segments all have small
+/// strides.
+pub(crate) fn tiles(nest: &LoopNest) -> bool {
+    let Layout::Bytes(w) = nest.dtype.layout() else { return false };
+    let w = w as u64;
+    let n = nest.dims.len();
+    if n < 2 || nest.looped_dims()[n - 2] {
+        return false;
+    }
+    let (outer, inner) = (&nest.dims[n - 2], &nest.dims[n - 1]);
+    let Some([Segment::Affine { stride, .. }]) = inner.segments() else { return false };
+    let Some(outer_segs) = outer.segments() else { return false };
+    !inner.repeats()
+        && inner.extent >= TILE_MIN_COLS
+        && stride.unsigned_abs().saturating_mul(w) >= TILE_MIN_STRIDE_BYTES
+        && outer_segs.iter().all(|s| match *s {
+            Segment::Affine { stride, .. } => stride.unsigned_abs().saturating_mul(w) <= TILE_MAX_ROW_STRIDE_BYTES,
+            Segment::Fill { .. } => true,
+        })
+        && outer_segs.iter().any(|s| matches!(*s, Segment::Affine { len, stride, .. } if len > 1 && stride != 0))
+}
 
 // ----- register allocation (compile time) -----------------------------------------------
 

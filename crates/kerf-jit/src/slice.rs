@@ -373,6 +373,8 @@ pub(crate) struct StaticSlice<'n> {
     /// dims, see [`LoopNest::looped_dims`]).
     words: Vec<Option<i64>>,
     looped: Vec<bool>,
+    /// Whether the two innermost dims move as tiled blocks ([`policy::tiles`]).
+    tiled: bool,
 }
 
 impl<'n> StaticSlice<'n> {
@@ -405,7 +407,8 @@ impl<'n> StaticSlice<'n> {
             _ => FillVal::None,
         };
         let stream = policy::slice_stages(nest);
-        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped };
+        let tiled = policy::tiles(nest);
+        let me = StaticSlice { nest, moves: Moves { elem, fill, stream }, words, looped, tiled };
         let base = g.c(nest.base);
         let zero = g.c(0);
         me.dim(g, 0, base, zero);
@@ -464,6 +467,34 @@ impl<'n> StaticSlice<'n> {
         self.moves.repeat(g, out_off, os, a, b1, b);
     }
 
+    /// `count` positions of the next-to-innermost dim from input offset `in_seg` (stepping
+    /// `stride`) and output offset `out_seg`, with the innermost dim: one block for
+    /// [`crate::tile::tile_copy`] (see [`policy::tiles`] for the shape of such nests).
+    fn tile(&self, g: &mut Gen, in_seg: Value, stride: i64, out_seg: Value, count: Value) {
+        let inner = &self.nest.dims[self.nest.dims.len() - 1];
+        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, stride: cs, .. }])) = (self.moves.elem, inner.segments())
+        else {
+            unreachable!("policy::tiles takes whole-byte elements and one innermost affine segment")
+        };
+        let wi = w as i64;
+        let i = g.addi(in_seg, offset);
+        let s = g.muli(i, wi);
+        let src = g.add(g.inp, s);
+        let d = g.muli(out_seg, wi);
+        let dst = g.add(g.out, d);
+        let args = [
+            dst,
+            src,
+            count,
+            g.c(inner.extent as i64),
+            g.c(stride * wi),
+            g.c(cs * wi),
+            g.c(inner.extent as i64 * wi),
+            g.c(wi),
+        ];
+        g.call_helper(crate::tile::FUNC_INDEX, &args);
+    }
+
     /// The repetition of a dim's period that starts at position `ybase`, every segment
     /// unrolled: its positions [lo, hi) (relative to `ybase`), or all of them (`None`).
     fn period_body(
@@ -516,6 +547,8 @@ impl<'n> StaticSlice<'n> {
                             let in_seg = g.add(i, fs);
                             if inner {
                                 self.moves.run(g, seg.run(), in_seg, out_seg, count, known);
+                            } else if self.tiled && k + 2 == self.nest.dims.len() {
+                                self.tile(g, in_seg, stride, out_seg, count);
                             } else {
                                 let zero = g.c(0);
                                 g.while_loop(

@@ -84,3 +84,31 @@ fn strided_input_clif_snapshots() {
         insta::assert_snapshot!(format!("strided_w2_{name}"), kernel.clif());
     }
 }
+
+/// A transposed read wide enough to tile: the two innermost loops are one call of the
+/// tiled block copy per segment of the outer loop (the narrower W2 crop above is not).
+#[test]
+fn tiled_transposed_clif_snapshot() {
+    let jit = Jit::default();
+    let plan = SlicePlan {
+        dtype: DType::F32,
+        input_shape: vec![128, 128],
+        axes: vec![AxisRead { extent: 128, start: 0, step: 1 }, AxisRead { extent: 64, start: 32, step: 1 }],
+        mode: BoundaryMode::StrictBounds,
+        fill_bits: 0,
+        output_shape: vec![128, 64],
+        windows: Vec::new(),
+    };
+    let transposed = Strided { offset: 0, strides: vec![1, 128], buffer_len: 128 * 128 };
+    let kernel = jit.compile_strided(&plan, &transposed).unwrap();
+    assert!(kernel.is_tiled());
+    insta::assert_snapshot!("strided_w2_transposed_tiled", kernel.clif());
+    let narrow = Strided { offset: 0, strides: vec![1, 64], buffer_len: 64 * 64 };
+    let plan = SlicePlan {
+        input_shape: vec![64, 64],
+        axes: vec![AxisRead { extent: 64, start: 0, step: 1 }, AxisRead { extent: 32, start: 16, step: 1 }],
+        output_shape: vec![64, 32],
+        ..plan
+    };
+    assert!(!jit.compile_strided(&plan, &narrow).unwrap().is_tiled());
+}
