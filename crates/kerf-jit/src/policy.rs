@@ -28,6 +28,16 @@ pub(crate) const REVERSE_STRAIGHT_MAX_BYTES: u64 = 256;
 /// tile row and column, so that a tile reads and writes whole lines only.
 pub(crate) const TILE_BYTES: usize = 64;
 
+/// Tiles are moved in square groups of this many bytes of elements per side (256 × 256
+/// f32: 256 KiB read and written, inside the 1 MiB L2 cache and its TLB), a column of
+/// tiles at a time down each group. Measured on the project's shared AVX2 host (W2's crop
+/// from a transposed view, one thread, medians of 15 interleaved with W2's own row
+/// copies, a loaded machine): tiles in strips of rows without groups took 4.8–7.5 × W2's
+/// time, strips of rows in these groups 4.4–6.0 ×, columns of tiles in them 2.2–3.7 ×;
+/// group sides from 256 B to 16 KiB with columns of tiles were within the run-to-run
+/// noise of each other, and so were streamed and cached stores.
+pub(crate) const TILE_BLOCK_BYTES: usize = 1024;
+
 /// An innermost dim tiles only when its input stride is at least this many bytes (every
 /// element on a cache line of its own: a plain row reads one element per line) ...
 pub(crate) const TILE_MIN_STRIDE_BYTES: u64 = 64;
@@ -36,8 +46,10 @@ pub(crate) const TILE_MIN_STRIDE_BYTES: u64 = 64;
 /// rows share every line the block reads, which the tile then reads once) ...
 pub(crate) const TILE_MAX_ROW_STRIDE_BYTES: u64 = 16;
 
-/// ... and the innermost dim has at least this many positions (MEASURED below), so that a
-/// row's lines would not stay in the L1 cache until the next row reads them.
+/// ... and the innermost dim has at least this many positions: fewer lines than this
+/// (4 KiB) per row stay in the L1 cache until the next row reads them, so plain rows do
+/// well there (chosen, not measured: the crossover lies somewhere below a row of 2048
+/// lines, where tiling measured 10 × faster).
 pub(crate) const TILE_MIN_COLS: u64 = 64;
 
 /// Whether a static slice kernel moves the block of its two innermost dims with

@@ -491,6 +491,7 @@ impl<'n> StaticSlice<'n> {
             g.c(cs * wi),
             g.c(inner.extent as i64 * wi),
             g.c(wi),
+            g.c(g.stream as i64),
         ];
         g.call_helper(crate::tile::FUNC_INDEX, &args);
     }
