@@ -39,18 +39,20 @@ pub(crate) const TILE_BYTES: usize = 64;
 pub(crate) const TILE_BLOCK_BYTES: usize = 1024;
 
 /// An innermost dim tiles only when its input stride is at least this many bytes (every
-/// element on a cache line of its own: a plain row reads one element per line) ...
+/// element on a cache line of its own: a plain row reads one element per line) ... (this
+/// and the next two are reasoned from the cache geometry, not measured)
 pub(crate) const TILE_MIN_STRIDE_BYTES: u64 = 64;
 
 /// ... the dim outside it reads with a stride of at most this many bytes (at least four
 /// rows share every line the block reads, which the tile then reads once) ...
 pub(crate) const TILE_MAX_ROW_STRIDE_BYTES: u64 = 16;
 
-/// ... and the innermost dim has at least this many positions: fewer lines than this
-/// (4 KiB) per row stay in the L1 cache until the next row reads them, so plain rows do
-/// well there (chosen, not measured: the crossover lies somewhere below a row of 2048
-/// lines, where tiling measured 10 × faster).
-pub(crate) const TILE_MIN_COLS: u64 = 64;
+/// ... and the innermost dim has at least this many positions: the 8 × 8 squares the
+/// AVX2 path transposes. Measured on the project's shared AVX2 host (a transposed f32 view
+/// read whole, rows × cols of 64 KiB, 1 MiB and 16 MiB, one thread, medians of 101 or 11
+/// interleaved calls): the tiled kernel took 1/1.5–1/3.4 of the plain loop's time at 8
+/// columns and 1/2.1–1/8.5 from 16 to 512 columns, in the caches and out of them alike.
+pub(crate) const TILE_MIN_COLS: u64 = 8;
 
 /// Whether a static slice kernel moves the block of its two innermost dims with
 /// [`crate::tile::tile_copy`] (one call per affine segment of the outer one) instead of
