@@ -301,7 +301,7 @@ fn tiled_views_stay_inside_guarded_buffers() {
         }
     }
     assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
-    // The generator must reach the tiled path often (about a fifth of the kernels).
+    // The generator must reach the tiled path often (over a third of the kernels).
     eprintln!("{tiled} of {count} static kernels tiled");
-    assert!(tiled * 8 > count, "only {tiled} of {count} kernels tiled");
+    assert!(tiled * 4 > count, "only {tiled} of {count} kernels tiled");
 }
