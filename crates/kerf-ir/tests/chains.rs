@@ -487,3 +487,23 @@ fn strided_axes_merge_only_where_strides_continue() {
     let transposed = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 }).unwrap();
     assert_eq!(transposed.dims.len(), 2, "{transposed}");
 }
+
+/// V1's stride-2 view (W2's crop of every other column of a [4096, 8192] buffer) reads
+/// its rows with the run W3 (a stride-2 slice of a contiguous input) reads with: the
+/// backends emit the same staged stride-2 gather for both.
+#[test]
+fn a_stride_2_view_reads_with_w3s_run() {
+    use kerf_ir::schedule::Run;
+    let inner_run =
+        |n: &LoopNest| n.dims.last().and_then(|d| d.segments()).map(|s| s.iter().map(|s| s.run()).collect::<Vec<_>>());
+    let w2 = slice(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 1024, 1)], BoundaryMode::StrictBounds);
+    let view = Strided { offset: 0, strides: vec![8192, 2], buffer_len: 4096 * 8192 };
+    let v1 = schedule::slice_strided(&w2, &view).unwrap();
+    let w3 =
+        schedule::slice(&slice(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 0, 2)], BoundaryMode::StrictBounds))
+            .unwrap();
+    assert_eq!(inner_run(&v1), Some(vec![Run::Strided(2)]), "{v1}");
+    assert_eq!(inner_run(&v1), inner_run(&w3), "{w3}");
+    // The rows do not merge (the view's rows are 8192 apart, not 4096): 2048-element runs.
+    assert_eq!(v1.dims.iter().map(|d| d.extent).collect::<Vec<_>>(), [4096, 2048], "{v1}");
+}

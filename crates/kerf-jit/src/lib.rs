@@ -43,8 +43,8 @@
 //! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
 //! runs; `slice`, `linspace` and `random` the lowering of each plan kind; `threading` how
-//! calls split over threads; `stream`, `repeat` and `random` the host functions kernels
-//! call (a random fill is one call of `kerf_ir::random`'s vectorized block fill);
+//! calls split over threads; `stream`, `repeat`, `random` and `tile` the host functions
+//! kernels call (a random fill is one call of `kerf_ir::random`'s vectorized block fill);
 //! `cache` the kernel cache.
 
 mod abi;
@@ -61,6 +61,7 @@ mod runs;
 mod slice;
 mod stream;
 mod threading;
+mod tile;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;
@@ -139,6 +140,11 @@ impl JitKernel {
     /// O(dims + segments + tables), never O(output elements).
     pub fn argument_words(&self) -> usize {
         self.prepared.args.len()
+    }
+    /// Whether this kernel moves the block of its two innermost loops as cache-sized tiles
+    /// (reads whose innermost stride is large, as from a transposed view).
+    pub fn is_tiled(&self) -> bool {
+        self.code.tiled()
     }
     /// Whether this is a dynamic kernel (see [`Jit::compile_dynamic`]).
     pub fn is_dynamic(&self) -> bool {

@@ -97,3 +97,18 @@ fn output_view_clif_snapshots() {
     let kernel = jit.compile_dynamic_views(&fill).unwrap();
     insta::assert_snapshot!("view_dynamic_fill_u16_r2", kernel.clif());
 }
+
+/// A transposed read wide enough to tile: the two innermost loops are one call of the
+/// tiled block copy per segment of the outer loop (a crop of fewer columns than a tile's
+/// 8 × 8 squares is not tiled).
+#[test]
+fn tiled_transposed_clif_snapshot() {
+    let jit = Jit::default();
+    let plan = slice_plan(DType::F32, &[128, 128], &[(128, 0, 1), (64, 32, 1)], BoundaryMode::StrictBounds);
+    let transposed = Strided { offset: 0, strides: vec![1, 128], buffer_len: 128 * 128 };
+    let kernel = jit.compile_strided(&plan, &transposed).unwrap();
+    assert!(kernel.is_tiled());
+    insta::assert_snapshot!("strided_w2_transposed_tiled", kernel.clif());
+    let narrow = slice_plan(DType::F32, &[128, 128], &[(128, 0, 1), (7, 32, 1)], BoundaryMode::StrictBounds);
+    assert!(!jit.compile_strided(&narrow, &transposed).unwrap().is_tiled());
+}
