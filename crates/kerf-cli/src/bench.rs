@@ -16,18 +16,33 @@ pub const MAX_ITERS: u32 = 100_000;
 /// A sample of a fast call repeats it until the sample lasts at least this long.
 const MIN_SAMPLE_NS: u128 = 20_000;
 
-pub fn bench(
-    path: &Path,
-    json: bool,
-    threads: u32,
-    iters: u32,
-    backend: Backend,
-    dynamic: bool,
-    w: &mut dyn Write,
-) -> Result<(), CliError> {
+/// A peer library timed beside kerf (see [`crate::peer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Peer {
+    /// ndarray: slices assigned from sliced views, linspaces row by row
+    Ndarray,
+}
+
+/// `kerf bench`'s options.
+pub struct Options {
+    pub json: bool,
+    pub threads: u32,
+    pub iters: u32,
+    pub backend: Backend,
+    pub dynamic: bool,
+    pub peers: Vec<Peer>,
+}
+
+pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliError> {
+    let &Options { json, threads, iters, backend, dynamic, .. } = opts;
     let file = match kerf::request_file::load_any(path)? {
         kerf::request_file::AnyFile::Request(f) => f,
-        kerf::request_file::AnyFile::Chain(f) => return bench_chain(&f, json, threads, iters, backend, dynamic, w),
+        kerf::request_file::AnyFile::Chain(f) => {
+            if !opts.peers.is_empty() {
+                return Err(CliError::new(format!("{}: --peer times single requests, not chains", path.display())));
+            }
+            return bench_chain(&f, json, threads, iters, backend, dynamic, w);
+        }
     };
     // An output that cannot be allocated is refused before compiling and timing compiles.
     if let Ok(plan) = kerf::lower(&file.request) {
@@ -92,27 +107,47 @@ pub fn bench(
             let r = kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out));
             black_box(r).ok();
         },
-        || {
-            if is_fill {
-                black_box(&mut dst).fill(black_box(0x5a));
-            } else {
-                black_box(&mut dst).copy_from_slice(black_box(&src));
-            }
-        },
+        || baseline_run(&mut dst, &src, is_fill),
     );
+    // Each peer: its job's output equals the kernel's, then the same protocol.
+    let mut peers = Vec::new();
+    for &peer in &opts.peers {
+        let name = match peer {
+            Peer::Ndarray => "ndarray",
+        };
+        let plan = kerf::lower(&file.request).map_err(|e| here(e.to_string()))?;
+        let mut job =
+            crate::peer::ndarray_job(&plan, input.as_deref()).map_err(|e| here(format!("--peer {name}: {e}")))?;
+        job.run();
+        if job.output_bytes() != out {
+            return Err(here(format!(
+                "the {name} peer's output differs from the kernel's (a bug in kerf or in the peer)"
+            )));
+        }
+        let (peer_ns, base_ns) = measure_pair(iters, || job.run(), || baseline_run(&mut dst, &src, is_fill));
+        peers.push((name, peer_ns, base_ns));
+    }
     let baseline = if is_fill { "memset" } else { "memcpy" };
     let ratio = if baseline_median_ns > 0.0 { median_ns / baseline_median_ns } else { f64::INFINITY };
+    let finite = |v: f64| if v.is_finite() { serde_json::json!(v) } else { serde_json::Value::Null };
     if json {
-        let obj = serde_json::json!({
+        let mut obj = serde_json::json!({
             "median_ns": median_ns,
             "baseline": baseline,
             "baseline_median_ns": baseline_median_ns,
-            "ratio": if ratio.is_finite() { serde_json::json!(ratio) } else { serde_json::Value::Null },
+            "ratio": finite(ratio),
             "compile_us": compiled.compile_us,
             "cache_hit_ns": compiled.cache_hit_ns,
             "threads": compiled.threads,
             "bytes": out_bytes,
         });
+        if !peers.is_empty() {
+            let each = peers.iter().map(|&(name, ns, base)| {
+                let o = serde_json::json!({ "median_ns": ns, "baseline_median_ns": base, "ratio": finite(ns / base) });
+                (name.to_string(), o)
+            });
+            obj["peers"] = serde_json::Value::Object(each.collect());
+        }
         outln!(w, "{obj}");
     } else {
         let kind = if dynamic { "dynamic" } else { "static" };
@@ -131,8 +166,20 @@ pub fn bench(
             Some(ns) => outln!(w, "  cache hit {:>14.1} ns", ns),
             None => outln!(w, "  cache hit {:>14}", "n/a"),
         }
+        for (name, ns, base) in peers {
+            outln!(w, "  {name:<9} {:>14.1} ns, {baseline} {:.1} ns, ratio {:.3}", ns, base, ns / base);
+        }
     }
     Ok(())
+}
+
+/// The baseline: memset (fills) or memcpy (slices) of the output's bytes.
+fn baseline_run(dst: &mut [u8], src: &[u8], is_fill: bool) {
+    if is_fill {
+        black_box(dst).fill(black_box(0x5a));
+    } else {
+        black_box(dst).copy_from_slice(black_box(src));
+    }
 }
 
 fn volume(shape: &[u64]) -> u64 {

@@ -6,6 +6,7 @@ mod backend;
 mod bench;
 mod demo;
 mod output;
+mod peer;
 mod spec_print;
 
 use backend::Backend;
@@ -127,6 +128,11 @@ enum Command {
         /// Benchmark the dynamic kernel instead of the static one
         #[arg(long)]
         dynamic: bool,
+        /// Also time a peer library doing the same job on its own preallocated arrays
+        /// (its output checked equal to the kernel's), with the same protocol; JSON adds
+        /// peers.NAME = { median_ns, baseline_median_ns, ratio }
+        #[arg(long, value_enum)]
+        peer: Vec<bench::Peer>,
     },
     /// Run every spec example on the default backend, showing input, output and IR,
     /// each checked against the reference interpreter and the spec's expected output
@@ -243,8 +249,8 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
-        Command::Bench { request, json, threads, iters, backend, dynamic } => {
-            bench::bench(&request, json, threads, iters, backend, dynamic, out)
+        Command::Bench { request, json, threads, iters, backend, dynamic, peer } => {
+            bench::bench(&request, &bench::Options { json, threads, iters, backend, dynamic, peers: peer }, out)
         }
         Command::Demo { op, brief } => demo::demo(op.as_deref(), brief, out),
     }

@@ -897,6 +897,49 @@ fn bench_json_reports_every_field() {
     assert!(stderr(&out).contains("--iters"));
 }
 
+/// `--peer ndarray` times ndarray doing the same job (its output checked equal to the
+/// kernel's) and reports it under peers.ndarray; a job ndarray has none for is an error
+/// naming the peer and why.
+#[test]
+fn bench_peer_ndarray() {
+    let s = Scratch::new();
+    let pad = s.write(
+        "pad.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, -3]\nsize = [5, 40]\nstride = [1, 1]\nmode = \"reflect\"\n\
+         [inputs]\ninput = { dtype = \"f32\", shape = [5, 20] }\n",
+    );
+    let lin = s.write(
+        "lin.toml",
+        "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [64, 64]\noperation = \"linspace\"\nalpha = 0.5\n\
+         beta = [64.0, 0.1]\nto_type = \"f32\"\n",
+    );
+    for req in [&pad, &lin] {
+        let out = kerf().args(["bench", req, "--json", "--iters", "3", "--peer", "ndarray"]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let p = &v["peers"]["ndarray"];
+        for key in ["median_ns", "baseline_median_ns", "ratio"] {
+            assert!(p[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+        }
+        let ratio = p["median_ns"].as_f64().unwrap() / p["baseline_median_ns"].as_f64().unwrap();
+        assert!((ratio - p["ratio"].as_f64().unwrap()).abs() < 1e-9 * ratio.max(1.0), "{v}");
+    }
+    let out = kerf().args(["bench", &pad, "--iters", "2", "--peer", "ndarray"]).output().unwrap();
+    assert!(out.status.success() && stdout(&out).contains("ndarray"), "{}", stderr(&out));
+    let out = kerf().args(["bench", &pad, "--json", "--iters", "2"]).output().unwrap();
+    assert!(!stdout(&out).contains("peers"), "no peer unless asked for");
+    let random = s.write(
+        "random.toml",
+        "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [8]\noperation = \"random_normal\"\n",
+    );
+    fails(
+        &["bench", &random, "--peer", "ndarray"],
+        &["random.toml", "--peer ndarray", "random_normal", "ndarray-rand"],
+    );
+    let chain = conformance("chain_pad_0010").join("request.toml");
+    fails(&["bench", chain.to_str().unwrap(), "--peer", "ndarray"], &["--peer", "chains"]);
+}
+
 /// Counts are checked before anything is allocated for them: a huge `--iters` is a usage
 /// error naming the flag and its range (it once aborted allocating 34 GB for samples).
 #[test]

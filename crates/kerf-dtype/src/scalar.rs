@@ -187,6 +187,29 @@ pub fn int_to_bits(dtype: DType, v: i128) -> Result<u128, ConvertError> {
     Ok((v as u128) & ((1u128 << width_bits) - 1))
 }
 
+/// An integer as element bits of any numeric dtype: exact for integer types (else an
+/// error), rounded once to nearest for float types (the real part for complex). Going
+/// through `v as f64` would round twice for |v| > 2^53 (and 2^60 + 2^36 + 1 would become
+/// 2^60 in f32, not 2^60 + 2^37), so `v` is first rounded to odd at f64's 53 bits: a
+/// second rounding to any format of at most 51 bits is then the correct one.
+pub fn integer_to_bits(dtype: DType, v: i128) -> Result<u128, ConvertError> {
+    if dtype.is_integer() || dtype == DType::Bool {
+        return int_to_bits(dtype, v);
+    }
+    if matches!(dtype, DType::F64 | DType::C128) {
+        return f64_to_bits(dtype, v as f64); // one rounding
+    }
+    let m = v.unsigned_abs();
+    let shift = (128 - m.leading_zeros()).saturating_sub(53);
+    let mut odd = m >> shift << shift;
+    if odd != m {
+        odd |= 1 << shift; // sticky: inexact values land on an odd significand
+    }
+    // `odd` has at most 53 significant bits: exact in f64.
+    let x = odd as f64;
+    f64_to_bits(dtype, if v < 0 { -x } else { x })
+}
+
 /// Element bits of `from` converted to `to` ("implicitly convertible", for fill values
 /// given in another type than the data's): through an exact integer when both are
 /// integers, else through f64.
@@ -204,6 +227,14 @@ pub fn convert_bits(from: DType, bits: u128, to: DType) -> Result<u128, ConvertE
         // i64 needs the exact path: f64 would lose low bits.
         let v = if from == DType::I64 { bits as u64 as i64 as i128 } else { v };
         return int_to_bits(to, v);
+    }
+    if from_int {
+        let v = match from {
+            DType::I64 => bits as u64 as i64 as i128,
+            DType::U64 => bits as u64 as i128,
+            _ => bits_to_f64(from, bits).ok_or(ConvertError::NotNumeric)? as i128,
+        };
+        return integer_to_bits(to, v);
     }
     f64_to_bits(to, bits_to_f64(from, bits).ok_or(ConvertError::NotNumeric)?)
 }
@@ -225,6 +256,29 @@ pub fn format_bits(dtype: DType, bits: u128) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Integers become floats with one rounding, even beyond 2^53 (where f64 is inexact).
+    #[test]
+    fn integers_round_once_to_floats() {
+        let v: i128 = (1 << 60) + (1 << 36) + 1; // just above an f32 tie
+        let want = ((1u64 << 60) + (1 << 37)) as f32;
+        assert_eq!(v as i64 as f32, want, "Rust's own cast rounds once");
+        assert_eq!(integer_to_bits(DType::F32, v), Ok(want.to_bits() as u128));
+        assert_eq!(integer_to_bits(DType::F32, -v), Ok((-want).to_bits() as u128));
+        assert_eq!(integer_to_bits(DType::C64, v), Ok(want.to_bits() as u128));
+        assert_eq!(integer_to_bits(DType::BF16, v), f64_to_bits(DType::BF16, want as f64));
+        assert_eq!(integer_to_bits(DType::F64, v), Ok((v as f64).to_bits() as u128));
+        assert_eq!(integer_to_bits(DType::F32, 3), Ok(3f32.to_bits() as u128));
+        assert_eq!(integer_to_bits(DType::I8, -3), Ok(0xfd));
+        assert_eq!(integer_to_bits(DType::I8, 300), Err(ConvertError::OutOfRange));
+        assert_eq!(integer_to_bits(DType::F16, 1 << 20), Err(ConvertError::OutOfRange));
+        assert_eq!(integer_to_bits(DType::String, 1), Err(ConvertError::NotNumeric));
+        assert_eq!(convert_bits(DType::I64, v as u128, DType::F32), Ok(want.to_bits() as u128));
+        assert_eq!(
+            convert_bits(DType::U64, u64::MAX as u128, DType::F32),
+            Ok(u64::MAX as f32).map(|x| x.to_bits() as u128)
+        );
+    }
 
     #[test]
     fn integer_fill_values_are_exact_or_refused() {

@@ -1,9 +1,12 @@
 //! A random plan (tensorrt.slice in every mode, onnx.slice, openvino.strided_slice,
-//! tensorrt.fill) built from the fuzzer's bytes → the JIT's static kernel, its dynamic
-//! kernel (run directly, and through a kernel compiled for an earlier plan of the same
-//! kind), and the reference must agree byte for byte. Buffers sit flush against guard
-//! pages (kerf-reliability), so an out-of-bounds access by JIT code faults even though
-//! ASan does not see inside it.
+//! tensorrt.fill from the fuzzer's bytes; any op, the pads and openvino.slice included,
+//! from kerf-testkit's generator on a seed) → the JIT's static kernel, its dynamic kernel
+//! (run directly, and through a kernel compiled for an earlier plan of the same kind),
+//! and the reference must agree byte for byte. A chain (kerf-testkit's `random_chain`)
+//! → its fused reference, its static and dynamic chain kernels and the steps run one by
+//! one on the reference must agree too. Buffers sit flush against guard pages
+//! (kerf-reliability), so an out-of-bounds access by JIT code faults even though ASan
+//! does not see inside it.
 
 #![no_main]
 
@@ -11,26 +14,17 @@ use arbitrary::{Arbitrary, Unstructured};
 use kerf_ir::{DType, Kernel, Plan, Request, Tensor};
 use kerf_jit::{Jit, JitKernel, JitSettings};
 use kerf_reliability::{Flush, GuardedBuf};
+use kerf_testkit::random::{Rng, random_chain, random_request};
 use libfuzzer_sys::fuzz_target;
+use std::fmt::Display;
 use std::sync::{Arc, Mutex, OnceLock};
 
-const SLICE_DTYPES: [DType; 15] = [
-    DType::Bool,
-    DType::I4,
-    DType::U4,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::F8E4M3FN,
-    DType::F16,
-    DType::BF16,
-    DType::F32,
-    DType::F64,
-    DType::C64,
-    DType::C128,
-    DType::U64,
-];
+/// The dtype a fuzzer byte picks: any but `string` (the JIT moves bytes; the frontends
+/// refuse the ones an op does not take, and the case is skipped).
+fn slice_dtype(b: u8) -> DType {
+    let bytes: Vec<DType> = DType::ALL.into_iter().filter(|d| *d != DType::String).collect();
+    bytes[b as usize % bytes.len()]
+}
 const MODES: [&str; 5] = ["strict_bounds", "wrap", "clamp", "fill", "reflect"];
 /// Largest input and output (elements) a case may have.
 const LIMIT: u64 = 1 << 13;
@@ -65,6 +59,10 @@ enum Case {
     Onnx { dtype: u8, axes: Vec<Axis>, version: bool },
     Ov { dtype: u8, axes: Vec<Axis>, masks: [u8; 5], extra: u8 },
     Fill { dims: Vec<u8>, op: u8, to: u8, alpha: i16, beta: Vec<i16>, seed: u64 },
+    /// kerf-testkit's request of this seed (every op, pads included).
+    Testkit { seed: u64 },
+    /// kerf-testkit's chain of this seed, of 2 to 4 steps.
+    Chain { seed: u64, steps: u8 },
 }
 
 fn extent(e: u8) -> u64 {
@@ -76,11 +74,24 @@ fn extent(e: u8) -> u64 {
     }
 }
 
+/// The case's plans: one for a request, one per step for a chain.
+fn plans(case: &Case) -> Option<Vec<Plan>> {
+    match case {
+        Case::Chain { seed, steps } => {
+            let chain = random_chain(&mut Rng::new(*seed), 2 + *steps as usize % 3);
+            kerf_ir::chain::lower_chain(&chain).ok()
+        }
+        _ => Some(vec![kerf_ir::lower(&request(case)?).ok()?]),
+    }
+}
+
 fn request(case: &Case) -> Option<Request> {
     Some(match case {
+        Case::Testkit { seed } => random_request(&mut Rng::new(*seed)),
+        Case::Chain { .. } => return None,
         Case::Trt { dtype, mode, axes, fill, list_axes } => {
             let axes = &axes[..axes.len().min(4)];
-            let dtype = SLICE_DTYPES[*dtype as usize % SLICE_DTYPES.len()];
+            let dtype = slice_dtype(*dtype);
             let shape: Vec<u64> = axes.iter().map(|a| extent(a.extent)).collect();
             let mode = MODES[*mode as usize % MODES.len()];
             let mut r = Request::new("tensorrt.slice")
@@ -108,7 +119,7 @@ fn request(case: &Case) -> Option<Request> {
             if axes.is_empty() {
                 return None;
             }
-            let dtype = SLICE_DTYPES[*dtype as usize % SLICE_DTYPES.len()];
+            let dtype = slice_dtype(*dtype);
             let shape: Vec<u64> = axes.iter().map(|a| extent(a.extent)).collect();
             let ints = |f: &dyn Fn(&Axis) -> i64| Tensor::from_i64s(&axes.iter().map(f).collect::<Vec<_>>());
             Request::new("onnx.slice")
@@ -120,7 +131,7 @@ fn request(case: &Case) -> Option<Request> {
         }
         Case::Ov { dtype, axes, masks, extra } => {
             let axes = &axes[..axes.len().min(5)];
-            let dtype = SLICE_DTYPES[*dtype as usize % SLICE_DTYPES.len()];
+            let dtype = slice_dtype(*dtype);
             let rank = axes.len().saturating_sub((*extra % 3) as usize);
             let shape: Vec<u64> = axes.iter().take(rank).map(|a| extent(a.extent)).collect();
             let ints = |f: &dyn Fn(&Axis) -> i64| Tensor::from_i64s(&axes.iter().map(f).collect::<Vec<_>>());
@@ -181,7 +192,7 @@ fn pool() -> &'static Mutex<Vec<Arc<JitKernel>>> {
 }
 
 fn run(
-    plan: &Plan,
+    plan: &dyn Display,
     what: &str,
     flush: Flush,
     input: Option<&[u8]>,
@@ -207,17 +218,18 @@ fn run(
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(case) = Case::arbitrary(&mut u) else { return };
-    let Some(req) = request(&case) else { return };
-    let Ok(plan) = kerf_ir::lower(&req) else { return };
+    let Some(plans) = plans(&case) else { return };
     // KERF_FUZZ_SKIP_RANDOM=1 leaves random fills out (to fuzz the rest while a known
     // random-fill disagreement is being fixed).
-    if matches!(&plan, Plan::Fill(f) if !matches!(f.kind, kerf_ir::FillKind::Linspace(_))) && skip_random() {
+    let random = |p: &Plan| matches!(p, Plan::Fill(f) if !matches!(f.kind, kerf_ir::FillKind::Linspace(_)));
+    if plans.iter().any(random) && skip_random() {
         return;
     }
     let small = |s: &[u64]| kerf_ir::tensor::volume(s).is_some_and(|n| n <= LIMIT);
-    if !small(plan.output_shape()) || !plan.input_shape().is_none_or(small) {
+    if !plans.iter().all(|p| small(p.output_shape())) || !plans[0].input_shape().is_none_or(small) {
         return;
     }
+    let plan = &plans[0];
     // Input bytes from the rest of the fuzzer's data (zero when it runs out).
     let input: Option<Vec<u8>> = plan.input_shape().map(|shape| {
         let n = kerf_ir::tensor::volume(shape).unwrap_or(0);
@@ -233,23 +245,27 @@ fuzz_target!(|data: &[u8]| {
         }
         b
     });
-    let tensor = match (&plan, &input) {
+    let tensor = match (plan, &input) {
         (Plan::Slice(p), Some(b)) => Some(Tensor::from_bytes(p.dtype, &p.input_shape, b).expect("sized to the plan")),
         _ => None,
     };
-    let expected = kerf_ir::reference::evaluate(&plan, tensor.as_ref().map(Tensor::view))
-        .expect("the reference runs every plan the frontends lower");
-    let expected = expected.bytes().expect("byte dtypes only").to_vec();
+    let view = || tensor.as_ref().map(Tensor::view);
     let flush = if data.first().is_some_and(|b| b & 1 == 1) { Flush::Start } else { Flush::End };
+    if plans.len() > 1 {
+        return chain(&plans, view(), input.as_deref(), flush);
+    }
+    let expected =
+        kerf_ir::reference::evaluate(plan, view()).expect("the reference runs every plan the frontends lower");
+    let expected = expected.bytes().expect("byte dtypes only").to_vec();
 
-    let stat = jit().compile_plan(&plan).unwrap_or_else(|e| panic!("static compile refused {plan}: {e}"));
-    run(&plan, "static", flush, input.as_deref(), &expected, |i, o| stat.run_bytes(i, o));
-    let dynk = jit().compile_dynamic_plan(&plan).unwrap_or_else(|e| panic!("dynamic compile refused {plan}: {e}"));
-    run(&plan, "dynamic", flush, input.as_deref(), &expected, |i, o| dynk.run_bytes(i, o));
+    let stat = jit().compile_plan(plan).unwrap_or_else(|e| panic!("static compile refused {plan}: {e}"));
+    run(plan, "static", flush, input.as_deref(), &expected, |i, o| stat.run_bytes(i, o));
+    let dynk = jit().compile_dynamic_plan(plan).unwrap_or_else(|e| panic!("dynamic compile refused {plan}: {e}"));
+    run(plan, "dynamic", flush, input.as_deref(), &expected, |i, o| dynk.run_bytes(i, o));
     let others: Vec<Arc<JitKernel>> = pool().lock().unwrap().clone();
-    for other in others.iter().filter(|o| o.plan() != &plan) {
-        run(&plan, "dynamic via another kernel", flush, input.as_deref(), &expected, |i, o| {
-            other.run_plan(&plan, i, o)
+    for other in others.iter().filter(|o| o.plan() != plan) {
+        run(plan, "dynamic via another kernel", flush, input.as_deref(), &expected, |i, o| {
+            other.run_plan(plan, i, o)
         });
     }
     let mut p = pool().lock().unwrap();
@@ -260,3 +276,22 @@ fuzz_target!(|data: &[u8]| {
         p[at] = dynk;
     }
 });
+
+/// A lowered chain: the steps one by one on the reference (the oracle), the fused map on
+/// the reference, and the static and dynamic chain kernels where one loop nest says it.
+fn chain(plans: &[Plan], view: Option<kerf_ir::TensorView<'_>>, input: Option<&[u8]>, flush: Flush) {
+    use kerf_ir::chain;
+    let Ok(fused) = chain::compose(plans) else { return };
+    let unfused = chain::evaluate_unfused(plans, view).expect("the reference runs every chain that lowers");
+    let f = chain::evaluate_fused(&fused, view).unwrap_or_else(|e| panic!("fused reference refused {fused}: {e}"));
+    assert_eq!(f, unfused, "the fused reference differs from the steps\n{fused}");
+    let expected = unfused.bytes().expect("byte dtypes only");
+    let stat = jit().compile_chain(&fused).unwrap_or_else(|e| panic!("static chain compile refused {fused}: {e}"));
+    if let Some(k) = stat {
+        run(&fused, "static chain", flush, input, expected, |i, o| k.run_bytes(i, o));
+    }
+    let dynk = jit().compile_dynamic_chain(&fused).unwrap_or_else(|e| panic!("dynamic chain refused {fused}: {e}"));
+    if let Some(k) = dynk {
+        run(&fused, "dynamic chain", flush, input, expected, |i, o| k.run_bytes(i, o));
+    }
+}

@@ -10,9 +10,8 @@
 //! `KERF_BENCH_C1_DETAIL=1` prints every plan's compile time and Cranelift's pass times.
 
 use criterion::{Criterion, black_box};
-use kerf_ir::plan::AxisRead;
 use kerf_ir::tensor::{TensorView, ViewData};
-use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, SlicePlan, Tensor, reference};
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, Tensor, reference};
 use kerf_jit::{Jit, JitSettings};
 use std::time::{Duration, Instant};
 
@@ -30,15 +29,11 @@ fn slice(
     mode: BoundaryMode,
     output_shape: Option<Vec<u64>>,
 ) -> Plan {
-    Plan::Slice(SlicePlan {
-        dtype,
-        input_shape: shape.to_vec(),
-        axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
-        mode,
-        fill_bits: 0,
-        output_shape: output_shape.unwrap_or_else(|| axes.iter().map(|a| a.0).collect()),
-        windows: Vec::new(),
-    })
+    let mut p = kerf_testkit::plans::slice_plan(dtype, shape, axes, mode);
+    if let Some(o) = output_shape {
+        p.output_shape = o;
+    }
+    Plan::Slice(p)
 }
 
 fn workloads() -> Vec<Workload> {

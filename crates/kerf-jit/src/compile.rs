@@ -8,7 +8,7 @@ use crate::linspace::{self, LinKind};
 use crate::random;
 use crate::slice::{self, DynSlice, StaticSlice};
 use crate::threading::{self, Split};
-use crate::{Jit, JitKernel, head, jit_error, policy, repeat, stream};
+use crate::{Jit, JitKernel, head, jit_error, policy, repeat, stream, tile};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetFrontendConfig};
@@ -56,6 +56,10 @@ pub(crate) struct Code {
 }
 
 impl Code {
+    /// Whether the code calls [`tile::tile_copy`] (see [`policy::tiles`]).
+    pub(crate) fn tiled(&self) -> bool {
+        matches!(&self.source, Emitter::Slice { nest, .. } if policy::tiles(nest))
+    }
     pub(crate) fn clif(&self) -> &str {
         self.clif.get_or_init(|| {
             let (func, _) = make_function(&self.source, self.frontend);
@@ -159,7 +163,7 @@ impl DynKey {
 }
 
 /// How many host functions kernels may call.
-pub(crate) const HELPERS: usize = 7;
+pub(crate) const HELPERS: usize = 8;
 
 /// The host functions kernels call, whose arguments are i64s (pointers and sizes):
 /// symbol, address, the function index kernels import it by (its declaration order),
@@ -173,6 +177,7 @@ fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
         (stream::LINSPACE_SYMBOL, stream::stream_linspace as *const u8, stream::LINSPACE_FUNC_INDEX, 4),
         (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
         (head::SYMBOL, head::head_run as *const u8, head::FUNC_INDEX, 5),
+        (tile::SYMBOL, tile::tile_copy as *const u8, tile::FUNC_INDEX, tile::ARGS),
     ]
 }
 

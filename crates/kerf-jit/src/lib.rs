@@ -43,10 +43,11 @@
 //! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
 //! runs; `slice`, `linspace` and `random` the lowering of each plan kind; `threading` how
-//! calls split over threads; `stream`, `repeat`, `random` and `head` the host functions
-//! kernels call (a random fill is one call of `kerf_ir::random`'s vectorized block fill;
-//! a fused chain that starts with a fill computes that fill's elements by `head`);
-//! `nest` the kernels of fused chains and strided inputs; `cache` the kernel cache.
+//! calls split over threads; `stream`, `repeat`, `random`, `head` and `tile` the host
+//! functions kernels call (a random fill is one call of `kerf_ir::random`'s vectorized
+//! block fill; a fused chain that starts with a fill computes that fill's elements by
+//! `head`); `nest` the kernels of fused chains and strided inputs; `cache` the kernel
+//! cache.
 
 mod abi;
 mod builder;
@@ -63,10 +64,11 @@ mod runs;
 mod slice;
 mod stream;
 mod threading;
+mod tile;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;
-use kerf_ir::{DType, Error, FillKind, Kernel, Plan, Request, SlicePlan};
+use kerf_ir::{DType, Error, FillKind, Kernel, Plan, PlanKernel, Request, SlicePlan};
 use std::sync::Arc;
 
 use abi::{Prepared, prepare_dynamic};
@@ -142,6 +144,11 @@ impl JitKernel {
     pub fn argument_words(&self) -> usize {
         self.prepared.args.len()
     }
+    /// Whether this kernel moves the block of its two innermost loops as cache-sized tiles
+    /// (reads whose innermost stride is large, as from a transposed view).
+    pub fn is_tiled(&self) -> bool {
+        self.code.tiled()
+    }
     /// Whether this is a dynamic kernel (see [`Jit::compile_dynamic`]).
     pub fn is_dynamic(&self) -> bool {
         self.dynamic.is_some()
@@ -208,19 +215,16 @@ impl JitKernel {
     }
 }
 
-impl Kernel for JitKernel {
-    fn dtype(&self) -> DType {
-        self.plan.dtype()
+impl PlanKernel for JitKernel {
+    fn plan(&self) -> &Plan {
+        &self.plan
     }
-    fn input_shape(&self) -> Option<&[u64]> {
+    fn reads_input(&self) -> bool {
         // A fused chain that starts with a fill reads no input (its carrier plan names the
         // fill's shape, which its offsets index).
-        self.prepared.input_len.and(self.plan.input_shape())
+        self.prepared.input_len.is_some()
     }
-    fn output_shape(&self) -> &[u64] {
-        self.plan.output_shape()
-    }
-    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+    fn run_plan_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
         self.run_prepared(&self.prepared, input, output)
     }
 }

@@ -3,7 +3,7 @@
 //! written anywhere else.
 
 use kerf_ir::dtype::Layout;
-use kerf_ir::schedule::{FillBody, FillNest, Indexing, LoopNest, Run};
+use kerf_ir::schedule::{FillBody, FillNest, Indexing, LoopNest, Run, Segment};
 
 // ----- emitted runs ---------------------------------------------------------------------
 
@@ -21,6 +21,69 @@ pub(crate) const STRAIGHT_MAX_BYTES: u64 = 64;
 /// Reversed runs of known length up to this many bytes are straight-line code (16 shuffled
 /// vectors at most), and so are not staged for streaming (see [`stages`]).
 pub(crate) const REVERSE_STRAIGHT_MAX_BYTES: u64 = 256;
+
+// ----- tiled blocks ---------------------------------------------------------------------
+
+/// Side of a tile of [`crate::tile::tile_copy`], in bytes of elements: one cache line per
+/// tile row and column, so that a tile reads and writes whole lines only.
+pub(crate) const TILE_BYTES: usize = 64;
+
+/// Tiles are moved in square groups of this many bytes of elements per side (256 × 256
+/// f32: 256 KiB read and written, inside the 1 MiB L2 cache and its TLB), a column of
+/// tiles at a time down each group. Measured on the project's shared AVX2 host (W2's crop
+/// from a transposed view, one thread, medians of 15 interleaved with W2's own row
+/// copies, a loaded machine): tiles in strips of rows without groups took 4.8–7.5 × W2's
+/// time, strips of rows in these groups 4.4–6.0 ×, columns of tiles in them 2.2–3.7 ×;
+/// group sides from 256 B to 16 KiB with columns of tiles were within the run-to-run
+/// noise of each other, and so were streamed and cached stores.
+pub(crate) const TILE_BLOCK_BYTES: usize = 1024;
+
+/// An innermost dim tiles only when its input stride is at least this many bytes (every
+/// element on a cache line of its own: a plain row reads one element per line) ... (this
+/// and the next two are reasoned from the cache geometry, not measured)
+pub(crate) const TILE_MIN_STRIDE_BYTES: u64 = 64;
+
+/// ... the dim outside it reads with a stride of at most this many bytes (at least four
+/// rows share every line the block reads, which the tile then reads once) ...
+pub(crate) const TILE_MAX_ROW_STRIDE_BYTES: u64 = 16;
+
+/// ... and the innermost dim has at least this many positions: the 8 × 8 squares the
+/// AVX2 path transposes. Measured on the project's shared AVX2 host (a transposed f32 view
+/// read whole, rows × cols of 64 KiB, 1 MiB and 16 MiB, one thread, medians of 101 or 11
+/// interleaved calls): the tiled kernel took 1/1.5–1/3.4 of the plain loop's time at 8
+/// columns and 1/2.1–1/8.5 from 16 to 512 columns, in the caches and out of them alike.
+pub(crate) const TILE_MIN_COLS: u64 = 8;
+
+/// Whether a static slice kernel moves the block of its two innermost dims with
+/// [`crate::tile::tile_copy`] (one call per affine segment of the outer one) instead of
+/// a loop of strided runs: whole-byte elements, an innermost dim that is one affine
+/// segment with a large stride (see the constants above) and nothing repeating, an outer
+/// dim unrolled (not walked from descriptors) whose affine segments all have small
+/// strides.
+pub(crate) fn tiles(nest: &LoopNest) -> bool {
+    let Layout::Bytes(w) = nest.dtype.layout() else { return false };
+    // `tile_copy` writes packed output rows: a nest writing an output view moves as usual;
+    // it loads its elements: a fill head's are computed, and fill levels walk every dim.
+    if nest.out_view.is_some() || nest.head.is_some() || !nest.levels.is_empty() {
+        return false;
+    }
+    let w = w as u64;
+    let n = nest.dims.len();
+    if n < 2 || nest.looped_dims()[n - 2] {
+        return false;
+    }
+    let (outer, inner) = (&nest.dims[n - 2], &nest.dims[n - 1]);
+    let Some([Segment::Affine { stride, .. }]) = inner.segments() else { return false };
+    let Some(outer_segs) = outer.segments() else { return false };
+    !inner.repeats()
+        && inner.extent >= TILE_MIN_COLS
+        && stride.unsigned_abs().saturating_mul(w) >= TILE_MIN_STRIDE_BYTES
+        && outer_segs.iter().all(|s| match *s {
+            Segment::Affine { stride, .. } => stride.unsigned_abs().saturating_mul(w) <= TILE_MAX_ROW_STRIDE_BYTES,
+            Segment::Fill { .. } | Segment::FillAt { .. } => true,
+        })
+        && outer_segs.iter().any(|s| matches!(*s, Segment::Affine { len, stride, .. } if len > 1 && stride != 0))
+}
 
 // ----- register allocation (compile time) -----------------------------------------------
 

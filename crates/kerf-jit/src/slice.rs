@@ -622,6 +622,8 @@ pub(crate) struct StaticSlice<'n> {
     looped: Vec<bool>,
     /// Per dim k: `nest.dense_from(k)` (all true without an output view).
     dense: Vec<bool>,
+    /// Whether the two innermost dims move as tiled blocks ([`policy::tiles`]).
+    tiled: bool,
 }
 
 impl<'n> StaticSlice<'n> {
@@ -668,8 +670,9 @@ impl<'n> StaticSlice<'n> {
         });
         let floor = levels.map(|_| g.c(-1));
         let dense = (0..nest.dims.len()).map(|k| nest.dense_from(k)).collect();
+        let tiled = policy::tiles(nest);
         let moves = Moves { elem, fill, stream, head, levels, filling: None };
-        let me = StaticSlice { nest, moves, words, looped, dense };
+        let me = StaticSlice { nest, moves, words, looped, dense, tiled };
         let base = g.c(nest.base);
         let out_base = g.c(nest.out_view.map_or(0, |v| v.base as i64));
         me.dim(g, 0, base, out_base, floor);
@@ -765,6 +768,35 @@ impl<'n> StaticSlice<'n> {
         );
     }
 
+    /// `count` positions of the next-to-innermost dim from input offset `in_seg` (stepping
+    /// `stride`) and output offset `out_seg`, with the innermost dim: one block for
+    /// [`crate::tile::tile_copy`] (see [`policy::tiles`] for the shape of such nests).
+    fn tile(&self, g: &mut Gen, in_seg: Value, stride: i64, out_seg: Value, count: Value) {
+        let inner = &self.nest.dims[self.nest.dims.len() - 1];
+        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, stride: cs, .. }])) = (self.moves.elem, inner.segments())
+        else {
+            unreachable!("policy::tiles takes whole-byte elements and one innermost affine segment")
+        };
+        let wi = w as i64;
+        let i = g.addi(in_seg, offset);
+        let s = g.muli(i, wi);
+        let src = g.add(g.inp, s);
+        let d = g.muli(out_seg, wi);
+        let dst = g.add(g.out, d);
+        let args = [
+            dst,
+            src,
+            count,
+            g.c(inner.extent as i64),
+            g.c(stride * wi),
+            g.c(cs * wi),
+            g.c(inner.extent as i64 * wi),
+            g.c(wi),
+            g.c(g.stream as i64),
+        ];
+        g.call_helper(crate::tile::FUNC_INDEX, &args);
+    }
+
     /// The repetition of a dim's period that starts at position `ybase`, every segment
     /// unrolled: its positions [lo, hi) (relative to `ybase`), or all of them (`None`).
     fn period_body(
@@ -837,6 +869,8 @@ impl<'n> StaticSlice<'n> {
                                 let step = Moves::step_of(g, seg.run());
                                 let osv = g.c(os);
                                 self.moves.scatter(g, in_seg, step, out_seg, osv, count);
+                            } else if self.tiled && k + 2 == self.nest.dims.len() {
+                                self.tile(g, in_seg, stride, out_seg, count);
                             } else {
                                 let zero = g.c(0);
                                 g.while_loop(

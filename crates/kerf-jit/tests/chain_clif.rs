@@ -3,8 +3,9 @@
 
 use kerf_ir::chain::{self, ChainRequest};
 use kerf_ir::schedule::Strided;
-use kerf_ir::{AxisRead, BoundaryMode, DType, Kernel, Request, SlicePlan, Tensor};
+use kerf_ir::{BoundaryMode, DType, Kernel, Request, Tensor};
 use kerf_jit::Jit;
+use kerf_testkit::plans::slice_plan;
 
 fn ints(v: &[i64]) -> Tensor {
     Tensor::from_i64s(v)
@@ -67,15 +68,7 @@ fn strided_input_clif_snapshots() {
     let jit = Jit::default();
     // W2's crop (columns 16..48 of a 64x64 f32) read from a transposed view and from a
     // stride-2 view of a 64x128 buffer.
-    let plan = SlicePlan {
-        dtype: DType::F32,
-        input_shape: vec![64, 64],
-        axes: vec![AxisRead { extent: 64, start: 0, step: 1 }, AxisRead { extent: 32, start: 16, step: 1 }],
-        mode: BoundaryMode::StrictBounds,
-        fill_bits: 0,
-        output_shape: vec![64, 32],
-        windows: Vec::new(),
-    };
+    let plan = slice_plan(DType::F32, &[64, 64], &[(64, 0, 1), (32, 16, 1)], BoundaryMode::StrictBounds);
     for (name, view) in [
         ("transposed", Strided { offset: 0, strides: vec![1, 64], buffer_len: 64 * 64 }),
         ("stride2", Strided { offset: 0, strides: vec![128, 2], buffer_len: 64 * 128 }),
@@ -214,31 +207,30 @@ fn fused_fill_heads_and_levels_on_threads() {
 #[test]
 fn output_view_clif_snapshots() {
     let jit = Jit::default();
-    let crop = SlicePlan {
-        dtype: DType::F32,
-        input_shape: vec![64, 64],
-        axes: vec![AxisRead { extent: 64, start: 0, step: 1 }, AxisRead { extent: 32, start: 16, step: 1 }],
-        mode: BoundaryMode::StrictBounds,
-        fill_bits: 0,
-        output_shape: vec![64, 32],
-        windows: Vec::new(),
-    };
+    let crop = slice_plan(DType::F32, &[64, 64], &[(64, 0, 1), (32, 16, 1)], BoundaryMode::StrictBounds);
     let into_columns = Strided { offset: 32, strides: vec![64, 1], buffer_len: 64 * 64 };
     let kernel = jit.compile_views(&crop, None, Some(&into_columns)).unwrap();
     insta::assert_snapshot!("view_w2_into_columns", kernel.clif());
-    let pad = SlicePlan {
-        dtype: DType::U16,
-        input_shape: vec![3, 4],
-        axes: vec![AxisRead { extent: 7, start: -2, step: 1 }, AxisRead { extent: 9, start: -2, step: 1 }],
-        mode: BoundaryMode::Reflect,
-        fill_bits: 0,
-        output_shape: vec![7, 9],
-        windows: Vec::new(),
-    };
+    let pad = slice_plan(DType::U16, &[3, 4], &[(7, -2, 1), (9, -2, 1)], BoundaryMode::Reflect);
     let transposed = Strided { offset: 0, strides: vec![1, 7], buffer_len: 63 };
     let kernel = jit.compile_views(&pad, None, Some(&transposed)).unwrap();
     insta::assert_snapshot!("view_reflect_into_transposed", kernel.clif());
-    let fill = SlicePlan { mode: BoundaryMode::Fill, ..pad };
+    let fill = kerf_ir::SlicePlan { mode: BoundaryMode::Fill, ..pad };
     let kernel = jit.compile_dynamic_views(&fill).unwrap();
     insta::assert_snapshot!("view_dynamic_fill_u16_r2", kernel.clif());
+}
+
+/// A transposed read wide enough to tile: the two innermost loops are one call of the
+/// tiled block copy per segment of the outer loop (a crop of fewer columns than a tile's
+/// 8 × 8 squares is not tiled).
+#[test]
+fn tiled_transposed_clif_snapshot() {
+    let jit = Jit::default();
+    let plan = slice_plan(DType::F32, &[128, 128], &[(128, 0, 1), (64, 32, 1)], BoundaryMode::StrictBounds);
+    let transposed = Strided { offset: 0, strides: vec![1, 128], buffer_len: 128 * 128 };
+    let kernel = jit.compile_strided(&plan, &transposed).unwrap();
+    assert!(kernel.is_tiled());
+    insta::assert_snapshot!("strided_w2_transposed_tiled", kernel.clif());
+    let narrow = slice_plan(DType::F32, &[128, 128], &[(128, 0, 1), (7, 32, 1)], BoundaryMode::StrictBounds);
+    assert!(!jit.compile_strided(&narrow, &transposed).unwrap().is_tiled());
 }

@@ -3,9 +3,9 @@
 //! Function names are stable and the calling convention explicit (system_v), so the text
 //! is the same on every x86-64 host. With CI=true a changed snapshot fails.
 
-use kerf_ir::plan::AxisRead;
 use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Linspace, Plan, SlicePlan};
 use kerf_jit::{Jit, JitSettings};
+use kerf_testkit::plans::slice_plan;
 
 fn jit() -> Jit {
     Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap()
@@ -13,20 +13,11 @@ fn jit() -> Jit {
 
 fn plan(dtype: DType, mode: BoundaryMode) -> SlicePlan {
     // A 2-D slice with borders on both axes (in bounds for strict_bounds).
-    let axes = if mode == BoundaryMode::StrictBounds {
-        vec![AxisRead { extent: 3, start: 1, step: 1 }, AxisRead { extent: 4, start: 5, step: -1 }]
-    } else {
-        vec![AxisRead { extent: 4, start: -1, step: 1 }, AxisRead { extent: 9, start: -2, step: 1 }]
-    };
-    SlicePlan {
-        dtype,
-        input_shape: vec![5, 7],
-        output_shape: axes.iter().map(|a| a.extent).collect(),
-        windows: Vec::new(),
-        axes,
-        mode,
-        fill_bits: if mode == BoundaryMode::Fill { 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10 & mask(dtype) } else { 0 },
-    }
+    let axes: &[(u64, i64, i64)] =
+        if mode == BoundaryMode::StrictBounds { &[(3, 1, 1), (4, 5, -1)] } else { &[(4, -1, 1), (9, -2, 1)] };
+    let fill_bits =
+        if mode == BoundaryMode::Fill { 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10 & mask(dtype) } else { 0 };
+    SlicePlan { fill_bits, ..slice_plan(dtype, &[5, 7], axes, mode) }
 }
 
 fn mask(dtype: DType) -> u128 {
@@ -55,15 +46,7 @@ fn slice_kernels() {
 fn slice_special_runs() {
     let jit = jit();
     let one = |dtype, d: u64, n: u64, start: i64, step: i64| {
-        Plan::Slice(SlicePlan {
-            dtype,
-            input_shape: vec![d],
-            axes: vec![AxisRead { extent: n, start, step }],
-            mode: BoundaryMode::StrictBounds,
-            fill_bits: 0,
-            output_shape: vec![n],
-            windows: Vec::new(),
-        })
+        Plan::Slice(slice_plan(dtype, &[d], &[(n, start, step)], BoundaryMode::StrictBounds))
     };
     for (name, p) in [
         ("copy_memcpy_f32", one(DType::F32, 4096, 2048, 1024, 1)),
@@ -82,17 +65,7 @@ fn slice_special_runs() {
 #[test]
 fn slice_repeating_and_looped_dims() {
     let jit = jit();
-    let plan = |dtype, mode, shape: &[u64], axes: &[(u64, i64, i64)]| {
-        Plan::Slice(SlicePlan {
-            dtype,
-            input_shape: shape.to_vec(),
-            axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
-            mode,
-            fill_bits: 0,
-            output_shape: axes.iter().map(|a| a.0).collect(),
-            windows: Vec::new(),
-        })
-    };
+    let plan = |dtype, mode, shape: &[u64], axes: &[(u64, i64, i64)]| Plan::Slice(slice_plan(dtype, shape, axes, mode));
     for (name, p) in [
         ("wrap_repeat_u8", plan(DType::U8, BoundaryMode::Wrap, &[3], &[(1000, 0, 1)])),
         ("reflect_repeat_rows_f32", plan(DType::F32, BoundaryMode::Reflect, &[3, 50], &[(100, -1, 1), (20, 3, 1)])),

@@ -34,15 +34,8 @@ const DTYPES: [DType; 10] = [
 
 fn bytes_of(dtype: DType, n: u64, seed: u64) -> Vec<u8> {
     let len = dtype.buffer_bytes(n).unwrap();
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut v: Vec<u8> = (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let mut v = vec![0u8; len];
+    kerf_testkit::random::Rng::new(seed).fill_bytes(&mut v);
     if dtype.layout() == kerf_ir::dtype::Layout::Nibbles
         && n % 2 == 1
         && let Some(b) = v.last_mut()
@@ -518,15 +511,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
     // Same code: no recompilation.
     assert_eq!(k.clif(), clif);
     // Another mode is refused.
-    let other = SlicePlan {
-        dtype: DType::F32,
-        input_shape: vec![2, 2],
-        axes: vec![AxisRead { extent: 2, start: 0, step: 1 }, AxisRead { extent: 2, start: 0, step: 1 }],
-        mode: BoundaryMode::Wrap,
-        fill_bits: 0,
-        output_shape: vec![2, 2],
-        windows: Vec::new(),
-    };
+    let other = kerf_testkit::plans::slice_plan(DType::F32, &[2, 2], &[(2, 0, 1), (2, 0, 1)], BoundaryMode::Wrap);
     let mut out = vec![0u8; 16];
     assert!(k.run_slice_plan(&other, &[0u8; 16], &mut out).is_err());
 }

@@ -11,7 +11,7 @@
 use kerf::chain::ChainRequest;
 use kerf_ir::chain;
 use kerf_ir::schedule::Strided;
-use kerf_ir::{Kernel, Plan, Request, Tensor};
+use kerf_ir::{AxisRead, BoundaryMode, DType, Kernel, Plan, Request, SlicePlan, Tensor};
 use kerf_jit::{Jit, JitSettings};
 use kerf_reliability::*;
 
@@ -146,6 +146,26 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
     assert!(fused_levels * 100 > chains, "only {fused_levels} fused chains with fill levels");
 }
 
+/// The elements of `plan`'s input read through `view` of `buffer`, gathered row-major:
+/// the reference's input.
+fn gather(plan: &SlicePlan, view: &Strided, buffer: &[u8]) -> Vec<u8> {
+    let (shape, w) = (&plan.input_shape, plan.dtype.byte_width().unwrap());
+    let n: u64 = shape.iter().product();
+    let mut gathered = Vec::with_capacity(n as usize * w);
+    let mut idx = vec![0u64; shape.len()];
+    for i in 0..n {
+        let mut r = i;
+        for k in (0..shape.len()).rev() {
+            idx[k] = r % shape[k];
+            r /= shape[k];
+        }
+        let at =
+            view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
+        gathered.extend_from_slice(&buffer[at as usize * w..(at as usize + 1) * w]);
+    }
+    gathered
+}
+
 /// Random slice plans read through random views of a larger buffer (strides of any sign,
 /// zero included, gaps, offsets), on a static kernel baking the strides and on a dynamic
 /// kernel taking them as arguments, the buffer flush against guard pages: equal to the
@@ -168,23 +188,8 @@ fn strided_inputs_stay_inside_guarded_buffers() {
         let (lo, hi) = probe.span(&shape).unwrap_or((0, -1));
         let pad = rng.below(3) as i128;
         let view = Strided { offset: (pad - lo) as i64, buffer_len: (hi - lo + 1 + 2 * pad) as u64, ..probe };
-        let w = plan.dtype.byte_width().unwrap();
         let buffer = random_input(&mut rng, plan.dtype, &[view.buffer_len]);
-        // The view's elements gathered row-major: the reference's input.
-        let n: u64 = shape.iter().product();
-        let mut gathered = Vec::with_capacity(n as usize * w);
-        let mut idx = vec![0u64; shape.len()];
-        for i in 0..n {
-            let mut r = i;
-            for k in (0..shape.len()).rev() {
-                idx[k] = r % shape[k];
-                r /= shape[k];
-            }
-            let at =
-                view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
-            gathered.extend_from_slice(&buffer[at as usize * w..(at as usize + 1) * w]);
-        }
-        let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gathered)).unwrap();
+        let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gather(&plan, &view, &buffer))).unwrap();
         runs += 1;
         let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
         let k = jit.compile_strided(&plan, &view).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -478,4 +483,106 @@ fn fill_heads_and_fill_levels_write_no_output_views() {
             assert_eq!(k.run_tensor(input.as_ref().map(Tensor::view)).unwrap(), expected, "{fused}");
         }
     }
+}
+
+/// Random transposed and permuted views (2 or 3 axes of a dense buffer in a random order,
+/// some with gaps between elements or rows, some reversed) of random byte-wide dtypes and
+/// shapes — extents around the tile's side and edges smaller than a tile — read by crops
+/// of random modes and steps on static kernels (the tiled block copies where the JIT's
+/// policy takes them) and on dynamic kernels, the buffer flush against guard pages: equal
+/// byte for byte to the reference on the view's elements gathered.
+#[test]
+fn tiled_views_stay_inside_guarded_buffers() {
+    let count = env_u64("KERF_TILED_CASES", 300);
+    let mut rng = Rng::new(env_u64("KERF_TILED_SEED", 0x7469_6c65));
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap();
+    let dtypes = [DType::Bool, DType::U8, DType::I16, DType::F16, DType::F32, DType::I64, DType::C64, DType::C128];
+    let modes = [BoundaryMode::StrictBounds, BoundaryMode::Fill, BoundaryMode::Clamp, BoundaryMode::Wrap];
+    let (mut tiled, mut failures) = (0u64, Vec::<String>::new());
+    for _ in 0..count {
+        let dtype = *rng.pick(&dtypes);
+        let rank = 2 + rng.below(2) as usize;
+        let shape: Vec<u64> = (0..rank)
+            .map(|k| if k == 0 && rank == 3 || rng.chance(25) { rng.range(1, 9) } else { rng.range(56, 150) } as u64)
+            .collect();
+        // The buffer: the axes in a random order, innermost in memory first, each with a
+        // gap of 0–2 elements after it sometimes; some axes reversed.
+        let mut order: Vec<usize> = (0..rank).collect();
+        for k in (1..rank).rev() {
+            order.swap(k, rng.below(k as u64 + 1) as usize);
+        }
+        if rng.chance(60) {
+            // Mostly the last two axes transposed (the tiled path's case).
+            order.retain(|&a| a + 2 < rank);
+            order.insert(0, rank - 2);
+            order.push(rank - 1);
+        }
+        let mut strides = vec![0i64; rank];
+        let mut stride = if rng.chance(20) { 2 } else { 1 };
+        for &ax in &order {
+            strides[ax] = stride;
+            stride *= shape[ax] as i64 + if rng.chance(30) { rng.range(1, 2) } else { 0 };
+        }
+        for s in &mut strides {
+            if rng.chance(20) {
+                *s = -*s;
+            }
+        }
+        let probe = Strided { offset: 0, strides, buffer_len: 0 };
+        let (lo, hi) = probe.span(&shape).unwrap();
+        let view = Strided { offset: -lo as i64, buffer_len: (hi - lo + 1) as u64, ..probe };
+        // A crop of every axis (steps ±1, 2 sometimes; mostly long), past the edges in the
+        // modes that allow it half of the time.
+        let mode = *rng.pick(&modes);
+        let axes: Vec<AxisRead> = shape
+            .iter()
+            .map(|&d| {
+                let d = d as i64;
+                let step: i64 = *rng.pick(&[1, 1, 1, -1, 2]);
+                if mode == BoundaryMode::StrictBounds || rng.chance(50) {
+                    let most = (d - 1) / step.abs() + 1;
+                    let extent = if rng.chance(25) { rng.range(1, most) } else { rng.range((most - 9).max(1), most) };
+                    let reach = (extent - 1) * step.abs();
+                    let first = rng.range(0, d - 1 - reach);
+                    let start = if step < 0 { first + reach } else { first };
+                    AxisRead { extent: extent as u64, start, step }
+                } else {
+                    AxisRead { extent: rng.range(1, d + 6) as u64, start: rng.range(-3, d), step }
+                }
+            })
+            .collect();
+        let plan = SlicePlan {
+            dtype,
+            input_shape: shape.clone(),
+            output_shape: axes.iter().map(|a| a.extent).collect(),
+            axes,
+            mode,
+            // A random element of the dtype's width (bool: true).
+            fill_bits: match dtype.byte_width().unwrap() {
+                _ if dtype == DType::Bool => 1,
+                w @ 1..8 => rng.next_u64() as u128 & ((1 << (8 * w)) - 1),
+                _ => rng.next_u64() as u128,
+            },
+            windows: Vec::new(),
+        };
+        let buffer = random_input(&mut rng, dtype, &[view.buffer_len]);
+        let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gather(&plan, &view, &buffer))).unwrap();
+        let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
+        let k = jit.compile_strided(&plan, &view).unwrap_or_else(|e| panic!("{what}: {e}"));
+        tiled += u64::from(k.is_tiled());
+        if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
+            failures.push(format!("static: {what}: {f:?}"));
+        }
+        let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
+        let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
+            d.run_strided(&plan, &view, input.unwrap_or_default(), out)
+        };
+        if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_dyn) {
+            failures.push(format!("dynamic: {what}: {f:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
+    // The generator must reach the tiled path often (over a third of the kernels).
+    eprintln!("{tiled} of {count} static kernels tiled");
+    assert!(tiled * 4 > count, "only {tiled} of {count} kernels tiled");
 }

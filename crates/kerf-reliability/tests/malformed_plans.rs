@@ -148,16 +148,9 @@ fn check(plan: &Plan, input: Option<&[u8]>, donor: Option<&Arc<JitKernel>>) -> b
     }
 }
 
+/// A slice plan whose output shape is given (it may disagree with the axes: malformed).
 fn slice(dtype: DType, input: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode, output: &[u64]) -> SlicePlan {
-    SlicePlan {
-        dtype,
-        input_shape: input.to_vec(),
-        axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
-        mode,
-        fill_bits: 0,
-        output_shape: output.to_vec(),
-        windows: Vec::new(),
-    }
+    SlicePlan { output_shape: output.to_vec(), ..kerf_testkit::plans::slice_plan(dtype, input, axes, mode) }
 }
 
 /// Finding 1: an output shape of 1 element over an axis of 1,000 wrote 3,996 bytes past

@@ -8,6 +8,8 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
+pub mod literal;
+
 /// TOML tables as examples hold them (re-exported so users need not depend on `toml`).
 pub use toml::Table as TomlTable;
 
@@ -252,42 +254,11 @@ fn unknown_example_key(kind: &str, name: &str, version: u32) -> String {
 }
 
 impl TensorLiteral {
-    /// The number of elements its shape holds, if it fits in a u64.
-    pub fn volume(&self) -> Option<u64> {
-        self.shape.iter().try_fold(1u64, |acc, d| acc.checked_mul(*d))
-    }
-
-    /// Check that the dtype is known, that there is one value per element of the shape,
-    /// and that each value suits the dtype: strings for `string`; booleans (or 0/1) for
-    /// `bool`; integers within range for integer dtypes; numbers for float dtypes; numbers
-    /// or `[re, im]` pairs for complex dtypes.
+    /// Check that the dtype is known and that the values make a tensor of it and of the
+    /// shape, by the one rule of inline tensors ([`literal`]).
     pub fn check(&self) -> Result<(), String> {
-        let Ok(dtype) = self.dtype.parse::<DType>() else {
-            return Err(format!("unknown dtype `{}`", self.dtype));
-        };
-        let Some(volume) = self.volume() else {
-            return Err(format!("shape {:?} holds too many elements", self.shape));
-        };
-        if self.values.len() as u64 != volume {
-            return Err(format!("shape {:?} holds {volume} values, found {}", self.shape, self.values.len()));
-        }
-        for (i, v) in self.values.iter().enumerate() {
-            let ok = match dtype {
-                DType::String => v.is_str(),
-                DType::Bool => v.is_bool() || matches!(v.as_integer(), Some(0 | 1)),
-                d if d.is_complex() => {
-                    is_number(v) || v.as_array().is_some_and(|a| a.len() == 2 && a.iter().all(is_number))
-                }
-                _ => match dtype.int_range() {
-                    Some((lo, hi)) => v.as_integer().is_some_and(|x| (lo..=hi).contains(&i128::from(x))),
-                    None => is_number(v),
-                },
-            };
-            if !ok {
-                return Err(format!("values[{i}] = {v} does not suit dtype {dtype}"));
-            }
-        }
-        Ok(())
+        let dtype = self.dtype.parse::<DType>().map_err(|_| format!("unknown dtype `{}`", self.dtype))?;
+        literal::check_values(dtype, &self.shape, &self.values)
     }
 }
 

@@ -3,6 +3,7 @@
 //! version form. Deterministic by seed (rand's Xoshiro256++, whose output rand documents
 //! as portable), so build scripts can derive kernels from a sequence that tests replay.
 
+use kerf::chain::ChainRequest;
 use kerf::{DType, Request, Tensor};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -372,6 +373,32 @@ pub fn random_request(rng: &mut Rng) -> Request {
     }
 }
 
+/// A random chain of 1 to `steps` steps: a [`random_request`] first, then requests drawn
+/// until one lowers on the previous step's output (its data input, of the same rank,
+/// left out as a chain step's is), 4 tries a step at the most.
+pub fn random_chain(rng: &mut Rng, steps: usize) -> ChainRequest {
+    let mut chain = ChainRequest { steps: vec![random_request(rng)] };
+    for _ in 0..4 * steps {
+        if chain.steps.len() >= steps {
+            break;
+        }
+        let Ok(plans) = kerf::chain::lower_chain(&chain).map(|l| l.plans) else { break };
+        let rank = plans.last().map_or(0, |p| p.output_shape().len());
+        let next = (0..32).find_map(|_| {
+            let mut r = random_request(rng);
+            let name = kerf_ir::chain::data_input_name(kerf::op_spec(&r.op).ok()?)?;
+            let data = r.inputs.remove(name)?;
+            (data.shape().len() == rank).then_some(r)
+        });
+        let Some(next) = next else { break };
+        chain.steps.push(next);
+        if kerf::chain::lower_chain(&chain).is_err() {
+            chain.steps.pop();
+        }
+    }
+    chain
+}
+
 /// The request at `index` in the sequence [`random_request`] draws from `seed`.
 pub fn nth_request(seed: u64, index: u64) -> Request {
     let mut rng = Rng::new(seed);
@@ -412,4 +439,24 @@ pub fn derivable(seed: u64, count: usize, limit: u64, keep: impl Fn(&kerf::Plan)
         out.push(Derivable { index, request, plan, attributes });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chains of several steps come out, and every chain lowers.
+    #[test]
+    fn random_chains_lower_and_most_have_several_steps() {
+        let mut rng = Rng::new(11);
+        let mut long = 0;
+        for _ in 0..40 {
+            let chain = random_chain(&mut rng, 3);
+            if chain.steps.len() > 1 {
+                kerf::chain::lower_chain(&chain).unwrap_or_else(|e| panic!("{e}: {chain:?}"));
+                long += 1;
+            }
+        }
+        assert!(long >= 20, "{long} of 40 chains have more than one step");
+    }
 }

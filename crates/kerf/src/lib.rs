@@ -57,7 +57,7 @@ use kerf_ir::tensor;
 pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
     About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Plan,
-    Request, SlicePlan, Tensor, TensorView, lower, reference,
+    PlanKernel, Request, SlicePlan, Tensor, TensorView, Window, lower, reference,
 };
 pub use kerf_jit::{Jit, JitKernel, JitSettings};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
@@ -219,17 +219,11 @@ impl ReferenceKernel {
     }
 }
 
-impl Kernel for ReferenceKernel {
-    fn dtype(&self) -> DType {
-        self.plan.dtype()
+impl PlanKernel for ReferenceKernel {
+    fn plan(&self) -> &Plan {
+        &self.plan
     }
-    fn input_shape(&self) -> Option<&[u64]> {
-        self.plan.input_shape()
-    }
-    fn output_shape(&self) -> &[u64] {
-        self.plan.output_shape()
-    }
-    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+    fn run_plan_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
         let view = match (self.input_shape(), input) {
             (Some(shape), Some(bytes)) => {
                 Some(TensorView { dtype: self.dtype(), shape, data: kerf_ir::tensor::ViewData::Bytes(bytes) })

@@ -23,7 +23,9 @@
 //! - a list of integers: a 1-D `i64` tensor (`[]` is an empty one); a list with a float
 //!   in it is a 1-D `f64` tensor; a list of booleans a 1-D `bool` tensor.
 //! - `{ dtype, shape, values }`: an inline tensor, `values` row-major (nested lists are
-//!   flattened; complex elements are `[re, im]` or a real number; strings for `string`).
+//!   flattened; complex elements are `[re, im]` or a real number; strings for `string`;
+//!   which values suit which dtype is the one rule of `specs/SEMANTICS.md`, "Inline tensor
+//!   values", in [`kerf_spec::literal`]).
 //!   `shape` may be left out for a 1-D tensor.
 //! - `{ dtype, shape }` alone ("bench form"): dtype and shape only, contents unspecified
 //!   ([`InputArg::Meta`]). Enough to compile a kernel or benchmark it; running the
@@ -36,10 +38,9 @@
 //! inline tensor takes about its text and its own bytes in memory.
 
 use crate::error::{FileError, line_column};
-use kerf_ir::scalar::{f64_to_bits, int_to_bits};
 use kerf_ir::tensor::Strings;
-use kerf_ir::tensor::volume;
 use kerf_ir::{AttrValue, DType, InputArg, Request, Tensor};
+use kerf_spec::literal::{self, describe, element_error};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -428,9 +429,8 @@ fn input_from_value_with(v: &Value, base: &Path, list: Option<&str>) -> Result<I
                 (Some(shape), None) => Ok(InputArg::Meta { dtype, shape }),
                 (None, None) => Err("an inline tensor needs `shape` (and `values`)".to_string().into()),
                 (shape, Some(Value::Array(values))) => {
-                    let flat = flatten(values, dtype);
-                    let shape = shape.unwrap_or_else(|| vec![flat.len() as u64]);
-                    Ok(tensor_from_values(dtype, &shape, &flat)?.into())
+                    let shape = shape.unwrap_or_else(|| vec![literal::flatten(values, dtype).len() as u64]);
+                    Ok(tensor_from_values(dtype, &shape, values)?.into())
                 }
                 (_, Some(other)) => Err(format!("`values` must be a list, found {}", describe(other)).into()),
             }
@@ -448,58 +448,23 @@ fn scalar_tensor(dtype: DType, bits: u128) -> Tensor {
     Tensor::scalar_bits(dtype, bits)
 }
 
-/// Nested lists flattened row-major; for complex dtypes a 2-list of numbers is one element.
-fn flatten(values: &[Value], dtype: DType) -> Vec<Value> {
-    let mut out = Vec::new();
-    fn go(v: &Value, complex: bool, out: &mut Vec<Value>) {
-        match v {
-            Value::Array(a) if !(complex && a.len() == 2 && a.iter().all(|x| x.is_integer() || x.is_float())) => {
-                for x in a {
-                    go(x, complex, out);
-                }
-            }
-            other => out.push(other.clone()),
-        }
-    }
-    for v in values {
-        go(v, dtype.is_complex(), &mut out);
-    }
-    out
-}
-
-/// A TOML value as a number, for numeric element types.
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Integer(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        Value::Boolean(b) => Some(f64::from(u8::from(*b))),
-        _ => None,
-    }
-}
-
-/// A tensor of `dtype` and `shape` from row-major TOML values: exact for integers (a
-/// value that does not fit is an error), round-to-nearest for floats (a finite value
-/// beyond the type's range is an error), `[re, im]` or a number for complex, strings
-/// for `string`. Shared by request files and spec examples.
+/// A tensor of `dtype` and `shape` from row-major TOML values (nested lists flattened),
+/// by the one rule of inline tensors ([`kerf_spec::literal`], which the spec checks use
+/// too). Shared by request files and spec examples.
 pub fn tensor_from_values(dtype: DType, shape: &[u64], values: &[Value]) -> Result<Tensor, String> {
-    let count = volume(shape).ok_or_else(|| format!("shape {shape:?} overflows"))?;
-    if count != values.len() as u64 {
-        return Err(format!("shape {shape:?} holds {count} elements, but {} values are given", values.len()));
-    }
+    let flat = literal::flatten(values, dtype);
+    literal::check_count(shape, flat.len() as u64)?;
     if dtype == DType::String {
-        let strings = values
+        let strings = flat
             .iter()
             .enumerate()
-            .map(|(i, v)| match v {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(format!("value {i}: a string tensor takes strings, found {}", describe(other))),
-            })
+            .map(|(i, v)| literal::string_element(v).map_err(|m| element_error(i as u64, v, &m)))
             .collect::<Result<Vec<_>, _>>()?;
         return Tensor::from_strings(shape, strings).map_err(|e| e.to_string());
     }
     let mut t = Tensor::zeros(dtype, shape).map_err(|e| e.to_string())?;
-    for (i, v) in values.iter().enumerate() {
-        let bits = element_bits(dtype, v).map_err(|m| format!("value {i} ({}): {m}", short(v)))?;
+    for (i, v) in flat.into_iter().enumerate() {
+        let bits = literal::element_bits(dtype, v).map_err(|m| element_error(i as u64, v, &m))?;
         store(&mut t, i as u64, bits);
     }
     Ok(t)
@@ -509,12 +474,9 @@ pub fn tensor_from_values(dtype: DType, shape: &[u64], values: &[Value]) -> Resu
 /// first pass counts the elements (and finds the widest string), a second stores them.
 fn tensor_from_list(dtype: DType, shape: Option<&[u64]>, list: &str) -> Result<Tensor, String> {
     let complex = dtype.is_complex();
-    let string = |raw: &str, i: u64| match values::value(raw).map_err(|m| format!("value {i}: {m}"))? {
-        Value::String(s) if s.ends_with('\0') => {
-            Err(format!("value {i}: a string ending with NUL cannot be stored (as in numpy)"))
-        }
-        Value::String(s) => Ok(s),
-        other => Err(format!("value {i}: a string tensor takes strings, found {}", describe(&other))),
+    let string = |raw: &str, i: u64| {
+        let v = values::value(raw).map_err(|m| format!("value {i}: {m}"))?;
+        literal::string_element(&v).map(str::to_owned).map_err(|m| element_error(i, &v, &m))
     };
     let (mut n, mut width) = (0u64, 0usize);
     values::for_each_element(list, complex, &mut |raw| {
@@ -525,10 +487,7 @@ fn tensor_from_list(dtype: DType, shape: Option<&[u64]>, list: &str) -> Result<T
         Ok(())
     })?;
     let shape = shape.map_or_else(|| vec![n], <[u64]>::to_vec);
-    let count = volume(&shape).ok_or_else(|| format!("shape {shape:?} overflows"))?;
-    if count != n {
-        return Err(format!("shape {shape:?} holds {count} elements, but {n} values are given"));
-    }
+    literal::check_count(&shape, n)?;
     let mut i = 0u64;
     if dtype == DType::String {
         let too_large = || format!("{n} strings of {width} bytes are too large to allocate");
@@ -549,42 +508,12 @@ fn tensor_from_list(dtype: DType, shape: Option<&[u64]>, list: &str) -> Result<T
     let mut t = Tensor::zeros(dtype, &shape).map_err(|e| e.to_string())?;
     values::for_each_element(list, complex, &mut |raw| {
         let v = values::value(raw).map_err(|m| format!("value {i}: {m}"))?;
-        let bits = element_bits(dtype, &v).map_err(|m| format!("value {i} ({}): {m}", short(&v)))?;
+        let bits = literal::element_bits(dtype, &v).map_err(|m| element_error(i, &v, &m))?;
         store(&mut t, i, bits);
         i += 1;
         Ok(())
     })?;
     Ok(t)
-}
-
-fn element_bits(dtype: DType, v: &Value) -> Result<u128, String> {
-    if dtype.is_integer() || dtype == DType::Bool {
-        return match v {
-            Value::Integer(i) => int_to_bits(dtype, *i as i128),
-            Value::Boolean(b) => int_to_bits(dtype, i128::from(*b)),
-            Value::Float(f) => f64_to_bits(dtype, *f),
-            other => return Err(format!("{dtype} takes numbers, found {}", describe(other))),
-        }
-        .map_err(|e| format!("not a {dtype}: {e}"));
-    }
-    if dtype.is_complex() {
-        let (re, im) = match v {
-            Value::Array(a) if a.len() == 2 => match (number(&a[0]), number(&a[1])) {
-                (Some(re), Some(im)) => (re, im),
-                _ => return Err(format!("a complex value is [re, im], found {}", describe(v))),
-            },
-            other => match number(other) {
-                Some(re) => (re, 0.0),
-                None => return Err(format!("a complex value is [re, im] or a number, found {}", describe(v))),
-            },
-        };
-        return Ok(match dtype {
-            DType::C64 => ((im as f32).to_bits() as u128) << 32 | (re as f32).to_bits() as u128,
-            _ => (im.to_bits() as u128) << 64 | re.to_bits() as u128,
-        });
-    }
-    let x = number(v).ok_or_else(|| format!("{dtype} takes numbers, found {}", describe(v)))?;
-    f64_to_bits(dtype, x).map_err(|e| format!("not a {dtype}: {e}"))
 }
 
 fn store(t: &mut Tensor, i: u64, bits: u128) {
@@ -601,24 +530,6 @@ fn store(t: &mut Tensor, i: u64, bits: u128) {
             bytes[at] = (bytes[at] & !(0xf << shift)) | (((bits as u8) & 0xf) << shift);
         }
     }
-}
-
-/// What kind of TOML value this is, for messages.
-fn describe(v: &Value) -> String {
-    match v {
-        Value::String(s) => format!("the string \"{s}\""),
-        Value::Integer(i) => format!("the integer {i}"),
-        Value::Float(f) => format!("the float {f}"),
-        Value::Boolean(b) => format!("the boolean {b}"),
-        Value::Datetime(d) => format!("the date {d}"),
-        Value::Array(_) => format!("the list {}", short(v)),
-        Value::Table(_) => "a table".to_string(),
-    }
-}
-
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s }
 }
 
 fn one_line(s: &str) -> String {
@@ -737,8 +648,7 @@ stride = { dtype = "i32", values = [1, 1] }
             // The TOML parser's own reading of the same list.
             let d: DType = dtype.parse().unwrap();
             let v: toml::Table = toml::from_str(&format!("v = {list}")).unwrap();
-            let flat = flatten(v["v"].as_array().unwrap(), d);
-            let want = tensor_from_values(d, got.shape(), &flat).unwrap();
+            let want = tensor_from_values(d, got.shape(), v["v"].as_array().unwrap()).unwrap();
             assert_eq!(got, want, "{dtype}");
             if d == DType::String {
                 assert_eq!(got.strings().unwrap().get(4), Some("é\""));
@@ -804,5 +714,44 @@ stride = { dtype = "i32", values = [1, 1] }
         assert_eq!(t.element_i128(0), Some(i64::MAX as i128));
         assert!(tensor_from_values(DType::U8, &[1], &v("[-1]")).is_err());
         assert!(tensor_from_values(DType::F8E4M3FN, &[1], &v("[1000.0]")).is_err());
+        // Whole floats are integers; booleans are bools only (specs/SEMANTICS.md).
+        let t = tensor_from_values(DType::I32, &[2], &v("[3.0, -2]")).unwrap();
+        assert_eq!((t.element_i128(0), t.element_i128(1)), (Some(3), Some(-2)));
+        let e = tensor_from_values(DType::I32, &[1], &v("[true]")).unwrap_err();
+        assert_eq!(e, "value 0 (true): i32 takes numbers, found the boolean true");
+        assert!(tensor_from_values(DType::C64, &[1], &v("[[1e300, 0]]")).unwrap_err().contains("range"));
+    }
+
+    /// A request file's inline tensor and a spec's tensor literal follow one rule: the
+    /// same values are accepted or refused, with the same message.
+    #[test]
+    fn request_files_and_specs_accept_the_same_values() {
+        let cases = [
+            ("i8", "[1, 2]", "[2]"),
+            ("i8", "[1.0, -0.0]", "[2]"),
+            ("i8", "[1.5]", "[1]"),
+            ("i8", "[300]", "[1]"),
+            ("u8", "[true]", "[1]"),
+            ("bool", "[true, 0, 1.0]", "[3]"),
+            ("bool", "[2]", "[1]"),
+            ("f16", "[1e9]", "[1]"),
+            ("f32", "[[1, 2], [3, nan]]", "[2, 2]"),
+            ("f32", "[false]", "[1]"),
+            ("c64", "[[1, 2], 3]", "[2]"),
+            ("c64", "[[1e300, 0]]", "[1]"),
+            ("c128", "[[1]]", "[1]"),
+            ("string", "[\"a\", 1]", "[2]"),
+            ("i32", "[1, 2, 3]", "[2]"),
+        ];
+        for (dtype, values, shape) in cases {
+            let t: toml::Table =
+                toml::from_str(&format!("dtype = \"{dtype}\"\nshape = {shape}\nvalues = {values}")).unwrap();
+            let lit: kerf_spec::TensorLiteral = t.clone().try_into().unwrap();
+            let spec = lit.check();
+            let file = tensor_from_values(dtype.parse().unwrap(), &lit.shape, &lit.values).map(drop);
+            assert_eq!(spec, file, "{dtype} {values}");
+            let req = parse_str(&format!("op = \"a.b\"\n[inputs]\nx = {}\n", toml::Value::Table(t)));
+            assert_eq!(req.is_ok(), spec.is_ok(), "{dtype} {values}");
+        }
     }
 }

@@ -1,6 +1,8 @@
 """The workload table (WORKLOADS.md) in one run: kerf (`kerf bench --json` on each
-tests/data/bench/*.toml row), numpy writing into a preallocated output, and ONNX Runtime
-(IO binding to a preallocated output, one thread), each timed with kerf bench's protocol:
+tests/data/bench/*.toml row), ndarray doing the same job into a preallocated array (the
+same `kerf bench` call with `--peer ndarray`: slices and linspaces; ndarray has no random
+fill), numpy writing into a preallocated output, and ONNX Runtime (IO binding to a
+preallocated output, one thread), each timed with kerf bench's protocol:
 the median of N samples, each interleaved with a memcpy (slices) or memset (fills) of the
 output's bytes in the same process, and the ratio of the two medians. Every row shows
 kerf ÷ the best peer.
@@ -116,15 +118,18 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated row id prefixes")
     args = ap.parse_args()
     only = [p for p in args.only.split(",") if p]
-    print("| id | kerf | numpy | onnxruntime | kerf ÷ best peer |")
-    print("|---|---|---|---|---|")
+    print("| id | kerf | ndarray | numpy | onnxruntime | kerf ÷ best peer |")
+    print("|---|---|---|---|---|---|")
     for rid, file, baseline, want, peers in rows(np.random.default_rng(0)):
         if only and not any(rid.startswith(p) for p in only):
             continue
         req = os.path.join(HERE, f"{file}.toml")
-        k = json.loads(subprocess.run([args.kerf, "bench", req, "--json", "--iters", str(args.iters)],
+        # ndarray's job (checked equal to kerf's output by kerf bench itself): every row
+        # but the random fills.
+        peer = [] if rid.startswith(("F2", "F3")) else ["--peer", "ndarray"]
+        k = json.loads(subprocess.run([args.kerf, "bench", req, "--json", "--iters", str(args.iters)] + peer,
                                       check=True, capture_output=True, text=True).stdout)
-        ratios = {}
+        ratios = {name: v["ratio"] for name, v in k.get("peers", {}).items()}
         for name, (f, o) in peers.items():
             f()
             got = o.numpy() if hasattr(o, "numpy") else o
@@ -140,7 +145,8 @@ def main():
             ratios[name] = t / b
         best = min(ratios.values())
         cell = lambda n: f"{ratios[n]:.2f}" if n in ratios else "-"  # noqa: E731
-        print(f"| {rid} | {k['ratio']:.2f} | {cell('numpy')} | {cell('onnxruntime')} | {k['ratio'] / best:.2f} |")
+        print(f"| {rid} | {k['ratio']:.2f} | {cell('ndarray')} | {cell('numpy')} | {cell('onnxruntime')} "
+              f"| {k['ratio'] / best:.2f} |")
 
 
 if __name__ == "__main__":

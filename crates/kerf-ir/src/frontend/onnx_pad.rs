@@ -2,19 +2,17 @@
 //! mode extends what is left (ONNX Runtime's order), so a cropped axis is read through a
 //! window of the data.
 
-use super::{data_input, fits_i64, pad, resolve_axes};
+use super::{fits_i64, pad, resolve_axes};
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan, Window};
+use crate::plan::{AxisRead, BoundaryMode, Plan, Window};
 use crate::request::{AttrValue, Validated};
 use crate::scalar::{f64_to_bits, format_bits};
 
 pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let op = v.op();
-    let data = data_input(v, "data")?;
-    let dtype = data.dtype();
-    let shape = data.shape().to_vec();
+    let head = pad::head(v, "data", "mode")?;
+    let (dtype, shape, mode_name, mode) = (head.dtype, &head.shape, head.mode_name, head.mode);
     let rank = shape.len();
-    let mode_name = v.attr_str("mode").unwrap_or("constant");
     if mode_name == "wrap" && v.version < 19 {
         return Err(Error::rule(
             op,
@@ -23,7 +21,6 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         )
         .about_name("mode"));
     }
-    let mode = pad::boundary_mode(op, mode_name)?;
 
     // Versions 1 and 2 name the pads attribute differently; from 11 `pads` is an input.
     let pads_name = if v.version == 1 { "paddings" } else { "pads" };
@@ -95,15 +92,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         // Output y reads window coordinate y - b (the pads before, when positive).
         reads[axis] = AxisRead { extent: extent as u64, start: -(b.max(0) as i64), step: 1 };
     }
-    let output_shape: Vec<u64> = reads.iter().map(|a| a.extent).collect();
-    crate::tensor::volume(&output_shape).ok_or_else(|| Error::Overflow {
-        op: op.into(),
-        what: "output volume (the product of the padded extents)".into(),
-        value: format!("{output_shape:?}"),
-    })?;
-    let whole = windows.iter().zip(&shape).all(|(w, &d)| w.lo == 0 && w.len == d);
-    let windows = if whole { Vec::new() } else { windows };
-    Ok(Plan::Slice(SlicePlan { dtype, input_shape: shape, axes: reads, mode, fill_bits, output_shape, windows }))
+    pad::plan(op, head, reads, fill_bits, windows)
 }
 
 /// Versions 1 and 2: the float attribute `value`. An ONNX float attribute is an f32, so

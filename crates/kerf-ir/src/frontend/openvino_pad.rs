@@ -1,19 +1,16 @@
 //! openvino.pad, Pad-1 and Pad-12: every mode reads relative to the original data (its
 //! reference implementation's rule), so negative pads need no window.
 
-use super::{data_input, fits_i64, pad};
+use super::{fits_i64, pad};
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
+use crate::plan::{AxisRead, BoundaryMode, Plan};
 use crate::request::Validated;
 
 pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
     let op = v.op();
-    let data = data_input(v, "arg")?;
-    let dtype = data.dtype();
-    let shape = data.shape().to_vec();
+    let head = pad::head(v, "arg", "pad_mode")?;
+    let (dtype, shape, mode) = (head.dtype, &head.shape, head.mode);
     let rank = shape.len();
-    let mode_name = v.attr_str("pad_mode").unwrap_or("constant");
-    let mode = pad::boundary_mode(op, mode_name)?;
     let list = |name: &str| -> Result<Vec<i64>, Error> {
         let l = v.int_list(name)?.ok_or_else(|| Error::MissingInput { op: op.into(), name: name.into() })?;
         if l.len() != rank {
@@ -82,19 +79,5 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         let start = if extent == 0 { 0 } else { fits_i64(op, || format!("axis {axis}: first coordinate"), -b_i)? };
         reads.push(AxisRead { extent: extent as u64, start, step: 1 });
     }
-    let output_shape: Vec<u64> = reads.iter().map(|a| a.extent).collect();
-    crate::tensor::volume(&output_shape).ok_or_else(|| Error::Overflow {
-        op: op.into(),
-        what: "output volume (the product of the padded extents)".into(),
-        value: format!("{output_shape:?}"),
-    })?;
-    Ok(Plan::Slice(SlicePlan {
-        dtype,
-        input_shape: shape,
-        axes: reads,
-        mode,
-        fill_bits,
-        output_shape,
-        windows: Vec::new(),
-    }))
+    pad::plan(op, head, reads, fill_bits, Vec::new())
 }

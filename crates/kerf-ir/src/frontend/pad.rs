@@ -1,10 +1,49 @@
-//! What the pad ops share: their mode names as boundary modes, and the pad value.
+//! What the pad ops share: the data input and mode they read first, their mode names as
+//! boundary modes, the pad value, and the plan they end with.
 
+use super::data_input;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::plan::BoundaryMode;
-use crate::request::InputArg;
+use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan, Window};
+use crate::request::{InputArg, Validated};
 use crate::scalar::{convert_bits, format_bits};
+
+/// What a pad reads first: its data input and its mode.
+pub(crate) struct Head<'v> {
+    pub dtype: DType,
+    pub shape: Vec<u64>,
+    /// The mode as the request names it ("constant" when absent).
+    pub mode_name: &'v str,
+    pub mode: BoundaryMode,
+}
+
+/// The data input `data` and the mode attribute `mode_attr` of a pad request.
+pub(crate) fn head<'v>(v: &'v Validated<'_>, data: &str, mode_attr: &str) -> Result<Head<'v>, Error> {
+    let input = data_input(v, data)?;
+    let mode_name = v.attr_str(mode_attr).unwrap_or("constant");
+    Ok(Head { dtype: input.dtype(), shape: input.shape().to_vec(), mode_name, mode: boundary_mode(v.op(), mode_name)? })
+}
+
+/// A pad's plan from its reads (one per data axis): the output shape is their extents,
+/// whose volume must fit a u64; windows that cover the whole data are dropped.
+pub(crate) fn plan(
+    op: &str,
+    head: Head<'_>,
+    reads: Vec<AxisRead>,
+    fill_bits: u128,
+    windows: Vec<Window>,
+) -> Result<Plan, Error> {
+    let output_shape: Vec<u64> = reads.iter().map(|a| a.extent).collect();
+    crate::tensor::volume(&output_shape).ok_or_else(|| Error::Overflow {
+        op: op.into(),
+        what: "output volume (the product of the padded extents)".into(),
+        value: format!("{output_shape:?}"),
+    })?;
+    let whole = windows.iter().zip(&head.shape).all(|(w, &d)| w.lo == 0 && w.len == d);
+    let windows = if whole { Vec::new() } else { windows };
+    let Head { dtype, shape, mode, .. } = head;
+    Ok(Plan::Slice(SlicePlan { dtype, input_shape: shape, axes: reads, mode, fill_bits, output_shape, windows }))
+}
 
 /// A pad mode (ONNX Pad's and OpenVINO Pad's names) as the boundary mode that reads it:
 /// a pad is a slice whose coordinates run past the data.

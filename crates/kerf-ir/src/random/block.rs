@@ -95,11 +95,14 @@ pub fn fill_normal_f16<E: FromBits<u16>>(seed: u64, first: u64, alpha: f32, beta
 
 /// Philox and the moves between counter order and element order, for one block.
 trait Engine: Copy {
+    /// A seed's keys as the engine uses them, made once per fill.
+    type Keys;
+    fn keys(self, seed: u64) -> Self::Keys;
     /// The block's words in element order.
-    fn words(self, seed: u64, counter: u64) -> [u32; BLOCK];
+    fn words(self, keys: &Self::Keys, counter: u64) -> [u32; BLOCK];
     /// The block's Box–Muller pairs (words 2p and 2p + 1 of a counter, p = 0, 1): the
     /// first and the second words of every pair, in the engine's pair order.
-    fn pairs(self, seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2];
+    fn pairs(self, keys: &Self::Keys, counter: u64) -> [[u32; 2 * LANES]; 2];
     /// The values of the pairs, in the engine's pair order (`[0]` from the cosine, `[1]`
     /// the sine), in element order.
     fn unpair(self, z: &[[u32; 2 * LANES]; 2]) -> [u32; BLOCK];
@@ -110,8 +113,13 @@ trait Engine: Copy {
 struct Portable;
 
 impl Engine for Portable {
+    type Keys = u64;
     #[inline(always)]
-    fn words(self, seed: u64, counter: u64) -> [u32; BLOCK] {
+    fn keys(self, seed: u64) -> u64 {
+        seed
+    }
+    #[inline(always)]
+    fn words(self, &seed: &u64, counter: u64) -> [u32; BLOCK] {
         let mut out = [0; BLOCK];
         for l in 0..LANES {
             let x = super::philox_for(seed, counter.wrapping_add(l as u64));
@@ -121,7 +129,7 @@ impl Engine for Portable {
     }
 
     #[inline(always)]
-    fn pairs(self, seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2] {
+    fn pairs(self, &seed: &u64, counter: u64) -> [[u32; 2 * LANES]; 2] {
         let mut ab = [[0; 2 * LANES]; 2];
         for l in 0..LANES {
             let x = super::philox_for(seed, counter.wrapping_add(l as u64));
@@ -167,15 +175,21 @@ impl Avx2 {
 
 #[cfg(target_arch = "x86_64")]
 impl Engine for Avx2 {
+    type Keys = avx2::Keys;
     #[inline(always)]
-    fn words(self, seed: u64, counter: u64) -> [u32; BLOCK] {
+    fn keys(self, seed: u64) -> avx2::Keys {
         // SAFETY: `self` exists, so the CPU has AVX2.
-        unsafe { avx2::words(seed, counter) }
+        unsafe { avx2::keys(seed) }
     }
     #[inline(always)]
-    fn pairs(self, seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2] {
+    fn words(self, keys: &avx2::Keys, counter: u64) -> [u32; BLOCK] {
         // SAFETY: as above.
-        unsafe { avx2::pairs(seed, counter) }
+        unsafe { avx2::words(keys, counter) }
+    }
+    #[inline(always)]
+    fn pairs(self, keys: &avx2::Keys, counter: u64) -> [[u32; 2 * LANES]; 2] {
+        // SAFETY: as above.
+        unsafe { avx2::pairs(keys, counter) }
     }
     #[inline(always)]
     fn unpair(self, z: &[[u32; 2 * LANES]; 2]) -> [u32; BLOCK] {
@@ -208,13 +222,32 @@ mod avx2 {
         unsafe { std::mem::transmute_copy::<[__m256i; N], [u32; M]>(&v) }
     }
 
+    /// The ten rounds' keys of a seed, each word in every 32-bit lane: made once per fill
+    /// and read from memory by the rounds (the registers hold the counters' state).
+    pub(super) type Keys = [[__m256i; 2]; 10];
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn keys(seed: u64) -> Keys {
+        let (mut k0, mut k1) = (seed as u32, (seed >> 32) as u32);
+        let mut keys = [[_mm256_setzero_si256(); 2]; 10];
+        for (round, kv) in keys.iter_mut().enumerate() {
+            if round > 0 {
+                k0 = k0.wrapping_add(PHILOX_W0);
+                k1 = k1.wrapping_add(PHILOX_W1);
+            }
+            *kv = [_mm256_set1_epi32(k0 as i32), _mm256_set1_epi32(k1 as i32)];
+        }
+        keys
+    }
+
     /// The words of [`TOGETHER`] groups from `counter`: `[g][k]` holds word k of
     /// counters `counter + 4g + i`, i < 4, in the low halves of its 64-bit lanes.
     ///
     /// # Safety
     /// The CPU has AVX2.
     #[inline(always)]
-    unsafe fn philox(seed: u64, counter: u64) -> [[__m256i; 4]; TOGETHER] {
+    unsafe fn philox(keys: &Keys, counter: u64) -> [[__m256i; 4]; TOGETHER] {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe {
             let m0 = _mm256_set1_epi64x(PHILOX_M0 as i64);
@@ -226,13 +259,7 @@ mod avx2 {
                 c[0] = _mm256_setr_epi64x(n0 as u32 as i64, n1 as u32 as i64, n2 as u32 as i64, n3 as u32 as i64);
                 c[1] = _mm256_setr_epi64x((n0 >> 32) as i64, (n1 >> 32) as i64, (n2 >> 32) as i64, (n3 >> 32) as i64);
             }
-            let (mut k0, mut k1) = (seed as u32, (seed >> 32) as u32);
-            for round in 0..10 {
-                if round > 0 {
-                    k0 = k0.wrapping_add(PHILOX_W0);
-                    k1 = k1.wrapping_add(PHILOX_W1);
-                }
-                let (kv0, kv1) = (_mm256_set1_epi32(k0 as i32), _mm256_set1_epi32(k1 as i32));
+            for &[kv0, kv1] in keys {
                 for c in c.iter_mut() {
                     let p0 = _mm256_mul_epu32(c[0], m0);
                     let p1 = _mm256_mul_epu32(c[2], m1);
@@ -275,12 +302,12 @@ mod avx2 {
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn words(seed: u64, counter: u64) -> [u32; BLOCK] {
+    pub(super) fn words(keys: &Keys, counter: u64) -> [u32; BLOCK] {
         let mut out = [_mm256_setzero_si256(); 2 * GROUPS];
         for (t, out) in out.chunks_exact_mut(2 * TOGETHER).enumerate() {
             // SAFETY: the CPU has AVX2 (this function's target feature).
             unsafe {
-                let x = philox(seed, counter.wrapping_add((4 * TOGETHER * t) as u64));
+                let x = philox(keys, counter.wrapping_add((4 * TOGETHER * t) as u64));
                 for (g, x) in x.iter().enumerate() {
                     // Words 0, 1 and words 2, 3 of each counter, then each counter's four.
                     let [a, b] = by_counter(zip_low(x[0], x[1]), zip_low(x[2], x[3]));
@@ -294,13 +321,13 @@ mod avx2 {
     /// Pair order: lane 8g + 2i + p is pair p of counter 4g + i.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn pairs(seed: u64, counter: u64) -> [[u32; 2 * LANES]; 2] {
+    pub(super) fn pairs(keys: &Keys, counter: u64) -> [[u32; 2 * LANES]; 2] {
         let mut a = [_mm256_setzero_si256(); GROUPS];
         let mut b = [_mm256_setzero_si256(); GROUPS];
         for t in 0..GROUPS / TOGETHER {
             // SAFETY: the CPU has AVX2 (this function's target feature).
             unsafe {
-                let x = philox(seed, counter.wrapping_add((4 * TOGETHER * t) as u64));
+                let x = philox(keys, counter.wrapping_add((4 * TOGETHER * t) as u64));
                 for (i, x) in x.iter().enumerate() {
                     a[TOGETHER * t + i] = zip_low(x[0], x[2]);
                     b[TOGETHER * t + i] = zip_low(x[1], x[3]);
@@ -343,7 +370,7 @@ mod avx2 {
 trait Transform: Copy {
     /// The bits of one value (u32 for f32, u16 for f16).
     type Bits: Bits;
-    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK];
+    fn block<G: Engine>(self, engine: G, keys: &G::Keys, counter: u64) -> [u32; BLOCK];
 }
 
 /// u32 or u16, from the low bits of a u32.
@@ -402,8 +429,8 @@ impl Uniform {
 impl Transform for Uniform {
     type Bits = u32;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
-        let mut v = engine.words(seed, counter);
+    fn block<G: Engine>(self, engine: G, keys: &G::Keys, counter: u64) -> [u32; BLOCK] {
+        let mut v = engine.words(keys, counter);
         for v in &mut v {
             *v = self.value(*v).to_bits();
         }
@@ -435,8 +462,8 @@ impl UniformF16 {
 impl Transform for UniformF16 {
     type Bits = u16;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
-        let mut v = engine.words(seed, counter);
+    fn block<G: Engine>(self, engine: G, keys: &G::Keys, counter: u64) -> [u32; BLOCK] {
+        let mut v = engine.words(keys, counter);
         for v in &mut v {
             *v = self.value(*v) as u32;
         }
@@ -454,8 +481,8 @@ struct Normal {
 impl Normal {
     /// The values' bits of a block (f16 bits when `F16`), pair by pair.
     #[inline(always)]
-    fn block_as<const F16: bool, G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
-        let [a, b] = engine.pairs(seed, counter);
+    fn block_as<const F16: bool, G: Engine>(self, engine: G, keys: &G::Keys, counter: u64) -> [u32; BLOCK] {
+        let [a, b] = engine.pairs(keys, counter);
         let mut r = [0f32; 2 * LANES];
         for (r, &a) in r.iter_mut().zip(&a) {
             let u1 = top24(a, true) * TWO_POW_M24;
@@ -480,8 +507,8 @@ fn out_bits<const F16: bool>(v: f32) -> u32 {
 impl Transform for Normal {
     type Bits = u32;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
-        self.block_as::<false, G>(engine, seed, counter)
+    fn block<G: Engine>(self, engine: G, keys: &G::Keys, counter: u64) -> [u32; BLOCK] {
+        self.block_as::<false, G>(engine, keys, counter)
     }
 }
 
@@ -492,8 +519,8 @@ struct NormalF16(Normal);
 impl Transform for NormalF16 {
     type Bits = u16;
     #[inline(always)]
-    fn block<G: Engine>(self, engine: G, seed: u64, counter: u64) -> [u32; BLOCK] {
-        self.0.block_as::<true, G>(engine, seed, counter)
+    fn block<G: Engine>(self, engine: G, keys: &G::Keys, counter: u64) -> [u32; BLOCK] {
+        self.0.block_as::<true, G>(engine, keys, counter)
     }
 }
 
@@ -613,20 +640,21 @@ fn fill_avx2<T: Transform, E: FromBits<T::Bits>>(engine: Avx2, t: T, seed: u64, 
 #[inline(always)]
 fn fill_blocks<G: Engine, T: Transform, E: FromBits<T::Bits>>(engine: G, t: T, seed: u64, first: u64, out: &mut [E]) {
     // The head, up to the next multiple of 4.
+    let keys = engine.keys(seed);
     let head = (first.wrapping_neg() % 4).min(out.len() as u64) as usize;
     let (h, rest) = out.split_at_mut(head);
     if head > 0 {
-        store::<T, E>(h, &t.block(engine, seed, first / 4)[(first % 4) as usize..]);
+        store::<T, E>(h, &t.block(engine, &keys, first / 4)[(first % 4) as usize..]);
     }
     let mut counter = first.wrapping_add(head as u64) / 4;
     let mut blocks = rest.chunks_exact_mut(BLOCK);
     for dst in &mut blocks {
-        store::<T, E>(dst, &t.block(engine, seed, counter));
+        store::<T, E>(dst, &t.block(engine, &keys, counter));
         counter = counter.wrapping_add(LANES as u64);
     }
     let tail = blocks.into_remainder();
     if !tail.is_empty() {
-        store::<T, E>(tail, &t.block(engine, seed, counter));
+        store::<T, E>(tail, &t.block(engine, &keys, counter));
     }
 }
 

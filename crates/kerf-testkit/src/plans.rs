@@ -1,0 +1,57 @@
+//! Hand-written plans and the naive reading of a loop nest, for tests of the schedule
+//! and of the backends that follow it.
+
+use kerf_ir::schedule::{Indexing, LoopNest, Segment};
+use kerf_ir::{AxisRead, BoundaryMode, DType, SlicePlan};
+
+/// A slice plan from `(extent, start, step)` per axis: the output shape is the extents,
+/// no windows, fill bits 0.
+pub fn slice_plan(dtype: DType, input_shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
+    SlicePlan {
+        dtype,
+        input_shape: input_shape.to_vec(),
+        axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),
+        mode,
+        fill_bits: 0,
+        output_shape: axes.iter().map(|a| a.0).collect(),
+        windows: Vec::new(),
+    }
+}
+
+/// The input offset each output element of `nest` reads, in row-major order (`None`:
+/// the fill value), found by walking the nest element by element — the slow reading of
+/// what backends emit, checked against the dims' periods as it goes. Empty when the nest
+/// has no dims (an empty output). For nests with one fill value (no fill levels).
+pub fn nest_offsets(nest: &LoopNest) -> Vec<Option<i128>> {
+    fn walk(nest: &LoopNest, k: usize, acc: Option<i128>, out: &mut Vec<Option<i128>>) {
+        if k == nest.dims.len() {
+            out.push(acc);
+            return;
+        }
+        let dim = &nest.dims[k];
+        // The contributions of one period; position y takes entry y mod period.
+        let period: Vec<Option<i64>> = match &dim.indexing {
+            Indexing::Segments(segs) => segs
+                .iter()
+                .flat_map(|s| match *s {
+                    Segment::Fill { len } => (0..len).map(|_| None).collect::<Vec<_>>(),
+                    Segment::FillAt { .. } => panic!("a nest with fill levels (one fill value expected):\n{nest}"),
+                    Segment::Affine { len, offset, stride } => {
+                        (0..len as i64).map(|j| Some(offset + stride * j)).collect()
+                    }
+                })
+                .collect(),
+            Indexing::Table(t) => t.iter().map(|&o| Some(o)).collect(),
+        };
+        assert_eq!(period.len() as u64, dim.period, "dim {k} of\n{nest}");
+        for y in 0..dim.extent {
+            let c = period[(y % dim.period) as usize];
+            walk(nest, k + 1, acc.zip(c).map(|(a, c)| a + c as i128), out);
+        }
+    }
+    let mut out = Vec::new();
+    if !nest.dims.is_empty() {
+        walk(nest, 0, Some(nest.base as i128), &mut out);
+    }
+    out
+}
