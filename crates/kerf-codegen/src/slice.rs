@@ -398,6 +398,7 @@ fn nibble_helpers() -> TokenStream {
             for j in 0..len {
                 let n = (a as isize + stride * j as isize) as usize;
                 let m = b + j;
+                // SAFETY: n lies between `a` and `last`, m below b + len; both ends asserted above.
                 unsafe {
                     let v = (*src.get_unchecked(n >> 1) >> ((n & 1) << 2)) & 0xf;
                     let shift = (m & 1) << 2;

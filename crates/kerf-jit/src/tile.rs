@@ -158,11 +158,11 @@ impl Block {
             for rb in (r0..r0 + r8).step_by(8) {
                 let mut cb = c0;
                 while cb < c0 + c8 {
-                    // SAFETY: rows rb..rb + 8 and columns cb..cb + 8 (cb + 16 with `pair`) are elements of the
-                    // block (rb + 8 ≤ r0 + rn, cb + 8 ≤ c0 + c8); with rs = 4 the 8 rows of a column are the
+                    // Why: rb + 8 ≤ r0 + rn and cb + 8 ≤ c0 + c8; with rs = 4 the 8 rows of a column are the
                     // 32 bytes from its src_at, the 8 columns of a row the 32 bytes from its dst_at; a pair
                     // starts a line of every row when streaming (rows line-aligned, tiles of a line from an
-                    // aligned column); AVX2 is available.
+                    // aligned column).
+                    // SAFETY: rows rb..rb + 8, columns cb..cb + 8 (cb + 16 with `pair`) are block elements; AVX2 is on.
                     unsafe {
                         let pair = cb + 16 <= c0 + c8;
                         let a = rest.transpose_8x8(rb, cb);
