@@ -38,6 +38,14 @@ fn chain_op(nest: &LoopNest) -> DynOp {
     }
 }
 
+/// The shapes of the buffers a chain kernel reads and writes: the chain's own, or a view's
+/// whole buffer.
+fn chain_buffers(fused: &FusedChain, input: Option<&Strided>, output: Option<&Strided>) -> (Vec<u64>, Vec<u64>) {
+    let in_shape = input.map_or_else(|| fused.head_shape().to_vec(), |v| vec![v.buffer_len]);
+    let out_shape = output.map_or_else(|| fused.output_shape.clone(), |v| vec![v.buffer_len]);
+    (in_shape, out_shape)
+}
+
 impl Jit {
     /// Compile a fused chain into one static kernel (`Ok(None)` for a chain of strings, see
     /// [`schedule::chain`]; it runs on the reference). The kernel
@@ -93,8 +101,7 @@ impl Jit {
         output: Option<&Strided>,
     ) -> Result<Option<Arc<JitKernel>>, Error> {
         let Some(nest) = schedule::chain_views(fused, input, output)? else { return Ok(None) };
-        let in_shape = input.map_or_else(|| fused.head_shape().to_vec(), |v| vec![v.buffer_len]);
-        let out_shape = output.map_or_else(|| fused.output_shape.clone(), |v| vec![v.buffer_len]);
+        let (in_shape, out_shape) = chain_buffers(fused, input, output);
         let plan = carrier(&nest, in_shape, out_shape);
         self.build_nest(nest, plan).map(Some)
     }
@@ -119,8 +126,7 @@ impl Jit {
     ) -> Result<Option<Arc<JitKernel>>, Error> {
         let Some(nest) = schedule::chain_views(fused, input, output)? else { return Ok(None) };
         nest.verify()?;
-        let in_shape = input.map_or_else(|| fused.head_shape().to_vec(), |v| vec![v.buffer_len]);
-        let out_shape = output.map_or_else(|| fused.output_shape.clone(), |v| vec![v.buffer_len]);
+        let (in_shape, out_shape) = chain_buffers(fused, input, output);
         let plan = Plan::Slice(carrier(&nest, in_shape, out_shape));
         crate::check_dtype(&plan)?;
         let key = DynKey { op: chain_op(&nest), dtype: nest.dtype, rank: nest.dims.len().clamp(1, schedule::MAX_DIMS) };

@@ -34,6 +34,7 @@ pub mod display;
 mod error;
 mod file;
 pub use file::file_kind;
+#[cfg(feature = "jit")]
 pub mod chain;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
@@ -53,12 +54,14 @@ pub use kerf_ir::random;
 /// The shared schedule (loop and fill nests) every backend emits from.
 pub use kerf_ir::schedule;
 pub use kerf_ir::schedule::Strided;
+#[cfg(feature = "jit")]
 use kerf_ir::tensor;
 pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
     About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Plan,
     PlanKernel, Request, SlicePlan, Tensor, TensorView, Window, lower, reference,
 };
+#[cfg(feature = "jit")]
 pub use kerf_jit::{Jit, JitKernel, JitSettings};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerf_spec as spec;
@@ -101,6 +104,7 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
     reference::evaluate(&plan, data.map(Tensor::view))
 }
 
+#[cfg(feature = "jit")]
 /// Compile a request with the JIT (the static kernel, or with `dynamic` the kernel
 /// specialized on op, mode, dtype and rank only) and run it on the request's data input.
 /// String tensors go through the JIT as fixed-width elements or element indices (see
@@ -114,6 +118,7 @@ pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Er
     run_plan_jit(jit, &plan, data, dynamic)
 }
 
+#[cfg(feature = "jit")]
 /// [`run_jit`] for a lowered plan and its data input (`None` for fills).
 pub fn run_plan_jit(jit: &Jit, plan: &Plan, data: Option<&Tensor>, dynamic: bool) -> Result<Tensor, Error> {
     if plan.dtype() == DType::String {
@@ -132,6 +137,7 @@ pub fn string_slice_as(slice: &SlicePlan, element: DType, fill_bits: u128) -> Pl
     Plan::Slice(SlicePlan { dtype: element, fill_bits, ..slice.clone() })
 }
 
+#[cfg(feature = "jit")]
 /// A slice of strings through the JIT. Strings are stored `width` bytes each, NUL-padded
 /// (see [`Strings`]): a width of 1, 2, 4 or 8 bytes moves as u8/u16/u32/u64 elements,
 /// straight from the input's buffer into the output's (the fill value, the empty string,
