@@ -96,18 +96,14 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
     out.fill(1); // touch every page before timing
     kernel.run_bytes(input.as_deref(), &mut out).map_err(|e| here(e.to_string()))?;
 
-    let is_fill = input.is_none();
-    let mut src = try_alloc(out_bytes).map_err(here)?;
-    src.fill(3);
-    let mut dst = try_alloc(out_bytes).map_err(here)?;
-    dst.fill(1);
+    let mut base = Baseline::new(out_bytes, input.is_none()).map_err(here)?;
     let (median_ns, baseline_median_ns) = measure_pair(
         iters,
         || {
             let r = kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out));
             black_box(r).ok();
         },
-        || baseline_run(&mut dst, &src, is_fill),
+        || base.run(),
     );
     // Each peer: its job's output equals the kernel's, then the same protocol.
     let mut peers = Vec::new();
@@ -124,10 +120,10 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
                 "the {name} peer's output differs from the kernel's (a bug in kerf or in the peer)"
             )));
         }
-        let (peer_ns, base_ns) = measure_pair(iters, || job.run(), || baseline_run(&mut dst, &src, is_fill));
+        let (peer_ns, base_ns) = measure_pair(iters, || job.run(), || base.run());
         peers.push((name, peer_ns, base_ns));
     }
-    let baseline = if is_fill { "memset" } else { "memcpy" };
+    let baseline = base.name();
     let ratio = if baseline_median_ns > 0.0 { median_ns / baseline_median_ns } else { f64::INFINITY };
     let finite = |v: f64| if v.is_finite() { serde_json::json!(v) } else { serde_json::Value::Null };
     if json {
@@ -173,12 +169,33 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
     Ok(())
 }
 
-/// The baseline: memset (fills) or memcpy (slices) of the output's bytes.
-fn baseline_run(dst: &mut [u8], src: &[u8], is_fill: bool) {
-    if is_fill {
-        black_box(dst).fill(black_box(0x5a));
-    } else {
-        black_box(dst).copy_from_slice(black_box(src));
+/// The baseline a kernel is timed against: a memset (fills) or a memcpy (everything
+/// else) of as many bytes as its output, between preallocated buffers touched once.
+struct Baseline {
+    src: Vec<u8>,
+    dst: Vec<u8>,
+    is_fill: bool,
+}
+
+impl Baseline {
+    fn new(bytes: usize, is_fill: bool) -> Result<Baseline, String> {
+        let mut src = try_alloc(bytes)?;
+        src.fill(3);
+        let mut dst = try_alloc(bytes)?;
+        dst.fill(1);
+        Ok(Baseline { src, dst, is_fill })
+    }
+
+    fn name(&self) -> &'static str {
+        if self.is_fill { "memset" } else { "memcpy" }
+    }
+
+    fn run(&mut self) {
+        if self.is_fill {
+            black_box(&mut self.dst).fill(black_box(0x5a));
+        } else {
+            black_box(&mut self.dst).copy_from_slice(black_box(&self.src));
+        }
     }
 }
 
@@ -306,16 +323,13 @@ fn bench_chain(
     if inter.last().map(Vec::as_slice) != Some(out.as_slice()) {
         return Err(here("the fused kernel's output differs from the steps' (a bug in kerf)".into()));
     }
-    let mut src = try_alloc(out_bytes).map_err(here)?;
-    src.fill(3);
-    let mut dst = try_alloc(out_bytes).map_err(here)?;
-    dst.fill(1);
+    let mut base = Baseline::new(out_bytes, false).map_err(here)?;
     let (median_ns, baseline_median_ns) = measure_pair(
         iters,
         || {
             black_box(kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out))).ok();
         },
-        || black_box(&mut dst).copy_from_slice(black_box(&src)),
+        || base.run(),
     );
     let (_, unfused_median_ns) = measure_pair(
         iters,
@@ -332,7 +346,7 @@ fn bench_chain(
     if json {
         let obj = serde_json::json!({
             "median_ns": median_ns,
-            "baseline": "memcpy",
+            "baseline": base.name(),
             "baseline_median_ns": baseline_median_ns,
             "ratio": finite(ratio),
             "unfused_median_ns": unfused_median_ns,
@@ -351,7 +365,7 @@ fn bench_chain(
             lowered.plans.len()
         );
         outln!(w, "  fused     {:>14.1} ns", median_ns);
-        outln!(w, "  memcpy    {:>14.1} ns", baseline_median_ns);
+        outln!(w, "  {:<9} {:>14.1} ns", base.name(), baseline_median_ns);
         outln!(w, "  ratio     {:>14.3}", ratio);
         outln!(w, "  unfused   {:>14.1} ns", unfused_median_ns);
         outln!(w, "  speedup   {:>14.3}", speedup);
