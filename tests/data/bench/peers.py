@@ -20,7 +20,7 @@ import subprocess
 
 import numpy as np
 
-from peers_pad import median_pair, slices_into
+from peers_pad import median_pair, one_thread_session, slices_into
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SQ = (4096, 4096)
@@ -41,12 +41,7 @@ def ort_session(node, inputs, out_shape, initializers):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape))],
         [onnx.numpy_helper.from_array(v, k) for k, v in initializers.items()],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    sess = one_thread_session(graph)
     y = ort.OrtValue.ortvalue_from_numpy(np.ones(out_shape, dtype=np.float32))
     binding = sess.io_binding()
     for n, a in inputs.items():

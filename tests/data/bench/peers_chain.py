@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from peers_pad import median_pair
+from peers_pad import median_pair, one_thread_session
 
 SHAPE = (1, 3, 1024, 1024)
 P, C = 16, 8
@@ -23,7 +23,6 @@ P, C = 16, 8
 
 def session():
     import onnx
-    import onnxruntime as ort
     from onnx import TensorProto, helper
 
     n = SHAPE[2] + 2 * P - 2 * C
@@ -44,12 +43,7 @@ def session():
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
         init,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"]), out_shape
+    return one_thread_session(graph), out_shape
 
 
 def main():

@@ -75,9 +75,22 @@ def slices_into(out, x, mode):
     out[..., P + n:, :] = out[..., shift(after), :]
 
 
+def one_thread_session(graph):
+    """An ONNX Runtime session of an opset-19 graph on one thread (the protocol of every
+    peer script)."""
+    import onnxruntime as ort
+    from onnx import helper
+
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+
+
 def onnx_session(mode):
     import onnx
-    import onnxruntime as ort
     from onnx import TensorProto, helper
 
     pads = np.array([0, 0, P, P, 0, 0, P, P], dtype=np.int64)
@@ -89,12 +102,7 @@ def onnx_session(mode):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
         [onnx.numpy_helper.from_array(pads, "pads")],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"]), out_shape
+    return one_thread_session(graph), out_shape
 
 
 def main():
