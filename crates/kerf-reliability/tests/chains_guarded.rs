@@ -149,21 +149,7 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
 /// The elements of `plan`'s input read through `view` of `buffer`, gathered row-major:
 /// the reference's input.
 fn gather(plan: &SlicePlan, view: &Strided, buffer: &[u8]) -> Vec<u8> {
-    let (shape, w) = (&plan.input_shape, plan.dtype.byte_width().unwrap());
-    let n: u64 = shape.iter().product();
-    let mut gathered = Vec::with_capacity(n as usize * w);
-    let mut idx = vec![0u64; shape.len()];
-    for i in 0..n {
-        let mut r = i;
-        for k in (0..shape.len()).rev() {
-            idx[k] = r % shape[k];
-            r /= shape[k];
-        }
-        let at =
-            view.offset as i128 + idx.iter().zip(&view.strides).map(|(&i, &s)| i as i128 * s as i128).sum::<i128>();
-        gathered.extend_from_slice(&buffer[at as usize * w..(at as usize + 1) * w]);
-    }
-    gathered
+    scatter_gather(buffer, &plan.input_shape, view, plan.dtype.byte_width().unwrap())
 }
 
 /// Random slice plans read through random views of a larger buffer (strides of any sign,
