@@ -36,17 +36,14 @@ pub fn kernel_impl(plan: &Plan, name: &Ident) -> Result<TokenStream, Error> {
 /// A whole file: `pub struct NAME;` and the items of [`kernel_impl`], formatted with
 /// prettyplease. What `kerf expand` prints and the snapshots pin.
 pub fn expand_plan(plan: &Plan, struct_name: &str) -> Result<String, Error> {
-    let name = syn::parse_str::<Ident>(struct_name)
-        .map_err(|_| Error::Invalid { what: format!("`{struct_name}` is not a Rust identifier") })?;
+    let name = struct_ident(struct_name)?;
     let items = kernel_impl(plan, &name)?;
     let tokens = quote! {
         /// A kernel derived with `#[derive(kerf::Kernel)]`.
         pub struct #name;
         #items
     };
-    let file: syn::File = syn::parse2(tokens)
-        .map_err(|e| Error::Invalid { what: format!("kerf-codegen produced tokens that do not parse: {e}") })?;
-    Ok(prettyplease::unparse(&file))
+    unparse(tokens)
 }
 
 /// Lower a request and expand it: what the derive would generate for it, as a file.
@@ -59,26 +56,10 @@ pub fn expand_request(request: &Request, struct_name: &str) -> Result<String, Er
 /// [`kerf_ir::schedule::chain`]): its `run` takes the chain's first input and writes its
 /// last output. An error for a chain no single nest can say.
 pub fn expand_chain(fused: &kerf_ir::chain::FusedChain, struct_name: &str) -> Result<String, Error> {
-    let name = syn::parse_str::<Ident>(struct_name)
-        .map_err(|_| Error::Invalid { what: format!("`{struct_name}` is not a Rust identifier") })?;
+    let name = struct_ident(struct_name)?;
     let nest = schedule::chain(fused)?.ok_or_else(|| Error::Invalid {
         what: "this chain does not fuse into one loop nest (its elements are strings); it runs step by step".into(),
     })?;
-    if nest.head.is_some() || !nest.levels.is_empty() {
-        // The generated code moves elements with one fill value; computing a fill's
-        // elements and passing fill levels between loops are the JIT's.
-        let why = if nest.head.is_some() {
-            "starts with a fill"
-        } else {
-            "fills with two or more values, or on an axis that repeats"
-        };
-        return Err(Error::Invalid {
-            what: format!(
-                "this chain {why}: the derive expands chains that read an input and fill with one value on \
-                 regular axes; `kerf run` fuses it on the JIT"
-            ),
-        });
-    }
     // The kernel's buffers and fill value: what the generated code reads of a plan.
     let carrier = kerf_ir::SlicePlan {
         dtype: fused.dtype,
@@ -99,6 +80,17 @@ pub fn expand_chain(fused: &kerf_ir::chain::FusedChain, struct_name: &str) -> Re
         pub struct #name;
         #items
     };
+    unparse(tokens)
+}
+
+/// `struct_name` as the identifier of the generated struct.
+fn struct_ident(struct_name: &str) -> Result<Ident, Error> {
+    syn::parse_str::<Ident>(struct_name)
+        .map_err(|_| Error::Invalid { what: format!("`{struct_name}` is not a Rust identifier") })
+}
+
+/// Generated items as a formatted Rust file.
+fn unparse(tokens: TokenStream) -> Result<String, Error> {
     let file: syn::File = syn::parse2(tokens)
         .map_err(|e| Error::Invalid { what: format!("kerf-codegen produced tokens that do not parse: {e}") })?;
     Ok(prettyplease::unparse(&file))

@@ -471,10 +471,18 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
 pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
     nest.verify()?;
     if nest.head.is_some() || !nest.levels.is_empty() {
+        // The generated code moves elements with one fill value; computing a fill's
+        // elements and passing fill levels between loops are the JIT's.
+        let why = if nest.head.is_some() {
+            "starts with a fill"
+        } else {
+            "fills with two or more values, or on an axis that repeats"
+        };
         return Err(Error::Invalid {
-            what: "the derive expands loop nests that read an input and fill with one value; a fused chain's nest \
-                   that starts with a fill or fills with levels runs on the JIT"
-                .into(),
+            what: format!(
+                "this chain {why}: the derive expands chains that read an input and fill with one value on \
+                 regular axes; `kerf run` fuses it on the JIT"
+            ),
         });
     }
     let elem = Elem::new(plan.dtype);
