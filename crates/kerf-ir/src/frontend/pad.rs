@@ -21,7 +21,12 @@ pub(crate) struct Head<'v> {
 pub(crate) fn head<'v>(v: &'v Validated<'_>, data: &str, mode_attr: &str) -> Result<Head<'v>, Error> {
     let input = data_input(v, data)?;
     let mode_name = v.attr_str(mode_attr).unwrap_or("constant");
-    Ok(Head { dtype: input.dtype(), shape: input.shape().to_vec(), mode_name, mode: boundary_mode(v.op(), mode_name)? })
+    Ok(Head {
+        dtype: input.dtype(),
+        shape: input.shape().to_vec(),
+        mode_name,
+        mode: boundary_mode(v.op(), mode_attr, mode_name)?,
+    })
 }
 
 /// A pad's plan from its reads (one per data axis): the output shape is their extents,
@@ -46,8 +51,9 @@ pub(crate) fn plan(
 }
 
 /// A pad mode (ONNX Pad's and OpenVINO Pad's names) as the boundary mode that reads it:
-/// a pad is a slice whose coordinates run past the data.
-pub(crate) fn boundary_mode(op: &str, name: &str) -> Result<BoundaryMode, Error> {
+/// a pad is a slice whose coordinates run past the data. An unknown name is refused naming
+/// the op's attribute `mode_attr` (spec validation refuses it first; this stays exact).
+pub(crate) fn boundary_mode(op: &str, mode_attr: &str, name: &str) -> Result<BoundaryMode, Error> {
     Ok(match name {
         "constant" => BoundaryMode::Fill,
         "edge" => BoundaryMode::Clamp,
@@ -57,7 +63,7 @@ pub(crate) fn boundary_mode(op: &str, name: &str) -> Result<BoundaryMode, Error>
         other => {
             return Err(Error::AttributeValue {
                 op: op.into(),
-                name: "mode".into(),
+                name: mode_attr.into(),
                 value: format!("\"{other}\""),
                 allowed: "constant, edge, reflect, wrap, symmetric".into(),
                 hint: Box::default(),
@@ -117,4 +123,18 @@ pub(crate) fn value_bits(op: &str, name: &str, dtype: DType, value: Option<&Inpu
         )
         .about_name(name)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_mode_is_refused_naming_the_ops_own_attribute() {
+        let err = boundary_mode("openvino.pad", "pad_mode", "mirror").unwrap_err().to_string();
+        assert!(err.contains("openvino.pad") && err.contains("`pad_mode`") && err.contains("mirror"), "{err}");
+        let err = boundary_mode("onnx.pad", "mode", "mirror").unwrap_err().to_string();
+        assert!(err.contains("`mode`") && !err.contains("pad_mode"), "{err}");
+        assert_eq!(boundary_mode("openvino.pad", "pad_mode", "symmetric").unwrap(), BoundaryMode::Symmetric);
+    }
 }
