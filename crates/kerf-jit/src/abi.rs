@@ -111,17 +111,31 @@ pub(crate) struct Prepared {
     pub(crate) split: Split,
     /// Elements the code may read (`None`: it reads no input).
     pub(crate) input_len: Option<u64>,
-    /// Elements of the output buffer (all written, unless the output is a view).
-    pub(crate) output_len: u64,
+    /// The buffers' bytes (`output_len` elements in the output), computed here once
+    /// rather than on every call; an error when a buffer would not fit the address space
+    /// (running returns it).
+    pub(crate) bytes: Result<Bytes, Error>,
+}
+
+/// Bytes of a kernel's input and output buffers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bytes {
+    /// `None`: the code reads no input.
+    pub(crate) input: Option<usize>,
+    pub(crate) output: usize,
+    /// Whether the output's last byte holds a lone nibble (zeroed by the host, the code
+    /// writes only the low one).
+    pub(crate) odd_nibble: bool,
 }
 
 impl Prepared {
-    /// Bytes of the input and output buffers, and whether the output's last byte holds
-    /// a lone nibble (zeroed by the host, the code writes only the low one).
-    pub(crate) fn buffer_bytes(&self, dtype: DType) -> Result<(Option<usize>, usize, bool), Error> {
-        let input = self.input_len.map(|n| buffer_bytes(dtype, n)).transpose()?;
-        let odd_nibble = dtype.layout() == Layout::Nibbles && self.output_len % 2 == 1;
-        Ok((input, buffer_bytes(dtype, self.output_len)?, odd_nibble))
+    pub(crate) fn new(dtype: DType, args: Vec<i64>, split: Split, input_len: Option<u64>, output_len: u64) -> Prepared {
+        let bytes = (|| {
+            let input = input_len.map(|n| buffer_bytes(dtype, n)).transpose()?;
+            let odd_nibble = dtype.layout() == Layout::Nibbles && output_len % 2 == 1;
+            Ok(Bytes { input, output: buffer_bytes(dtype, output_len)?, odd_nibble })
+        })();
+        Prepared { args, split, input_len, bytes }
     }
 }
 
@@ -150,7 +164,7 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool, chain: boo
     let nd = nest.dims.len();
     let (input_len, output_len) = (nest.head.is_none().then_some(nest.input_len), nest.output_buffer_len());
     if nd == 0 {
-        return Ok(Prepared { args: Vec::new(), split: Split::default(), input_len, output_len });
+        return Ok(Prepared::new(nest.dtype, Vec::new(), Split::default(), input_len, output_len));
     }
     if nd > depth {
         return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {depth}") });
@@ -192,17 +206,15 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool, chain: boo
         };
         w[hdr..hdr + dyn_slice::DIM_WORDS as usize].copy_from_slice(&header);
     }
-    Ok(Prepared { args: w, split: slice_split(nest, 0), input_len, output_len })
+    Ok(Prepared::new(nest.dtype, w, slice_split(nest, 0), input_len, output_len))
 }
 
 /// The argument block of a dynamic fill kernel.
 pub(crate) fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
     let len = plan.output_len();
-    let random = |alpha: f32, beta: f32, seed: u64, cost: u64| Prepared {
-        args: random::encode(alpha, beta, seed),
-        split: Split { extent: len, align: random::ALIGN, cost },
-        input_len: None,
-        output_len: len,
+    let prepared = |args, split| Prepared::new(plan.dtype, args, split, None, len);
+    let random = |alpha: f32, beta: f32, seed: u64, cost: u64| {
+        prepared(random::encode(alpha, beta, seed), Split { extent: len, align: random::ALIGN, cost })
     };
     match &plan.kind {
         FillKind::RandomUniform { alpha, beta, seed } => random(*alpha, *beta, *seed, policy::random_cost(false)),
@@ -212,14 +224,14 @@ pub(crate) fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
             for (&e, &b) in plan.shape.iter().zip(beta) {
                 w.extend([e as i64, b]);
             }
-            Prepared { args: w, split: lin_split(len, plan.shape.iter().copied()), input_len: None, output_len: len }
+            prepared(w, lin_split(len, plan.shape.iter().copied()))
         }
         FillKind::Linspace(Linspace::Float { alpha, beta }) => {
             let mut w = vec![alpha.to_bits() as i64];
             for (&e, &b) in plan.shape.iter().zip(beta) {
                 w.extend([e as i64, b.to_bits() as i64]);
             }
-            Prepared { args: w, split: lin_split(len, plan.shape.iter().copied()), input_len: None, output_len: len }
+            prepared(w, lin_split(len, plan.shape.iter().copied()))
         }
     }
 }

@@ -1,9 +1,12 @@
-//! A bounded least-recently-used map of once-initialized values: concurrent requests for
-//! one key run its initializer once; the others wait for its result.
+//! The kernel cache: a bounded least-recently-used map of once-initialized values
+//! (concurrent requests for one key run its initializer once; the others wait for its
+//! result), and the key of static kernels, which a plan is looked up by without being
+//! cloned.
 
-use std::collections::HashMap;
-use std::hash::Hash;
-use std::sync::{Arc, Mutex, OnceLock};
+use hashbrown::{Equivalent, HashMap};
+use kerf_ir::{BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 struct Entry<V> {
     slot: Arc<OnceLock<V>>,
@@ -25,14 +28,30 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
         Lru { capacity, inner: Mutex::new(Inner { map: HashMap::new(), tick: 0 }) }
     }
 
+    fn lock(&self) -> MutexGuard<'_, Inner<K, V>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub fn len(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).map.len()
+        self.lock().map.len()
+    }
+
+    /// The value of a key equivalent to `key`, if it is cached and computed (`None` while
+    /// its initializer runs: [`Self::get_or_init`] waits for it).
+    pub fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<V> {
+        let mut inner = self.lock();
+        let tick = inner.tick + 1;
+        let e = inner.map.get_mut(key)?;
+        let value = e.slot.get()?.clone();
+        e.used = tick;
+        inner.tick = tick;
+        Some(value)
     }
 
     /// The value of `key`, computing it with `init` (outside the map's lock) if absent.
     pub fn get_or_init(&self, key: K, init: impl FnOnce() -> V) -> V {
         let slot = {
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let mut inner = self.lock();
             inner.tick += 1;
             let tick = inner.tick;
             if let Some(e) = inner.map.get_mut(&key) {
@@ -51,5 +70,170 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
             }
         };
         slot.get_or_init(init).clone()
+    }
+}
+
+/// Cache key of a static kernel: a plan, equal to another when every field its kernel
+/// and its validation depend on is equal — floats by their bits, the fill value only in
+/// fill mode (elsewhere it is never read nor checked). Equal keys therefore validate
+/// alike, so a plan found in the cache need not be validated again.
+#[derive(Clone, Debug)]
+pub(crate) struct PlanKey(Plan);
+
+/// A plan borrowed as a [`PlanKey`]: looks the cache up without cloning the plan.
+#[derive(Clone, Copy)]
+pub(crate) struct PlanRef<'a>(pub(crate) &'a Plan);
+
+impl PlanKey {
+    pub(crate) fn of(plan: &Plan) -> PlanKey {
+        PlanKey(plan.clone())
+    }
+}
+
+impl PartialEq for PlanKey {
+    fn eq(&self, other: &PlanKey) -> bool {
+        PlanRef(&other.0).equivalent(self)
+    }
+}
+
+impl Eq for PlanKey {}
+
+impl Hash for PlanKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        PlanRef(&self.0).hash(h)
+    }
+}
+
+impl Equivalent<PlanKey> for PlanRef<'_> {
+    fn equivalent(&self, key: &PlanKey) -> bool {
+        match (self.0, &key.0) {
+            (Plan::Slice(a), Plan::Slice(b)) => {
+                // Destructured whole, so that a new field cannot be left out of the key.
+                let SlicePlan { dtype, input_shape, axes, mode, fill_bits, output_shape, windows } = a;
+                *dtype == b.dtype
+                    && *mode == b.mode
+                    && (*mode != BoundaryMode::Fill || *fill_bits == b.fill_bits)
+                    && *input_shape == b.input_shape
+                    && *axes == b.axes
+                    && *output_shape == b.output_shape
+                    && *windows == b.windows
+            }
+            (Plan::Fill(a), Plan::Fill(b)) => {
+                let FillPlan { dtype, shape, kind } = a;
+                *dtype == b.dtype && *shape == b.shape && fill_numbers(kind).eq(fill_numbers(&b.kind))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Hash for PlanRef<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match self.0 {
+            Plan::Slice(p) => {
+                let SlicePlan { dtype, input_shape, axes, mode, fill_bits, output_shape, windows } = p;
+                (dtype, mode, input_shape, axes, output_shape, windows).hash(h);
+                if *mode == BoundaryMode::Fill {
+                    fill_bits.hash(h);
+                }
+            }
+            Plan::Fill(p) => {
+                let FillPlan { dtype, shape, kind } = p;
+                (dtype, shape).hash(h);
+                fill_numbers(kind).for_each(|n| n.hash(h));
+            }
+        }
+    }
+}
+
+/// A fill's kind and numbers, as words: a tag, then its floats by their bits (or its
+/// integers), then (linspaces) the count of its coefficients and their words.
+fn fill_numbers(kind: &FillKind) -> impl Iterator<Item = u64> + '_ {
+    let (head, ints, floats): ([u64; 4], &[i64], &[f64]) = match kind {
+        FillKind::Linspace(Linspace::Int { alpha, beta }) => ([0, *alpha as u64, beta.len() as u64, 0], beta, &[]),
+        FillKind::Linspace(Linspace::Float { alpha, beta }) => ([1, alpha.to_bits(), beta.len() as u64, 0], &[], beta),
+        FillKind::RandomUniform { alpha, beta, seed } => {
+            ([2, alpha.to_bits().into(), beta.to_bits().into(), *seed], &[], &[])
+        }
+        FillKind::RandomNormal { alpha, beta, seed } => {
+            ([3, alpha.to_bits().into(), beta.to_bits().into(), *seed], &[], &[])
+        }
+    };
+    head.into_iter().chain(ints.iter().map(|&b| b as u64)).chain(floats.iter().map(|b| b.to_bits()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerf_ir::{AxisRead, DType, FillPlan};
+    use std::hash::BuildHasher;
+
+    fn slice(mode: BoundaryMode, fill_bits: u128) -> Plan {
+        Plan::Slice(SlicePlan {
+            dtype: DType::F32,
+            input_shape: vec![3, 3],
+            axes: vec![AxisRead { extent: 2, start: 0, step: 1 }; 2],
+            mode,
+            fill_bits,
+            output_shape: vec![2, 2],
+            windows: Vec::new(),
+        })
+    }
+
+    fn fill(dtype: DType, kind: FillKind) -> Plan {
+        Plan::Fill(FillPlan { dtype, shape: vec![4], kind })
+    }
+
+    /// Which plans are one key: equal where the kernel and validation read, floats by
+    /// their bits, the fill value only in fill mode, the kind by its tag; and a key and
+    /// its borrowed plan hash alike.
+    #[test]
+    fn keys_equal_exactly_the_plans_one_kernel_serves() {
+        let lin_f = |alpha: f64| FillKind::Linspace(Linspace::Float { alpha, beta: vec![0.5] });
+        let plans = [
+            // 0 and 1: the fill value outside fill mode is never read: one key.
+            slice(BoundaryMode::Clamp, 0),
+            slice(BoundaryMode::Clamp, 5),
+            slice(BoundaryMode::Fill, 0),
+            slice(BoundaryMode::Fill, 5),
+            slice(BoundaryMode::Wrap, 0),
+            // 5 and 6: 0.0 and -0.0 differ in their first value's bits.
+            fill(DType::F32, lin_f(0.0)),
+            fill(DType::F32, lin_f(-0.0)),
+            // 7 and 8: NaN is one key with itself (its bits), unlike f64's equality.
+            fill(DType::F32, lin_f(f64::NAN)),
+            fill(DType::F32, lin_f(f64::NAN)),
+            // The same words under another kind or dtype.
+            fill(DType::I32, FillKind::Linspace(Linspace::Int { alpha: 0, beta: vec![0] })),
+            fill(DType::F32, FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: vec![0.0] })),
+            fill(DType::F32, FillKind::RandomUniform { alpha: 0.0, beta: 1.0, seed: 7 }),
+            fill(DType::F32, FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 }),
+            fill(DType::F16, FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 }),
+            fill(DType::F16, FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 8 }),
+        ];
+        let same = |i: usize, j: usize| i == j || matches!((i.min(j), i.max(j)), (0, 1) | (7, 8));
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        for (i, a) in plans.iter().enumerate() {
+            assert_eq!(hasher.hash_one(PlanRef(a)), hasher.hash_one(PlanKey::of(a)), "plan {i}");
+            for (j, b) in plans.iter().enumerate() {
+                assert_eq!(PlanRef(a).equivalent(&PlanKey::of(b)), same(i, j), "plans {i} and {j}");
+                assert_eq!(PlanKey::of(a) == PlanKey::of(b), same(i, j), "keys {i} and {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn get_finds_computed_values_only() {
+        let lru: Lru<PlanKey, u32> = Lru::new(2);
+        let (a, b) = (slice(BoundaryMode::Clamp, 0), slice(BoundaryMode::Wrap, 0));
+        assert_eq!(lru.get(&PlanRef(&a)), None);
+        assert_eq!(lru.get_or_init(PlanKey::of(&a), || 1), 1);
+        assert_eq!(lru.get(&PlanRef(&slice(BoundaryMode::Clamp, 9))), Some(1));
+        assert_eq!(lru.get(&PlanRef(&b)), None);
+        // A hit counts as a use: `a`, used last, outlives `b` when a third key comes.
+        lru.get_or_init(PlanKey::of(&b), || 2);
+        assert_eq!(lru.get(&PlanRef(&a)), Some(1));
+        lru.get_or_init(PlanKey::of(&slice(BoundaryMode::Reflect, 0)), || 3);
+        assert_eq!((lru.get(&PlanRef(&a)), lru.get(&PlanRef(&b)), lru.len()), (Some(1), None, 2));
     }
 }

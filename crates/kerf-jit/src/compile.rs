@@ -181,44 +181,6 @@ fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
     ]
 }
 
-/// Cache key of a static kernel: the plan with its floats as bits.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum PlanKey {
-    Slice(SlicePlan),
-    Fill { dtype: DType, shape: Vec<u64>, tag: u8, numbers: Vec<u64> },
-}
-
-impl PlanKey {
-    pub(crate) fn of(plan: &Plan) -> PlanKey {
-        match plan {
-            Plan::Slice(p) => {
-                let mut p = p.clone();
-                if p.mode != BoundaryMode::Fill {
-                    p.fill_bits = 0;
-                }
-                PlanKey::Slice(p)
-            }
-            Plan::Fill(p) => {
-                let (tag, numbers) = match &p.kind {
-                    FillKind::Linspace(Linspace::Int { alpha, beta }) => {
-                        (0, std::iter::once(*alpha as u64).chain(beta.iter().map(|&b| b as u64)).collect())
-                    }
-                    FillKind::Linspace(Linspace::Float { alpha, beta }) => {
-                        (1, std::iter::once(alpha.to_bits()).chain(beta.iter().map(|b| b.to_bits())).collect())
-                    }
-                    FillKind::RandomUniform { alpha, beta, seed } => {
-                        (2, vec![alpha.to_bits() as u64, beta.to_bits() as u64, *seed])
-                    }
-                    FillKind::RandomNormal { alpha, beta, seed } => {
-                        (3, vec![alpha.to_bits() as u64, beta.to_bits() as u64, *seed])
-                    }
-                };
-                PlanKey::Fill { dtype: p.dtype, shape: p.shape.clone(), tag, numbers }
-            }
-        }
-    }
-}
-
 impl Jit {
     fn build(&self, source: Emitter) -> Result<(Arc<Code>, Vec<i64>), Error> {
         let isa = if source.light() { &self.isa_light } else { &self.isa };
@@ -275,8 +237,8 @@ impl Jit {
         let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
             code,
+            prepared: Prepared::new(plan.dtype(), args, split, input_len, output_len),
             plan: plan.clone(),
-            prepared: Prepared { args, split, input_len, output_len },
             dynamic: None,
             threads: self.settings.threads,
         }))
@@ -295,13 +257,13 @@ impl Jit {
                 what: format!("output view of {} elements: packed 4-bit outputs are written dense only", nest.dtype),
             });
         }
-        let source = Emitter::Slice { dtype: nest.dtype, nest };
+        let (dtype, source) = (nest.dtype, Emitter::Slice { dtype: nest.dtype, nest });
         let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
         let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
             code,
             plan: Plan::Slice(plan),
-            prepared: Prepared { args, split, input_len, output_len },
+            prepared: Prepared::new(dtype, args, split, input_len, output_len),
             dynamic: None,
             threads: self.settings.threads,
         }))

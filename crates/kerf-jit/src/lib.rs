@@ -71,10 +71,10 @@ use kerf_ir::dtype::Layout;
 use kerf_ir::{DType, Error, FillKind, Kernel, Plan, PlanKernel, Request, SlicePlan};
 use std::sync::Arc;
 
-use abi::{Prepared, prepare_dynamic};
-use cache::Lru;
+use abi::{Bytes, Prepared, prepare_dynamic};
+use cache::{Lru, PlanKey, PlanRef};
+use compile::Code;
 pub use compile::DynKey;
-use compile::{Code, PlanKey};
 
 /// Settings of a [`Jit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,6 +129,17 @@ pub(crate) fn check_dtype(plan: &Plan) -> Result<(), Error> {
     }
 }
 
+/// The error of a buffer of the wrong length (out of line: calls are checked inline).
+#[cold]
+pub(crate) fn length_error(what: &str, expected: usize, found: usize) -> Error {
+    Error::BufferLength { what: what.into(), expected, found }
+}
+
+#[cold]
+pub(crate) fn no_input() -> Error {
+    Error::Invalid { what: "a slice kernel needs its input buffer".into() }
+}
+
 pub(crate) fn buffer_bytes(dtype: DType, count: u64) -> Result<usize, Error> {
     dtype.buffer_bytes(count).ok_or_else(|| Error::TooLarge { what: format!("{count} elements of {dtype}") })
 }
@@ -158,29 +169,40 @@ impl JitKernel {
         &self.plan
     }
 
+    /// Check the buffers against `prepared`'s byte lengths (computed when it was built),
+    /// then run the code on them. Inlined into `run_bytes`: a tiny kernel's call is
+    /// mostly this.
+    #[inline]
     fn run_prepared(&self, prepared: &Prepared, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
-        let (input_bytes, output_bytes, zero_last) = prepared.buffer_bytes(self.plan.dtype())?;
-        if output.len() != output_bytes {
-            return Err(Error::BufferLength {
-                what: "kernel output".into(),
-                expected: output_bytes,
-                found: output.len(),
-            });
-        }
-        let input_ptr = match (input_bytes, input) {
+        let bytes = Self::check_output(prepared, output)?;
+        let input_ptr = match (bytes.input, input) {
             (Some(n), Some(i)) if i.len() == n => i.as_ptr(),
-            (Some(n), Some(i)) => {
-                return Err(Error::BufferLength { what: "kernel input".into(), expected: n, found: i.len() });
-            }
-            (Some(_), None) => return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() }),
+            (Some(n), Some(i)) => return Err(length_error("kernel input", n, i.len())),
+            (Some(_), None) => return Err(no_input()),
             (None, _) => std::ptr::null(),
         };
-        if zero_last && let Some(b) = output.last_mut() {
+        if bytes.odd_nibble
+            && let Some(b) = output.last_mut()
+        {
             *b = 0;
         }
         // The buffers now hold exactly the elements `prepared` was verified against.
         self.call(prepared, input_ptr, output.as_mut_ptr());
         Ok(())
+    }
+
+    /// Check that `output` holds exactly `prepared`'s output bytes; returns the buffers'
+    /// byte lengths.
+    #[inline]
+    fn check_output(prepared: &Prepared, output: &[u8]) -> Result<Bytes, Error> {
+        let bytes = match &prepared.bytes {
+            Ok(b) => *b,
+            Err(e) => return Err(e.clone()),
+        };
+        if output.len() != bytes.output {
+            return Err(length_error("kernel output", bytes.output, output.len()));
+        }
+        Ok(bytes)
     }
 
     /// Run another plan on a dynamic kernel: it must have this kernel's op, mode, dtype
@@ -224,6 +246,7 @@ impl PlanKernel for JitKernel {
         // fill's shape, which its offsets index).
         self.prepared.input_len.is_some()
     }
+    #[inline]
     fn run_plan_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
         self.run_prepared(&self.prepared, input, output)
     }
@@ -275,6 +298,11 @@ impl Jit {
 
     /// Compile a plan into a static kernel, or return the cached one.
     pub fn compile_plan(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
+        // A plan equal to a cached one (`PlanKey`'s equality) validates as that one did
+        // when it was compiled: a hit needs no validation, nor a clone of the plan.
+        if let Some(hit) = self.kernels.get(&PlanRef(plan)) {
+            return hit;
+        }
         plan.validate()?;
         check_dtype(plan)?;
         self.kernels.get_or_init(PlanKey::of(plan), || self.build_static(plan))

@@ -215,18 +215,13 @@ impl JitKernel {
     ///
     /// [`Kernel::run_bytes`]: kerf_ir::Kernel::run_bytes
     pub unsafe fn run_from_ptr(&self, input: *const u8, output: &mut [u8]) -> Result<(), Error> {
-        let (_, output_bytes, zero_last) = self.prepared.buffer_bytes(self.plan.dtype())?;
-        if output.len() != output_bytes {
-            return Err(Error::BufferLength {
-                what: "kernel output".into(),
-                expected: output_bytes,
-                found: output.len(),
-            });
+        let bytes = Self::check_output(&self.prepared, output)?;
+        if bytes.input.is_some() && input.is_null() {
+            return Err(crate::no_input());
         }
-        if self.prepared.input_len.is_some() && input.is_null() {
-            return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() });
-        }
-        if zero_last && let Some(b) = output.last_mut() {
+        if bytes.odd_nibble
+            && let Some(b) = output.last_mut()
+        {
             *b = 0;
         }
         // The caller vouches for the input (this function's contract); the output was
@@ -251,14 +246,14 @@ impl JitKernel {
     /// pointer to element 0 of a buffer in which that view's elements are writable and
     /// exclusively borrowed satisfies this.
     pub unsafe fn run_from_ptrs(&self, input: *const u8, output: *mut u8) -> Result<(), Error> {
-        let (_, _, zero_last) = self.prepared.buffer_bytes(self.plan.dtype())?;
-        if zero_last {
+        let bytes = self.prepared.bytes.clone()?;
+        if bytes.odd_nibble {
             return Err(Error::Invalid {
                 what: "an output of an odd number of 4-bit elements is written through a slice (run_from_ptr)".into(),
             });
         }
-        if self.prepared.input_len.is_some() && input.is_null() {
-            return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() });
+        if bytes.input.is_some() && input.is_null() {
+            return Err(crate::no_input());
         }
         if output.is_null() {
             return Err(Error::Invalid { what: "a kernel needs its output buffer".into() });

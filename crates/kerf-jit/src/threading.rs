@@ -53,33 +53,41 @@ struct Progress {
 }
 
 impl JitKernel {
-    /// Run the code on `[0, split.extent)` of its split loop. Only [`Self::run_prepared`]
-    /// calls this, after checking that `input` holds `prepared.input_len` elements (or
-    /// is not read) and `output` holds `prepared.output_len`.
+    /// Run the code on `[0, split.extent)` of its split loop. Its callers
+    /// ([`Self::run_prepared`], `run_from_ptr(s)`) first check that `input` and `output`
+    /// hold `prepared.bytes` (or that the input is not read), or have the caller vouch. Inlined: the one-thread call
+    /// is a few compares around the code's; the threaded one is out of line.
+    #[inline]
     pub(crate) fn call(&self, prepared: &Prepared, input: *const u8, output: *mut u8) {
         let split = prepared.split;
         if split.extent == 0 {
             return;
         }
+        if self.threads > 1 && split.extent > 1 && split.extent.saturating_mul(split.cost) >= THREAD_MIN_COST {
+            return self.call_threaded(prepared, input, output);
+        }
+        // SAFETY: `entry` is the finalized code of a function with this signature.
+        let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(self.code.entry) };
+        // `prepared` was encoded from (static) or checked against (dynamic) the schedule this code was
+        // emitted for, verified to read only input elements [0, input_len) and to write exactly the output
+        // elements [0, output_len) over [0, split.extent) (an output view: each of its elements once, all
+        // inside [0, output_len), its buffer).
+        // SAFETY: by the above; and run_prepared checked that the buffers hold exactly those elements (or
+        // run_from_ptr(s)'s caller vouches for them).
+        unsafe { f(input, output, prepared.args.as_ptr(), 0, split.extent as i64) };
+        if self.code.streams {
+            stream::fence();
+        }
+    }
+
+    /// [`Self::call`] on `threads.min(split.extent)` threads (at least 2).
+    #[inline(never)]
+    fn call_threaded(&self, prepared: &Prepared, input: *const u8, output: *mut u8) {
+        let split = prepared.split;
         // SAFETY: `entry` is the finalized code of a function with this signature.
         let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(self.code.entry) };
         let args = prepared.args.as_ptr();
-        let total = split.extent.saturating_mul(split.cost);
-        let threads =
-            if self.threads > 1 && total >= THREAD_MIN_COST { self.threads.min(split.extent as usize) } else { 1 };
-        if threads <= 1 {
-            // `prepared` was encoded from (static) or checked against (dynamic) the schedule this code was
-            // emitted for, verified to read only input elements [0, input_len) and to write exactly the output
-            // elements [0, output_len) over [0, split.extent) (an output view: each of its elements once, all
-            // inside [0, output_len), its buffer).
-            // SAFETY: by the above; and run_prepared checked that the buffers hold exactly those elements (or
-            // run_from_ptr(s)'s caller vouches for them).
-            unsafe { f(input, output, args, 0, split.extent as i64) };
-            if self.code.streams {
-                stream::fence();
-            }
-            return;
-        }
+        let threads = self.threads.min(split.extent as usize);
         // Chunks taken from a shared counter rather than one fixed share per thread: a
         // thread that runs slower (a core shared with another process) takes fewer
         // chunks instead of holding up the call. Chunk bounds are multiples of the split's
@@ -106,7 +114,7 @@ impl JitKernel {
                 }
                 let (lo, hi) = (bound(c), bound(c + 1));
                 if lo < hi {
-                    // SAFETY: as above, for [lo, hi) ⊂ [0, split.extent); chunks are disjoint whole-byte output
+                    // SAFETY: as in `call`, for [lo, hi) ⊂ [0, split.extent); chunks are disjoint whole-byte output
                     // ranges (split.align); the buffers outlive it: the call waits for this chunk (`done`).
                     unsafe { f(ip as *const u8, op as *mut u8, ap as *const i64, lo as i64, hi as i64) };
                 }

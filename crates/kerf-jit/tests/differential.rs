@@ -629,6 +629,54 @@ fn the_cache_compiles_once_and_evicts() {
     assert!(!Arc::ptr_eq(&jit.compile_plan(&plan(5)).unwrap(), &kernels[0]));
 }
 
+/// A cache hit skips validation and the plan's clone: only a plan that one kernel serves
+/// hits (the fill value counts in fill mode only, floats by their bits), and a plan that
+/// is not cached is validated however many are.
+#[test]
+fn cache_hits_are_the_plans_one_kernel_serves() {
+    let jit = Jit::default();
+    let slice = |mode, fill_bits| SlicePlan {
+        dtype: DType::I8,
+        input_shape: vec![2],
+        axes: vec![AxisRead { extent: 4, start: -1, step: 1 }],
+        mode,
+        fill_bits,
+        output_shape: vec![4],
+        windows: Vec::new(),
+    };
+    let run = |plan: &SlicePlan| {
+        let k = jit.compile_plan(&Plan::Slice(plan.clone())).unwrap();
+        let mut out = vec![0u8; 4];
+        k.run_bytes(Some(&[10, 20]), &mut out).unwrap();
+        (k, out)
+    };
+    let (clamp, out) = run(&slice(BoundaryMode::Clamp, 0));
+    assert_eq!(out, [10, 10, 20, 20]);
+    assert!(Arc::ptr_eq(&run(&slice(BoundaryMode::Clamp, 3)).0, &clamp), "an unread fill value is no new kernel");
+    assert_eq!(run(&slice(BoundaryMode::Fill, 3)).1, [3, 10, 20, 3]);
+    assert_eq!(run(&slice(BoundaryMode::Fill, 4)).1, [4, 10, 20, 4]);
+    // Invalid plans are refused with a kernel of their shape cached: reading outside the
+    // input in strict mode, a fill value wider than the dtype.
+    for bad in [slice(BoundaryMode::StrictBounds, 0), slice(BoundaryMode::Fill, 0x100)] {
+        let e = jit.compile_plan(&Plan::Slice(bad)).unwrap_err().to_string();
+        assert!(e.contains("slice plan"), "{e}");
+    }
+    // 0.0 and -0.0 compare equal as floats but give other bits (-0.0 + -0.0·i is -0.0).
+    let linspace = |alpha: f64| {
+        Plan::Fill(FillPlan {
+            dtype: DType::F32,
+            shape: vec![2],
+            kind: FillKind::Linspace(Linspace::Float { alpha, beta: vec![-0.0] }),
+        })
+    };
+    for alpha in [0.0, -0.0, 0.0] {
+        let mut out = vec![0u8; 8];
+        jit.compile_plan(&linspace(alpha)).unwrap().run_bytes(None, &mut out).unwrap();
+        assert_eq!(out, [(alpha as f32).to_le_bytes(); 2].concat(), "alpha {alpha:?}");
+    }
+    assert_eq!(jit.cached().0, 5);
+}
+
 #[test]
 fn large_slices_split_over_threads() {
     let big = |dtype, mode, rows: u64, cols: u64, n1: u64, start1: i64| SlicePlan {
