@@ -63,6 +63,8 @@ pub(crate) struct Gen<'a> {
     /// Whether long copies and fills write with cache-bypassing stores (the kernel's
     /// output is large, see [`crate::policy::STREAM_MIN_BYTES`]; the host fences after).
     pub stream: bool,
+    /// Loops emitted so far (see [`crate::policy::light`]).
+    pub loops: usize,
 }
 
 impl<'a> Gen<'a> {
@@ -230,6 +232,7 @@ impl<'a> Gen<'a> {
         cond: impl FnOnce(&mut Self, &[Value]) -> Value,
         body: impl FnOnce(&mut Self, &[Value]) -> Vec<Value>,
     ) -> Vec<Value> {
+        self.loops += 1;
         let header = self.b.create_block();
         let body_block = self.b.create_block();
         let exit = self.b.create_block();

@@ -175,9 +175,11 @@ impl Gen<'_> {
 
     /// Store a splatted pattern over `n` bytes at `dst` (n a multiple of the element width).
     pub fn fill_bytes(&mut self, dst: Value, n: Value, known: Option<u64>, s: Splat) {
-        let store_piece = |g: &mut Self, d: Value, off: i32, ty: Type| {
+        // The vector as bytes, made once where the first piece needs it.
+        let mut bytes = None;
+        let mut store_piece = |g: &mut Self, d: Value, off: i32, ty: Type| {
             let v = if ty == types::I8X16 {
-                g.bitcast(types::I8X16, s.vec)
+                *bytes.get_or_insert_with(|| g.bitcast(types::I8X16, s.vec))
             } else {
                 let p = s.pat.expect("pieces under 16 bytes only for elements under 16 bytes");
                 if ty == types::I64 { p } else { g.b.ins().ireduce(ty, p) }

@@ -339,6 +339,9 @@ struct Walked {
     /// `LoopNest::dense_from`): else repetitions are recomputed rather than copied, fills
     /// go position by position, and innermost runs element by element.
     dense: bool,
+    /// The extent, when known (a static kernel's): a walk over all of it from position 0
+    /// takes every descriptor whole, without clipping.
+    extent: Option<i64>,
 }
 
 /// The code that fills the output block of one position of a dim (all dims inside it),
@@ -397,7 +400,8 @@ impl Moves {
                     let len = g.b.ins().load(types::I64, mf(), sp, 8);
                     let off = g.b.ins().load(types::I64, mf(), sp, 16);
                     let stride = g.b.ins().load(types::I64, mf(), sp, 24);
-                    let (first, count) = clip(g, lo, hi, y0, len);
+                    let whole = d.extent.is_some_and(|e| g.known(lo) == Some(0) && g.known(hi) == Some(e));
+                    let (first, count) = if whole { (g.c(0), len) } else { clip(g, lo, hi, y0, len) };
                     let yf = g.add(ybase, y0);
                     let yf = g.add(yf, first);
                     let yo = g.mul(yf, d.os);
@@ -630,7 +634,7 @@ impl<'n> StaticSlice<'n> {
     /// Lower `nest`; returns its argument block.
     pub fn emit(g: &mut Gen, nest: &'n LoopNest, elem: Elem) -> Vec<i64> {
         let mut block = Vec::new();
-        let looped = nest.looped_dims();
+        let looped = policy::walked_dims(nest);
         let words = nest
             .dims
             .iter()
@@ -700,6 +704,7 @@ impl<'n> StaticSlice<'n> {
                 fills: dim.segments().is_some_and(|s| s.iter().any(|s| s.run() == Run::Fill)),
                 repeats: dim.repeats(),
                 dense: self.dense[k],
+                extent: Some(dim.extent as i64),
             };
             let (a, b) = span(g);
             return self.moves.walk(g, d, a, b, in_off, out_off, next, floor, rest);
@@ -1020,6 +1025,7 @@ impl DynSlice {
             fills: self.fills,
             repeats: self.repeats,
             dense: !self.view,
+            extent: None,
         };
         let next = |g: &mut Gen, i: Value, o: Value, fl: Floor| self.dim(g, k + 1, i, o, fl);
         let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };
