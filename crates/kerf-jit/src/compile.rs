@@ -18,7 +18,6 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use kerf_ir::schedule::{self, FillBody, LoopNest};
 use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan, SlicePlan};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The host's ISA with `regalloc` as its register allocator.
@@ -482,7 +481,7 @@ fn emit_function(
         args: p[2],
         lo: p[3],
         hi: p[4],
-        consts: HashMap::new(),
+        consts: (None, Vec::new()),
         helpers: [None; HELPERS],
         stream: source.streams(),
         loops: 0,

@@ -396,7 +396,12 @@ impl Moves {
                 |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], d.nseg),
                 |g, v| {
                     let (s, y0, sp) = (v[0], v[1], v[2]);
-                    let kind = g.b.ins().load(types::I64, mf(), sp, 0);
+                    // (Without tables and fills every descriptor is affine.)
+                    let kind = if d.tables || d.fills {
+                        g.b.ins().load(types::I64, mf(), sp, 0)
+                    } else {
+                        g.c(dyn_slice::KIND_AFFINE)
+                    };
                     let len = g.b.ins().load(types::I64, mf(), sp, 8);
                     let off = g.b.ins().load(types::I64, mf(), sp, 16);
                     let stride = g.b.ins().load(types::I64, mf(), sp, 24);
@@ -501,30 +506,34 @@ impl Moves {
                 // table pointer stepped by 8 (a table) or 0 (pointing at the descriptor).
                 let i = in_aff(g);
                 let zero = g.c(0);
-                let (is_table, tp, tstep) = if d.tables {
+                // The loop's values: position, input offset, output offset, and with tables
+                // the table pointer.
+                let mut init = vec![zero, i, out_seg];
+                let table = d.tables.then(|| {
                     let t = is(g, dyn_slice::KIND_TABLE);
                     let tab = table_at(g);
-                    let tp = g.b.ins().select(t, tab, p.sp);
+                    init.push(g.b.ins().select(t, tab, p.sp));
                     let eight = g.c(8);
-                    let step = g.b.ins().select(t, eight, zero);
-                    (Some(t), tp, step)
-                } else {
-                    (None, p.sp, zero)
-                };
+                    (t, g.b.ins().select(t, eight, zero))
+                });
                 g.while_loop(
-                    &[zero, i, tp, out_seg],
+                    &init,
                     |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], p.count),
                     |g, v| {
-                        let o = match is_table {
-                            Some(t) => {
-                                let e = g.b.ins().load(types::I64, mf(), v[2], 0);
+                        let o = match table {
+                            Some((t, _)) => {
+                                let e = g.b.ins().load(types::I64, mf(), v[3], 0);
                                 let e = g.add(in_off, e);
                                 g.b.ins().select(t, e, v[1])
                             }
                             None => v[1],
                         };
-                        next(g, o, v[3], floor);
-                        vec![g.addi(v[0], 1), g.add(v[1], p.stride), g.add(v[2], tstep), g.add(v[3], d.os)]
+                        next(g, o, v[2], floor);
+                        let mut step = vec![g.addi(v[0], 1), g.add(v[1], p.stride), g.add(v[2], d.os)];
+                        if let Some((_, tstep)) = table {
+                            step.push(g.add(v[3], tstep));
+                        }
+                        step
                     },
                 );
             }
