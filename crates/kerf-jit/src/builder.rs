@@ -14,7 +14,6 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::FunctionBuilder;
-use std::collections::HashMap;
 
 /// How one element sits in memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -55,24 +54,32 @@ pub(crate) struct Gen<'a> {
     pub args: Value,
     pub lo: Value,
     pub hi: Value,
-    /// i64 constants already made in a block (a block's values are visible to the
-    /// instructions after them in that block).
-    pub consts: HashMap<(Block, i64), Value>,
+    /// i64 constants already made in the current block, and that block (a block's values
+    /// are visible to the instructions after them in that block; one entered again makes
+    /// them anew). A short list searched in order: a block has a few constants, and this
+    /// was measurably quicker than a hash map.
+    pub consts: (Option<Block>, Vec<(i64, Value)>),
     /// The host functions the kernel calls (see `helpers` in compile.rs), once imported.
     pub helpers: [Option<FuncRef>; crate::compile::HELPERS],
     /// Whether long copies and fills write with cache-bypassing stores (the kernel's
     /// output is large, see [`crate::policy::STREAM_MIN_BYTES`]; the host fences after).
     pub stream: bool,
+    /// Loops emitted so far (see [`crate::policy::light`]).
+    pub loops: usize,
 }
 
 impl<'a> Gen<'a> {
     pub fn c(&mut self, v: i64) -> Value {
         let Some(block) = self.b.current_block() else { return self.b.ins().iconst(types::I64, v) };
-        if let Some(&c) = self.consts.get(&(block, v)) {
+        if self.consts.0 != Some(block) {
+            self.consts.0 = Some(block);
+            self.consts.1.clear();
+        }
+        if let Some(&(_, c)) = self.consts.1.iter().find(|(k, _)| *k == v) {
             return c;
         }
         let c = self.b.ins().iconst(types::I64, v);
-        self.consts.insert((block, v), c);
+        self.consts.1.push((v, c));
         c
     }
     /// The value of `v` when it is an integer constant. The helpers below fold constants
@@ -230,6 +237,7 @@ impl<'a> Gen<'a> {
         cond: impl FnOnce(&mut Self, &[Value]) -> Value,
         body: impl FnOnce(&mut Self, &[Value]) -> Vec<Value>,
     ) -> Vec<Value> {
+        self.loops += 1;
         let header = self.b.create_block();
         let body_block = self.b.create_block();
         let exit = self.b.create_block();

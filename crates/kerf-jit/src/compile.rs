@@ -18,7 +18,6 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use kerf_ir::schedule::{self, FillBody, LoopNest};
 use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan, SlicePlan};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The host's ISA with `regalloc` as its register allocator.
@@ -183,7 +182,24 @@ fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
 
 impl Jit {
     fn build(&self, source: Emitter) -> Result<(Arc<Code>, Vec<i64>), Error> {
-        let isa = if source.light() { &self.isa_light } else { &self.isa };
+        // Both ISAs are the host's: one frontend configuration.
+        let mut frontend = self.isa.frontend_config();
+        frontend.default_call_conv = self.call_conv;
+        let name = source.name();
+        // One compilation context and function-builder context per thread, reused: the
+        // function is emitted into the context's own (cleared) function, so the IR's, the
+        // register allocator's and the analyses' allocations carry over from one kernel to
+        // the next. Taken out while in use, so that a compile that panicked leaves none
+        // half-used behind.
+        thread_local! {
+            static CONTEXT: std::cell::Cell<Option<Box<(Context, FunctionBuilderContext)>>> =
+                const { std::cell::Cell::new(None) };
+        }
+        let mut contexts = CONTEXT.take().unwrap_or_else(|| Box::new((Context::new(), FunctionBuilderContext::new())));
+        let (ctx, fctx) = &mut *contexts;
+        ctx.clear();
+        let (block, loops) = emit_function(&mut ctx.func, fctx, &source, frontend);
+        let isa = if policy::light(source.light(), loops) { &self.isa_light } else { &self.isa };
         let mut builder = JITBuilder::with_isa(isa.clone(), default_libcall_names());
         // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
         builder.symbol("memcpy", libc_memcpy as *const u8);
@@ -199,30 +215,15 @@ impl Jit {
             let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(jit_error)?;
             debug_assert_eq!(id.as_u32(), index);
         }
-        let mut frontend = isa.frontend_config();
-        frontend.default_call_conv = self.call_conv;
-        let (func, block) = make_function(&source, frontend);
-        let name = source.name();
-        let id = module.declare_function(&name, Linkage::Export, &func.signature).map_err(jit_error)?;
-        // One compilation context per thread, reused: it keeps the register allocator's
-        // and the analyses' allocations from one kernel to the next.
-        thread_local! {
-            static CONTEXT: std::cell::RefCell<Option<Context>> = const { std::cell::RefCell::new(None) };
+        let id = module.declare_function(&name, Linkage::Export, &ctx.func.signature).map_err(jit_error)?;
+        let disasm = std::env::var_os("KERF_JIT_DISASM").is_some();
+        ctx.set_disasm(disasm);
+        let defined = module.define_function(id, ctx).map_err(|e| jit_error(format!("{e:?}")));
+        if disasm && let Some(code) = ctx.compiled_code() {
+            eprintln!("{name}:\n{}", code.vcode.as_deref().unwrap_or(""));
         }
-        let defined = CONTEXT.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            let ctx = slot.get_or_insert_with(Context::new);
-            ctx.clear();
-            ctx.func = func;
-            let disasm = std::env::var_os("KERF_JIT_DISASM").is_some();
-            ctx.set_disasm(disasm);
-            let r = module.define_function(id, ctx).map_err(|e| jit_error(format!("{e:?}")));
-            if disasm && let Some(code) = ctx.compiled_code() {
-                eprintln!("{name}:\n{}", code.vcode.as_deref().unwrap_or(""));
-            }
-            ctx.clear();
-            r
-        });
+        ctx.clear();
+        CONTEXT.set(Some(contexts));
         defined?;
         module.finalize_definitions().map_err(jit_error)?;
         let entry = module.get_finalized_function(id) as usize;
@@ -336,7 +337,8 @@ impl Emitter {
         }
     }
 
-    /// Whether the kernel is compiled with the quick register allocator.
+    /// Whether the kernel's loops leave register allocation without effect on its run
+    /// time (see [`policy::light`]).
     fn light(&self) -> bool {
         match self {
             Emitter::Slice { nest, .. } => policy::row_kernel(nest),
@@ -413,12 +415,22 @@ impl Emitter {
 
 /// The kernel's Cranelift function, and its argument block.
 fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function, Vec<i64>) {
-    let mut func = Function::with_name_signature(
-        UserFuncName::testcase(source.name()),
-        abi::signature(frontend.default_call_conv),
-    );
-    let mut fctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+    let mut func = Function::new();
+    let (block, _) = emit_function(&mut func, &mut FunctionBuilderContext::new(), source, frontend);
+    (func, block)
+}
+
+/// Emit the kernel into `func` (empty); returns its argument block and how many loops
+/// it has.
+fn emit_function(
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    source: &Emitter,
+    frontend: TargetFrontendConfig,
+) -> (Vec<i64>, usize) {
+    func.name = UserFuncName::testcase(source.name());
+    func.signature = abi::signature(frontend.default_call_conv);
+    let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -431,15 +443,17 @@ fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function,
         args: p[2],
         lo: p[3],
         hi: p[4],
-        consts: HashMap::new(),
+        consts: (None, Vec::new()),
         helpers: [None; HELPERS],
         stream: source.streams(),
+        loops: 0,
     };
     let block = source.emit(&mut g);
     g.b.ins().return_(&[]);
     g.b.seal_all_blocks();
+    let loops = g.loops;
     g.b.finalize(frontend);
-    (func, block)
+    (block, loops)
 }
 
 unsafe extern "C" {

@@ -28,8 +28,10 @@
 //!
 //! Compile latency: the emitters fold constants and known branches themselves and
 //! place every value where it is needed, so Cranelift runs without its mid-end;
-//! kernels whose every loop iteration moves a row through memcpy, memset or straight-line
-//! code use the single-pass register allocator, and so do deep dynamic slice kernels
+//! outer dims with several segments over long rows (a pad's borders and middle) are walked
+//! from descriptors, their rows' code emitted once; kernels whose every loop iteration
+//! moves a row through memcpy, memset or straight-line code, and kernels without loops,
+//! use the single-pass register allocator, and so do deep dynamic slice kernels
 //! (their compile time then grows linearly with the depth, as their code does); one
 //! compilation context is reused per thread; the CLIF text is produced only when
 //! [`JitKernel::clif`] asks for it, by emitting the kernel again. Run time: large static

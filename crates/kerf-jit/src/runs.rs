@@ -58,9 +58,15 @@ impl Gen<'_> {
             &[zero],
             |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], n),
             |g, v| {
-                let left = g.sub(n, v[0]);
-                let c = g.c(chunk);
-                let k = g.smin(left, c);
+                // Whole chunks when the length is a known multiple of one.
+                let k = match g.known(n) {
+                    Some(n) if n % chunk == 0 => g.c(chunk),
+                    _ => {
+                        let left = g.sub(n, v[0]);
+                        let c = g.c(chunk);
+                        g.smin(left, c)
+                    }
+                };
                 let buf = g.b.ins().stack_addr(types::I64, slot, 0);
                 piece(g, buf, v[0], k);
                 let at = g.muli(v[0], w as i64);
@@ -175,9 +181,11 @@ impl Gen<'_> {
 
     /// Store a splatted pattern over `n` bytes at `dst` (n a multiple of the element width).
     pub fn fill_bytes(&mut self, dst: Value, n: Value, known: Option<u64>, s: Splat) {
-        let store_piece = |g: &mut Self, d: Value, off: i32, ty: Type| {
+        // The vector as bytes, made once where the first piece needs it.
+        let mut bytes = None;
+        let mut store_piece = |g: &mut Self, d: Value, off: i32, ty: Type| {
             let v = if ty == types::I8X16 {
-                g.bitcast(types::I8X16, s.vec)
+                *bytes.get_or_insert_with(|| g.bitcast(types::I8X16, s.vec))
             } else {
                 let p = s.pat.expect("pieces under 16 bytes only for elements under 16 bytes");
                 if ty == types::I64 { p } else { g.b.ins().ireduce(ty, p) }
@@ -347,6 +355,10 @@ impl Gen<'_> {
                     vec![g.addi(v[0], 64), g.addi(v[1], -64), g.addi(v[2], -4 * lanes)]
                 },
             );
+            if self.known(n).is_some_and(|k| k % (4 * lanes) == 0) {
+                // A known length of whole steps leaves nothing after them.
+                return;
+            }
             let r = self.while_loop(
                 &r,
                 |g, v| g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v[2], lanes),

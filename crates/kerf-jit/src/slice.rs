@@ -339,6 +339,9 @@ struct Walked {
     /// `LoopNest::dense_from`): else repetitions are recomputed rather than copied, fills
     /// go position by position, and innermost runs element by element.
     dense: bool,
+    /// The extent, when known (a static kernel's): a walk over all of it from position 0
+    /// takes every descriptor whole, without clipping.
+    extent: Option<i64>,
 }
 
 /// The code that fills the output block of one position of a dim (all dims inside it),
@@ -393,11 +396,17 @@ impl Moves {
                 |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], d.nseg),
                 |g, v| {
                     let (s, y0, sp) = (v[0], v[1], v[2]);
-                    let kind = g.b.ins().load(types::I64, mf(), sp, 0);
+                    // (Without tables and fills every descriptor is affine.)
+                    let kind = if d.tables || d.fills {
+                        g.b.ins().load(types::I64, mf(), sp, 0)
+                    } else {
+                        g.c(dyn_slice::KIND_AFFINE)
+                    };
                     let len = g.b.ins().load(types::I64, mf(), sp, 8);
                     let off = g.b.ins().load(types::I64, mf(), sp, 16);
                     let stride = g.b.ins().load(types::I64, mf(), sp, 24);
-                    let (first, count) = clip(g, lo, hi, y0, len);
+                    let whole = d.extent.is_some_and(|e| g.known(lo) == Some(0) && g.known(hi) == Some(e));
+                    let (first, count) = if whole { (g.c(0), len) } else { clip(g, lo, hi, y0, len) };
                     let yf = g.add(ybase, y0);
                     let yf = g.add(yf, first);
                     let yo = g.mul(yf, d.os);
@@ -497,30 +506,34 @@ impl Moves {
                 // table pointer stepped by 8 (a table) or 0 (pointing at the descriptor).
                 let i = in_aff(g);
                 let zero = g.c(0);
-                let (is_table, tp, tstep) = if d.tables {
+                // The loop's values: position, input offset, output offset, and with tables
+                // the table pointer.
+                let mut init = vec![zero, i, out_seg];
+                let table = d.tables.then(|| {
                     let t = is(g, dyn_slice::KIND_TABLE);
                     let tab = table_at(g);
-                    let tp = g.b.ins().select(t, tab, p.sp);
+                    init.push(g.b.ins().select(t, tab, p.sp));
                     let eight = g.c(8);
-                    let step = g.b.ins().select(t, eight, zero);
-                    (Some(t), tp, step)
-                } else {
-                    (None, p.sp, zero)
-                };
+                    (t, g.b.ins().select(t, eight, zero))
+                });
                 g.while_loop(
-                    &[zero, i, tp, out_seg],
+                    &init,
                     |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], p.count),
                     |g, v| {
-                        let o = match is_table {
-                            Some(t) => {
-                                let e = g.b.ins().load(types::I64, mf(), v[2], 0);
+                        let o = match table {
+                            Some((t, _)) => {
+                                let e = g.b.ins().load(types::I64, mf(), v[3], 0);
                                 let e = g.add(in_off, e);
                                 g.b.ins().select(t, e, v[1])
                             }
                             None => v[1],
                         };
-                        next(g, o, v[3], floor);
-                        vec![g.addi(v[0], 1), g.add(v[1], p.stride), g.add(v[2], tstep), g.add(v[3], d.os)]
+                        next(g, o, v[2], floor);
+                        let mut step = vec![g.addi(v[0], 1), g.add(v[1], p.stride), g.add(v[2], d.os)];
+                        if let Some((_, tstep)) = table {
+                            step.push(g.add(v[3], tstep));
+                        }
+                        step
                     },
                 );
             }
@@ -630,7 +643,7 @@ impl<'n> StaticSlice<'n> {
     /// Lower `nest`; returns its argument block.
     pub fn emit(g: &mut Gen, nest: &'n LoopNest, elem: Elem) -> Vec<i64> {
         let mut block = Vec::new();
-        let looped = nest.looped_dims();
+        let looped = policy::walked_dims(nest);
         let words = nest
             .dims
             .iter()
@@ -700,6 +713,7 @@ impl<'n> StaticSlice<'n> {
                 fills: dim.segments().is_some_and(|s| s.iter().any(|s| s.run() == Run::Fill)),
                 repeats: dim.repeats(),
                 dense: self.dense[k],
+                extent: Some(dim.extent as i64),
             };
             let (a, b) = span(g);
             return self.moves.walk(g, d, a, b, in_off, out_off, next, floor, rest);
@@ -1020,6 +1034,7 @@ impl DynSlice {
             fills: self.fills,
             repeats: self.repeats,
             dense: !self.view,
+            extent: None,
         };
         let next = |g: &mut Gen, i: Value, o: Value, fl: Floor| self.dim(g, k + 1, i, o, fl);
         let next: Next<'_> = if k + 1 == self.depth { None } else { Some(&next) };

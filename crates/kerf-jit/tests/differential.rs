@@ -3,6 +3,7 @@
 //! tensors, zero and negative strides and starts far outside the input.
 
 use kerf_ir::plan::{AxisRead, Window};
+use kerf_ir::schedule::Run;
 use kerf_ir::tensor::{TensorView, ViewData};
 use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, SlicePlan, Tensor, reference};
 use kerf_jit::{Jit, JitSettings};
@@ -927,6 +928,39 @@ fn repeating_rows_and_tables() {
                 assert!(nest.dims.iter().any(|d| d.repeats()), "{nest}");
                 check_slice(&p, 5).unwrap();
             }
+        }
+    }
+}
+
+/// An outer dim with several segments that read (a pad's border rows and its middle)
+/// whose positions write long rows is walked from segment descriptors, so the row's code
+/// is emitted once instead of once per segment: the kernel calls memcpy from one place.
+/// Every padding mode and a few element widths, split over threads along the outer dim.
+#[test]
+fn padded_rows_are_walked() {
+    for (dtype, cols) in [(DType::U8, 1100u64), (DType::F32, 300), (DType::C128, 70)] {
+        for mode in BoundaryMode::ALL.into_iter().filter(|&m| m != BoundaryMode::StrictBounds) {
+            let plan = SlicePlan {
+                dtype,
+                input_shape: vec![4, 9, cols],
+                axes: vec![
+                    AxisRead { extent: 4, start: 0, step: 1 },
+                    AxisRead { extent: 13, start: -2, step: 1 },
+                    AxisRead { extent: cols + 9, start: -4, step: 1 },
+                ],
+                mode,
+                fill_bits: 0x3,
+                output_shape: vec![4, 13, cols + 9],
+                windows: Vec::new(),
+            };
+            let nest = kerf_ir::schedule::slice(&plan).unwrap();
+            let reading = nest.dims[1].segments().unwrap().iter().filter(|s| s.run() != Run::Fill).count();
+            assert_eq!(reading, if mode == BoundaryMode::Fill { 1 } else { 3 }, "{nest}");
+            let clif = jit().compile_plan(&Plan::Slice(plan.clone())).unwrap().clif().to_string();
+            // (Every call of memcpy imports it anew.)
+            let calls = clif.lines().filter(|l| l.contains(" = %Memcpy ")).count();
+            assert_eq!(calls, 1, "{mode} {dtype}\n{nest}\n{clif}");
+            check_slice(&plan, 60).unwrap();
         }
     }
 }
