@@ -24,19 +24,19 @@ pub(crate) const REVERSE_STRAIGHT_MAX_BYTES: u64 = 256;
 
 // ----- tiled blocks ---------------------------------------------------------------------
 
-/// Side of a tile of [`crate::tile::tile_copy`], in bytes of elements: one cache line per
-/// tile row and column, so that a tile reads and writes whole lines only.
-pub(crate) const TILE_BYTES: usize = 64;
+/// Rows of a tile of [`crate::tile::tile_copy`] (positions of the outer dim): the run of
+/// each input row a tile reads (256 bytes of f32, four lines).
+pub(crate) const TILE_ROWS: usize = 64;
 
-/// Tiles are moved in square groups of this many bytes of elements per side (256 × 256
-/// f32: 256 KiB read and written, inside the 1 MiB L2 cache and its TLB), a column of
-/// tiles at a time down each group. Measured on the project's shared AVX2 host (W2's crop
-/// from a transposed view, one thread, medians of 15 interleaved with W2's own row
-/// copies, a loaded machine): tiles in strips of rows without groups took 4.8–7.5 × W2's
-/// time, strips of rows in these groups 4.4–6.0 ×, columns of tiles in them 2.2–3.7 ×;
-/// group sides from 256 B to 16 KiB with columns of tiles were within the run-to-run
-/// noise of each other, and so were streamed and cached stores.
-pub(crate) const TILE_BLOCK_BYTES: usize = 1024;
+/// Bytes of each output row a tile writes (the tile's columns times the element width),
+/// in one run from the tile's buffer; the buffer, [`TILE_ROWS`] of these, is 32 KiB, the
+/// L1 cache. MEASURED
+pub(crate) const TILE_ROW_BYTES: usize = 512;
+
+/// Tiles go in bands of this many bytes of rows (1024 rows of f32: a page of each input
+/// row), a column of tiles at a time down each band, so that the input is read in runs of
+/// a page per row. MEASURED
+pub(crate) const TILE_BAND_BYTES: usize = 4096;
 
 /// An innermost dim tiles only when its input stride is at least this many bytes (every
 /// element on a cache line of its own: a plain row reads one element per line) ... (this
