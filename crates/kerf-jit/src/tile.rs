@@ -128,11 +128,11 @@ impl Block {
                 let part = Block { dst: self.dst_at(r, c, W), src: self.src_at(r, c), rows, cols, ..*self };
                 // SAFETY: the part's elements are elements of the block, its tiles fit in buf (tiles():
                 // rn ≤ TILE_ROWS, cn·W ≤ TILE_ROW_BYTES); AVX2 was detected for the AVX2 path, whose rows
-                // are adjacent (rs = 4) as it needs.
+                // are adjacent (rs = W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
-                    if W == 4 && self.rs == 4 && avx2() {
-                        part.buffered_4_avx2(buf, stream);
+                    if matches!(W, 2 | 4 | 8) && self.rs == W as isize && avx2() {
+                        part.buffered_avx2::<W>(buf, stream);
                         continue;
                     }
                     for (r0, c0, rn, cn) in part.tiles(W) {
@@ -178,21 +178,23 @@ impl Block {
         }
     }
 
-    /// [`Self::buffered`]'s tiles for 4-byte elements whose rows are adjacent in the source
-    /// (`rs` = 4), with AVX2: [`Self::to_buf_4_avx2`], and whole lines streamed inline.
+    /// [`Self::buffered`]'s tiles for 2-, 4- and 8-byte elements whose rows are adjacent in
+    /// the source (`rs` = `W`), with AVX2: [`Self::to_buf_avx2`], and whole lines streamed
+    /// inline.
     ///
     /// # Safety
-    /// As [`Self::buffered`], `buf` a [`TileBuf`]; AVX2 is available and `rs` = 4.
+    /// As [`Self::buffered`], `buf` a [`TileBuf`]; AVX2 is available, `W` is 2, 4 or 8 and
+    /// `rs` = `W`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn buffered_4_avx2(&self, buf: *mut u8, stream: bool) {
-        for (r0, c0, rn, cn) in self.tiles(4) {
-            // SAFETY: the tile's elements are block elements and fit in buf (tiles(): rn ≤ TILE_ROWS, cn·4 ≤
+    unsafe fn buffered_avx2<const W: usize>(&self, buf: *mut u8, stream: bool) {
+        for (r0, c0, rn, cn) in self.tiles(W) {
+            // SAFETY: the tile's elements are block elements and fit in buf (tiles(): rn ≤ TILE_ROWS, cn·W ≤
             // TILE_ROW_BYTES); AVX2 is on.
-            unsafe { self.to_buf_4_avx2(buf, r0, c0, rn, cn) };
-            let n = cn * 4;
+            unsafe { self.to_buf_avx2::<W>(buf, r0, c0, rn, cn) };
+            let n = cn * W;
             for r in 0..rn {
-                let (d, s) = (self.dst_at(r0 + r, c0, 4), buf.wrapping_add(r * TILE_ROW_BYTES));
+                let (d, s) = (self.dst_at(r0 + r, c0, W), buf.wrapping_add(r * TILE_ROW_BYTES));
                 let body = if stream && d.align_offset(LINE) == 0 { n / LINE * LINE } else { 0 };
                 // SAFETY: row r's n bytes are in buf and are block elements at d (not overlapping the source, nor
                 // buf); with body > 0, d is line-aligned and body ≤ n is a multiple of a line; AVX2 is on.
@@ -201,7 +203,7 @@ impl Block {
                         crate::stream::copy_body_avx2(d, s, body);
                     }
                     if body < n {
-                        self.put_rows(s.add(body), r0 + r, c0 * 4 + body, 1, n - body, stream);
+                        self.put_rows(s.add(body), r0 + r, c0 * W + body, 1, n - body, stream);
                     }
                 }
             }
@@ -232,39 +234,43 @@ impl Block {
         }
     }
 
-    /// [`Self::to_buf`] for 4-byte elements whose rows are adjacent in the source (`rs` =
-    /// 4): 8 × 8 squares are 8 loads of 8 rows each, transposed in registers, and 8 stores
-    /// into `buf`, each column of 8 squares down the tile in turn (a pair of squares reads
-    /// an input line whole); the edges go element by element.
+    /// [`Self::to_buf`] for 2-, 4- and 8-byte elements whose rows are adjacent in the source
+    /// (`rs` = `W`): squares of `k` = 8, 8, 4 (a vector of 16, 32, 32 bytes per side) are
+    /// `k` loads of `k` rows each, transposed in registers ([`square_2`], [`square_4`],
+    /// [`square_8`]), and `k` stores into `buf`, each column of squares down the tile in
+    /// turn (consecutive squares read an input line whole); the edges go element by element.
     ///
     /// # Safety
-    /// As [`Self::to_buf`]; AVX2 is available and `rs` = 4.
+    /// As [`Self::to_buf`]; AVX2 is available, `W` is 2, 4 or 8 and `rs` = `W`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn to_buf_4_avx2(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
-        let (r8, c8) = (rn / 8 * 8, cn / 8 * 8);
-        for cb in (0..c8).step_by(8) {
-            for rb in (0..r8).step_by(8) {
-                // SAFETY: rows rb..rb + 8 ≤ rn and columns cb..cb + 8 ≤ cn of the tile: block elements, and
-                // in buf (row k of the square at (rb + k)·TILE_ROW_BYTES + cb·4, 32 bytes); AVX2 is on.
+    unsafe fn to_buf_avx2<const W: usize>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
+        let k = if W == 8 { 4 } else { 8 };
+        let (rk, ck) = (rn / k * k, cn / k * k);
+        for cb in (0..ck).step_by(k) {
+            for rb in (0..rk).step_by(k) {
+                let (s, d) = (self.src_at(r0 + rb, c0 + cb), buf.wrapping_add(rb * TILE_ROW_BYTES + cb * W));
+                // SAFETY: rows rb..rb + k ≤ rn and columns cb..cb + k ≤ cn of the tile: block elements (column
+                // cb + j holds the square's k rows as k·W contiguous bytes at s + j·cs, rs = W), and in buf
+                // (row j of the square at d + j·TILE_ROW_BYTES, k·W bytes); AVX2 is on.
                 unsafe {
-                    let a = self.transpose_8x8(r0 + rb, c0 + cb);
-                    for (k, row) in a.into_iter().enumerate() {
-                        _mm256_storeu_ps(buf.add((rb + k) * TILE_ROW_BYTES + cb * 4).cast::<f32>(), row);
+                    match W {
+                        2 => square_2(s, self.cs, d),
+                        4 => square_4(s, self.cs, d),
+                        _ => square_8(s, self.cs, d),
                     }
                 }
             }
         }
-        // The edges: the columns past the last whole 8 for every row, the rows past the last whole 8
-        // for the other columns.
+        // The edges: the columns past the last whole square for every row, the rows past the last
+        // whole square for the other columns.
         for c in 0..cn {
-            let from = if c < c8 { r8 } else { 0 };
+            let from = if c < ck { rk } else { 0 };
             for r in from..rn {
                 // SAFETY: (r0 + r, c0 + c) is an element of the block, (r, c) one of the tile in buf.
                 unsafe {
-                    let x = self.src_at(r0 + r, c0 + c).cast::<u32>().read_unaligned();
-                    buf.add(r * TILE_ROW_BYTES + c * 4).cast::<u32>().write_unaligned(x);
-                }
+                    std::ptr::copy_nonoverlapping(self.src_at(r0 + r, c0 + c), buf.add(r * TILE_ROW_BYTES + c * W), W)
+                };
             }
         }
     }
@@ -281,67 +287,132 @@ impl Block {
             }
         }
     }
+}
 
-    /// Elements (rb..rb + 8, cb..cb + 8) of a block of 4-byte elements with `rs` = 4, as
-    /// the 8 rows of 8 columns each.
-    ///
-    /// # Safety
-    /// Those elements are in the block; AVX2 is available.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn transpose_8x8(&self, rb: usize, cb: usize) -> [__m256; 8] {
-        // SAFETY: column cb + k holds rows rb..rb + 8 as 32 contiguous bytes (rs = 4), inside the block.
-        let v: [__m256; 8] = std::array::from_fn(|k| unsafe { _mm256_loadu_ps(self.src_at(rb, cb + k).cast::<f32>()) });
-        let t0 = _mm256_unpacklo_ps(v[0], v[1]);
-        let t1 = _mm256_unpackhi_ps(v[0], v[1]);
-        let t2 = _mm256_unpacklo_ps(v[2], v[3]);
-        let t3 = _mm256_unpackhi_ps(v[2], v[3]);
-        let t4 = _mm256_unpacklo_ps(v[4], v[5]);
-        let t5 = _mm256_unpackhi_ps(v[4], v[5]);
-        let t6 = _mm256_unpacklo_ps(v[6], v[7]);
-        let t7 = _mm256_unpackhi_ps(v[6], v[7]);
-        let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
-        let s1 = _mm256_shuffle_ps::<0xee>(t0, t2);
-        let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
-        let s3 = _mm256_shuffle_ps::<0xee>(t1, t3);
-        let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
-        let s5 = _mm256_shuffle_ps::<0xee>(t4, t6);
-        let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
-        let s7 = _mm256_shuffle_ps::<0xee>(t5, t7);
-        [
-            _mm256_permute2f128_ps::<0x20>(s0, s4),
-            _mm256_permute2f128_ps::<0x20>(s1, s5),
-            _mm256_permute2f128_ps::<0x20>(s2, s6),
-            _mm256_permute2f128_ps::<0x20>(s3, s7),
-            _mm256_permute2f128_ps::<0x31>(s0, s4),
-            _mm256_permute2f128_ps::<0x31>(s1, s5),
-            _mm256_permute2f128_ps::<0x31>(s2, s6),
-            _mm256_permute2f128_ps::<0x31>(s3, s7),
-        ]
+/// An 8 × 8 square of 2-byte elements: input row j (the square's column j) the 16 bytes at
+/// `src + j·cs`, output row i (the square's row i) the 16 bytes at `dst + i·TILE_ROW_BYTES`.
+///
+/// # Safety
+/// Those bytes are readable and writable; AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8) {
+    // SAFETY: the 8 input rows of 16 bytes are readable (the caller's contract).
+    let a: [__m128i; 8] =
+        std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.wrapping_offset(j as isize * cs).cast()) });
+    let b: [__m128i; 8] = std::array::from_fn(|j| {
+        let (x, y) = (a[j / 4 * 4 + j % 2 * 2], a[j / 4 * 4 + j % 2 * 2 + 1]);
+        if j % 4 < 2 { _mm_unpacklo_epi16(x, y) } else { _mm_unpackhi_epi16(x, y) }
+    });
+    // b: (a0 a1) lo, (a2 a3) lo, (a0 a1) hi, (a2 a3) hi, then the same for a4..a7.
+    let c: [__m128i; 8] = std::array::from_fn(|j| {
+        let (x, y) = (b[j / 4 * 4 + j % 4 / 2 * 2], b[j / 4 * 4 + j % 4 / 2 * 2 + 1]);
+        if j % 2 == 0 { _mm_unpacklo_epi32(x, y) } else { _mm_unpackhi_epi32(x, y) }
+    });
+    // c[j] (j < 4) holds rows 2j, 2j + 1 of columns 0..4; c[4 + j] the same of columns 4..8.
+    for i in 0..8 {
+        let (x, y) = (c[i / 2], c[4 + i / 2]);
+        let row = if i % 2 == 0 { _mm_unpacklo_epi64(x, y) } else { _mm_unpackhi_epi64(x, y) };
+        // SAFETY: output row i's 16 bytes are writable (the caller's contract).
+        unsafe { _mm_storeu_si128(dst.add(i * TILE_ROW_BYTES).cast(), row) };
+    }
+}
+
+/// An 8 × 8 square of 4-byte elements, as [`square_2`] with rows of 32 bytes.
+///
+/// # Safety
+/// As [`square_2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8) {
+    // SAFETY: the 8 input rows of 32 bytes are readable (the caller's contract).
+    let v: [__m256; 8] =
+        std::array::from_fn(|j| unsafe { _mm256_loadu_ps(src.wrapping_offset(j as isize * cs).cast()) });
+    let t0 = _mm256_unpacklo_ps(v[0], v[1]);
+    let t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    let t2 = _mm256_unpacklo_ps(v[2], v[3]);
+    let t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    let t4 = _mm256_unpacklo_ps(v[4], v[5]);
+    let t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    let t6 = _mm256_unpacklo_ps(v[6], v[7]);
+    let t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+    let s1 = _mm256_shuffle_ps::<0xee>(t0, t2);
+    let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+    let s3 = _mm256_shuffle_ps::<0xee>(t1, t3);
+    let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+    let s5 = _mm256_shuffle_ps::<0xee>(t4, t6);
+    let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+    let s7 = _mm256_shuffle_ps::<0xee>(t5, t7);
+    let rows = [
+        _mm256_permute2f128_ps::<0x20>(s0, s4),
+        _mm256_permute2f128_ps::<0x20>(s1, s5),
+        _mm256_permute2f128_ps::<0x20>(s2, s6),
+        _mm256_permute2f128_ps::<0x20>(s3, s7),
+        _mm256_permute2f128_ps::<0x31>(s0, s4),
+        _mm256_permute2f128_ps::<0x31>(s1, s5),
+        _mm256_permute2f128_ps::<0x31>(s2, s6),
+        _mm256_permute2f128_ps::<0x31>(s3, s7),
+    ];
+    for (i, row) in rows.into_iter().enumerate() {
+        // SAFETY: output row i's 32 bytes are writable (the caller's contract).
+        unsafe { _mm256_storeu_ps(dst.add(i * TILE_ROW_BYTES).cast(), row) };
+    }
+}
+
+/// A 4 × 4 square of 8-byte elements, as [`square_2`] with rows of 32 bytes.
+///
+/// # Safety
+/// As [`square_2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8) {
+    // SAFETY: the 4 input rows of 32 bytes are readable (the caller's contract).
+    let v: [__m256d; 4] =
+        std::array::from_fn(|j| unsafe { _mm256_loadu_pd(src.wrapping_offset(j as isize * cs).cast()) });
+    let t0 = _mm256_unpacklo_pd(v[0], v[1]);
+    let t1 = _mm256_unpackhi_pd(v[0], v[1]);
+    let t2 = _mm256_unpacklo_pd(v[2], v[3]);
+    let t3 = _mm256_unpackhi_pd(v[2], v[3]);
+    let rows = [
+        _mm256_permute2f128_pd::<0x20>(t0, t2),
+        _mm256_permute2f128_pd::<0x20>(t1, t3),
+        _mm256_permute2f128_pd::<0x31>(t0, t2),
+        _mm256_permute2f128_pd::<0x31>(t1, t3),
+    ];
+    for (i, row) in rows.into_iter().enumerate() {
+        // SAFETY: output row i's 32 bytes are writable (the caller's contract).
+        unsafe { _mm256_storeu_pd(dst.add(i * TILE_ROW_BYTES).cast(), row) };
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{
-    __m256, _mm256_loadu_ps, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_unpackhi_ps,
-    _mm256_unpacklo_ps,
+    __m128i, __m256, __m256d, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_unpackhi_epi64, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_loadu_pd, _mm256_loadu_ps,
+    _mm256_permute2f128_pd, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_storeu_pd, _mm256_storeu_ps,
+    _mm256_unpackhi_pd, _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps,
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every width, block shapes with edges smaller than a tile, strides of both signs and
-    /// with gaps, output rows a whole number of lines apart or not, streamed or not: each
-    /// element from its source address, nothing else written.
+    /// Every width, block shapes with edges smaller than a tile and larger than a tile and
+    /// a band, strides of both signs and with gaps, input rows a whole number of lines
+    /// apart or not, input and output at line starts or not, output rows a whole number of
+    /// lines apart or not, streamed or not: each element from its source address, nothing
+    /// else written.
     #[test]
     fn tile_copy_moves_every_element() {
-        let shapes = [(0, 5), (5, 0), (1, 1), (3, 70), (70, 3), (17, 9), (64, 64), (65, 129)];
+        let shapes = [(0, 5), (5, 0), (1, 1), (3, 70), (70, 3), (17, 9), (64, 64), (65, 129), (130, 300), (1100, 20)];
         for w in [1usize, 2, 3, 4, 8, 16] {
             for (rows, cols) in shapes {
                 let (ri, ci) = (rows as isize, cols as isize);
-                // (rs, cs) in elements: transposed, transposed with gaps, reversed, plain.
-                for (rs, cs) in [(1, ri), (2, 2 * ri + 1), (-1, -ri), (ci, 1)] {
+                // (rs, cs) in elements: transposed, transposed with input rows a whole number of lines
+                // apart, transposed with gaps, reversed, plain.
+                let lines = (rows as usize).max(1).next_multiple_of(64) as isize;
+                for (rs, cs) in [(1, ri), (1, lines), (2, 2 * ri + 1), (-1, -ri), (ci, 1)] {
                     for (stream, ds) in [(0, cols + 3), (1, cols + 3), (1, (cols * w).next_multiple_of(64) / w)] {
                         check(w, rows, cols, rs, cs, ds, stream);
                     }
@@ -353,14 +424,19 @@ mod tests {
     fn check(w: usize, rows: usize, cols: usize, rs: isize, cs: isize, ds: usize, stream: usize) {
         let span = |s: isize, n: usize| s.unsigned_abs() * n.saturating_sub(1);
         let len = (span(rs, rows) + span(cs, cols) + 1) * w;
-        let src: Vec<u8> = (0..len).map(|k| (k * 7 + 1) as u8).collect();
-        // The element of lowest address is at byte 0.
+        let mut src = vec![0u8; len + 128];
+        // The element of lowest address is at byte `lo`, a line start or `w` past one.
         let first = (if rs < 0 { span(rs, rows) } else { 0 } + if cs < 0 { span(cs, cols) } else { 0 }) * w;
-        for pad in [64, 64 + w] {
+        for (pad, shift) in [(64, 0), (64 + w, 0), (64, w), (64 + w, w)] {
+            let lo = src.as_ptr().align_offset(64) + shift;
+            for (k, b) in src[lo..lo + len].iter_mut().enumerate() {
+                *b = (k * 7 + 1) as u8;
+            }
+            let first = lo + first;
             let mut dst = vec![0xeeu8; rows * ds * w + 2 * pad + 64];
             let at = pad + dst.as_ptr().align_offset(64);
             let (rsb, csb, dsb) = (rs * w as isize, cs * w as isize, (ds * w) as isize);
-            // SAFETY: every (r, c) reads src[first + r·rsb + c·csb .. + w] inside src, and writes
+            // SAFETY: every (r, c) reads src[first + r·rsb + c·csb .. + w] inside src (lo + len ≤ src.len()), and writes
             // dst[at + r·dsb + c·w .. + w] inside dst.
             unsafe {
                 tile_copy(dst.as_mut_ptr().add(at), src.as_ptr().add(first), rows, cols, rsb, csb, dsb, w, stream)
@@ -374,7 +450,10 @@ mod tests {
                     want[d..d + w].copy_from_slice(&src[s..s + w]);
                 }
             }
-            assert_eq!(dst, want, "w {w} rows {rows} cols {cols} rs {rs} cs {cs} ds {ds} stream {stream} pad {pad}");
+            assert_eq!(
+                dst, want,
+                "w {w} rows {rows} cols {cols} rs {rs} cs {cs} ds {ds} stream {stream} pad {pad} shift {shift}"
+            );
         }
     }
 }
