@@ -105,7 +105,7 @@ impl Block {
     }
 
     /// Every tile transposed into a [`TileBuf`] (squares of a line per side, see
-    /// [`Self::to_buf`]), whose rows then go out as one run each ([`Self::put_rows`]).
+    /// [`Self::transpose_into`]), whose rows then go out as one run each ([`Self::put_rows`]).
     ///
     /// # Safety
     /// [`tile_copy`]'s contract; `T` is `W` bytes wide and `W` is at most a line.
@@ -136,7 +136,7 @@ impl Block {
                         continue;
                     }
                     for (r0, c0, rn, cn) in part.tiles(W) {
-                        part.to_buf::<W, T>(buf, r0, c0, rn, cn);
+                        part.transpose_into::<W, T>(buf, r0, c0, rn, cn);
                         part.put_rows(buf, r0, c0 * W, rn, cn * W, stream);
                     }
                 }
@@ -179,7 +179,7 @@ impl Block {
     }
 
     /// [`Self::buffered`]'s tiles for 2-, 4- and 8-byte elements whose rows are adjacent in
-    /// the source (`rs` = `W`), with AVX2: [`Self::to_buf_avx2`], and whole lines streamed
+    /// the source (`rs` = `W`), with AVX2: [`Self::transpose_avx2`], and whole lines streamed
     /// inline.
     ///
     /// # Safety
@@ -191,7 +191,7 @@ impl Block {
         for (r0, c0, rn, cn) in self.tiles(W) {
             // SAFETY: the tile's elements are block elements and fit in buf (tiles(): rn ≤ TILE_ROWS, cn·W ≤
             // TILE_ROW_BYTES); AVX2 is on.
-            unsafe { self.to_buf_avx2::<W>(buf, r0, c0, rn, cn) };
+            unsafe { self.transpose_avx2::<W>(buf, r0, c0, rn, cn) };
             let n = cn * W;
             for r in 0..rn {
                 let (d, s) = (self.dst_at(r0 + r, c0, W), buf.wrapping_add(r * TILE_ROW_BYTES));
@@ -217,7 +217,7 @@ impl Block {
     ///
     /// # Safety
     /// The tile's elements are block elements and fit in `buf` as above.
-    unsafe fn to_buf<const W: usize, T: Copy>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
+    unsafe fn transpose_into<const W: usize, T: Copy>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
         let k = LINE / W;
         for mc in (0..cn).step_by(k) {
             for mr in (0..rn).step_by(k) {
@@ -234,17 +234,17 @@ impl Block {
         }
     }
 
-    /// [`Self::to_buf`] for 2-, 4- and 8-byte elements whose rows are adjacent in the source
+    /// [`Self::transpose_into`] for 2-, 4- and 8-byte elements whose rows are adjacent in the source
     /// (`rs` = `W`): squares of `k` = 8, 8, 4 (a vector of 16, 32, 32 bytes per side) are
     /// `k` loads of `k` rows each, transposed in registers ([`square_2`], [`square_4`],
     /// [`square_8`]), and `k` stores into `buf`, each column of squares down the tile in
     /// turn (consecutive squares read an input line whole); the edges go element by element.
     ///
     /// # Safety
-    /// As [`Self::to_buf`]; AVX2 is available, `W` is 2, 4 or 8 and `rs` = `W`.
+    /// As [`Self::transpose_into`]; AVX2 is available, `W` is 2, 4 or 8 and `rs` = `W`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn to_buf_avx2<const W: usize>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
+    unsafe fn transpose_avx2<const W: usize>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
         let k = if W == 8 { 4 } else { 8 };
         let (rk, ck) = (rn / k * k, cn / k * k);
         for cb in (0..ck).step_by(k) {
@@ -411,7 +411,7 @@ mod tests {
                 let (ri, ci) = (rows as isize, cols as isize);
                 // (rs, cs) in elements: transposed, transposed with input rows a whole number of lines
                 // apart, transposed with gaps, reversed, plain.
-                let lines = (rows as usize).max(1).next_multiple_of(64) as isize;
+                let lines = usize::max(rows, 1).next_multiple_of(64) as isize;
                 for (rs, cs) in [(1, ri), (1, lines), (2, 2 * ri + 1), (-1, -ri), (ci, 1)] {
                     for (stream, ds) in [(0, cols + 3), (1, cols + 3), (1, (cols * w).next_multiple_of(64) / w)] {
                         check(w, rows, cols, rs, cs, ds, stream);
