@@ -2,8 +2,8 @@
 //! read in place from a transposed ndarray view and from a stride-2 view, against the
 //! same crop of a contiguous array and against copying the view to a contiguous array
 //! first. Medians of interleaved samples, each sample at least 20 µs of calls. An
-//! optional element width in bytes (2, 4 or 8: u16, f32, u64) runs the same crop for
-//! that width (f16 and f64 transposes move the same bytes).
+//! optional element width in bytes (1, 2, 4, 8 or 16: u8, u16, f32, u64, complex f64)
+//! runs the same crop for that width (f16 and f64 transposes move the same bytes).
 //!
 //!     cargo run --release -p kerf --features ndarray --example v1_views [-- ITERS [WIDTH]]
 
@@ -48,10 +48,12 @@ fn main() -> Result<(), kerf::Error> {
     let arg = |k: usize| std::env::args().nth(k).and_then(|a| a.parse::<usize>().ok());
     let iters = arg(1).unwrap_or(21);
     match arg(2).unwrap_or(4) {
+        1 => v1(iters, |k| k as u8),
         2 => v1(iters, |k| k as u16),
         4 => v1(iters, |k| k as f32),
         8 => v1(iters, |k| k as u64),
-        w => panic!("element width {w}: expected 2, 4 or 8"),
+        16 => v1(iters, |k| kerf::num_complex::Complex::new(k as f64, -(k as f64))),
+        w => panic!("element width {w}: expected 1, 2, 4, 8 or 16"),
     }
 }
 
