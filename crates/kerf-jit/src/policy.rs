@@ -24,18 +24,32 @@ pub(crate) const REVERSE_STRAIGHT_MAX_BYTES: u64 = 256;
 
 // ----- tiled blocks ---------------------------------------------------------------------
 
-/// Rows of a tile of [`crate::tile::tile_copy`] (positions of the outer dim): the run of
-/// each input row a tile reads (256 bytes of f32, four lines).
+/// Rows of a tile of [`crate::tile::tile_copy`] (positions of the outer dim): each tile
+/// reads a run of this many elements of each of its input rows (256 bytes of f32).
+/// Measured with [`TILE_ROW_BYTES`] below.
 pub(crate) const TILE_ROWS: usize = 64;
 
-/// Bytes of each output row a tile writes (the tile's columns times the element width),
-/// in one run from the tile's buffer; the buffer, [`TILE_ROWS`] of these, is 32 KiB, the
-/// L1 cache. MEASURED
+/// Bytes of each output row a tile writes (the tile's columns times the element width):
+/// the tile is transposed into a buffer of [`TILE_ROWS`] rows of this many bytes (32 KiB,
+/// the L1 cache), whose rows then go out as runs. Measured on the project's shared AVX2
+/// host (W2's crop from a transposed f32 view, 32 MiB out, one thread, streamed, medians
+/// of 21 interleaved with W2's own row copies, a stand-alone copy of the tile loop on
+/// line-aligned buffers): square tiles of a line per side written straight out (the
+/// previous shape) took 2.2–2.4 × W2's time; their writes alone took 1.7–1.9 × W2 (runs of
+/// one line, each to another page), against 0.5 × for runs of 512 bytes and more; tiles
+/// of 64 rows × 512 bytes took 1.55–1.6 ×, 64 × 256 or 16 × 512 1.7–1.8 ×, 32 × 512
+/// 2.0–2.1 ×; 128 × 512 (a 64 KiB buffer) no better. In the caches (a 2 MiB output,
+/// cached stores) the same tiles took 1.2 × W2's time, the previous ones 2.0–2.3 ×.
+/// Reading the block alone costs about W2's whole time and writing it half of that; the
+/// two barely overlap, which is what keeps a transposed read above W2 on this host.
 pub(crate) const TILE_ROW_BYTES: usize = 512;
 
 /// Tiles go in bands of this many bytes of rows (1024 rows of f32: a page of each input
-/// row), a column of tiles at a time down each band, so that the input is read in runs of
-/// a page per row. MEASURED
+/// row), a column of tiles at a time down each band, so that each input row is read a
+/// page at a time. Measured as above with 64 × 512-byte tiles: bands of 256 bytes (the
+/// previous groups' side) 1.7–2.0 × W2, 4 KiB 1.56–1.69 ×, the whole height 1.55–1.64 ×
+/// (within the noise of 4 KiB, which bounds the output rows a band keeps open for
+/// taller blocks).
 pub(crate) const TILE_BAND_BYTES: usize = 4096;
 
 /// An innermost dim tiles only when its input stride is at least this many bytes (every
