@@ -105,7 +105,11 @@ impl Block {
     }
 
     /// Every tile transposed into a [`TileBuf`] (squares of a line per side, see
-    /// [`Self::transpose_into`]), whose rows then go out as one run each ([`Self::put_rows`]).
+    /// [`Self::transpose_into`]), whose rows then go out as one run each ([`Self::put_rows`])
+    /// while the next tile's input is prefetched ([`Self::prefetch_below`]; measured on V1's
+    /// crop: 1.64–1.84 × W2's time for f32 against 1.96–2.26 × without, 15–25 % less time for
+    /// 2- and 8-byte elements; into the L2 cache rather than the L1 no worse for f32, better
+    /// for the others).
     ///
     /// # Safety
     /// [`tile_copy`]'s contract; `T` is `W` bytes wide and `W` is at most a line.
@@ -137,10 +141,30 @@ impl Block {
                     }
                     for (r0, c0, rn, cn) in part.tiles(W) {
                         part.transpose_into::<W, T>(buf, r0, c0, rn, cn);
-                        part.put_rows(buf, r0, c0 * W, rn, cn * W, stream);
+                        for r in 0..rn {
+                            part.prefetch_below(W, (r0, c0, rn, cn), r);
+                            part.put_rows(buf.add(r * TILE_ROW_BYTES), r0 + r, c0 * W, 1, cn * W, stream);
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// Part `r` of `rn` of the input lines of the tile below `tile` (r0, c0, rn, cn) of
+    /// `w`-byte elements, into the L2 cache: called once for each row of the tile as it goes
+    /// out, so that the reads of the next tile overlap the writes of this one.
+    #[inline(always)]
+    fn prefetch_below(&self, w: usize, (r0, c0, rn, cn): (usize, usize, usize, usize), r: usize) {
+        let lines = (rn * w).div_ceil(LINE);
+        let next = if r0 + rn < self.rows { cn * lines } else { 0 };
+        for p in next * r / rn..next * (r + 1) / rn {
+            let _at = self.src_at(r0 + rn, c0 + p / lines).wrapping_add(p % lines * LINE);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a prefetch only hints (any address, no fault); SSE is part of x86-64.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T1>(_at.cast::<i8>())
+            };
         }
     }
 
@@ -179,8 +203,8 @@ impl Block {
     }
 
     /// [`Self::buffered`]'s tiles for 2-, 4- and 8-byte elements whose rows are adjacent in
-    /// the source (`rs` = `W`), with AVX2: [`Self::transpose_avx2`], and whole lines streamed
-    /// inline.
+    /// the source (`rs` = `W`), with AVX2: [`Self::transpose_avx2`], and whole lines
+    /// streamed inline.
     ///
     /// # Safety
     /// As [`Self::buffered`], `buf` a [`TileBuf`]; AVX2 is available, `W` is 2, 4 or 8 and
@@ -194,6 +218,7 @@ impl Block {
             unsafe { self.transpose_avx2::<W>(buf, r0, c0, rn, cn) };
             let n = cn * W;
             for r in 0..rn {
+                self.prefetch_below(W, (r0, c0, rn, cn), r);
                 let (d, s) = (self.dst_at(r0 + r, c0, W), buf.wrapping_add(r * TILE_ROW_BYTES));
                 let body = if stream && d.align_offset(LINE) == 0 { n / LINE * LINE } else { 0 };
                 // SAFETY: row r's n bytes are in buf and are block elements at d (not overlapping the source, nor
@@ -388,10 +413,10 @@ unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8) {
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{
-    __m128i, __m256, __m256d, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
-    _mm_unpackhi_epi64, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_loadu_pd, _mm256_loadu_ps,
-    _mm256_permute2f128_pd, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_storeu_pd, _mm256_storeu_ps,
-    _mm256_unpackhi_pd, _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps,
+    __m128i, __m256, __m256d, _MM_HINT_T1, _mm_loadu_si128, _mm_prefetch, _mm_storeu_si128, _mm_unpackhi_epi16,
+    _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    _mm256_loadu_pd, _mm256_loadu_ps, _mm256_permute2f128_pd, _mm256_permute2f128_ps, _mm256_shuffle_ps,
+    _mm256_storeu_pd, _mm256_storeu_ps, _mm256_unpackhi_pd, _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps,
 };
 
 #[cfg(test)]
