@@ -40,8 +40,10 @@ pub(crate) const TILE_ROWS: usize = 64;
 /// of 64 rows × 512 bytes took 1.55–1.6 ×, 64 × 256 or 16 × 512 1.7–1.8 ×, 32 × 512
 /// 2.0–2.1 ×; 128 × 512 (a 64 KiB buffer) no better. In the caches (a 2 MiB output,
 /// cached stores) the same tiles took 1.2 × W2's time, the previous ones 2.0–2.3 ×.
-/// Reading the block alone costs about W2's whole time and writing it half of that; the
-/// two barely overlap, which is what keeps a transposed read above W2 on this host.
+/// Reading the block alone (the loads and transposes without the stores) took about W2's
+/// whole time and writing it (the stores alone) half of that, and the two added up: what
+/// keeps a transposed read above W2 on this host. Prefetching the next tile's input while
+/// a tile goes out (see [`crate::tile`]) overlaps them in part.
 pub(crate) const TILE_ROW_BYTES: usize = 512;
 
 /// Tiles go in bands of this many bytes of rows (1024 rows of f32: a page of each input
