@@ -135,7 +135,7 @@ impl Block {
                 // are adjacent (rs = W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
-                    if matches!(W, 2 | 4 | 8) && self.rs == W as isize && avx2() {
+                    if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && avx2() {
                         part.buffered_avx2::<W>(buf, stream);
                         continue;
                     }
@@ -202,13 +202,13 @@ impl Block {
         }
     }
 
-    /// [`Self::buffered`]'s tiles for 2-, 4- and 8-byte elements whose rows are adjacent in
-    /// the source (`rs` = `W`), with AVX2: [`Self::transpose_avx2`], and whole lines
+    /// [`Self::buffered`]'s tiles for 1-, 2-, 4- and 8-byte elements whose rows are adjacent
+    /// in the source (`rs` = `W`), with AVX2: [`Self::transpose_avx2`], and whole lines
     /// streamed inline.
     ///
     /// # Safety
-    /// As [`Self::buffered`], `buf` a [`TileBuf`]; AVX2 is available, `W` is 2, 4 or 8 and
-    /// `rs` = `W`.
+    /// As [`Self::buffered`], `buf` a [`TileBuf`]; AVX2 is available, `W` is 1, 2, 4 or 8
+    /// and `rs` = `W`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn buffered_avx2<const W: usize>(&self, buf: *mut u8, stream: bool) {
@@ -259,18 +259,22 @@ impl Block {
         }
     }
 
-    /// [`Self::transpose_into`] for 2-, 4- and 8-byte elements whose rows are adjacent in the source
-    /// (`rs` = `W`): squares of `k` = 8, 8, 4 (a vector of 16, 32, 32 bytes per side) are
-    /// `k` loads of `k` rows each, transposed in registers ([`square_2`], [`square_4`],
-    /// [`square_8`]), and `k` stores into `buf`, each column of squares down the tile in
+    /// [`Self::transpose_into`] for 1-, 2-, 4- and 8-byte elements whose rows are adjacent in the
+    /// source (`rs` = `W`): squares of `k` = 16, 8, 8, 4 (a vector of 16, 16, 32, 32 bytes per
+    /// side) are `k` loads of `k` rows each, transposed in registers ([`square_1`],
+    /// [`square_2`], [`square_4`], [`square_8`]), and `k` stores into `buf`, each column of squares down the tile in
     /// turn (consecutive squares read an input line whole); the edges go element by element.
     ///
     /// # Safety
-    /// As [`Self::transpose_into`]; AVX2 is available, `W` is 2, 4 or 8 and `rs` = `W`.
+    /// As [`Self::transpose_into`]; AVX2 is available, `W` is 1, 2, 4 or 8 and `rs` = `W`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn transpose_avx2<const W: usize>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
-        let k = if W == 8 { 4 } else { 8 };
+        let k = match W {
+            1 => 16,
+            8 => 4,
+            _ => 8,
+        };
         let (rk, ck) = (rn / k * k, cn / k * k);
         for cb in (0..ck).step_by(k) {
             for rb in (0..rk).step_by(k) {
@@ -280,6 +284,7 @@ impl Block {
                 // (row j of the square at d + j·TILE_ROW_BYTES, k·W bytes); AVX2 is on.
                 unsafe {
                     match W {
+                        1 => square_1(s, self.cs, d),
                         2 => square_2(s, self.cs, d),
                         4 => square_4(s, self.cs, d),
                         _ => square_8(s, self.cs, d),
@@ -311,6 +316,42 @@ impl Block {
                 }
             }
         }
+    }
+}
+
+/// A 16 × 16 square of bytes: input row j (the square's column j) the 16 bytes at
+/// `src + j·cs`, output row i (the square's row i) the 16 bytes at `dst + i·TILE_ROW_BYTES`.
+/// Four rounds of unpacking pairs 8 apart (bytes, then pairs, quads, octets) leave row i in
+/// register i when the input rows are loaded in bit-reversed order.
+///
+/// # Safety
+/// Those bytes are readable and writable; AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn square_1(src: *const u8, cs: isize, dst: *mut u8) {
+    const REV: [isize; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
+    // SAFETY: the 16 input rows of 16 bytes are readable (the caller's contract).
+    let mut x: [__m128i; 16] =
+        std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.wrapping_offset(REV[j] * cs).cast()) });
+    x = std::array::from_fn(|j| {
+        let (a, b) = (x[j / 2], x[j / 2 + 8]);
+        if j % 2 == 0 { _mm_unpacklo_epi8(a, b) } else { _mm_unpackhi_epi8(a, b) }
+    });
+    x = std::array::from_fn(|j| {
+        let (a, b) = (x[j / 2], x[j / 2 + 8]);
+        if j % 2 == 0 { _mm_unpacklo_epi16(a, b) } else { _mm_unpackhi_epi16(a, b) }
+    });
+    x = std::array::from_fn(|j| {
+        let (a, b) = (x[j / 2], x[j / 2 + 8]);
+        if j % 2 == 0 { _mm_unpacklo_epi32(a, b) } else { _mm_unpackhi_epi32(a, b) }
+    });
+    x = std::array::from_fn(|j| {
+        let (a, b) = (x[j / 2], x[j / 2 + 8]);
+        if j % 2 == 0 { _mm_unpacklo_epi64(a, b) } else { _mm_unpackhi_epi64(a, b) }
+    });
+    for (i, row) in x.into_iter().enumerate() {
+        // SAFETY: output row i's 16 bytes are writable (the caller's contract).
+        unsafe { _mm_storeu_si128(dst.add(i * TILE_ROW_BYTES).cast(), row) };
     }
 }
 
@@ -413,10 +454,11 @@ unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8) {
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{
-    __m128i, __m256, __m256d, _MM_HINT_T1, _mm_loadu_si128, _mm_prefetch, _mm_storeu_si128, _mm_unpackhi_epi16,
-    _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
-    _mm256_loadu_pd, _mm256_loadu_ps, _mm256_permute2f128_pd, _mm256_permute2f128_ps, _mm256_shuffle_ps,
-    _mm256_storeu_pd, _mm256_storeu_ps, _mm256_unpackhi_pd, _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps,
+    __m128i, __m256, __m256d, _MM_HINT_T1, _mm_loadu_si128, _mm_prefetch, _mm_storeu_si128, _mm_unpackhi_epi8,
+    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+    _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_permute2f128_pd,
+    _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_storeu_pd, _mm256_storeu_ps, _mm256_unpackhi_pd,
+    _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps,
 };
 
 #[cfg(test)]
