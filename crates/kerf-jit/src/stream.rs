@@ -73,7 +73,7 @@ pub(crate) unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usi
 /// available.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn copy_body_avx2(dst: *mut u8, src: *const u8, n: usize) {
+pub(crate) unsafe fn copy_body_avx2(dst: *mut u8, src: *const u8, n: usize) {
     use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256};
     let mut at = 0;
     while at < n {

@@ -1,12 +1,14 @@
 //! V1 (WORKLOADS.md): W2's crop (tensorrt.slice f32 [4096, 4096] → columns 1024..3072)
 //! read in place from a transposed ndarray view and from a stride-2 view, against the
 //! same crop of a contiguous array and against copying the view to a contiguous array
-//! first. Medians of interleaved samples, each sample at least 20 µs of calls.
+//! first. Medians of interleaved samples, each sample at least 20 µs of calls. An
+//! optional element width in bytes (1, 2, 4, 8 or 16: u8, u16, f32, u64, complex f64)
+//! runs the same crop for that width (f16 and f64 transposes move the same bytes).
 //!
-//!     cargo run --release -p kerf --features ndarray --example v1_views [-- ITERS]
+//!     cargo run --release -p kerf --features ndarray --example v1_views [-- ITERS [WIDTH]]
 
-use kerf::ndarray::{StridedKernel, run_into};
-use kerf::{AxisRead, BoundaryMode, DType, Jit, SlicePlan};
+use kerf::ndarray::{Element, StridedKernel, run_into};
+use kerf::{AxisRead, BoundaryMode, Jit, SlicePlan};
 use ndarray::{Array2, ArrayView2, s};
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -43,9 +45,23 @@ fn measure(iters: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
 }
 
 fn main() -> Result<(), kerf::Error> {
-    let iters: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(21);
+    let arg = |k: usize| std::env::args().nth(k).and_then(|a| a.parse::<usize>().ok());
+    let iters = arg(1).unwrap_or(21);
+    match arg(2).unwrap_or(4) {
+        1 => v1(iters, |k| k as u8),
+        2 => v1(iters, |k| k as u16),
+        4 => v1(iters, |k| k as f32),
+        8 => v1(iters, |k| k as u64),
+        16 => v1(iters, |k| kerf::num_complex::Complex::new(k as f64, -(k as f64))),
+        w => panic!("element width {w}: expected 1, 2, 4, 8 or 16"),
+    }
+}
+
+/// V1 for elements of type `T`, element k of the contiguous array being `of(k)`.
+fn v1<T: Element + Default + PartialEq + std::fmt::Debug>(iters: usize, of: fn(usize) -> T) -> Result<(), kerf::Error> {
+    let w = std::mem::size_of::<T>();
     let plan = SlicePlan {
-        dtype: DType::F32,
+        dtype: T::DTYPE,
         input_shape: vec![N as u64, N as u64],
         axes: vec![AxisRead { extent: N as u64, start: 0, step: 1 }, AxisRead { extent: 2048, start: 1024, step: 1 }],
         mode: BoundaryMode::StrictBounds,
@@ -54,16 +70,16 @@ fn main() -> Result<(), kerf::Error> {
         windows: vec![],
     };
     let jit = Jit::default();
-    let contiguous = Array2::from_shape_fn((N, N), |(i, j)| (i * N + j) as f32);
-    let wide = Array2::from_shape_fn((N, 2 * N), |(i, j)| (i * 2 * N + j) as f32);
+    let contiguous = Array2::from_shape_fn((N, N), |(i, j)| of(i * N + j));
+    let wide = Array2::from_shape_fn((N, 2 * N), |(i, j)| of(i * 2 * N + j));
     let transposed = contiguous.t();
     let stride2 = wide.slice(s![.., ..;2]);
     let w2 = jit.compile_plan(&kerf::Plan::Slice(plan.clone()))?;
     let k_t = StridedKernel::new(&jit, &plan, &transposed)?;
     let k_s = StridedKernel::new(&jit, &plan, &stride2)?;
-    let mut out = Array2::<f32>::zeros((N, 2048));
-    let staging = Array2::<f32>::zeros((N, N));
-    let (src, mut dst) = (vec![3u8; N * 2048 * 4], vec![1u8; N * 2048 * 4]);
+    let mut out = Array2::<T>::default((N, 2048));
+    let staging = Array2::<T>::default((N, N));
+    let (src, mut dst) = (vec![3u8; N * 2048 * w], vec![1u8; N * 2048 * w]);
     // Every variant gives the same crop of the same logical array.
     k_t.run(transposed, out.view_mut())?;
     assert_eq!(out, transposed.slice(s![.., 1024..3072]));
@@ -73,7 +89,7 @@ fn main() -> Result<(), kerf::Error> {
     // One output and one staging array, shared by the timed closures.
     let (out, staging) = (RefCell::new(out), RefCell::new(staging));
     let o = || out.borrow_mut();
-    let copied_first = |v: ArrayView2<'_, f32>| {
+    let copied_first = |v: ArrayView2<'_, T>| {
         let mut st = staging.borrow_mut();
         st.assign(&v);
         run_into(w2, Some(st.view()), o().view_mut()).unwrap()
@@ -97,7 +113,7 @@ fn main() -> Result<(), kerf::Error> {
         "V1 stride-2, copied first",
         "memcpy of the output",
     ];
-    println!("V1: W2's crop, {} output bytes, median of {iters} samples", N * 2048 * 4);
+    println!("V1: W2's crop, {w}-byte elements, {} output bytes, median of {iters} samples", N * 2048 * w);
     for (name, ns) in names.iter().zip(&r) {
         println!("  {name:<30} {:>10.3} ms  {:>6.3} x W2 contiguous", ns / 1e6, ns / r[0]);
     }
