@@ -78,7 +78,16 @@ struct Block {
 
 /// A tile's elements, row after row, each row [`TILE_ROW_BYTES`] apart.
 #[repr(align(64))]
-struct TileBuf(std::mem::MaybeUninit<[u8; TILE_ROWS * TILE_ROW_BYTES]>);
+struct TileBuf {
+    _bytes: [u8; TILE_ROWS * TILE_ROW_BYTES],
+}
+
+thread_local! {
+    /// One [`TileBuf`] per thread, on the heap: kernels run on their callers' threads,
+    /// whose stacks may be small (32 KiB more there could overflow one). Taken while in
+    /// use.
+    static TILE_BUF: std::cell::Cell<Option<Box<std::mem::MaybeUninit<TileBuf>>>> = const { std::cell::Cell::new(None) };
+}
 
 impl Block {
     fn src_at(&self, r: usize, c: usize) -> *const u8 {
@@ -125,8 +134,8 @@ impl Block {
         };
         let lc = lead(self.dst, self.ds % LINE as isize == 0, self.cols);
         let lr = lead(self.src, self.rs == W as isize && self.cs % LINE as isize == 0, self.rows);
-        let mut buf = TileBuf(std::mem::MaybeUninit::uninit());
-        let buf = buf.0.as_mut_ptr().cast::<u8>();
+        let mut owned = TILE_BUF.take().unwrap_or_else(Box::new_uninit);
+        let buf = owned.as_mut_ptr().cast::<u8>();
         for (r, rows) in [(0, lr), (lr, self.rows - lr)] {
             for (c, cols) in [(0, lc), (lc, self.cols - lc)] {
                 let part = Block { dst: self.dst_at(r, c, W), src: self.src_at(r, c), rows, cols, ..*self };
@@ -149,6 +158,7 @@ impl Block {
                 }
             }
         }
+        TILE_BUF.set(Some(owned));
     }
 
     /// Part `r` of `rn` of the input lines of the tile below `tile` (r0, c0, rn, cn) of
