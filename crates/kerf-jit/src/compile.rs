@@ -162,7 +162,7 @@ impl DynKey {
 }
 
 /// How many host functions kernels may call.
-pub(crate) const HELPERS: usize = 8;
+pub(crate) const HELPERS: usize = 9;
 
 /// The host functions kernels call, whose arguments are i64s (pointers and sizes):
 /// symbol, address, the function index kernels import it by (its declaration order),
@@ -177,6 +177,7 @@ fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
         (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
         (head::SYMBOL, head::head_run as *const u8, head::FUNC_INDEX, 5),
         (tile::SYMBOL, tile::tile_copy as *const u8, tile::FUNC_INDEX, tile::ARGS),
+        (stream::STRIDE2_SYMBOL, stream::stream_stride2 as *const u8, stream::STRIDE2_FUNC_INDEX, 4),
     ]
 }
 

@@ -269,6 +269,18 @@ pub(crate) fn stages(known: Option<u64>) -> bool {
     known.is_none_or(|k| k > REVERSE_STRAIGHT_MAX_BYTES)
 }
 
+/// Whether a streaming kernel's long stride-2 runs (those [`stages`] takes) of `w`-byte
+/// elements call [`crate::stream::stream_stride2`] instead of being staged: the widths it
+/// has an AVX2 path for (two 32-byte loads, a shuffle and a lane permute per 32 bytes
+/// out, streamed straight to the output; the host function checks for AVX2 itself and
+/// stages like the emitted code elsewhere). Measured on the project's shared AVX2 host
+/// (W3, f32 [4096, 4096] → every other column, one thread): the staged runs (Cranelift's
+/// 16-byte loads and byte shuffles into a stack buffer, then streamed out) took
+/// 1.32–1.52 × memcpy's time; a stand-alone copy of the AVX2 loop 1.03–1.06 ×.
+pub(crate) fn stride2_streams(w: u8) -> bool {
+    crate::stream::STRIDE2_WIDTHS.contains(&(w as usize))
+}
+
 // ----- repeating dims -------------------------------------------------------------------
 
 /// A repeating dim's written prefix stops doubling at this many bytes (see

@@ -39,6 +39,13 @@ impl Gen<'_> {
     pub fn stream_copy(&mut self, dst: Value, src: Value, n: Value) {
         self.call_helper(crate::stream::FUNC_INDEX, &[dst, src, n]);
     }
+    /// `n` elements of `w` bytes from every other element at `src` to `dst` through
+    /// cache-bypassing stores (a call to [`crate::stream::stream_stride2`]; the caller of
+    /// the kernel fences afterwards).
+    pub fn stream_stride2(&mut self, dst: Value, src: Value, n: Value, w: u8) {
+        let w = self.c(w as i64);
+        self.call_helper(crate::stream::STRIDE2_FUNC_INDEX, &[dst, src, n, w]);
+    }
     /// The bytes [dst, dst + total) repeat every `filled` bytes, the first `filled` of
     /// them written: copy them forward (a call to [`crate::repeat::repeat`], when there is
     /// anything to copy).

@@ -218,6 +218,11 @@ impl Moves {
                         let n = g.muli(count, wi);
                         g.fill_bytes(dst, n, known.map(|k| k * w as u64), sp);
                     }
+                    Run::Strided(2)
+                        if self.stream && policy::stages(known.map(|k| k * w as u64)) && policy::stride2_streams(w) =>
+                    {
+                        g.stream_stride2(dst, src, count, w)
+                    }
                     Run::Strided(st) if self.stream && policy::stages(known.map(|k| k * w as u64)) => {
                         g.staged(dst, count, w, |g, buf, at, n| {
                             let from = g.muli(at, st * wi);

@@ -234,6 +234,123 @@ unsafe fn linspace_body_avx2(dst: *mut f32, n: usize, start: f32, coef: f32) {
     }
 }
 
+/// The index of [`stream_stride2`] among a kernel module's functions, and its symbol.
+pub(crate) const STRIDE2_FUNC_INDEX: u32 = 8;
+pub(crate) const STRIDE2_SYMBOL: &str = "kerf_stream_stride2";
+
+/// The element widths [`stream_stride2`] has an AVX2 path for (others take the portable
+/// one; see [`crate::policy::stride2_streams`]).
+pub(crate) const STRIDE2_WIDTHS: [usize; 3] = [2, 4, 8];
+
+/// Write `n` elements of `w` bytes (1 to 16) read every other element from `src`
+/// (element j at `src + 2·j·w`) to `dst`, whole output lines with non-temporal stores.
+/// Reads stay inside `[src, src + (2n − 1)·w)`: the vector loads read the skipped
+/// elements between the ones kept, never one past the last kept.
+///
+/// # Safety
+/// `src` is valid for reads of `(2n − 1)·w` bytes when n > 0, `dst` for writes of `n·w`
+/// bytes; the two do not overlap.
+pub(crate) unsafe extern "C" fn stream_stride2(dst: *mut u8, src: *const u8, n: usize, w: usize) {
+    if n == 0 || !(1..=16).contains(&w) {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY (of every call): j < n, so the w bytes at src + 2jw and at dst + jw lie
+        // inside the caller's ranges.
+        let one = |j: usize| unsafe { std::ptr::copy_nonoverlapping(src.add(2 * j * w), dst.add(j * w), w) };
+        let head_bytes = dst.align_offset(LINE);
+        if STRIDE2_WIDTHS.contains(&w) && head_bytes.is_multiple_of(w) && avx2() {
+            let per = LINE / w;
+            let head = (head_bytes / w).min(n);
+            let lines = (n - head) / per;
+            (0..head).for_each(one);
+            // SAFETY: elements [head, head + lines·per) lie inside [0, n), dst + head·w is
+            // 64-byte aligned (align_offset in whole elements, checked above; lines > 0 only
+            // when head < n), src holds their reads up to element 2(n − 1) (the body reads
+            // no further, see stride2_body_avx2); w is 2, 4 or 8 and AVX2 was detected.
+            unsafe { stride2_body_avx2(dst.add(head * w), src.add(2 * head * w), lines, n - head, w) };
+            (head + lines * per..n).for_each(one);
+            return;
+        }
+    }
+    // Elsewhere: staged a chunk at a time through a buffer in the L1 cache.
+    let mut buf = [0u8; crate::policy::STREAM_CHUNK as usize];
+    let chunk = buf.len() / w;
+    let mut at = 0;
+    while at < n {
+        let k = chunk.min(n - at);
+        for j in 0..k {
+            // SAFETY: at + j < n (source inside the caller's range) and (j + 1)·w ≤ k·w ≤ the buffer's length.
+            unsafe { std::ptr::copy_nonoverlapping(src.add(2 * (at + j) * w), buf.as_mut_ptr().add(j * w), w) };
+        }
+        // SAFETY: [at·w, (at + k)·w) lies inside dst's n·w bytes; the buffer holds k·w bytes
+        // and is not part of dst.
+        unsafe { stream_copy(dst.add(at * w), buf.as_ptr(), k * w) };
+        at += k;
+    }
+}
+
+/// `lines` output lines of `w`-byte elements (64/w each) at `dst` from every other
+/// element at `src`, where `avail` elements (≥ lines·64/w) may be kept: a line reads
+/// 128 bytes, the last of its elements skipped, so a line ending at element `avail` would
+/// read past the last kept one; that line is read from a copy of its 128 − w bytes.
+///
+/// # Safety
+/// `dst` is 64-byte aligned and valid for `lines·64` bytes; `src` is valid for reads of
+/// `(2·avail − 1)·w` bytes; w is 2, 4 or 8; AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn stride2_body_avx2(dst: *mut u8, src: *const u8, lines: usize, avail: usize, w: usize) {
+    let per = LINE / w;
+    for k in 0..lines {
+        let (d, s) = (k * LINE, 2 * k * LINE);
+        if (k + 1) * per < avail {
+            // SAFETY: the line reads 2·per elements from element 2k·per, the last one
+            // 2(k + 1)·per − 1 ≤ 2·avail − 2 (checked above); dst + d is 64-byte aligned.
+            unsafe { stride2_line_avx2(dst.add(d), src.add(s), w) };
+        } else {
+            let mut last = [0u8; 2 * LINE];
+            // SAFETY: the 128 − w bytes from s end at (2·avail − 1)·w (this is the last line,
+            // (k + 1)·per = avail); the copy reads the buffer's bytes, which all exist.
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.add(s), last.as_mut_ptr(), 2 * LINE - w);
+                stride2_line_avx2(dst.add(d), last.as_ptr(), w);
+            }
+        }
+    }
+}
+
+/// One output line (64 bytes at 64-byte aligned `dst`) of every other `w`-byte element of
+/// the 128 bytes at `src`: two 32-byte loads per output vector, the even elements of each
+/// 128-bit lane packed (shuffle, unpack or pack), then the lanes' halves put in order.
+///
+/// # Safety
+/// `dst` is 64-byte aligned and valid for 64 bytes, `src` for reads of 128; w is 2, 4 or
+/// 8; AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn stride2_line_avx2(dst: *mut u8, src: *const u8, w: usize) {
+    use std::arch::x86_64::*;
+    for half in 0..2 {
+        // SAFETY: src holds 128 bytes: these are the 64 at 64·half.
+        let (a, b) = unsafe {
+            let s = src.add(64 * half);
+            (_mm256_loadu_si256(s as *const __m256i), _mm256_loadu_si256(s.add(32) as *const __m256i))
+        };
+        let packed = match w {
+            2 => {
+                let low = _mm256_set1_epi32(0xffff);
+                _mm256_packus_epi32(_mm256_and_si256(a, low), _mm256_and_si256(b, low))
+            }
+            4 => _mm256_castps_si256(_mm256_shuffle_ps::<0x88>(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b))),
+            _ => _mm256_unpacklo_epi64(a, b),
+        };
+        // SAFETY: dst + 32·half is 32-byte aligned and inside dst's 64 bytes.
+        unsafe { _mm256_stream_si256(dst.add(32 * half) as *mut __m256i, _mm256_permute4x64_epi64::<0xD8>(packed)) };
+    }
+}
+
 /// Order the non-temporal stores of this thread before what follows (their data is then
 /// visible to every thread like ordinary stores).
 pub(crate) fn fence() {
@@ -318,6 +435,35 @@ mod tests {
                         assert_eq!(got, start + coef * j as f32, "at {at} n {n} j {j}");
                     }
                     assert!(buf[..at].iter().chain(&buf[at + 4 * n..]).all(|&b| b == 0xee));
+                }
+            }
+        }
+    }
+
+    /// Every width, lengths 0 to 70 and a few long ones, source and destination at every
+    /// offset mod 32 (aligned to the element and not): every other element, nothing written
+    /// outside. Reads past the last kept element are caught by the guard-page suite.
+    #[test]
+    fn stream_stride2_keeps_every_other_element() {
+        let src: Vec<u8> = (0..2 * 5000 * 16 + 64).map(|k: u32| (k * 7 + 3) as u8).collect();
+        let lengths: Vec<usize> = (0..=70).chain([127, 128, 129, 1000, 1024, 1031, 4099]).collect();
+        for w in [1, 2, 4, 8, 16] {
+            for s_at in 0..32 {
+                for d_at in 0..32 {
+                    for &n in &lengths {
+                        if (s_at + d_at) % 7 != 0 && n > 70 {
+                            continue; // long runs at a seventh of the offset pairs
+                        }
+                        let mut buf = vec![0xeeu8; d_at + n * w + 32];
+                        // SAFETY: src holds (2n − 1)·w bytes from s_at, buf n·w from d_at.
+                        unsafe { stream_stride2(buf.as_mut_ptr().add(d_at), src.as_ptr().add(s_at), n, w) };
+                        fence();
+                        for j in 0..n {
+                            let (got, want) = (&buf[d_at + j * w..][..w], &src[s_at + 2 * j * w..][..w]);
+                            assert_eq!(got, want, "w {w} src +{s_at} dst +{d_at} n {n} element {j}");
+                        }
+                        assert!(buf[..d_at].iter().chain(&buf[d_at + n * w..]).all(|&b| b == 0xee));
+                    }
                 }
             }
         }
