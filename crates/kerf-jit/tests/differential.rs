@@ -765,6 +765,40 @@ fn large_outputs_stream_copies_and_fills() {
     }
 }
 
+/// Outputs of 8 MiB and more of 2-, 4- and 8-byte elements read every other column
+/// (W3's slice) through the host's stride-2 streaming copy (host function 8); other widths
+/// stage their runs. Odd row lengths leave runs unaligned to the output's lines, and rows
+/// that end at the input row's last element leave nothing to read past.
+#[test]
+fn large_stride2_slices_stream_through_the_host() {
+    let plan = |dtype: DType, n1: u64, start1: i64| {
+        let w = dtype.buffer_bytes(1).unwrap() as u64;
+        let rows = (8 << 20) / (n1 * w) + 3;
+        let cols = start1 as u64 + 2 * n1 - 1;
+        SlicePlan {
+            dtype,
+            input_shape: vec![rows, cols],
+            axes: vec![AxisRead { extent: rows, start: 0, step: 1 }, AxisRead { extent: n1, start: start1, step: 2 }],
+            mode: BoundaryMode::StrictBounds,
+            fill_bits: 0,
+            output_shape: vec![rows, n1],
+            windows: Vec::new(),
+        }
+    };
+    for (k, (dtype, host)) in
+        [(DType::F16, true), (DType::F32, true), (DType::I64, true), (DType::C64, true), (DType::U8, false)]
+            .into_iter()
+            .enumerate()
+    {
+        for (n1, start1) in [(2048, 0), (2053, 1), (1031, 0)] {
+            let p = plan(dtype, n1, start1);
+            let clif = jit().compile_plan(&Plan::Slice(p.clone())).unwrap().clif().to_string();
+            assert_eq!(clif.contains("= u0:8 "), host, "{dtype} {n1} +{start1}\n{clif}");
+            check_slice(&p, 60 + k as u64).unwrap();
+        }
+    }
+}
+
 // ----- cost: code linear in the rank, memory independent of the output ------------------
 
 /// Lines of a kernel's IR (one instruction or block header a line).

@@ -166,3 +166,40 @@ fn threaded_jit_kernels_stay_inside_guarded_buffers() {
     eprintln!("guard pages (2 threads): {plans} large plans, static and dynamic");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Large stride-2 slices (outputs of 8 MiB and more, which stream their every-other-column
+/// runs through the host's AVX2 loop with 32-byte loads): each row's last element read is
+/// the input row's last, so with the input flush against its trailing guard a load past
+/// the last kept element faults.
+#[test]
+fn large_stride2_slices_stay_inside_guarded_buffers() {
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap();
+    let jit2 = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
+    let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x5354);
+    let mut failures = Vec::new();
+    for (dtype, w) in [(kerf_ir::DType::F16, 2), (kerf_ir::DType::F32, 4), (kerf_ir::DType::I64, 8)] {
+        for cols in [2048i64, 2053] {
+            let rows = (8 << 20) / (cols * w) + 1;
+            let req = kerf_ir::Request::new("tensorrt.slice")
+                .input_meta("input", dtype, &[rows as u64, (2 * cols - 1) as u64])
+                .attr("start", [0, 0])
+                .attr("size", [rows, cols])
+                .attr("stride", [1, 2]);
+            let plan = kerf_ir::lower(&req).unwrap();
+            let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+            let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+            for k in [jit.compile_plan(&plan).unwrap(), jit2.compile_plan(&plan).unwrap()] {
+                if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                    let f = match f {
+                        GuardFailure::Wrong { flush, first_diff, .. } => {
+                            format!("wrong output from byte {first_diff} ({flush:?})")
+                        }
+                        other => format!("{other:?}"),
+                    };
+                    failures.push(format!("{}: {f}", describe(&plan)));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
