@@ -52,6 +52,8 @@ fn slice_special_runs() {
         ("copy_memcpy_f32", one(DType::F32, 4096, 2048, 1024, 1)),
         ("reverse_f32", one(DType::F32, 4096, 4096, 4095, -1)),
         ("stride2_f32", one(DType::F32, 4096, 2048, 0, 2)),
+        // 8 MiB out: streamed, a call of the host's stride-2 copy.
+        ("stride2_f32_streamed", one(DType::F32, 1 << 22, 1 << 21, 0, 2)),
         ("stride3_u16", one(DType::U16, 100, 30, 2, 3)),
         ("broadcast_f64", one(DType::F64, 10, 40, 3, 0)),
         ("nibble_shift", one(DType::I4, 4096, 4095, 1, 1)),
