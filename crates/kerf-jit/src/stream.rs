@@ -256,9 +256,12 @@ pub(crate) unsafe extern "C" fn stream_stride2(dst: *mut u8, src: *const u8, n: 
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY (of every call): j < n, so the w bytes at src + 2jw and at dst + jw lie
-        // inside the caller's ranges.
-        let one = |j: usize| unsafe { std::ptr::copy_nonoverlapping(src.add(2 * j * w), dst.add(j * w), w) };
+        let one = |j: usize| {
+            debug_assert!(j < n);
+            // SAFETY: called for j < n only (the head and tail below), so the w bytes at
+            // src + 2jw and at dst + jw lie inside the caller's ranges.
+            unsafe { std::ptr::copy_nonoverlapping(src.add(2 * j * w), dst.add(j * w), w) }
+        };
         let head_bytes = dst.align_offset(LINE);
         if STRIDE2_WIDTHS.contains(&w) && head_bytes.is_multiple_of(w) && avx2() {
             let per = LINE / w;
