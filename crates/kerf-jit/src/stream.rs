@@ -272,7 +272,14 @@ pub(crate) unsafe extern "C" fn stream_stride2(dst: *mut u8, src: *const u8, n: 
             // 64-byte aligned (align_offset in whole elements, checked above; lines > 0 only
             // when head < n), src holds their reads up to element 2(n − 1) (the body reads
             // no further, see stride2_body_avx2); w is 2, 4 or 8 and AVX2 was detected.
-            unsafe { stride2_body_avx2(dst.add(head * w), src.add(2 * head * w), lines, n - head, w) };
+            unsafe {
+                let (d, s) = (dst.add(head * w), src.add(2 * head * w));
+                match w {
+                    2 => stride2_body_avx2::<2>(d, s, lines, n - head),
+                    4 => stride2_body_avx2::<4>(d, s, lines, n - head),
+                    _ => stride2_body_avx2::<8>(d, s, lines, n - head),
+                }
+            };
             (head + lines * per..n).for_each(one);
             return;
         }
@@ -294,46 +301,46 @@ pub(crate) unsafe extern "C" fn stream_stride2(dst: *mut u8, src: *const u8, n: 
     }
 }
 
-/// `lines` output lines of `w`-byte elements (64/w each) at `dst` from every other
-/// element at `src`, where `avail` elements (≥ lines·64/w) may be kept: a line reads
+/// `lines` output lines of `W`-byte elements (64/W each) at `dst` from every other
+/// element at `src`, where `avail` elements (≥ lines·64/W) may be kept: a line reads
 /// 128 bytes, the last of its elements skipped, so a line ending at element `avail` would
-/// read past the last kept one; that line is read from a copy of its 128 − w bytes.
+/// read past the last kept one; that line is read from a copy of its 128 − W bytes.
 ///
 /// # Safety
 /// `dst` is 64-byte aligned and valid for `lines·64` bytes; `src` is valid for reads of
-/// `(2·avail − 1)·w` bytes; w is 2, 4 or 8; AVX2 is available.
+/// `(2·avail − 1)·W` bytes; W is 2, 4 or 8; AVX2 is available.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn stride2_body_avx2(dst: *mut u8, src: *const u8, lines: usize, avail: usize, w: usize) {
-    let per = LINE / w;
+unsafe fn stride2_body_avx2<const W: usize>(dst: *mut u8, src: *const u8, lines: usize, avail: usize) {
+    let per = LINE / W;
     for k in 0..lines {
         let (d, s) = (k * LINE, 2 * k * LINE);
         if (k + 1) * per < avail {
             // SAFETY: the line reads 2·per elements from element 2k·per, the last one
             // 2(k + 1)·per − 1 ≤ 2·avail − 2 (checked above); dst + d is 64-byte aligned.
-            unsafe { stride2_line_avx2(dst.add(d), src.add(s), w) };
+            unsafe { stride2_line_avx2::<W>(dst.add(d), src.add(s)) };
         } else {
             let mut last = [0u8; 2 * LINE];
-            // SAFETY: the 128 − w bytes from s end at (2·avail − 1)·w (this is the last line,
+            // SAFETY: the 128 − W bytes from s end at (2·avail − 1)·W (this is the last line,
             // (k + 1)·per = avail); the copy reads the buffer's bytes, which all exist.
             unsafe {
-                std::ptr::copy_nonoverlapping(src.add(s), last.as_mut_ptr(), 2 * LINE - w);
-                stride2_line_avx2(dst.add(d), last.as_ptr(), w);
+                std::ptr::copy_nonoverlapping(src.add(s), last.as_mut_ptr(), 2 * LINE - W);
+                stride2_line_avx2::<W>(dst.add(d), last.as_ptr());
             }
         }
     }
 }
 
-/// One output line (64 bytes at 64-byte aligned `dst`) of every other `w`-byte element of
+/// One output line (64 bytes at 64-byte aligned `dst`) of every other `W`-byte element of
 /// the 128 bytes at `src`: two 32-byte loads per output vector, the even elements of each
 /// 128-bit lane packed (shuffle, unpack or pack), then the lanes' halves put in order.
 ///
 /// # Safety
-/// `dst` is 64-byte aligned and valid for 64 bytes, `src` for reads of 128; w is 2, 4 or
+/// `dst` is 64-byte aligned and valid for 64 bytes, `src` for reads of 128; W is 2, 4 or
 /// 8; AVX2 is available.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn stride2_line_avx2(dst: *mut u8, src: *const u8, w: usize) {
+unsafe fn stride2_line_avx2<const W: usize>(dst: *mut u8, src: *const u8) {
     use std::arch::x86_64::*;
     for half in 0..2 {
         // SAFETY: src holds 128 bytes: these are the 64 at 64·half.
@@ -341,7 +348,7 @@ unsafe fn stride2_line_avx2(dst: *mut u8, src: *const u8, w: usize) {
             let s = src.add(64 * half);
             (_mm256_loadu_si256(s as *const __m256i), _mm256_loadu_si256(s.add(32) as *const __m256i))
         };
-        let packed = match w {
+        let packed = match W {
             2 => {
                 let low = _mm256_set1_epi32(0xffff);
                 _mm256_packus_epi32(_mm256_and_si256(a, low), _mm256_and_si256(b, low))
