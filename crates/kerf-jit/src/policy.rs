@@ -276,7 +276,10 @@ pub(crate) fn stages(known: Option<u64>) -> bool {
 /// stages like the emitted code elsewhere). Measured on the project's shared AVX2 host
 /// (W3, f32 [4096, 4096] → every other column, one thread): the staged runs (Cranelift's
 /// 16-byte loads and byte shuffles into a stack buffer, then streamed out) took
-/// 1.32–1.52 × memcpy's time; a stand-alone copy of the AVX2 loop 1.03–1.06 ×.
+/// 1.32–1.52 × memcpy's time; a stand-alone copy of the AVX2 loop 1.03–1.06 ×; `kerf
+/// bench` of W3 with this host function 0.91–1.13 × against 1.20–1.48 × staged (medians
+/// of 21, six interleaved rounds on a busy host), V1's stride-2 view 5.4–5.8 ms against
+/// 7.3–7.5 ms.
 pub(crate) fn stride2_streams(w: u8) -> bool {
     crate::stream::STRIDE2_WIDTHS.contains(&(w as usize))
 }

@@ -1,6 +1,7 @@
 //! Cache-bypassing output for large outputs: kernels call [`stream_copy`] for long
 //! contiguous runs (and for computed runs, staged a chunk at a time through a stack
-//! buffer that stays in the L1 cache) and [`stream_fill`] for long fills, which write
+//! buffer that stays in the L1 cache, or [`stream_stride2`] for long stride-2 runs) and
+//! [`stream_fill`] for long fills, which write
 //! with non-temporal stores: no read of each output cache line before it is written (as
 //! ordinary stores do). Cranelift 0.135 has no non-temporal store, hence host functions.
 //! Worth it only for outputs much larger than the caches' share of one core
