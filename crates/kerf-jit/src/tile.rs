@@ -329,6 +329,34 @@ impl Block {
     }
 }
 
+/// The input rows of a square: vector `j` is the `V` (16 or 32 bytes) at
+/// `src + row(j)·cs`.
+///
+/// # Safety
+/// Those bytes are readable for every j < N.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn load_rows<V, const N: usize>(src: *const u8, cs: isize, row: impl Fn(usize) -> isize) -> [V; N] {
+    std::array::from_fn(|j| {
+        // SAFETY: row(j)'s bytes are readable (this function's contract); a vector is
+        // plain bits, read at any alignment.
+        unsafe { src.wrapping_offset(row(j) * cs).cast::<V>().read_unaligned() }
+    })
+}
+
+/// The output rows of a square: vector `i` to `dst + i·TILE_ROW_BYTES`.
+///
+/// # Safety
+/// Those bytes are writable for every i < N.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store_rows<V, const N: usize>(dst: *mut u8, rows: [V; N]) {
+    for (i, row) in rows.into_iter().enumerate() {
+        // SAFETY: output row i's bytes are writable (this function's contract).
+        unsafe { dst.add(i * TILE_ROW_BYTES).cast::<V>().write_unaligned(row) };
+    }
+}
+
 /// A 16 × 16 square of bytes: input row j (the square's column j) the 16 bytes at
 /// `src + j·cs`, output row i (the square's row i) the 16 bytes at `dst + i·TILE_ROW_BYTES`.
 /// Four rounds of unpacking pairs 8 apart (bytes, then pairs, quads, octets) leave row i in
@@ -341,8 +369,7 @@ impl Block {
 unsafe fn square_1(src: *const u8, cs: isize, dst: *mut u8) {
     const REV: [isize; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
     // SAFETY: the 16 input rows of 16 bytes are readable (the caller's contract).
-    let mut x: [__m128i; 16] =
-        std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.wrapping_offset(REV[j] * cs).cast()) });
+    let mut x: [__m128i; 16] = unsafe { load_rows(src, cs, |j| REV[j]) };
     x = std::array::from_fn(|j| {
         let (a, b) = (x[j / 2], x[j / 2 + 8]);
         if j % 2 == 0 { _mm_unpacklo_epi8(a, b) } else { _mm_unpackhi_epi8(a, b) }
@@ -359,10 +386,8 @@ unsafe fn square_1(src: *const u8, cs: isize, dst: *mut u8) {
         let (a, b) = (x[j / 2], x[j / 2 + 8]);
         if j % 2 == 0 { _mm_unpacklo_epi64(a, b) } else { _mm_unpackhi_epi64(a, b) }
     });
-    for (i, row) in x.into_iter().enumerate() {
-        // SAFETY: output row i's 16 bytes are writable (the caller's contract).
-        unsafe { _mm_storeu_si128(dst.add(i * TILE_ROW_BYTES).cast(), row) };
-    }
+    // SAFETY: the 16 output rows of 16 bytes are writable (the caller's contract).
+    unsafe { store_rows(dst, x) };
 }
 
 /// An 8 × 8 square of 2-byte elements: input row j (the square's column j) the 16 bytes at
@@ -374,8 +399,7 @@ unsafe fn square_1(src: *const u8, cs: isize, dst: *mut u8) {
 #[target_feature(enable = "avx2")]
 unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8) {
     // SAFETY: the 8 input rows of 16 bytes are readable (the caller's contract).
-    let a: [__m128i; 8] =
-        std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.wrapping_offset(j as isize * cs).cast()) });
+    let a: [__m128i; 8] = unsafe { load_rows(src, cs, |j| j as isize) };
     let b: [__m128i; 8] = std::array::from_fn(|j| {
         let (x, y) = (a[j / 4 * 4 + j % 2 * 2], a[j / 4 * 4 + j % 2 * 2 + 1]);
         if j % 4 < 2 { _mm_unpacklo_epi16(x, y) } else { _mm_unpackhi_epi16(x, y) }
@@ -386,12 +410,12 @@ unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8) {
         if j % 2 == 0 { _mm_unpacklo_epi32(x, y) } else { _mm_unpackhi_epi32(x, y) }
     });
     // c[j] (j < 4) holds rows 2j, 2j + 1 of columns 0..4; c[4 + j] the same of columns 4..8.
-    for i in 0..8 {
+    let rows: [__m128i; 8] = std::array::from_fn(|i| {
         let (x, y) = (c[i / 2], c[4 + i / 2]);
-        let row = if i % 2 == 0 { _mm_unpacklo_epi64(x, y) } else { _mm_unpackhi_epi64(x, y) };
-        // SAFETY: output row i's 16 bytes are writable (the caller's contract).
-        unsafe { _mm_storeu_si128(dst.add(i * TILE_ROW_BYTES).cast(), row) };
-    }
+        if i % 2 == 0 { _mm_unpacklo_epi64(x, y) } else { _mm_unpackhi_epi64(x, y) }
+    });
+    // SAFETY: the 8 output rows of 16 bytes are writable (the caller's contract).
+    unsafe { store_rows(dst, rows) };
 }
 
 /// An 8 × 8 square of 4-byte elements, as [`square_2`] with rows of 32 bytes.
@@ -402,8 +426,7 @@ unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8) {
 #[target_feature(enable = "avx2")]
 unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8) {
     // SAFETY: the 8 input rows of 32 bytes are readable (the caller's contract).
-    let v: [__m256; 8] =
-        std::array::from_fn(|j| unsafe { _mm256_loadu_ps(src.wrapping_offset(j as isize * cs).cast()) });
+    let v: [__m256; 8] = unsafe { load_rows(src, cs, |j| j as isize) };
     let t0 = _mm256_unpacklo_ps(v[0], v[1]);
     let t1 = _mm256_unpackhi_ps(v[0], v[1]);
     let t2 = _mm256_unpacklo_ps(v[2], v[3]);
@@ -430,10 +453,8 @@ unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8) {
         _mm256_permute2f128_ps::<0x31>(s2, s6),
         _mm256_permute2f128_ps::<0x31>(s3, s7),
     ];
-    for (i, row) in rows.into_iter().enumerate() {
-        // SAFETY: output row i's 32 bytes are writable (the caller's contract).
-        unsafe { _mm256_storeu_ps(dst.add(i * TILE_ROW_BYTES).cast(), row) };
-    }
+    // SAFETY: the 8 output rows of 32 bytes are writable (the caller's contract).
+    unsafe { store_rows(dst, rows) };
 }
 
 /// A 4 × 4 square of 8-byte elements, as [`square_2`] with rows of 32 bytes.
@@ -444,8 +465,7 @@ unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8) {
 #[target_feature(enable = "avx2")]
 unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8) {
     // SAFETY: the 4 input rows of 32 bytes are readable (the caller's contract).
-    let v: [__m256d; 4] =
-        std::array::from_fn(|j| unsafe { _mm256_loadu_pd(src.wrapping_offset(j as isize * cs).cast()) });
+    let v: [__m256d; 4] = unsafe { load_rows(src, cs, |j| j as isize) };
     let t0 = _mm256_unpacklo_pd(v[0], v[1]);
     let t1 = _mm256_unpackhi_pd(v[0], v[1]);
     let t2 = _mm256_unpacklo_pd(v[2], v[3]);
@@ -456,19 +476,16 @@ unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8) {
         _mm256_permute2f128_pd::<0x31>(t0, t2),
         _mm256_permute2f128_pd::<0x31>(t1, t3),
     ];
-    for (i, row) in rows.into_iter().enumerate() {
-        // SAFETY: output row i's 32 bytes are writable (the caller's contract).
-        unsafe { _mm256_storeu_pd(dst.add(i * TILE_ROW_BYTES).cast(), row) };
-    }
+    // SAFETY: the 4 output rows of 32 bytes are writable (the caller's contract).
+    unsafe { store_rows(dst, rows) };
 }
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{
-    __m128i, __m256, __m256d, _MM_HINT_T1, _mm_loadu_si128, _mm_prefetch, _mm_storeu_si128, _mm_unpackhi_epi8,
-    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
-    _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_permute2f128_pd,
-    _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_storeu_pd, _mm256_storeu_ps, _mm256_unpackhi_pd,
-    _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps,
+    __m128i, __m256, __m256d, _MM_HINT_T1, _mm_prefetch, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    _mm256_permute2f128_pd, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_unpackhi_pd, _mm256_unpackhi_ps,
+    _mm256_unpacklo_pd, _mm256_unpacklo_ps,
 };
 
 #[cfg(test)]
