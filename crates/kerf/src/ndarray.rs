@@ -145,13 +145,7 @@ pub fn run_into<K: Kernel + ?Sized, T: Element, D: Dimension, E: Dimension>(
     mut output: ArrayViewMut<'_, T, E>,
 ) -> Result<(), Error> {
     check_dtype::<T>(kernel.dtype())?;
-    if shape_of(&output.raw_dim()) != kernel.output_shape() {
-        return Err(Error::Mismatch {
-            what: "output array shape".into(),
-            expected: format!("{:?}", kernel.output_shape()),
-            found: format!("{:?}", output.shape()),
-        });
-    }
+    check_shape("output", &output.raw_dim(), kernel.output_shape())?;
     if let Some(a) = &input
         && Some(shape_of(&a.raw_dim()).as_slice()) != kernel.input_shape()
     {
@@ -289,13 +283,14 @@ pub struct StridedKernel {
     kernel: std::sync::Arc<kerf_jit::JitKernel>,
 }
 
-fn check_input_shape<T, D: Dimension>(plan: &SlicePlan, input: &ArrayView<'_, T, D>) -> Result<(), Error> {
-    let in_shape = shape_of(&input.raw_dim());
-    if in_shape != plan.input_shape {
+/// A mismatch naming the `what` array ("input" or "output") unless its shape is `expected`.
+fn check_shape<D: Dimension>(what: &str, dim: &D, expected: &[u64]) -> Result<(), Error> {
+    let found = shape_of(dim);
+    if found != expected {
         return Err(Error::Mismatch {
-            what: "input array shape".into(),
-            expected: format!("{:?}", plan.input_shape),
-            found: format!("{in_shape:?}"),
+            what: format!("{what} array shape"),
+            expected: format!("{expected:?}"),
+            found: format!("{found:?}"),
         });
     }
     Ok(())
@@ -310,7 +305,7 @@ impl StridedKernel {
         input: &ArrayView<'_, T, D>,
     ) -> Result<Self, Error> {
         check_dtype::<T>(plan.dtype)?;
-        check_input_shape(plan, input)?;
+        check_shape("input", &input.raw_dim(), &plan.input_shape)?;
         let (view, lo) = strided_of(input)?;
         let kernel = jit.compile_views(plan, Some(&view), None)?;
         Ok(StridedKernel { plan: plan.clone(), view, lo, out: None, kernel })
@@ -325,8 +320,8 @@ impl StridedKernel {
         output: &ArrayViewMut<'_, T, E>,
     ) -> Result<Self, Error> {
         check_dtype::<T>(plan.dtype)?;
-        check_input_shape(plan, input)?;
-        check_output_shape(plan, output)?;
+        check_shape("input", &input.raw_dim(), &plan.input_shape)?;
+        check_shape("output", &output.raw_dim(), &plan.output_shape)?;
         if output.is_standard_layout() {
             return Self::new(jit, plan, input);
         }
@@ -344,7 +339,7 @@ impl StridedKernel {
         mut output: ArrayViewMut<'_, T, E>,
     ) -> Result<(), Error> {
         check_dtype::<T>(self.plan.dtype)?;
-        check_output_shape(&self.plan, &output)?;
+        check_shape("output", &output.raw_dim(), &self.plan.output_shape)?;
         let layout = (shape_of(&input.raw_dim()), strided_of(&input)?);
         if layout != (self.plan.input_shape.clone(), (self.view.clone(), self.lo)) {
             return Err(Error::Mismatch {
@@ -407,18 +402,8 @@ pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
     mut output: ArrayViewMut<'_, T, E>,
 ) -> Result<(), Error> {
     check_dtype::<T>(fused.dtype)?;
-    let (in_shape, out_shape) = (shape_of(&input.raw_dim()), shape_of(&output.raw_dim()));
-    for (what, found, expected) in
-        [("input", &in_shape, fused.head_shape()), ("output", &out_shape, fused.output_shape.as_slice())]
-    {
-        if found.as_slice() != expected {
-            return Err(Error::Mismatch {
-                what: format!("{what} array shape"),
-                expected: format!("{expected:?}"),
-                found: format!("{found:?}"),
-            });
-        }
-    }
+    check_shape("input", &input.raw_dim(), fused.head_shape())?;
+    check_shape("output", &output.raw_dim(), &fused.output_shape)?;
     let (in_view, lo) = strided_of(&input)?;
     let dense = output.is_standard_layout();
     let (out_view, out_lo) = strided_of(&output.view())?;
@@ -441,18 +426,6 @@ pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
     // SAFETY: every written element belongs to `output`, borrowed mutably for this call; no reference to
     // the bytes between them is formed.
     unsafe { kernel.run_from_ptrs(base, out) }
-}
-
-fn check_output_shape<T, D: Dimension>(plan: &SlicePlan, output: &ArrayViewMut<'_, T, D>) -> Result<(), Error> {
-    let out_shape = shape_of(&output.raw_dim());
-    if out_shape != plan.output_shape {
-        return Err(Error::Mismatch {
-            what: "output array shape".into(),
-            expected: format!("{:?}", plan.output_shape),
-            found: format!("{out_shape:?}"),
-        });
-    }
-    Ok(())
 }
 
 /// `run_bytes` into elements of `T`. `Kernel` is a safe trait any code may implement, so
