@@ -152,6 +152,27 @@ fn gather(plan: &SlicePlan, view: &Strided, buffer: &[u8]) -> Vec<u8> {
     scatter_gather(buffer, &plan.input_shape, view, plan.dtype.byte_width().unwrap())
 }
 
+/// `plan` reading `buffer` through `view` on a static kernel baking the strides and on
+/// the dynamic kernel taking them as arguments, the buffer flush against guard pages,
+/// each against the reference on the view's elements gathered; failures are pushed.
+/// Returns whether the static kernel copies in tiles.
+fn check_input_view(jit: &Jit, plan: &SlicePlan, view: &Strided, buffer: &[u8], failures: &mut Vec<String>) -> bool {
+    let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gather(plan, view, buffer))).unwrap();
+    let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
+    let k = jit.compile_strided(plan, view).unwrap_or_else(|e| panic!("{what}: {e}"));
+    if let Err(f) = run_guarded(k.as_ref(), Some(buffer), &expected, &run_bytes) {
+        failures.push(format!("static: {what}: {f:?}"));
+    }
+    let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
+    let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
+        d.run_strided(plan, view, input.unwrap_or_default(), out)
+    };
+    if let Err(f) = run_guarded(d.as_ref(), Some(buffer), &expected, &run_dyn) {
+        failures.push(format!("dynamic: {what}: {f:?}"));
+    }
+    k.is_tiled()
+}
+
 /// Random slice plans read through random views of a larger buffer (strides of any sign,
 /// zero included, gaps, offsets), on a static kernel baking the strides and on a dynamic
 /// kernel taking them as arguments, the buffer flush against guard pages: equal to the
@@ -175,20 +196,8 @@ fn strided_inputs_stay_inside_guarded_buffers() {
         let pad = rng.below(3) as i128;
         let view = Strided { offset: (pad - lo) as i64, buffer_len: (hi - lo + 1 + 2 * pad) as u64, ..probe };
         let buffer = random_input(&mut rng, plan.dtype, &[view.buffer_len]);
-        let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gather(&plan, &view, &buffer))).unwrap();
         runs += 1;
-        let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
-        let k = jit.compile_strided(&plan, &view).unwrap_or_else(|e| panic!("{what}: {e}"));
-        if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
-            failures.push(format!("static: {what}: {f:?}"));
-        }
-        let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
-        let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
-            d.run_strided(&plan, &view, input.unwrap_or_default(), out)
-        };
-        if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_dyn) {
-            failures.push(format!("dynamic: {what}: {f:?}"));
-        }
+        check_input_view(&jit, &plan, &view, &buffer, &mut failures);
     }
     assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
     // A view reaching outside its buffer is refused by both before any code runs.
@@ -552,20 +561,7 @@ fn tiled_views_stay_inside_guarded_buffers() {
             windows: Vec::new(),
         };
         let buffer = random_input(&mut rng, dtype, &[view.buffer_len]);
-        let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gather(&plan, &view, &buffer))).unwrap();
-        let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
-        let k = jit.compile_strided(&plan, &view).unwrap_or_else(|e| panic!("{what}: {e}"));
-        tiled += u64::from(k.is_tiled());
-        if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
-            failures.push(format!("static: {what}: {f:?}"));
-        }
-        let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
-        let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
-            d.run_strided(&plan, &view, input.unwrap_or_default(), out)
-        };
-        if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_dyn) {
-            failures.push(format!("dynamic: {what}: {f:?}"));
-        }
+        tiled += u64::from(check_input_view(&jit, &plan, &view, &buffer, &mut failures));
     }
     assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
     // The generator must reach the tiled path often (over a third of the kernels).
