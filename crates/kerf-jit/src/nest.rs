@@ -15,17 +15,30 @@ use kerf_ir::{Error, Plan, SlicePlan};
 use std::sync::Arc;
 
 /// The plan a nest kernel reports ([`JitKernel::plan`]): its dtype, the shapes of the
-/// buffers it reads and writes, its mode and fill value; no axes (the nest is the truth).
-fn carrier(nest: &LoopNest, input_shape: Vec<u64>, output_shape: Vec<u64>) -> SlicePlan {
+/// buffers it reads and writes — a view's whole buffer (`[buffer_len]`), else the dense
+/// `input_shape` / `output_shape` — its mode and fill value; no axes (the nest is the
+/// truth).
+fn carrier(
+    nest: &LoopNest,
+    (input_shape, output_shape): (&[u64], &[u64]),
+    input: Option<&Strided>,
+    output: Option<&Strided>,
+) -> SlicePlan {
+    let buffer = |dense: &[u64], view: Option<&Strided>| view.map_or_else(|| dense.to_vec(), |v| vec![v.buffer_len]);
     SlicePlan {
         dtype: nest.dtype,
-        input_shape,
+        input_shape: buffer(input_shape, input),
         axes: Vec::new(),
         mode: nest.mode,
         fill_bits: nest.fill_bits,
-        output_shape,
+        output_shape: buffer(output_shape, output),
         windows: Vec::new(),
     }
+}
+
+/// A fused chain's dense input and output shapes.
+fn chain_shapes(fused: &FusedChain) -> (&[u64], &[u64]) {
+    (fused.head_shape(), &fused.output_shape)
 }
 
 /// The dynamic kernel a fused chain's nest runs on: a plan's slice kernel of its mode when
@@ -38,14 +51,6 @@ fn chain_op(nest: &LoopNest) -> DynOp {
     }
 }
 
-/// The shapes of the buffers a chain kernel reads and writes: the chain's own, or a view's
-/// whole buffer.
-fn chain_buffers(fused: &FusedChain, input: Option<&Strided>, output: Option<&Strided>) -> (Vec<u64>, Vec<u64>) {
-    let in_shape = input.map_or_else(|| fused.head_shape().to_vec(), |v| vec![v.buffer_len]);
-    let out_shape = output.map_or_else(|| fused.output_shape.clone(), |v| vec![v.buffer_len]);
-    (in_shape, out_shape)
-}
-
 impl Jit {
     /// Compile a fused chain into one static kernel (`Ok(None)` for a chain of strings, see
     /// [`schedule::chain`]; it runs on the reference). The kernel
@@ -54,7 +59,7 @@ impl Jit {
     /// states those buffers and has no axes. Each call compiles (chains are not cached).
     pub fn compile_chain(&self, fused: &FusedChain) -> Result<Option<Arc<JitKernel>>, Error> {
         let Some(nest) = schedule::chain(fused)? else { return Ok(None) };
-        let plan = carrier(&nest, fused.head_shape().to_vec(), fused.output_shape.clone());
+        let plan = carrier(&nest, chain_shapes(fused), None, None);
         self.build_nest(nest, plan).map(Some)
     }
 
@@ -85,9 +90,7 @@ impl Jit {
         output: Option<&Strided>,
     ) -> Result<Arc<JitKernel>, Error> {
         let nest = schedule::slice_views(plan, input, output)?;
-        let in_shape = input.map_or_else(|| plan.input_shape.clone(), |v| vec![v.buffer_len]);
-        let out_shape = output.map_or_else(|| plan.output_shape.clone(), |v| vec![v.buffer_len]);
-        let carrier = carrier(&nest, in_shape, out_shape);
+        let carrier = carrier(&nest, (&plan.input_shape, &plan.output_shape), input, output);
         self.build_nest(nest, carrier)
     }
 
@@ -101,8 +104,7 @@ impl Jit {
         output: Option<&Strided>,
     ) -> Result<Option<Arc<JitKernel>>, Error> {
         let Some(nest) = schedule::chain_views(fused, input, output)? else { return Ok(None) };
-        let (in_shape, out_shape) = chain_buffers(fused, input, output);
-        let plan = carrier(&nest, in_shape, out_shape);
+        let plan = carrier(&nest, chain_shapes(fused), input, output);
         self.build_nest(nest, plan).map(Some)
     }
 
@@ -126,8 +128,7 @@ impl Jit {
     ) -> Result<Option<Arc<JitKernel>>, Error> {
         let Some(nest) = schedule::chain_views(fused, input, output)? else { return Ok(None) };
         nest.verify()?;
-        let (in_shape, out_shape) = chain_buffers(fused, input, output);
-        let plan = Plan::Slice(carrier(&nest, in_shape, out_shape));
+        let plan = Plan::Slice(carrier(&nest, chain_shapes(fused), input, output));
         crate::check_dtype(&plan)?;
         let key = DynKey { op: chain_op(&nest), dtype: nest.dtype, rank: nest.dims.len().clamp(1, schedule::MAX_DIMS) };
         let key = if output.is_some() { key.view() } else { key };
