@@ -771,15 +771,23 @@ impl<'n> StaticSlice<'n> {
             let count = g.c(n as i64);
             return self.moves.fill(g, out_off, count, Some(n));
         }
+        let count = g.c(dims[k].extent as i64);
+        self.fill_positions(g, k, out_off, count);
+    }
+
+    /// Fill `count` positions of dim `k`, which is not dense (a dim of an output view),
+    /// from output offset `out_off`: each the block of dims `k + 1..`.
+    fn fill_positions(&self, g: &mut Gen, k: usize, out_off: Value, count: Value) {
+        let dims = &self.nest.dims;
         let os = dims[k].out_stride as i64;
         if k + 1 == dims.len() {
-            let (count, os) = (g.c(dims[k].extent as i64), g.c(os));
+            let os = g.c(os);
             return self.moves.scatter(g, out_off, None, out_off, os, count);
         }
-        let (zero, end) = (g.c(0), g.c(dims[k].extent as i64));
+        let zero = g.c(0);
         g.while_loop(
             &[zero, out_off],
-            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], end),
+            |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
             |g, v| {
                 self.fill_from(g, k + 1, v[1]);
                 vec![g.addi(v[0], 1), g.addi(v[1], os)]
@@ -863,21 +871,7 @@ impl<'n> StaticSlice<'n> {
                             self.moves.fill(g, out_seg, n, known.map(|k| k * os as u64));
                         }
                         Segment::FillAt { .. } => unreachable!("nests with fill levels walk every dim"),
-                        Segment::Fill { .. } if inner => {
-                            let osv = g.c(os);
-                            self.moves.scatter(g, out_seg, None, out_seg, osv, count);
-                        }
-                        Segment::Fill { .. } => {
-                            let zero = g.c(0);
-                            g.while_loop(
-                                &[zero, out_seg],
-                                |g, v| g.b.ins().icmp(IntCC::SignedLessThan, v[0], count),
-                                |g, v| {
-                                    self.fill_from(g, k + 1, v[1]);
-                                    vec![g.addi(v[0], 1), g.addi(v[1], os)]
-                                },
-                            );
-                        }
+                        Segment::Fill { .. } => self.fill_positions(g, k, out_seg, count),
                         Segment::Affine { offset, stride, .. } => {
                             let i = g.addi(in_off, offset);
                             let fs = g.muli(first, stride);
