@@ -361,6 +361,8 @@ mod tests {
 
     fn slice(dtype: DType, shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
         SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype,
             input_shape: shape.to_vec(),
             axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),

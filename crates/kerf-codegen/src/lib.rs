@@ -62,6 +62,8 @@ pub fn expand_chain(fused: &kerf_ir::chain::FusedChain, struct_name: &str) -> Re
     })?;
     // The kernel's buffers and fill value: what the generated code reads of a plan.
     let carrier = kerf_ir::SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: fused.dtype,
         input_shape: fused.head_shape().to_vec(),
         axes: Vec::new(),

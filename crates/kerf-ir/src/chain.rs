@@ -210,6 +210,9 @@ pub enum Head {
 pub struct FusedChain {
     pub dtype: DType,
     pub head: Head,
+    /// The head read as this shape (a row-major reshape of [`FusedChain::head_shape`]):
+    /// the axes' `head_axis` index it. Empty: the head's own shape.
+    pub source: Vec<u64>,
     /// Per step (index step − 1): its fill value's element bits (0 unless it fills).
     pub fill_bits: Vec<u128>,
     /// One per axis of the output before its final reshape (the last step's axes).
@@ -225,6 +228,10 @@ impl FusedChain {
             Head::Input { shape } => shape,
             Head::Fill(f) => &f.shape,
         }
+    }
+    /// The shape the head is read as (see [`FusedChain::source`]).
+    pub fn source_shape(&self) -> &[u64] {
+        if self.source.is_empty() { self.head_shape() } else { &self.source }
     }
     pub fn core_shape(&self) -> Vec<u64> {
         self.axes.iter().map(|a| a.extent).collect()
@@ -257,13 +264,53 @@ fn pair_axes(from: &[u64], to: &[u64]) -> Option<Vec<Option<usize>>> {
     Some(out)
 }
 
-/// One slice level of a chain: its step number and plan, and per input axis the core
+/// One slice level of a chain: its step number and plan, and per source axis the core
 /// axis of the level below it reads (`None` for a unit axis inserted below; the level
-/// at the bottom reads the head's axes themselves).
+/// at the bottom reads the axes of the head, as the chain's `source`, themselves).
 struct Level<'a> {
     step: usize,
     plan: &'a SlicePlan,
     below: Vec<Option<usize>>,
+}
+
+impl Level<'_> {
+    /// The source axis that core axis `j` of this level reads.
+    fn source_axis(&self, j: usize) -> usize {
+        self.plan.source_axis(j)
+    }
+}
+
+/// Whether a slice plan only reshapes: every element read once, in order (Reshape,
+/// Flatten, Squeeze, Unsqueeze, Identity, and full-range slices).
+fn only_reshapes(p: &SlicePlan) -> bool {
+    p.order.iter().enumerate().all(|(j, &k)| j == k)
+        && p.axes.iter().enumerate().all(|(k, a)| {
+            let w = p.window(k);
+            a.start == 0 && (a.step == 1 || a.extent <= 1) && w.lo == 0 && a.extent == w.len && w.len == p.source()[k]
+        })
+}
+
+/// The chain's slice steps (with their step numbers) with every step that only reshapes
+/// folded into its neighbour: the next step reads the reshape's input as its own source
+/// (row-major reshapes compose), or, after the last step, the step before writes the
+/// reshape's output shape. So Reshape → Transpose → Reshape is one plan's map.
+fn fold_reshapes(slices: Vec<(usize, SlicePlan)>) -> Vec<(usize, SlicePlan)> {
+    let mut steps = slices;
+    let mut i = 0;
+    while i < steps.len() {
+        if steps.len() > 1 && only_reshapes(&steps[i].1) {
+            let (_, r) = steps.remove(i);
+            if let Some((_, next)) = steps.get_mut(i) {
+                next.source_shape = next.source().to_vec();
+                next.input_shape = r.input_shape;
+            } else if let Some((_, prev)) = steps.get_mut(i.wrapping_sub(1)) {
+                prev.output_shape = r.output_shape;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    steps
 }
 
 /// Compose a lowered chain (from [`lower_chain`]) into one map. O(steps · rank ·
@@ -279,12 +326,11 @@ pub fn compose(plans: &[Plan]) -> Result<FusedChain, Error> {
         p.validate()?;
     }
     let dtype = plans[0].dtype();
-    let mut levels: Vec<Level<'_>> = Vec::new();
     let mut below_shape: Vec<u64> = match &head {
         Head::Input { shape } => shape.clone(),
         Head::Fill(f) => f.shape.clone(),
     };
-    let mut below_core: Option<Vec<u64>> = None;
+    let mut slices = Vec::with_capacity(plans.len());
     for (k, p) in plans.iter().enumerate().skip(first_slice) {
         let step = k + 1;
         let Plan::Slice(p) = p else {
@@ -296,19 +342,26 @@ pub fn compose(plans: &[Plan]) -> Result<FusedChain, Error> {
                 p.dtype, p.input_shape
             )));
         }
+        below_shape = p.output_shape.clone();
+        slices.push((step, p.clone()));
+    }
+    let slices = fold_reshapes(slices);
+    // The head read as the first level's source (a row-major reshape of it).
+    let source = slices.first().map_or_else(|| below_shape.clone(), |(_, p)| p.source().to_vec());
+    let mut levels: Vec<Level<'_>> = Vec::new();
+    let mut below_core: Option<Vec<u64>> = None;
+    for (step, p) in &slices {
         let below = match &below_core {
-            None => (0..p.input_shape.len()).map(Some).collect(),
-            Some(core) => pair_axes(core, &p.input_shape).ok_or_else(|| {
+            None => (0..p.source().len()).map(Some).collect(),
+            Some(core) => pair_axes(core, p.source()).ok_or_else(|| {
                 bad(format!(
-                    "step {}'s output {:?} is not a reshape of its axes {core:?} by unit axes",
-                    step - 1,
-                    p.input_shape
+                    "step {step} reads its input as {:?}, which is not a reshape of the axes {core:?} of the step before by unit axes",
+                    p.source()
                 ))
             })?,
         };
-        levels.push(Level { step, plan: p, below });
+        levels.push(Level { step: *step, plan: p, below });
         below_core = Some(p.core_shape());
-        below_shape = p.output_shape.clone();
     }
     let fill_bits = plans
         .iter()
@@ -329,23 +382,25 @@ pub fn compose(plans: &[Plan]) -> Result<FusedChain, Error> {
                 map: AxisMap::Pieces(normalize(vec![Piece::Read { len: d, z0: 0, dz: 1 }])),
             })
             .collect();
-        return Ok(FusedChain { dtype, head, fill_bits, axes, fixed: Vec::new(), output_shape: below_shape });
+        return Ok(FusedChain { dtype, head, source, fill_bits, axes, fixed: Vec::new(), output_shape: below_shape });
     };
     let mut axes = Vec::new();
-    for (k, a) in levels[top].plan.axes.iter().enumerate() {
-        axes.push(track(&levels, top, k, a.extent)?);
+    for j in 0..levels[top].plan.axes.len() {
+        let k = levels[top].source_axis(j);
+        axes.push(track(&levels, top, k, levels[top].plan.axes[k].extent)?);
     }
     // Core axes of a lower step that no axis above reads: unit axes removed between steps.
     let mut fixed = Vec::new();
     for l in 0..top {
         let read: Vec<usize> = levels[l + 1].below.iter().flatten().copied().collect();
-        for (k, a) in levels[l].plan.axes.iter().enumerate() {
-            if !read.contains(&k) {
-                fixed.push(track(&levels, l, k, a.extent)?);
+        for j in 0..levels[l].plan.axes.len() {
+            if !read.contains(&j) {
+                let k = levels[l].source_axis(j);
+                fixed.push(track(&levels, l, k, levels[l].plan.axes[k].extent)?);
             }
         }
     }
-    Ok(FusedChain { dtype, head, fill_bits, axes, fixed, output_shape: below_shape })
+    Ok(FusedChain { dtype, head, source, fill_bits, axes, fixed, output_shape: below_shape })
 }
 
 /// Merge pieces that continue each other; length-1 reads get dz 0; drop empty ones.
@@ -423,18 +478,18 @@ fn apply(p: &SlicePlan, step: usize, k: usize, a: i128, s: i128, len: u64) -> Re
     Ok((out.len() <= MAX_SEGMENTS_PER_AXIS).then_some(out))
 }
 
-/// The head axis that core axis `k` of level `l` ends on.
+/// The head axis (of the chain's source) that source axis `k` of level `l` ends on.
 fn head_axis(levels: &[Level<'_>], mut l: usize, mut k: usize) -> Option<usize> {
     loop {
         let below = levels[l].below[k]?;
         if l == 0 {
             return Some(below);
         }
-        (l, k) = (l - 1, below);
+        (l, k) = (l - 1, levels[l - 1].source_axis(below));
     }
 }
 
-/// What position y of core axis `k` of level `l` yields, step by step.
+/// What position y of source axis `k` of level `l` yields, step by step.
 fn walk(levels: &[Level<'_>], mut l: usize, mut k: usize, mut y: u64) -> Result<Outcome, Error> {
     loop {
         let lv = &levels[l];
@@ -445,12 +500,12 @@ fn walk(levels: &[Level<'_>], mut l: usize, mut k: usize, mut y: u64) -> Result<
         match (lv.below[k], l) {
             (None, _) => return Ok(Outcome::Read(0)),
             (Some(_), 0) => return Ok(Outcome::Read(coord(x as i128)?)),
-            (Some(below), _) => (l, k, y) = (l - 1, below, x),
+            (Some(below), _) => (l, k, y) = (l - 1, levels[l - 1].source_axis(below), x),
         }
     }
 }
 
-/// Follow core axis `k` (of `extent` positions) of level `l` down to the head.
+/// Follow source axis `k` (of `extent` positions) of level `l` down to the head.
 fn track(levels: &[Level<'_>], l: usize, k: usize, extent: u64) -> Result<FusedAxis, Error> {
     let head = head_axis(levels, l, k);
     let lv = &levels[l];
@@ -497,7 +552,7 @@ fn track(levels: &[Level<'_>], l: usize, k: usize, extent: u64) -> Result<FusedA
                 break Some(normalize(unit.collect()));
             }
             Some(_) if l == 0 => break Some(pieces),
-            Some(below) => (l, k) = (l - 1, below),
+            Some(below) => (l, k) = (l - 1, levels[l - 1].source_axis(below)),
         }
     };
     let map = match composed {
@@ -555,13 +610,21 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
         }
         _ => Tensor::zeros(f.dtype, &core)?,
     };
-    let mut strides = vec![1u64; head_shape.len()];
-    for k in (0..head_shape.len().saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1].saturating_mul(head_shape[k + 1]);
+    let source = f.source_shape().to_vec();
+    if volume(&source) != volume(&head_shape) {
+        return Err(Error::Invalid {
+            what: format!("chain: source {source:?} is not a reshape of the head's shape {head_shape:?}"),
+        });
     }
+    let mut strides = vec![1u64; source.len()];
+    for k in (0..source.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1].saturating_mul(source[k + 1]);
+    }
+    // A fill's elements are computed from their coordinates in the fill's own shape.
+    let mut head_at = vec![0u64; head_shape.len()];
     let fixed: Vec<(Option<usize>, Outcome)> = f.fixed.iter().map(|a| (a.head_axis, a.outcome(0))).collect();
     let mut y = vec![0u64; core.len()];
-    let mut at = vec![0u64; head_shape.len()];
+    let mut at = vec![0u64; source.len()];
     let layout = f.dtype.layout();
     for i in 0..out.len() {
         unravel(i, &core, &mut y);
@@ -588,7 +651,10 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
                     f.fill_bits[step - 1]
                 } else {
                     match head {
-                        Head::Fill(p) => fill_element(p, src, &at)?,
+                        Head::Fill(p) => {
+                            unravel(src, &head_shape, &mut head_at);
+                            fill_element(p, src, &head_at)?
+                        }
                         Head::Input { .. } => input.and_then(|v| v.element_bits(src)).ok_or_else(|| {
                             Error::Invalid { what: format!("input element {src} is outside its buffer") }
                         })?,

@@ -120,21 +120,32 @@ pub struct Window {
     pub len: u64,
 }
 
-/// A slice: every op of the slice family lowers to this. Axes are never permuted by
-/// these ops, so the core output has one axis per input axis; shrunk and inserted
-/// axes are a reshape of the core output into `output_shape`.
+/// A move of one input: every single-input data-movement op lowers to this. The input is
+/// read as `source_shape` (a row-major reshape of it: the same elements in the same
+/// order), each source axis through one [`AxisRead`] and the plan's boundary mode; the
+/// core output has one axis per source axis, in the order `order` gives (a permutation);
+/// shrunk and inserted axes, and any other reshape, are a reshape of the core output into
+/// `output_shape`. Slices and pads read in source order with the source the input;
+/// Transpose permutes, Reshape/Squeeze/Unsqueeze/Flatten reshape, Expand broadcasts
+/// (step 0), Tile and Roll wrap, DepthToSpace reshapes, permutes and reshapes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SlicePlan {
     pub dtype: DType,
     pub input_shape: Vec<u64>,
-    /// One per input axis.
+    /// The input read as this shape, a row-major reshape of `input_shape`. Empty:
+    /// `input_shape` itself (the usual case; frontends leave it empty then).
+    pub source_shape: Vec<u64>,
+    /// One per source axis.
     pub axes: Vec<AxisRead>,
+    /// Core axis j reads source axis `order[j]`: a permutation of the source axes.
+    /// Empty: source order (frontends leave it empty then).
+    pub order: Vec<usize>,
     pub mode: BoundaryMode,
     /// Element bits of the fill value (low bytes; low nibble for i4/u4). 0 unless mode is fill.
     pub fill_bits: u128,
     /// The final output shape: the axes' extents, reshaped for shrink/new axes.
     pub output_shape: Vec<u64>,
-    /// Per input axis, the window its boundary mode sees: x counts from the window's
+    /// Per source axis, the window its boundary mode sees: x counts from the window's
     /// first element and the mode's extent is the window's length. A pad that crops
     /// before it pads (ONNX Pad's negative pads) reads a window of the axis. Empty:
     /// every axis whole, the usual case (frontends leave it empty then).
@@ -142,22 +153,35 @@ pub struct SlicePlan {
 }
 
 impl SlicePlan {
-    /// The window of input axis `k` (the whole axis when the plan has none).
-    pub fn window(&self, k: usize) -> Window {
-        self.windows.get(k).copied().unwrap_or(Window { lo: 0, len: self.input_shape[k] })
+    /// The shape the input is read as (see [`SlicePlan::source_shape`]).
+    pub fn source(&self) -> &[u64] {
+        if self.source_shape.is_empty() { &self.input_shape } else { &self.source_shape }
     }
-    /// Whether the windows are well formed: none, or one per input axis inside it.
+    /// The source axis core axis `j` reads (see [`SlicePlan::order`]).
+    pub fn source_axis(&self, j: usize) -> usize {
+        self.order.get(j).copied().unwrap_or(j)
+    }
+    /// Whether the plan reads its input as it is: no reshape of the input, no permutation.
+    pub fn reads_in_place(&self) -> bool {
+        self.source() == self.input_shape.as_slice() && self.order.iter().enumerate().all(|(j, &k)| j == k)
+    }
+    /// The window of source axis `k` (the whole axis when the plan has none).
+    pub fn window(&self, k: usize) -> Window {
+        self.windows.get(k).copied().unwrap_or(Window { lo: 0, len: self.source()[k] })
+    }
+    /// Whether the windows are well formed: none, or one per source axis inside it.
     pub fn windows_fit(&self) -> bool {
         self.windows.is_empty()
-            || (self.windows.len() == self.input_shape.len()
+            || (self.windows.len() == self.source().len()
                 && self
                     .windows
                     .iter()
-                    .zip(&self.input_shape)
+                    .zip(self.source())
                     .all(|(w, &d)| w.lo.checked_add(w.len).is_some_and(|e| e <= d)))
     }
+    /// The core output's shape: the axes' extents in core order.
     pub fn core_shape(&self) -> Vec<u64> {
-        self.axes.iter().map(|a| a.extent).collect()
+        (0..self.axes.len()).map(|j| self.axes[self.source_axis(j)].extent).collect()
     }
     pub fn output_len(&self) -> u64 {
         crate::tensor::volume(&self.output_shape).unwrap_or(0)
@@ -176,9 +200,17 @@ impl SlicePlan {
     /// entry that takes a plan (schedule, reference, JIT) calls this first.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |what: String| Err(Error::Invalid { what: format!("slice plan: {what}") });
-        let rank = self.input_shape.len();
+        let rank = self.source().len();
         if self.axes.len() != rank {
-            return bad(format!("{} axes for an input of rank {rank} (one per input axis)", self.axes.len()));
+            return bad(format!("{} axes for a source of rank {rank} (one per source axis)", self.axes.len()));
+        }
+        if !self.order.is_empty() {
+            let mut seen = vec![false; rank];
+            let permutes = self.order.len() == rank
+                && self.order.iter().all(|&k| k < rank && !std::mem::replace(&mut seen[k], true));
+            if !permutes {
+                return bad(format!("order {:?} is not a permutation of the {rank} source axes", self.order));
+            }
         }
         // The sizes are multiplied from the outermost axis on; an empty axis ends the count
         // (its volume is 0: the reference and the schedule never form the strides inside
@@ -190,6 +222,15 @@ impl SlicePlan {
                 "it has more than 2^63 elements"
             };
             return bad(format!("input shape {:?}: {what}", self.input_shape));
+        }
+        if !self.source_shape.is_empty() {
+            // Row-major reshapes keep every element where it is: only the volume must agree.
+            if volume(&self.source_shape) != volume(&self.input_shape) {
+                return bad(format!(
+                    "source_shape {:?} is not a reshape of the input shape {:?}",
+                    self.source_shape, self.input_shape
+                ));
+            }
         }
         let core = self.core_shape();
         let Some(core_len) = volume(&core).filter(|&n| n <= i64::MAX as u64) else {
@@ -218,8 +259,9 @@ impl SlicePlan {
         }
         if !self.windows_fit() {
             return bad(format!(
-                "windows {:?} are not one per input axis inside the input shape {:?}",
-                self.windows, self.input_shape
+                "windows {:?} are not one per source axis inside the source shape {:?}",
+                self.windows,
+                self.source()
             ));
         }
         if core_len == 0 {
@@ -409,9 +451,12 @@ impl fmt::Display for Plan {
         match self {
             Plan::Slice(s) => {
                 write!(f, "slice {} {:?} -> {:?} mode {}", s.dtype, s.input_shape, s.output_shape, s.mode)?;
+                if !s.reads_in_place() {
+                    write!(f, "\n  read as {:?}, core axes from source axes {:?}", s.source(), s.order)?;
+                }
                 for (i, a) in s.axes.iter().enumerate() {
                     write!(f, "\n  axis {i}: x = {} + y*{} for y < {}", a.start, a.step, a.extent)?;
-                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || w.len != s.input_shape[i]) {
+                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || w.len != s.source()[i]) {
                         write!(f, " in the window [{}, {})", w.lo, w.lo as u128 + w.len as u128)?;
                     }
                 }

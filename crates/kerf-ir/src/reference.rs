@@ -64,25 +64,32 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
     let n = out.len();
     let rank = core.len();
     let mut y = vec![0u64; rank];
-    // Row-major strides of the input, in elements. With an empty axis the product of the
-    // axes inside it may overflow (e.g. [0, 2^40, 2^40]); no element is then read through
-    // those strides (the empty axis sends every read to the fill value), so saturate.
+    // Row-major strides of the source (the input read as `source_shape`), in elements.
+    // With an empty axis the product of the axes inside it may overflow (e.g. [0, 2^40,
+    // 2^40]); no element is then read through those strides (the empty axis sends every
+    // read to the fill value), so saturate.
+    let source = plan.source();
     let mut in_strides = vec![1u64; rank];
     for k in (0..rank.saturating_sub(1)).rev() {
-        in_strides[k] = in_strides[k + 1].saturating_mul(plan.input_shape[k + 1]);
+        in_strides[k] = in_strides[k + 1].saturating_mul(source[k + 1]);
     }
+    // Core position j of the output walks source axis order[j].
+    let mut at = vec![0u64; rank];
     for i in 0..n {
         unravel(i, &core, &mut y);
+        for (j, &yj) in y.iter().enumerate() {
+            at[plan.source_axis(j)] = yj;
+        }
         // The source element, or None for the fill value.
         let mut src = Some(0u64);
         for k in 0..rank {
             let a = &plan.axes[k];
             // The mode sees the axis's window: x counts from its first element.
             let w = plan.window(k);
-            let x = i64::try_from(a.x(y[k])).map_err(|_| Error::Overflow {
+            let x = i64::try_from(a.x(at[k])).map_err(|_| Error::Overflow {
                 op: "reference".into(),
                 what: format!("axis {k} coordinate"),
-                value: a.x(y[k]).to_string(),
+                value: a.x(at[k]).to_string(),
             })?;
             let z = if w.len == 0 { None } else { plan.mode.source_index(x, w.len) };
             src = match (src, z) {

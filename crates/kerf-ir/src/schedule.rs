@@ -831,6 +831,55 @@ fn check_writes(axes: &[(u64, i64)], base: i128, buffer_len: u64) -> Result<(), 
 }
 
 impl Strided {
+    /// The strides of this view of `shape` read as `to`, a row-major reshape of it (the
+    /// same elements in the same order), where the view allows that without a copy:
+    /// each group of axes that reshapes into another must be contiguous among itself
+    /// (numpy's rule for `reshape` returning a view). `None` where it does not.
+    pub fn reshaped(&self, shape: &[u64], to: &[u64]) -> Option<Vec<i64>> {
+        if shape == to {
+            return Some(self.strides.clone());
+        }
+        if crate::tensor::volume(shape)? != crate::tensor::volume(to)? || self.strides.len() != shape.len() {
+            return None;
+        }
+        if shape.contains(&0) {
+            return Some(vec![0; to.len()]); // no element is read
+        }
+        // Unit axes carry no stride: drop them on both sides.
+        let old: Vec<(u64, i64)> =
+            shape.iter().zip(&self.strides).filter(|(d, _)| **d != 1).map(|(&d, &s)| (d, s)).collect();
+        let mut out = vec![0i64; to.len()];
+        let new: Vec<usize> = (0..to.len()).filter(|&k| to[k] != 1).collect();
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() && j < new.len() {
+            // The smallest groups old[i..i2], new[j..j2] of equal volume.
+            let (mut i2, mut j2) = (i + 1, j + 1);
+            let (mut po, mut pn) = (old[i].0 as u128, to[new[j]] as u128);
+            while po != pn {
+                if po < pn {
+                    po *= old.get(i2)?.0 as u128;
+                    i2 += 1;
+                } else {
+                    pn *= to[*new.get(j2)?] as u128;
+                    j2 += 1;
+                }
+            }
+            // The old group must be one contiguous run of its innermost stride.
+            for k in i..i2 - 1 {
+                if old[k].1 as i128 != old[k + 1].1 as i128 * old[k + 1].0 as i128 {
+                    return None;
+                }
+            }
+            let mut stride = old[i2 - 1].1 as i128;
+            for &k in new[j..j2].iter().rev() {
+                out[k] = i64::try_from(stride).ok()?;
+                stride *= to[k] as i128;
+            }
+            (i, j) = (i2, j2);
+        }
+        Some(out)
+    }
+
     /// Check an output view of `shape`: inside its buffer (see [`Strided::check_inside`]),
     /// positive strides on every axis of extent 2 or more, and no two elements in one place.
     pub fn check_output(&self, shape: &[u64]) -> Result<(), Error> {
@@ -872,7 +921,8 @@ fn slice_in(plan: &SlicePlan, view: Option<&Strided>) -> Result<LoopNest, Error>
 /// continue. The nest's [`LoopNest::out_view`] holds the view's offset and buffer.
 pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Strided>) -> Result<LoopNest, Error> {
     plan.validate()?;
-    let rank = plan.input_shape.len();
+    let source = plan.source();
+    let rank = source.len();
     let core = plan.core_shape();
     let output_len =
         crate::tensor::volume(&core).ok_or_else(|| Error::TooLarge { what: format!("an output of shape {core:?}") })?;
@@ -909,19 +959,27 @@ pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Str
     };
     let all_fill = |nest: LoopNest| finish(nest, fill_axes().collect(), 0, out_strides.as_deref());
 
-    // Row-major input strides.
+    // Row-major source strides.
     let mut in_strides = vec![1i128; rank];
     for k in (0..rank.saturating_sub(1)).rev() {
         // Saturating: only an input with an empty axis can overflow here (e.g. [0, 2^60,
         // 2^60, 2^60]); the axes outside it get stride 0, and the empty axis makes the
         // nest all-fill (or an error) before the strides inside it are used.
-        in_strides[k] = in_strides[k + 1].saturating_mul(plan.input_shape[k + 1] as i128);
+        in_strides[k] = in_strides[k + 1].saturating_mul(source[k + 1] as i128);
     }
     if let Some(v) = view {
-        in_strides = v.strides.iter().map(|&s| s as i128).collect();
+        let strides = v.reshaped(&plan.input_shape, source).ok_or_else(|| Error::Invalid {
+            what: format!(
+                "input view: strides {:?} of shape {:?} cannot be read as shape {source:?} without a copy",
+                v.strides, plan.input_shape
+            ),
+        })?;
+        in_strides = strides.iter().map(|&s| s as i128).collect();
     }
     let mut axes: Vec<Axis> = Vec::with_capacity(rank);
-    for (k, a) in plan.axes.iter().enumerate() {
+    for j in 0..rank {
+        let k = plan.source_axis(j);
+        let a = &plan.axes[k];
         // The mode sees the axis's window: its extent d, its first element at `lo`.
         let window = plan.window(k);
         let (lo, d) = (window.lo as i128, window.len);
@@ -1173,7 +1231,18 @@ pub fn chain_views(
         levels,
         out_view: output.map(|o| OutView { base: o.offset.max(0) as u64, buffer_len: o.buffer_len }),
     };
-    let in_strides: Vec<i128> = view.strides.iter().map(|&s| s as i128).collect();
+    let source = f.source_shape();
+    let in_strides: Vec<i128> = view
+        .reshaped(shape, source)
+        .ok_or_else(|| Error::Invalid {
+            what: format!(
+                "input view: strides {:?} of shape {shape:?} cannot be read as shape {source:?} without a copy",
+                view.strides
+            ),
+        })?
+        .iter()
+        .map(|&s| s as i128)
+        .collect();
     let mut axes = Vec::new();
     for a in all() {
         let t = a.head_axis.map_or(0, |h| in_strides[h]);

@@ -310,8 +310,17 @@ fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
         DType::String => 0,
         _ => g.below(256) as u128,
     };
-    let mut p =
-        SlicePlan { dtype, input_shape: shape.to_vec(), axes, mode, fill_bits, output_shape: Vec::new(), windows };
+    let mut p = SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
+        dtype,
+        input_shape: shape.to_vec(),
+        axes,
+        mode,
+        fill_bits,
+        output_shape: Vec::new(),
+        windows,
+    };
     // Strict bounds or an empty window outside fill mode: read inside, or fall back.
     for k in 0..shape.len() {
         let d = p.window(k).len as i64;

@@ -6,6 +6,8 @@ use kerf_ir::{AxisRead, BoundaryMode, DType, SlicePlan};
 fn fill_plan(input_shape: Vec<u64>) -> SlicePlan {
     let axes: Vec<AxisRead> = input_shape.iter().map(|_| AxisRead { extent: 1, start: 0, step: 1 }).collect();
     SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: DType::F32,
         output_shape: vec![1; input_shape.len()],
         input_shape,

@@ -109,12 +109,15 @@ impl Equivalent<PlanKey> for PlanRef<'_> {
         match (self.0, &key.0) {
             (Plan::Slice(a), Plan::Slice(b)) => {
                 // Destructured whole, so that a new field cannot be left out of the key.
-                let SlicePlan { dtype, input_shape, axes, mode, fill_bits, output_shape, windows } = a;
+                let SlicePlan { dtype, input_shape, source_shape, axes, order, mode, fill_bits, output_shape, windows } =
+                    a;
                 *dtype == b.dtype
                     && *mode == b.mode
                     && (*mode != BoundaryMode::Fill || *fill_bits == b.fill_bits)
                     && *input_shape == b.input_shape
+                    && *source_shape == b.source_shape
                     && *axes == b.axes
+                    && *order == b.order
                     && *output_shape == b.output_shape
                     && *windows == b.windows
             }
@@ -131,8 +134,9 @@ impl Hash for PlanRef<'_> {
     fn hash<H: Hasher>(&self, h: &mut H) {
         match self.0 {
             Plan::Slice(p) => {
-                let SlicePlan { dtype, input_shape, axes, mode, fill_bits, output_shape, windows } = p;
-                (dtype, mode, input_shape, axes, output_shape, windows).hash(h);
+                let SlicePlan { dtype, input_shape, source_shape, axes, order, mode, fill_bits, output_shape, windows } =
+                    p;
+                (dtype, mode, input_shape, source_shape, axes, order, output_shape, windows).hash(h);
                 if *mode == BoundaryMode::Fill {
                     fill_bits.hash(h);
                 }
@@ -170,6 +174,8 @@ mod tests {
 
     fn slice(mode: BoundaryMode, fill_bits: u128) -> Plan {
         Plan::Slice(SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype: DType::F32,
             input_shape: vec![3, 3],
             axes: vec![AxisRead { extent: 2, start: 0, step: 1 }; 2],

@@ -26,6 +26,8 @@ fn carrier(
 ) -> SlicePlan {
     let buffer = |dense: &[u64], view: Option<&Strided>| view.map_or_else(|| dense.to_vec(), |v| vec![v.buffer_len]);
     SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: nest.dtype,
         input_shape: buffer(input_shape, input),
         axes: Vec::new(),

@@ -207,6 +207,8 @@ fn finish_plan(mode: BoundaryMode, dtype: DType, fill: u128, axes: Vec<(u64, Axi
         }
     };
     let mut plan = SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype,
         input_shape: axes.iter().map(|a| a.0).collect(),
         axes: axes.iter().map(|a| a.1).collect(),
@@ -269,6 +271,8 @@ fn wide_plan() -> impl Strategy<Value = SlicePlan> {
                 (start, n)
             };
             SlicePlan {
+                source_shape: Vec::new(),
+                order: Vec::new(),
                 dtype,
                 input_shape: vec![rows, d],
                 axes: vec![AxisRead { extent: rows, start: 0, step: 1 }, AxisRead { extent: n, start, step }],
@@ -481,6 +485,8 @@ proptest! {
 #[test]
 fn one_dynamic_kernel_runs_many_shapes() {
     let first = SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: DType::F32,
         input_shape: vec![4, 5],
         axes: vec![AxisRead { extent: 6, start: -1, step: 1 }, AxisRead { extent: 7, start: -2, step: 1 }],
@@ -495,6 +501,8 @@ fn one_dynamic_kernel_runs_many_shapes() {
         [(3u64, 9u64, 10u64, 2u64, -7i64, 4i64), (1, 1, 3, 3, 0, -1), (9, 2, 0, 5, 3, 3), (5, 5, 12, 40, -20, -3)]
     {
         let p = SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype: DType::F32,
             input_shape: vec![d0, d1],
             axes: vec![AxisRead { extent: n0, start: s0, step: 1 }, AxisRead { extent: n1, start: s1, step: -1 }],
@@ -563,6 +571,8 @@ fn one_dynamic_kernel_runs_many_pads() {
 #[test]
 fn checks_happen_before_machine_code() {
     let p = SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: DType::U8,
         input_shape: vec![4],
         axes: vec![AxisRead { extent: 3, start: 2, step: 1 }],
@@ -602,6 +612,8 @@ fn the_cache_compiles_once_and_evicts() {
     let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 4 }).unwrap();
     let plan = |n: u64| {
         Plan::Slice(SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype: DType::F32,
             input_shape: vec![16],
             axes: vec![AxisRead { extent: n, start: 0, step: 1 }],
@@ -637,6 +649,8 @@ fn the_cache_compiles_once_and_evicts() {
 fn cache_hits_are_the_plans_one_kernel_serves() {
     let jit = Jit::default();
     let slice = |mode, fill_bits| SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: DType::I8,
         input_shape: vec![2],
         axes: vec![AxisRead { extent: 4, start: -1, step: 1 }],
@@ -681,6 +695,8 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
 #[test]
 fn large_slices_split_over_threads() {
     let big = |dtype, mode, rows: u64, cols: u64, n1: u64, start1: i64| SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype,
         input_shape: vec![rows, cols],
         axes: vec![AxisRead { extent: rows + 7, start: -3, step: 1 }, AxisRead { extent: n1, start: start1, step: 1 }],
@@ -698,6 +714,8 @@ fn large_slices_split_over_threads() {
     // Outputs of 8 MiB and more stream their reversed and strided runs through a stack
     // buffer in chunks; odd lengths leave chunks and rows unaligned.
     let plan = |dtype, rows: u64, cols: u64, n1: u64, start1: i64, step1: i64| SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype,
         input_shape: vec![rows, cols],
         axes: vec![AxisRead { extent: rows, start: 0, step: 1 }, AxisRead { extent: n1, start: start1, step: step1 }],
@@ -719,6 +737,8 @@ fn large_slices_split_over_threads() {
 #[test]
 fn large_outputs_stream_copies_and_fills() {
     let pad = |dtype, mode, rows: u64, cols: u64, fill_bits: u128| SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype,
         input_shape: vec![rows, cols],
         axes: vec![
@@ -776,6 +796,8 @@ fn large_stride2_slices_stream_through_the_host() {
         let rows = (8 << 20) / (n1 * w) + 3;
         let cols = start1 as u64 + 2 * n1 - 1;
         SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype,
             input_shape: vec![rows, cols],
             axes: vec![AxisRead { extent: rows, start: 0, step: 1 }, AxisRead { extent: n1, start: start1, step: 2 }],
@@ -828,6 +850,8 @@ fn dynamic_kernel_code_grows_linearly_with_rank() {
             };
         }
         SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype: DType::F32,
             output_shape: axes.iter().map(|a| a.extent).collect(),
             windows: Vec::new(),
@@ -893,6 +917,8 @@ fn tiny_inputs_repeated_to_ten_million_elements() {
             (BoundaryMode::Reflect, 5, -1),
         ] {
             let p = SlicePlan {
+                source_shape: Vec::new(),
+                order: Vec::new(),
                 dtype,
                 input_shape: vec![3],
                 axes: vec![AxisRead { extent: n, start, step }],
@@ -947,6 +973,8 @@ fn repeating_rows_and_tables() {
                 [(3u64, 5u64, 1001u64, 7u64, -2i64, 1i64), (2, 100, 9, 3001, 5, 33), (5, 97, 20, 1000, -40, 31)]
             {
                 let p = SlicePlan {
+                    source_shape: Vec::new(),
+                    order: Vec::new(),
                     dtype,
                     input_shape: vec![d0, d1],
                     axes: vec![
@@ -975,6 +1003,8 @@ fn padded_rows_are_walked() {
     for (dtype, cols) in [(DType::U8, 1100u64), (DType::F32, 300), (DType::C128, 70)] {
         for mode in BoundaryMode::ALL.into_iter().filter(|&m| m != BoundaryMode::StrictBounds) {
             let plan = SlicePlan {
+                source_shape: Vec::new(),
+                order: Vec::new(),
                 dtype,
                 input_shape: vec![4, 9, cols],
                 axes: vec![

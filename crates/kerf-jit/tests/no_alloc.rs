@@ -46,6 +46,8 @@ fn calls_and_cache_hits_allocate_nothing() {
     // W6: f32 [3, 3] -> [2, 2]; a fill-mode pad; a linspace.
     let slice = |mode, start| {
         Plan::Slice(SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype: DType::F32,
             input_shape: vec![3, 3],
             axes: vec![AxisRead { extent: 2, start, step: 1 }; 2],

@@ -547,6 +547,8 @@ fn tiled_views_stay_inside_guarded_buffers() {
             })
             .collect();
         let plan = SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype,
             input_shape: shape.clone(),
             output_shape: axes.iter().map(|a| a.extent).collect(),

@@ -8,6 +8,8 @@ use kerf_ir::{AxisRead, BoundaryMode, DType, SlicePlan};
 /// no windows, fill bits 0.
 pub fn slice_plan(dtype: DType, input_shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
     SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype,
         input_shape: input_shape.to_vec(),
         axes: axes.iter().map(|&(extent, start, step)| AxisRead { extent, start, step }).collect(),

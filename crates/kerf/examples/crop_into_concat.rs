@@ -14,6 +14,8 @@ use ndarray::{Array2, s};
 /// A crop of `size` from `start` (per axis, step 1) of an f32 image of `shape`.
 fn crop(shape: [u64; 2], start: [i64; 2], size: [u64; 2], mode: BoundaryMode) -> SlicePlan {
     SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: DType::F32,
         input_shape: shape.to_vec(),
         axes: (0..2).map(|k| AxisRead { extent: size[k], start: start[k], step: 1 }).collect(),

@@ -61,6 +61,8 @@ fn main() -> Result<(), kerf::Error> {
 fn v1<T: Element + Default + PartialEq + std::fmt::Debug>(iters: usize, of: fn(usize) -> T) -> Result<(), kerf::Error> {
     let w = std::mem::size_of::<T>();
     let plan = SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype: T::DTYPE,
         input_shape: vec![N as u64, N as u64],
         axes: vec![AxisRead { extent: N as u64, start: 0, step: 1 }, AxisRead { extent: 2048, start: 1024, step: 1 }],

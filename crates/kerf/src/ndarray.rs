@@ -242,7 +242,7 @@ fn output_layout<T, D: Dimension>(
 /// use ndarray::{Array2, s};
 /// let a = Array2::from_shape_fn((4, 6), |(i, j)| (10 * i + j) as f32);
 /// // Columns 1..3 of the transposed array (a [6, 4] view): rows 1..3 of `a`, read in place.
-/// let plan = SlicePlan {
+/// let plan = SlicePlan { source_shape: Vec::new(), order: Vec::new(),
 ///     dtype: DType::F32,
 ///     input_shape: vec![6, 4],
 ///     axes: vec![AxisRead { extent: 6, start: 0, step: 1 }, AxisRead { extent: 2, start: 1, step: 1 }],
@@ -511,6 +511,8 @@ mod tests {
                     })
                     .collect();
                 let plan = SlicePlan {
+                    source_shape: Vec::new(),
+                    order: Vec::new(),
                     dtype: DType::I32,
                     input_shape: shape.clone(),
                     output_shape: axes.iter().map(|a| a.extent).collect(),
@@ -542,6 +544,8 @@ mod tests {
         }
         // Wrong shapes are errors.
         let plan = SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             dtype: DType::I32,
             input_shape: vec![2, 2],
             axes: vec![AxisRead { extent: 1, start: 0, step: 1 }; 2],
@@ -561,6 +565,8 @@ mod tests {
         assert!(e.contains("layout"), "{e}");
         // A kernel compiled for one output layout refuses another, with no copy behind it.
         let whole = SlicePlan {
+            source_shape: Vec::new(),
+            order: Vec::new(),
             axes: vec![AxisRead { extent: 2, start: 0, step: 1 }; 2],
             output_shape: vec![2, 2],
             ..plan.clone()
@@ -590,6 +596,8 @@ mod tests {
                 })
                 .collect();
             let plan = SlicePlan {
+                source_shape: Vec::new(),
+                order: Vec::new(),
                 dtype: DType::I16,
                 input_shape: vec![3, 4, 5],
                 output_shape: axes.iter().map(|a| a.extent).collect(),

@@ -91,6 +91,8 @@ pub(crate) fn in_bounds_slice(
     output_shape: Vec<u64>,
 ) -> Plan {
     Plan::Slice(SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
         dtype,
         input_shape,
         axes,

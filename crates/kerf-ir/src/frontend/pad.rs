@@ -47,7 +47,17 @@ pub(crate) fn plan(
     let whole = windows.iter().zip(&head.shape).all(|(w, &d)| w.lo == 0 && w.len == d);
     let windows = if whole { Vec::new() } else { windows };
     let Head { dtype, shape, mode, .. } = head;
-    Ok(Plan::Slice(SlicePlan { dtype, input_shape: shape, axes: reads, mode, fill_bits, output_shape, windows }))
+    Ok(Plan::Slice(SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
+        dtype,
+        input_shape: shape,
+        axes: reads,
+        mode,
+        fill_bits,
+        output_shape,
+        windows,
+    }))
 }
 
 /// A pad mode (ONNX Pad's and OpenVINO Pad's names) as the boundary mode that reads it:

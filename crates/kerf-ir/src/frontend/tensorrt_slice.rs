@@ -127,5 +127,15 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         }
     }
     let output_shape = axes.iter().map(|a| a.extent).collect();
-    Ok(Plan::Slice(SlicePlan { dtype, input_shape: shape, axes, mode, fill_bits, output_shape, windows: Vec::new() }))
+    Ok(Plan::Slice(SlicePlan {
+        source_shape: Vec::new(),
+        order: Vec::new(),
+        dtype,
+        input_shape: shape,
+        axes,
+        mode,
+        fill_bits,
+        output_shape,
+        windows: Vec::new(),
+    }))
 }
