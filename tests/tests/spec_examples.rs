@@ -82,6 +82,14 @@ macro_rules! examples_on_every_backend {
         mod jit_dynamic {
             $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit(super::jit(), r, true)); })*
         }
+        /// Every op with a spec is listed here, so that no op's examples go unrun.
+        #[test]
+        fn every_op_is_listed() {
+            let listed = [$($op),*];
+            let registry = kerf::spec::registry().expect("the embedded specs parse");
+            let missing: Vec<&str> = registry.ids().filter(|id| !listed.contains(id)).collect();
+            assert!(missing.is_empty(), "ops whose examples no test runs: {missing:?}");
+        }
     };
 }
 
@@ -93,4 +101,14 @@ examples_on_every_backend! {
     onnx_pad: "onnx.pad",
     openvino_pad: "openvino.pad",
     openvino_slice: "openvino.slice",
+    onnx_transpose: "onnx.transpose",
+    onnx_reshape: "onnx.reshape",
+    onnx_flatten: "onnx.flatten",
+    onnx_squeeze: "onnx.squeeze",
+    onnx_unsqueeze: "onnx.unsqueeze",
+    onnx_identity: "onnx.identity",
+    onnx_expand: "onnx.expand",
+    onnx_tile: "onnx.tile",
+    onnx_depth_to_space: "onnx.depth_to_space",
+    onnx_space_to_depth: "onnx.space_to_depth",
 }

@@ -81,7 +81,7 @@ impl Drop for Code {
 pub struct DynKey {
     pub(crate) op: DynOp,
     pub(crate) dtype: DType,
-    /// Loop depth: for a slice its input rank, at least 1 and at most
+    /// Loop depth: for a slice its source rank (the axes it reads), at least 1 and at most
     /// [`schedule::MAX_DIMS`]; dims of a linspace; 0 for random fills.
     pub(crate) rank: usize,
 }
@@ -115,7 +115,7 @@ impl DynKey {
             Plan::Slice(p) => DynKey {
                 op: DynOp::Slice(p.mode),
                 dtype: p.dtype,
-                rank: p.input_shape.len().clamp(1, schedule::MAX_DIMS),
+                rank: p.source().len().clamp(1, schedule::MAX_DIMS),
             },
             Plan::Fill(p) => match &p.kind {
                 FillKind::RandomUniform { .. } => {

@@ -519,6 +519,16 @@ pub const SPEC_FILES: &[(&str, &str)] = &[
     ("specs/onnx.pad.toml", include_str!("../specs/onnx.pad.toml")),
     ("specs/openvino.pad.toml", include_str!("../specs/openvino.pad.toml")),
     ("specs/openvino.slice.toml", include_str!("../specs/openvino.slice.toml")),
+    ("specs/onnx.transpose.toml", include_str!("../specs/onnx.transpose.toml")),
+    ("specs/onnx.reshape.toml", include_str!("../specs/onnx.reshape.toml")),
+    ("specs/onnx.flatten.toml", include_str!("../specs/onnx.flatten.toml")),
+    ("specs/onnx.squeeze.toml", include_str!("../specs/onnx.squeeze.toml")),
+    ("specs/onnx.unsqueeze.toml", include_str!("../specs/onnx.unsqueeze.toml")),
+    ("specs/onnx.identity.toml", include_str!("../specs/onnx.identity.toml")),
+    ("specs/onnx.expand.toml", include_str!("../specs/onnx.expand.toml")),
+    ("specs/onnx.tile.toml", include_str!("../specs/onnx.tile.toml")),
+    ("specs/onnx.depth_to_space.toml", include_str!("../specs/onnx.depth_to_space.toml")),
+    ("specs/onnx.space_to_depth.toml", include_str!("../specs/onnx.space_to_depth.toml")),
 ];
 
 /// All embedded specs, parsed once. The embedded files are checked by this crate's

@@ -28,7 +28,17 @@ fn every_embedded_spec_parses() {
             "openvino.strided_slice",
             "onnx.pad",
             "openvino.pad",
-            "openvino.slice"
+            "openvino.slice",
+            "onnx.transpose",
+            "onnx.reshape",
+            "onnx.flatten",
+            "onnx.squeeze",
+            "onnx.unsqueeze",
+            "onnx.identity",
+            "onnx.expand",
+            "onnx.tile",
+            "onnx.depth_to_space",
+            "onnx.space_to_depth",
         ]
     );
     assert_eq!(reg.ops().len(), SPEC_FILES.len());

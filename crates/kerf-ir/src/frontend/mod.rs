@@ -1,6 +1,7 @@
 //! Vendor frontends: the only place that knows vendor rules. Each validates a request
 //! against its spec and lowers it to a [`Plan`] with exactly the rules of specs/SEMANTICS.md.
 
+mod moves;
 mod onnx_pad;
 mod onnx_slice;
 mod openvino_pad;
@@ -38,6 +39,16 @@ fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
         "onnx.pad" => onnx_pad::lower(v),
         "openvino.pad" => openvino_pad::lower(v),
         "openvino.slice" => openvino_slice::lower(v),
+        "onnx.transpose" => moves::transpose(v),
+        "onnx.reshape" => moves::reshape(v),
+        "onnx.flatten" => moves::flatten(v),
+        "onnx.squeeze" => moves::squeeze(v),
+        "onnx.unsqueeze" => moves::unsqueeze(v),
+        "onnx.identity" => moves::identity(v),
+        "onnx.expand" => moves::expand(v),
+        "onnx.tile" => moves::tile(v),
+        "onnx.depth_to_space" => moves::depth_to_space(v),
+        "onnx.space_to_depth" => moves::space_to_depth(v),
         other => Err(Error::Invalid { what: format!("{other}: a spec exists but kerf has no frontend for it") }),
     }
 }
