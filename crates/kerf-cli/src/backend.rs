@@ -118,7 +118,8 @@ pub fn compile_chain(file: &ChainFile, dynamic: bool) -> Result<Arc<kerf::JitKer
     let err = |e: kerf::Error| CliError::new(file.describe_error(&e));
     let lowered = kerf::chain::lower_chain(&file.chain()).map_err(err)?;
     let jit = jit().map_err(|e| CliError::new(format!("{}: {e}", file.path.display())))?;
-    let kernel = if dynamic { jit.compile_dynamic_chain(&lowered.fused) } else { jit.compile_chain(&lowered.fused) };
+    let fused = lowered.fused().map_err(err)?;
+    let kernel = if dynamic { jit.compile_dynamic_chain(fused) } else { jit.compile_chain(fused) };
     kernel.map_err(err)?.ok_or_else(|| {
         CliError::new(format!(
             "{}: this chain does not fuse into one kernel: its elements are strings, which the JIT does not move",

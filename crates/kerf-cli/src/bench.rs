@@ -264,7 +264,7 @@ fn bench_chain(
     }
     let chain = file.chain();
     let lowered = kerf::chain::lower_chain(&chain).map_err(|e| CliError::new(file.describe_error(&e)))?;
-    let fused = &lowered.fused;
+    let fused = lowered.fused().map_err(|e| CliError::new(file.describe_error(&e)))?;
     if fused.dtype == DType::String {
         return Err(here("string tensors are not plain memory; kerf bench times byte-moving kernels only".into()));
     }

@@ -313,9 +313,78 @@ fn fold_reshapes(slices: Vec<(usize, SlicePlan)>) -> Vec<(usize, SlicePlan)> {
     steps
 }
 
+/// Split the steps' axes until every step's source pairs with the core of the step below
+/// by unit axes (see [`crate::refine`]); `Err` with the step number of the first that
+/// does not line up.
+fn line_up(slices: &mut [(usize, SlicePlan)]) -> Result<(), usize> {
+    // Each round splits axes into smaller factors, which an element count below 2^63
+    // bounds (at most 63 factors an axis): no more rounds than that a step.
+    for _ in 0..64 * slices.len().max(1) {
+        let mut changed = false;
+        for l in 1..slices.len() {
+            let (below, above) = slices.split_at_mut(l);
+            let (lower, (step, upper)) = (&mut below[l - 1].1, &mut above[0]);
+            if pair_axes(&lower.core_shape(), upper.source()).is_some() {
+                continue;
+            }
+            if !crate::refine::align(lower, upper) {
+                return Err(*step);
+            }
+            changed = true;
+        }
+        if !changed {
+            return Ok(());
+        }
+    }
+    Err(slices.last().map_or(1, |s| s.0))
+}
+
 /// Compose a lowered chain (from [`lower_chain`]) into one map. O(steps · rank ·
-/// MAX_SEGMENTS_PER_AXIS), plus the tables, each at most its axis's output extent.
+/// MAX_SEGMENTS_PER_AXIS), plus the tables, each at most its axis's output extent. A
+/// chain whose reshapes do not line up (see [`compose_segments`]) is an error here.
 pub fn compose(plans: &[Plan]) -> Result<FusedChain, Error> {
+    compose_or_cut(plans)?.map_err(|step| Error::Invalid {
+        what: format!(
+            "chain: step {step} reads its input in a shape whose axes do not line up with the steps before it, so the chain does not fuse into one map there (compose_segments cuts it)"
+        ),
+    })
+}
+
+/// A run of a chain's steps fused into one map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    /// The steps it runs (indices into the lowered chain, from 0).
+    pub steps: std::ops::Range<usize>,
+    pub fused: FusedChain,
+}
+
+/// Compose a lowered chain into as few maps as its reshapes allow: a step that reads its
+/// input in a shape whose axes do not line up with the step before it (a reshape that
+/// splits an axis a slice or pad reads, or that regroups factors, like [2, 3] → [3, 2],
+/// before a transpose) starts a new segment, whose input is the one before's output. A
+/// chain that fuses whole is one segment.
+pub fn compose_segments(plans: &[Plan]) -> Result<Vec<Segment>, Error> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while from < plans.len() {
+        let to = match compose_or_cut(&plans[from..])? {
+            Ok(fused) => {
+                out.push(Segment { steps: from..plans.len(), fused });
+                break;
+            }
+            // `step` counts from 1 within the rest, and is never its first step.
+            Err(step) => from + step - 1,
+        };
+        let fused = compose(&plans[from..to])?;
+        out.push(Segment { steps: from..to, fused });
+        from = to;
+    }
+    Ok(out)
+}
+
+/// [`compose`], with `Ok(Err(step))` where step `step` (from 1) does not line up with the
+/// steps before it.
+fn compose_or_cut(plans: &[Plan]) -> Result<Result<FusedChain, usize>, Error> {
     let bad = |what: String| Error::Invalid { what: format!("chain: {what}") };
     let (head, first_slice) = match plans.first() {
         None => return Err(bad("a chain has at least one step".into())),
@@ -345,7 +414,10 @@ pub fn compose(plans: &[Plan]) -> Result<FusedChain, Error> {
         below_shape = p.output_shape.clone();
         slices.push((step, p.clone()));
     }
-    let slices = fold_reshapes(slices);
+    let mut slices = fold_reshapes(slices);
+    if let Err(step) = line_up(&mut slices) {
+        return Ok(Err(step));
+    }
     // The head read as the first level's source (a row-major reshape of it).
     let source = slices.first().map_or_else(|| below_shape.clone(), |(_, p)| p.source().to_vec());
     let mut levels: Vec<Level<'_>> = Vec::new();
@@ -382,7 +454,15 @@ pub fn compose(plans: &[Plan]) -> Result<FusedChain, Error> {
                 map: AxisMap::Pieces(normalize(vec![Piece::Read { len: d, z0: 0, dz: 1 }])),
             })
             .collect();
-        return Ok(FusedChain { dtype, head, source, fill_bits, axes, fixed: Vec::new(), output_shape: below_shape });
+        return Ok(Ok(FusedChain {
+            dtype,
+            head,
+            source,
+            fill_bits,
+            axes,
+            fixed: Vec::new(),
+            output_shape: below_shape,
+        }));
     };
     let mut axes = Vec::new();
     for j in 0..levels[top].plan.axes.len() {
@@ -400,7 +480,7 @@ pub fn compose(plans: &[Plan]) -> Result<FusedChain, Error> {
             }
         }
     }
-    Ok(FusedChain { dtype, head, source, fill_bits, axes, fixed, output_shape: below_shape })
+    Ok(Ok(FusedChain { dtype, head, source, fill_bits, axes, fixed, output_shape: below_shape }))
 }
 
 /// Merge pieces that continue each other; length-1 reads get dz 0; drop empty ones.
@@ -570,6 +650,20 @@ fn track(levels: &[Level<'_>], l: usize, k: usize, extent: u64) -> Result<FusedA
         }
     };
     Ok(FusedAxis { extent, period, head_axis: head, map })
+}
+
+/// Evaluate a chain's segments one after another, each fused (the reference of a chain
+/// [`compose_segments`] cut): each segment reads the one before's output.
+pub fn evaluate_segments(segments: &[Segment], input: Option<TensorView<'_>>) -> Result<Tensor, Error> {
+    let mut out: Option<Tensor> = None;
+    for s in segments {
+        let data = match &out {
+            Some(t) => Some(t.view()),
+            None => input,
+        };
+        out = Some(evaluate_fused(&s.fused, data)?);
+    }
+    out.ok_or_else(|| Error::Invalid { what: "a chain has at least one segment".into() })
 }
 
 /// Evaluate a fused chain element by element (the reference of the fused form: the

@@ -8,6 +8,7 @@ pub mod kernel;
 pub mod plan;
 pub mod random;
 pub mod reference;
+mod refine;
 pub mod request;
 pub mod schedule;
 pub mod tensor;

@@ -112,11 +112,9 @@ impl DynKey {
         Ok(match plan {
             // A nest has at most MAX_DIMS dims whatever the rank (extent-1 axes are
             // dropped): deeper kernels are never needed, so no rank is too large.
-            Plan::Slice(p) => DynKey {
-                op: DynOp::Slice(p.mode),
-                dtype: p.dtype,
-                rank: p.source().len().clamp(1, schedule::MAX_DIMS),
-            },
+            Plan::Slice(p) => {
+                DynKey { op: DynOp::Slice(p.mode), dtype: p.dtype, rank: p.source().len().clamp(1, schedule::MAX_DIMS) }
+            }
             Plan::Fill(p) => match &p.kind {
                 FillKind::RandomUniform { .. } => {
                     DynKey { op: DynOp::Random { normal: false }, dtype: p.dtype, rank: 0 }

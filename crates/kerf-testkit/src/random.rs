@@ -360,16 +360,160 @@ pub fn random_fill(rng: &mut Rng) -> Request {
     }
 }
 
+/// A random permutation of `0..n`.
+fn random_perm(rng: &mut Rng, n: usize) -> Vec<i64> {
+    let mut perm: Vec<i64> = (0..n as i64).collect();
+    for i in (1..n).rev() {
+        perm.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    perm
+}
+
+/// A random shape of the same volume as `shape`: axes merged, split at a divisor, unit
+/// axes inserted and removed.
+fn random_reshape(rng: &mut Rng, shape: &[u64]) -> Vec<u64> {
+    let mut out = shape.to_vec();
+    for _ in 0..rng.below(4) {
+        match rng.below(4) {
+            0 if out.len() >= 2 => {
+                let i = rng.below(out.len() as u64 - 1) as usize;
+                let merged = out[i] * out[i + 1];
+                out.splice(i..i + 2, [merged]);
+            }
+            1 if !out.is_empty() => {
+                let i = rng.below(out.len() as u64) as usize;
+                let d = out[i];
+                let divisors: Vec<u64> = (1..=d).filter(|f| d % f == 0).collect();
+                if let Some(&f) = divisors.get(rng.below(divisors.len().max(1) as u64) as usize) {
+                    out.splice(i..i + 1, [f, d / f]);
+                }
+            }
+            2 => out.insert(rng.below(out.len() as u64 + 1) as usize, 1),
+            _ => {
+                if let Some(i) = out.iter().position(|&d| d == 1) {
+                    out.remove(i);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A random op of the axis-moving family (Transpose, Reshape, Flatten, Squeeze,
+/// Unsqueeze, Identity, Expand, Tile, DepthToSpace, SpaceToDepth) that lowers on a data
+/// input of `dtype` and `shape`, the data input given by dtype and shape only.
+pub fn random_move_for(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
+    let rank = shape.len();
+    let version = |rng: &mut Rng, v: &[u32]| *rng.pick(v);
+    match rng.below(10) {
+        0 => {
+            let r = Request::new("onnx.transpose").version(version(rng, &[13, 21])).input_meta("data", dtype, shape);
+            if rng.chance(20) { r } else { r.attr("perm", random_perm(rng, rank)) }
+        }
+        1 | 2 => {
+            let target = random_reshape(rng, shape);
+            let mut dims: Vec<i64> = target.iter().map(|&d| d as i64).collect();
+            // A -1 where the rest do not multiply to 0; 0s that copy the input's dim.
+            if !target.contains(&0) && !dims.is_empty() && rng.chance(40) {
+                let i = rng.below(dims.len() as u64) as usize;
+                dims[i] = -1;
+            }
+            for (i, d) in dims.iter_mut().enumerate() {
+                if shape.get(i) == Some(&(*d as u64)) && *d > 0 && rng.chance(20) {
+                    *d = 0;
+                }
+            }
+            Request::new("onnx.reshape")
+                .version(version(rng, &[13, 14, 21]))
+                .input_meta("data", dtype, shape)
+                .input("shape", Tensor::from_i64s(&dims))
+        }
+        3 => Request::new("onnx.flatten")
+            .version(13)
+            .input_meta("input", dtype, shape)
+            .attr("axis", rng.range(-(rank as i64), rank as i64)),
+        4 => {
+            let units: Vec<i64> = (0..rank as i64).filter(|&k| shape[k as usize] == 1).collect();
+            let r = Request::new("onnx.squeeze").version(13).input_meta("data", dtype, shape);
+            if units.is_empty() || rng.chance(30) {
+                r
+            } else {
+                let k = *rng.pick(&units);
+                r.input("axes", Tensor::from_i64s(&[if rng.chance(50) { k - rank as i64 } else { k }]))
+            }
+        }
+        5 => {
+            let out_rank = rank as i64 + 1;
+            let k = rng.range(-out_rank, out_rank - 1);
+            Request::new("onnx.unsqueeze")
+                .version(13)
+                .input_meta("data", dtype, shape)
+                .input("axes", Tensor::from_i64s(&[k]))
+        }
+        6 => {
+            let mut target: Vec<i64> = shape
+                .iter()
+                .map(|&d| {
+                    if d == 1 {
+                        rng.range(0, 4)
+                    } else if rng.chance(30) {
+                        1
+                    } else {
+                        d as i64
+                    }
+                })
+                .collect();
+            if rng.chance(30) {
+                target.insert(0, rng.range(1, 3));
+            }
+            Request::new("onnx.expand")
+                .version(13)
+                .input_meta("input", dtype, shape)
+                .input("shape", Tensor::from_i64s(&target))
+        }
+        7 => {
+            let repeats: Vec<i64> = shape.iter().map(|_| rng.range(0, 3)).collect();
+            Request::new("onnx.tile")
+                .version(13)
+                .input_meta("input", dtype, shape)
+                .input("repeats", Tensor::from_i64s(&repeats))
+        }
+        8 if rank == 4 => {
+            let b = rng.range(1, 3);
+            let d2s = rng.chance(50);
+            let (op, mode) =
+                if d2s { ("onnx.depth_to_space", rng.pick(&["DCR", "CRD"])) } else { ("onnx.space_to_depth", &"DCR") };
+            let r = Request::new(op).version(13).input_meta("input", dtype, shape).attr("blocksize", b);
+            if d2s { r.attr("mode", *mode) } else { r }
+        }
+        _ => Request::new("onnx.identity").version(13).input_meta("input", dtype, shape),
+    }
+}
+
+/// A random op of the axis-moving family on a random input (see [`random_move_for`]);
+/// DepthToSpace and SpaceToDepth get inputs their blocks divide.
+pub fn random_move(rng: &mut Rng) -> Request {
+    let dtype = *rng.pick(&[SLICE_DTYPES.as_slice(), WIDE_DTYPES.as_slice()].concat());
+    let shape = if rng.chance(15) {
+        let b = rng.range(1, 3) as u64;
+        vec![1 + rng.below(2), b * b * (1 + rng.below(3)), b * (1 + rng.below(3)), b * (1 + rng.below(3))]
+    } else {
+        random_shape(rng, 4, 6)
+    };
+    random_move_for(rng, dtype, &shape)
+}
+
 /// A random request of any op, weighted towards the slices with boundary modes.
 pub fn random_request(rng: &mut Rng) -> Request {
-    match rng.below(14) {
+    match rng.below(17) {
         0..=4 => random_trt_slice(rng),
         5 | 6 => random_onnx_slice(rng),
         7 | 8 => random_ov_slice(rng),
         9 => random_fill(rng),
         10 => random_onnx_pad(rng),
         11 | 12 => random_ov_pad(rng),
-        _ => random_ov_slice8(rng),
+        13 => random_ov_slice8(rng),
+        _ => random_move(rng),
     }
 }
 
@@ -384,8 +528,10 @@ pub fn random_chain(rng: &mut Rng, steps: usize) -> ChainRequest {
         }
         let Ok(plans) = kerf::chain::lower_chain(&chain).map(|l| l.plans) else { break };
         let rank = plans.last().map_or(0, |p| p.output_shape().len());
+        let (dtype, shape) = plans.last().map_or((DType::F32, Vec::new()), |p| (p.dtype(), p.output_shape().to_vec()));
         let next = (0..32).find_map(|_| {
-            let mut r = random_request(rng);
+            // Half the time an axis move fitted to the output, so that reshapes chain.
+            let mut r = if rng.chance(50) { random_move_for(rng, dtype, &shape) } else { random_request(rng) };
             let name = kerf_ir::chain::data_input_name(kerf::op_spec(&r.op).ok()?)?;
             let data = r.inputs.remove(name)?;
             (data.shape().len() == rank).then_some(r)

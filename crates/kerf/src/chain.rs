@@ -1,23 +1,44 @@
-//! Chains in the facade: a chain of requests lowered step by step, composed into one
-//! fused kernel, and run fused or step by step (the comparison every test makes).
+//! Chains in the facade: a chain of requests lowered step by step, composed into as few
+//! fused kernels as its reshapes allow (one, for almost every chain), and run fused or
+//! step by step (the comparison every test makes).
 
 use crate::{Error, Jit, Kernel, Plan, Tensor, data_input};
-pub use kerf_ir::chain::{ChainRequest, FusedChain, Head};
+pub use kerf_ir::chain::{ChainRequest, FusedChain, Head, Segment};
 
-/// A chain lowered step by step ([`kerf_ir::chain::lower_chain`]) and composed.
+/// A chain lowered step by step ([`kerf_ir::chain::lower_chain`]) and composed into
+/// segments ([`kerf_ir::chain::compose_segments`]).
 #[derive(Clone, Debug)]
 pub struct LoweredChain {
     /// One per step.
     pub plans: Vec<Plan>,
-    pub fused: FusedChain,
+    /// The fused maps, in order: one unless a reshape does not line up with the steps
+    /// around it.
+    pub segments: Vec<Segment>,
+}
+
+impl LoweredChain {
+    /// The chain as one fused map, or an error naming the step where it is cut.
+    pub fn fused(&self) -> Result<&FusedChain, Error> {
+        match self.segments.as_slice() {
+            [one] => Ok(&one.fused),
+            [first, ..] => Err(Error::Invalid {
+                what: format!(
+                    "this chain fuses into {} kernels, not one: step {} reads its input in a shape whose axes do not line up with the steps before it",
+                    self.segments.len(),
+                    first.steps.end + 1
+                ),
+            }),
+            [] => Err(Error::Invalid { what: "a chain has at least one step".into() }),
+        }
+    }
 }
 
 /// Validate and lower every step on its own input, and compose the steps. Errors name
 /// the step.
 pub fn lower_chain(chain: &ChainRequest) -> Result<LoweredChain, Error> {
     let plans = kerf_ir::chain::lower_chain(chain)?;
-    let fused = kerf_ir::chain::compose(&plans)?;
-    Ok(LoweredChain { plans, fused })
+    let segments = kerf_ir::chain::compose_segments(&plans)?;
+    Ok(LoweredChain { plans, segments })
 }
 
 /// The data input of the chain's first step, with values; `None` when it is a fill.
@@ -32,7 +53,7 @@ pub fn run_chain_reference(chain: &ChainRequest, fused: bool) -> Result<Tensor, 
     let lowered = lower_chain(chain)?;
     let input = chain_input(chain)?.map(Tensor::view);
     if fused {
-        kerf_ir::chain::evaluate_fused(&lowered.fused, input)
+        kerf_ir::chain::evaluate_segments(&lowered.segments, input)
     } else {
         kerf_ir::chain::evaluate_unfused(&lowered.plans, input)
     }
@@ -45,14 +66,21 @@ pub fn run_chain_reference(chain: &ChainRequest, fused: bool) -> Result<Tensor, 
 pub fn run_chain_jit(jit: &Jit, chain: &ChainRequest, fused: bool, dynamic: bool) -> Result<Tensor, Error> {
     let lowered = lower_chain(chain)?;
     let input = chain_input(chain)?;
-    if fused {
-        let kernel =
-            if dynamic { jit.compile_dynamic_chain(&lowered.fused)? } else { jit.compile_chain(&lowered.fused)? };
-        if let Some(kernel) = kernel {
-            return kernel.run_tensor(input.map(Tensor::view));
-        }
+    if !fused {
+        return run_steps_jit(jit, &lowered.plans, input, dynamic);
     }
-    run_steps_jit(jit, &lowered.plans, input, dynamic)
+    // Each segment one kernel, reading the one before's output.
+    let mut out: Option<Tensor> = None;
+    for s in &lowered.segments {
+        let data = out.as_ref().or(input);
+        let kernel = if dynamic { jit.compile_dynamic_chain(&s.fused)? } else { jit.compile_chain(&s.fused)? };
+        out = Some(match kernel {
+            Some(kernel) => kernel.run_tensor(data.map(Tensor::view))?,
+            // Strings: the segment's steps one by one.
+            None => run_steps_jit(jit, &lowered.plans[s.steps.clone()], data, dynamic)?,
+        });
+    }
+    out.ok_or_else(|| Error::Invalid { what: "a chain has at least one step".into() })
 }
 
 /// The steps one by one on the JIT, each step's output the next one's input.

@@ -640,17 +640,18 @@ mod tests {
         let input = base.t(); // [5, 4]
         let expected = kerf_ir::chain::evaluate_unfused(&lowered.plans, Some(tensor_from_array(input).view())).unwrap();
         let expected = array_from_tensor::<i32>(&expected).unwrap();
-        let [r, c] = [0, 1].map(|k| lowered.fused.output_shape[k] as usize);
+        let [r, c] = [0, 1].map(|k| lowered.fused().unwrap().output_shape[k] as usize);
         let mut big = ::ndarray::Array2::<i32>::from_elem((r + 2, 2 * c + 1), -1);
         let jit = Jit::default();
-        run_chain_strided(&jit, &lowered.fused, input, big.slice_mut(s![1..r + 1, 1..;2])).unwrap();
+        run_chain_strided(&jit, lowered.fused().unwrap(), input, big.slice_mut(s![1..r + 1, 1..;2])).unwrap();
         assert_eq!(big.slice(s![1..r + 1, 1..;2]).into_dyn(), expected);
         assert!(big.row(0).iter().chain(big.row(r + 1)).chain(big.slice(s![.., ..;2])).all(|&x| x == -1));
-        let e = run_chain_strided(&jit, &lowered.fused, input, big.slice_mut(s![1..r + 1, 1..;-2])).unwrap_err();
+        let e =
+            run_chain_strided(&jit, lowered.fused().unwrap(), input, big.slice_mut(s![1..r + 1, 1..;-2])).unwrap_err();
         assert!(e.to_string().contains("positive"), "{e}");
         // Dense outputs too.
         let mut dense = ::ndarray::Array2::<i32>::zeros((r, c));
-        run_chain_strided(&jit, &lowered.fused, input, dense.view_mut()).unwrap();
+        run_chain_strided(&jit, lowered.fused().unwrap(), input, dense.view_mut()).unwrap();
         assert_eq!(dense.into_dyn(), expected);
     }
 

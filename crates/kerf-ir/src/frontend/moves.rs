@@ -120,7 +120,9 @@ pub(super) fn reshape(v: &Validated<'_>) -> Result<Plan, Error> {
         0 => false,
         1 => true,
         other => {
-            return Err(Error::rule(op, "allowzero_flag", format!("allowzero = {other}, not 0 or 1")).about_name("allowzero"));
+            return Err(
+                Error::rule(op, "allowzero_flag", format!("allowzero = {other}, not 0 or 1")).about_name("allowzero")
+            );
         }
     };
     let rule = |id: &str, what: String| Error::rule(op, id, what).about_name("shape");
