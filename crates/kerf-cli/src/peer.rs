@@ -40,6 +40,18 @@ macro_rules! by_rank {
 /// The ndarray job doing `plan`'s work on `input` (the kernel's input bytes, row-major).
 pub fn ndarray_job(plan: &Plan, input: Option<&[u8]>) -> Result<Box<dyn Job>, String> {
     match plan {
+        Plan::Slice(p) if !p.reads_in_place() => {
+            let input = input.ok_or("a move reads an input")?;
+            let rank = p.source().len();
+            match p.dtype.byte_width() {
+                Some(1) => by_rank!(rank, move_job::<u8>(p, input)),
+                Some(2) => by_rank!(rank, move_job::<u16>(p, input)),
+                Some(4) => by_rank!(rank, move_job::<u32>(p, input)),
+                Some(8) => by_rank!(rank, move_job::<u64>(p, input)),
+                Some(16) => by_rank!(rank, move_job::<u128>(p, input)),
+                _ => Err(format!("ndarray has no element type for {} (packed or not plain memory)", p.dtype)),
+            }
+        }
         Plan::Slice(p) => {
             let input = input.ok_or("a slice reads an input")?;
             match p.dtype.byte_width() {
@@ -232,6 +244,51 @@ impl<T: Word, D: Dimension> Job for SliceJob<T, D> {
                 }
                 pick[k] = 0;
             }
+        }
+    }
+
+    fn output_bytes(&self) -> Vec<u8> {
+        bytes_of(&self.out)
+    }
+}
+
+/// A move that reads whole axes (Transpose, Reshape, DepthToSpace, Expand): as a user of
+/// ndarray writes it, `assign` from the input reshaped, its axes permuted and broadcast.
+struct MoveJob<T, D> {
+    input: Array<T, D>,
+    order: D,
+    out: Array<T, D>,
+}
+
+fn move_job<T: Word, D: Dimension + 'static>(p: &SlicePlan, input: &[u8]) -> Result<Box<dyn Job>, String> {
+    let source = p.source();
+    let whole = p.windows.is_empty()
+        && p.axes.iter().zip(source).all(|(a, &d)| a.start == 0 && (a.step == 1 && a.extent == d || a.step == 0 && d == 1));
+    if !whole {
+        return Err("the ndarray peer moves whole axes only (transposes, reshapes, broadcasts)".into());
+    }
+    let w = size_of::<T>();
+    let want = p.input_len() as usize * w;
+    if input.len() != want {
+        return Err(format!("the input has {} bytes, the plan reads {want}", input.len()));
+    }
+    let values: Vec<T> = input.chunks_exact(w).map(T::from_le).collect();
+    let input = Array::from_shape_vec(dim::<D>(source)?, values).map_err(|e| e.to_string())?;
+    let order: Vec<u64> = (0..source.len()).map(|j| p.source_axis(j) as u64).collect();
+    let order = dim::<D>(&order)?;
+    let out = Array::from_elem(dim::<D>(&p.core_shape())?, T::default());
+    if input.view().permuted_axes(order.clone()).broadcast(out.raw_dim()).is_none() {
+        return Err("the input's axes do not broadcast to the output".into());
+    }
+    Ok(Box::new(MoveJob { input, order, out }))
+}
+
+impl<T: Word, D: Dimension> Job for MoveJob<T, D> {
+    fn run(&mut self) {
+        let moved = self.input.view().permuted_axes(self.order.clone());
+        // Checked when the job was made.
+        if let Some(b) = moved.broadcast(self.out.raw_dim()) {
+            self.out.assign(&b);
         }
     }
 

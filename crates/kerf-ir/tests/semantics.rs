@@ -869,3 +869,197 @@ fn parameter_inputs_must_be_1d_integers() {
     let req = trt(arange_i32(&[4]), &[0], &[1], &[1], "wrap").input("start", arange_i64(&[1, 1]));
     assert!(error(&req).contains("input `start` must be a 1-D tensor"));
 }
+
+// ------------------------------------------------------------------------ axis ops
+
+fn axis_op(op: &str, version: u32, name: &str, data: Tensor) -> Request {
+    Request::new(op).version(version).input(name, data)
+}
+
+#[test]
+fn transpose_perm_omitted_reverses_the_axes() {
+    let out = run(&axis_op("onnx.transpose", 13, "data", arange_i32(&[2, 3, 4]))).unwrap();
+    assert_eq!(out.shape(), &[4, 3, 2]);
+    // out[i, j, k] = in[k, j, i] = 12k + 4j + i.
+    let expect: Vec<i64> = (0..24).map(|n| (n / 6) + 4 * ((n / 2) % 3) + 12 * (n % 2)).collect();
+    assert_eq!(ints(&out), expect);
+    let out = run(&axis_op("onnx.transpose", 13, "data", arange_i32(&[2, 3])).attr("perm", [1, 0])).unwrap();
+    assert_eq!(ints(&out), [0, 3, 1, 4, 2, 5]);
+}
+
+#[test]
+fn transpose_perm_must_be_a_permutation() {
+    for perm in [vec![0, 0], vec![0], vec![-1, 0], vec![0, 2]] {
+        let req = axis_op("onnx.transpose", 13, "data", arange_i32(&[2, 2])).attr("perm", perm.clone());
+        assert!(error(&req).contains("perm_is_permutation"), "{perm:?}");
+    }
+}
+
+fn reshape(version: u32, data: Tensor, shape: &[i64]) -> Request {
+    axis_op("onnx.reshape", version, "data", data).input("shape", Tensor::from_i64s(shape))
+}
+
+#[test]
+fn reshape_zero_copies_the_input_dim() {
+    let out = run(&reshape(13, arange_i32(&[2, 3, 4]), &[0, -1])).unwrap();
+    assert_eq!(out.shape(), &[2, 12]);
+    assert!(error(&reshape(13, arange_i32(&[6]), &[2, 0, 3])).contains("zero_copies_existing_dim"));
+    let empty = Tensor::from_bytes(DType::I32, &[0, 4], &[]).unwrap();
+    let out = run(&reshape(14, empty, &[4, 0]).attr("allowzero", 1)).unwrap();
+    assert_eq!(out.shape(), &[4, 0]);
+}
+
+#[test]
+fn reshape_one_inferred_dim() {
+    let out = run(&reshape(13, arange_i32(&[2, 6]), &[3, -1])).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[3u64, 4][..], (0..12).collect::<Vec<_>>()));
+    assert!(error(&reshape(13, arange_i32(&[2, 6]), &[-1, -1])).contains("one_inferred_dim"));
+    assert!(error(&reshape(13, arange_i32(&[2, 6]), &[-2, 6])).contains("one_inferred_dim"));
+    let empty = Tensor::from_bytes(DType::I32, &[0, 4], &[]).unwrap();
+    assert!(error(&reshape(14, empty.clone(), &[0, -1]).attr("allowzero", 1)).contains("no_zero_with_inferred"));
+    assert!(error(&reshape(13, empty, &[0, -1])).contains("no_zero_with_inferred"));
+}
+
+#[test]
+fn reshape_volume_is_preserved() {
+    assert!(error(&reshape(13, arange_i32(&[2, 6]), &[5, 2])).contains("volume_preserved"));
+    assert!(error(&reshape(13, arange_i32(&[2, 6]), &[5, -1])).contains("volume_preserved"));
+}
+
+#[test]
+fn flatten_axis_ranges_by_version() {
+    let flatten = |v: u32, axis: i64, shape: &[u64]| {
+        axis_op("onnx.flatten", v, "input", Tensor::zeros(DType::F32, shape).unwrap()).attr("axis", axis)
+    };
+    assert_eq!(run(&flatten(13, -1, &[2, 3, 4])).unwrap().shape(), &[6, 4]);
+    assert_eq!(run(&flatten(9, 3, &[2, 3, 4])).unwrap().shape(), &[24, 1]);
+    assert_eq!(run(&flatten(9, 0, &[2, 3, 4])).unwrap().shape(), &[1, 24]);
+    assert!(error(&flatten(9, -1, &[2, 3, 4])).contains("axis_in_range"));
+    assert!(error(&flatten(13, 4, &[2, 3, 4])).contains("axis_in_range"));
+    assert_eq!(run(&flatten(13, 1, &[0, 3, 4])).unwrap().shape(), &[0, 12]);
+}
+
+#[test]
+fn squeeze_requires_unit_axes() {
+    let sq = |axes: &[i64]| {
+        axis_op("onnx.squeeze", 13, "data", arange_i32(&[1, 3, 1])).input("axes", Tensor::from_i64s(axes))
+    };
+    assert!(error(&sq(&[1])).contains("squeezed_dim_is_one"));
+    assert!(error(&sq(&[0, -3])).contains("axes_unique"));
+    assert_eq!(run(&sq(&[2, 0])).unwrap().shape(), &[3]);
+}
+
+#[test]
+fn squeeze_without_axes_removes_every_unit_axis() {
+    let data = || arange_i32(&[1, 3, 1]);
+    assert_eq!(run(&axis_op("onnx.squeeze", 13, "data", data())).unwrap().shape(), &[3]);
+    let given_empty = axis_op("onnx.squeeze", 13, "data", data()).input("axes", Tensor::from_i64s(&[]));
+    assert_eq!(run(&given_empty).unwrap().shape(), &[1, 3, 1]);
+}
+
+#[test]
+fn unsqueeze_axes_count_in_the_output() {
+    let unsq = |axes: &[i64]| {
+        axis_op("onnx.unsqueeze", 13, "data", arange_i32(&[2, 3])).input("axes", Tensor::from_i64s(axes))
+    };
+    assert_eq!(run(&unsq(&[-1, 0])).unwrap().shape(), &[1, 2, 3, 1]);
+    assert_eq!(run(&unsq(&[3, 1])).unwrap().shape(), &[2, 1, 3, 1]);
+    assert_eq!(run(&unsq(&[-4, -2])).unwrap().shape(), &[1, 2, 1, 3]);
+    assert!(error(&unsq(&[0, -4])).contains("axes_unique"));
+    assert!(error(&unsq(&[4])).contains("axis_in_range"));
+}
+
+#[test]
+fn negative_axes_from_version_11() {
+    for op in ["onnx.squeeze", "onnx.unsqueeze"] {
+        let req = axis_op(op, 1, "data", arange_i32(&[1, 2])).attr("axes", [-2]);
+        assert!(error(&req).contains("negative_axes_from_11"), "{op}");
+        let req = axis_op(op, 11, "data", arange_i32(&[1, 2])).attr("axes", [-2]);
+        assert!(run(&req).is_ok(), "{op}");
+    }
+}
+
+#[test]
+fn expand_broadcasts_both_ways() {
+    let expand = |data: Tensor, shape: &[i64]| {
+        axis_op("onnx.expand", 13, "input", data).input("shape", Tensor::from_i64s(shape))
+    };
+    let out = run(&expand(arange_i32(&[3, 1]), &[2, 1, 4])).unwrap();
+    assert_eq!(out.shape(), &[2, 3, 4]);
+    assert_eq!(ints(&out)[..8], [0, 0, 0, 0, 1, 1, 1, 1]);
+    // A shorter shape, and 1s where the input is larger.
+    assert_eq!(run(&expand(arange_i32(&[2, 3]), &[1])).unwrap().shape(), &[2, 3]);
+    assert!(error(&expand(arange_i32(&[2, 3]), &[2, 2])).contains("shapes_broadcast"));
+    assert!(error(&expand(arange_i32(&[3]), &[-3])).contains("shapes_broadcast"));
+}
+
+#[test]
+fn tile_repeats_every_axis() {
+    let tile = |data: Tensor, repeats: &[i64]| {
+        axis_op("onnx.tile", 13, "input", data).input("repeats", Tensor::from_i64s(repeats))
+    };
+    let out = run(&tile(arange_i32(&[2, 2]), &[2, 1])).unwrap();
+    assert_eq!(ints(&out), [0, 1, 2, 3, 0, 1, 2, 3]);
+    assert_eq!(run(&tile(arange_i32(&[2, 2]), &[0, 3])).unwrap().shape(), &[0, 6]);
+    assert!(error(&tile(arange_i32(&[2, 2]), &[2])).contains("repeats_per_axis"));
+    assert!(error(&tile(arange_i32(&[2, 2]), &[1, -1])).contains("repeats_non_negative"));
+}
+
+#[test]
+fn depth_to_space_dcr_and_crd() {
+    // C = 9, b = 3 on a 1x1 image: DCR reads the channels as (i, j, c), CRD as (c, i, j);
+    // with one output channel both give the channels in order, so take C = 18 (2 out).
+    let d2s = |mode: &str| {
+        axis_op("onnx.depth_to_space", 13, "input", arange_i32(&[1, 18, 1, 1])).attr("blocksize", 3).attr("mode", mode)
+    };
+    let dcr = run(&d2s("DCR")).unwrap();
+    let crd = run(&d2s("CRD")).unwrap();
+    assert_eq!(dcr.shape(), &[1, 2, 3, 3]);
+    // out[0, c, i, j]: DCR reads channel (3i + j)·2 + c, CRD c·9 + 3i + j.
+    let idx = |c: i64, i: i64, j: i64| (c * 9 + i * 3 + j) as usize;
+    for (c, i, j) in [(0, 0, 1), (1, 2, 0), (1, 1, 2)] {
+        assert_eq!(ints(&dcr)[idx(c, i, j)], (3 * i + j) * 2 + c);
+        assert_eq!(ints(&crd)[idx(c, i, j)], c * 9 + 3 * i + j);
+    }
+    let bad = axis_op("onnx.depth_to_space", 13, "input", arange_i32(&[1, 8, 1, 1])).attr("blocksize", 3);
+    assert!(error(&bad).contains("blocksize_divides"));
+}
+
+#[test]
+fn space_to_depth_blocks() {
+    let s2d =
+        |shape: &[u64], b: i64| axis_op("onnx.space_to_depth", 13, "input", arange_i32(shape)).attr("blocksize", b);
+    let out = run(&s2d(&[1, 1, 2, 4], 2)).unwrap();
+    assert_eq!(out.shape(), &[1, 4, 1, 2]);
+    // Channel (i, j) of block (h', w') is pixel (2h' + i, 2w' + j).
+    assert_eq!(ints(&out), [0, 2, 1, 3, 4, 6, 5, 7]);
+    assert!(error(&s2d(&[1, 1, 3, 4], 2)).contains("blocksize_divides"));
+    assert!(error(&s2d(&[1, 1, 2, 2], 0)).contains("blocksize_divides"));
+}
+
+#[test]
+fn chains_cut_where_reshapes_do_not_line_up() {
+    use kerf_ir::chain::{ChainRequest, compose_segments, evaluate_segments, evaluate_unfused, lower_chain};
+    // A crop from row 1 read as blocks of 2 rows, then transposed: two fused segments,
+    // the steps' bytes.
+    let chain = ChainRequest {
+        steps: vec![
+            Request::new("onnx.slice")
+                .input("data", arange_i32(&[8, 3]))
+                .input("starts", Tensor::from_i64s(&[1]))
+                .input("ends", Tensor::from_i64s(&[5])),
+            reshape(13, arange_i32(&[0]), &[2, 2, 3]),
+            Request::new("onnx.transpose").attr("perm", [1, 0, 2]),
+        ],
+    };
+    let mut chain = chain;
+    chain.steps[1].inputs.remove("data");
+    let plans = lower_chain(&chain).unwrap();
+    let segments = compose_segments(&plans).unwrap();
+    assert_eq!(segments.iter().map(|s| s.steps.clone()).collect::<Vec<_>>(), [0..1, 1..3]);
+    let input = arange_i32(&[8, 3]);
+    assert_eq!(
+        evaluate_segments(&segments, Some(input.view())).unwrap(),
+        evaluate_unfused(&plans, Some(input.view())).unwrap()
+    );
+}

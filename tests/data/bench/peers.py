@@ -103,6 +103,32 @@ def rows(rng):
               {"numpy": (lambda: gen.random(out=o2, dtype=np.float32), o2)}))
     r.append(("F3 normal", "f3_normal", "memset", None,
               {"numpy": (lambda: gen.standard_normal(out=o3, dtype=np.float32), o3)}))
+    # The axis ops (TR, EX, DS rows): numpy writing the moved view into a preallocated
+    # output; onnxruntime the one node.
+    from onnx import helper
+
+    def move_row(rid, file, x, view, node, init=None):
+        want = view(x)
+        o = out(want.shape)
+        peers = {"numpy": (lambda o=o, x=x, view=view: np.copyto(o, view(x)), o),
+                 "onnxruntime": ort_session(node, {"x": x}, want.shape, init or {})}
+        r.append((rid, file, "memcpy", want, peers))
+
+    for rid, file, shape, perm in [("TR1 transpose", "tr1_transpose", (4096, 4096), (1, 0)),
+                                   ("TR2 NHWC", "tr2_nhwc", (1, 64, 256, 256), (0, 2, 3, 1)),
+                                   ("TR3 head split", "tr3_head_split", (8, 512, 16, 64), (0, 2, 1, 3)),
+                                   ("TR4 perm 2,0,1", "tr4_perm201", (64, 128, 256), (2, 0, 1))]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        move_row(rid, file, x, lambda x, perm=perm: x.transpose(perm),
+                 helper.make_node("Transpose", ["x"], ["y"], perm=list(perm)))
+    target = (1, 8, 4, 2048, 128)
+    move_row("EX1 expand", "ex1_gqa", rng.standard_normal((1, 8, 1, 2048, 128)).astype(np.float32),
+             lambda x: np.broadcast_to(x, target),
+             helper.make_node("Expand", ["x", "shape"], ["y"]), {"shape": np.array(target, dtype=np.int64)})
+    # CRD: [N, C/4, 2, 2, H, W] permuted by [0, 1, 4, 2, 5, 3].
+    move_row("DS1 depth to space", "ds1_crd", rng.standard_normal((1, 256, 128, 128)).astype(np.float32),
+             lambda x: x.reshape(1, 64, 2, 2, 128, 128).transpose(0, 1, 4, 2, 5, 3).reshape(1, 64, 256, 256),
+             helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="CRD"))
     return r
 
 
