@@ -22,16 +22,16 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance")
 OPS = {
     "Slice": ("onnx.slice", (1, 10, 11, 13), ["data", "starts", "ends", "axes", "steps"]),
     "Pad": ("onnx.pad", (1, 2, 11, 13, 18, 19, 21), ["data", "pads", "constant_value", "axes"]),
-    "Transpose": ("onnx.transpose", (1, 13, 21, 23, 24), ["data"]),
-    "Reshape": ("onnx.reshape", (5, 13, 14, 19, 21, 23, 24), ["data", "shape"]),
-    "Flatten": ("onnx.flatten", (1, 9, 11, 13, 21, 23, 24), ["input"]),
-    "Squeeze": ("onnx.squeeze", (1, 11, 13, 21, 23, 24), ["data", "axes"]),
-    "Unsqueeze": ("onnx.unsqueeze", (1, 11, 13, 21, 23, 24), ["data", "axes"]),
-    "Identity": ("onnx.identity", (1, 13, 14, 16, 19, 21, 23, 24), ["input"]),
+    "Transpose": ("onnx.transpose", (1, 13, 21, 23, 24, 25), ["data"]),
+    "Reshape": ("onnx.reshape", (5, 13, 14, 19, 21, 23, 24, 25), ["data", "shape"]),
+    "Flatten": ("onnx.flatten", (1, 9, 11, 13, 21, 23, 24, 25), ["input"]),
+    "Squeeze": ("onnx.squeeze", (1, 11, 13, 21, 23, 24, 25), ["data", "axes"]),
+    "Unsqueeze": ("onnx.unsqueeze", (1, 11, 13, 21, 23, 24, 25), ["data", "axes"]),
+    "Identity": ("onnx.identity", (1, 13, 14, 16, 19, 21, 23, 24, 25), ["input"]),
     "Expand": ("onnx.expand", (8, 13), ["input", "shape"]),
     "Tile": ("onnx.tile", (6, 13), ["input", "repeats"]),
-    "DepthToSpace": ("onnx.depth_to_space", (1, 11, 13), ["input"]),
-    "SpaceToDepth": ("onnx.space_to_depth", (1, 13), ["input"]),
+    "DepthToSpace": ("onnx.depth_to_space", (1, 11, 13, 28), ["input"]),
+    "SpaceToDepth": ("onnx.space_to_depth", (1, 13, 28), ["input"]),
 }
 
 

@@ -263,7 +263,10 @@ struct MoveJob<T, D> {
 fn move_job<T: Word, D: Dimension + 'static>(p: &SlicePlan, input: &[u8]) -> Result<Box<dyn Job>, String> {
     let source = p.source();
     let whole = p.windows.is_empty()
-        && p.axes.iter().zip(source).all(|(a, &d)| a.start == 0 && (a.step == 1 && a.extent == d || a.step == 0 && d == 1));
+        && p.axes
+            .iter()
+            .zip(source)
+            .all(|(a, &d)| a.start == 0 && (a.step == 1 && a.extent == d || a.step == 0 && d == 1));
     if !whole {
         return Err("the ndarray peer moves whole axes only (transposes, reshapes, broadcasts)".into());
     }

@@ -1033,6 +1033,16 @@ fn space_to_depth_blocks() {
     assert_eq!(out.shape(), &[1, 4, 1, 2]);
     // Channel (i, j) of block (h', w') is pixel (2h' + i, 2w' + j).
     assert_eq!(ints(&out), [0, 2, 1, 3, 4, 6, 5, 7]);
+    // CRD (version 28): channel c·b² + i·b + j; with two channels the orders differ.
+    let crd = Request::new("onnx.space_to_depth")
+        .version(28)
+        .input("input", arange_i32(&[1, 2, 2, 2]))
+        .attr("blocksize", 2)
+        .attr("mode", "CRD");
+    assert_eq!(ints(&run(&crd).unwrap()), [0, 1, 2, 3, 4, 5, 6, 7]);
+    let dcr =
+        Request::new("onnx.space_to_depth").version(28).input("input", arange_i32(&[1, 2, 2, 2])).attr("blocksize", 2);
+    assert_eq!(ints(&run(&dcr).unwrap()), [0, 4, 1, 5, 2, 6, 3, 7]);
     assert!(error(&s2d(&[1, 1, 3, 4], 2)).contains("blocksize_divides"));
     assert!(error(&s2d(&[1, 1, 2, 2], 0)).contains("blocksize_divides"));
 }
@@ -1040,8 +1050,8 @@ fn space_to_depth_blocks() {
 #[test]
 fn chains_cut_where_reshapes_do_not_line_up() {
     use kerf_ir::chain::{ChainRequest, compose_segments, evaluate_segments, evaluate_unfused, lower_chain};
-    // A crop from row 1 read as blocks of 2 rows, then transposed: two fused segments,
-    // the steps' bytes.
+    // A crop from row 1 read as blocks of 2 rows, then transposed: two fused segments (the
+    // crop with the reshape, then the transpose), the steps' bytes.
     let chain = ChainRequest {
         steps: vec![
             Request::new("onnx.slice")
@@ -1056,7 +1066,7 @@ fn chains_cut_where_reshapes_do_not_line_up() {
     chain.steps[1].inputs.remove("data");
     let plans = lower_chain(&chain).unwrap();
     let segments = compose_segments(&plans).unwrap();
-    assert_eq!(segments.iter().map(|s| s.steps.clone()).collect::<Vec<_>>(), [0..1, 1..3]);
+    assert_eq!(segments.iter().map(|s| s.steps.clone()).collect::<Vec<_>>(), [0..2, 2..3]);
     let input = arange_i32(&[8, 3]);
     assert_eq!(
         evaluate_segments(&segments, Some(input.view())).unwrap(),

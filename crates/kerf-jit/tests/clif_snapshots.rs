@@ -109,3 +109,42 @@ fn fill_kernels() {
         insta::assert_snapshot!(format!("dynamic_{name}"), jit.compile_dynamic_plan(&p).unwrap().clif());
     }
 }
+
+/// The axis ops' kernels, from their requests: a transpose that moves the innermost axis,
+/// the attention head split (rows stay whole), DepthToSpace CRD, an expand (a broadcast
+/// dim) and a tile (a repeating dim); and the Swin window partition fused from its
+/// Reshape → Transpose → Reshape chain into one kernel. Each with its loop nest.
+#[test]
+fn axis_op_kernels() {
+    use kerf_ir::chain::{ChainRequest, compose, lower_chain};
+    use kerf_ir::{Request, Tensor};
+    let jit = jit();
+    let ints = |v: &[i64]| Tensor::from_i64s(v);
+    let op = |op: &str, name: &str, shape: &[u64]| Request::new(op).version(13).input_meta(name, DType::F32, shape);
+    for (name, request) in [
+        ("transpose_2d", op("onnx.transpose", "data", &[64, 48])),
+        ("head_split", op("onnx.transpose", "data", &[2, 16, 4, 32]).attr("perm", [0, 2, 1, 3])),
+        (
+            "depth_to_space_crd",
+            op("onnx.depth_to_space", "input", &[1, 8, 4, 6]).attr("blocksize", 2).attr("mode", "CRD"),
+        ),
+        ("expand", op("onnx.expand", "input", &[4, 1, 32]).input("shape", ints(&[4, 3, 32]))),
+        ("tile", op("onnx.tile", "input", &[3, 5]).input("repeats", ints(&[2, 3]))),
+    ] {
+        let plan = kerf_ir::lower(&request).unwrap();
+        let nest = kerf_ir::schedule::schedule(&plan).unwrap();
+        insta::assert_snapshot!(format!("nest_{name}"), nest.to_string());
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&plan).unwrap().clif());
+    }
+    let window = ChainRequest {
+        steps: vec![
+            op("onnx.reshape", "data", &[2, 8, 8, 3]).input("shape", ints(&[2, 2, 4, 2, 4, 3])),
+            Request::new("onnx.transpose").version(13).attr("perm", [0, 1, 3, 2, 4, 5]),
+            Request::new("onnx.reshape").version(13).input("shape", ints(&[-1, 4, 4, 3])),
+        ],
+    };
+    let fused = compose(&lower_chain(&window).unwrap()).unwrap();
+    let nest = kerf_ir::schedule::chain(&fused).unwrap().unwrap();
+    insta::assert_snapshot!("nest_window_partition", nest.to_string());
+    insta::assert_snapshot!("chain_window_partition", jit.compile_chain(&fused).unwrap().unwrap().clif());
+}

@@ -385,5 +385,10 @@ pub(super) fn space_to_depth(v: &Validated<'_>) -> Result<Plan, Error> {
     }
     let (h2, w2) = (h / b, w / b);
     let source = vec![n, c, h2, b, w2, b];
-    permuted(v, "input", source, vec![0, 3, 5, 1, 2, 4], vec![n, c * b * b, h2, w2])
+    // ONNX's function bodies: DCR writes the channels as (i, j, c), CRD as (c, i, j).
+    let order = match v.attr_str("mode").unwrap_or("DCR") {
+        "CRD" => vec![0, 1, 3, 5, 2, 4],
+        _ => vec![0, 3, 5, 1, 2, 4],
+    };
+    permuted(v, "input", source, order, vec![n, c * b * b, h2, w2])
 }
