@@ -53,10 +53,11 @@ fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
 fn run<'py>(
     py: Python<'py>,
     op: &str,
-    version: Option<u32>,
+    version: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
     params: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
     let data_is_strings = kerf::data_input(&call.request).ok().flatten().is_some_and(|t| t.dtype() == DType::String);
@@ -76,8 +77,8 @@ fn run<'py>(
         return array.call_method1("reshape", (PyTuple::new(py, t.shape())?,));
     }
     let kernel = py.detach(|| jit.compile(&call.request)).py(py)?;
-    let form = call.data.as_ref().map_or(Form::Natural, |d| d.form);
-    execute(py, op, &kernel, call.data.as_ref(), out, form)
+    let form = call.data.as_ref().map_or(Form::Natural, |(_, d)| d.form);
+    execute(py, op, &kernel, call.data.as_ref().map(|(name, a)| (name.as_str(), a)), out, form)
 }
 
 /// Compile an op into a `kerf.Kernel` to run many times on caller-owned arrays.
@@ -98,15 +99,16 @@ fn run<'py>(
 fn compile(
     py: Python<'_>,
     op: &str,
-    version: Option<u32>,
+    version: Option<&Bound<'_, PyAny>>,
     dynamic: bool,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Kernel> {
+    let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
     let kernel =
         py.detach(|| if dynamic { jit.compile_dynamic(&call.request) } else { jit.compile(&call.request) }).py(py)?;
-    let form = call.data.as_ref().map_or(Form::Natural, |d| d.form);
+    let form = call.data.as_ref().map_or(Form::Natural, |(_, d)| d.form);
     Ok(Kernel { kernel, op: op.to_string(), form })
 }
 
@@ -150,7 +152,7 @@ impl Kernel {
             }
         };
         let form = input.as_ref().map_or(self.form, |a| a.form);
-        execute(py, &self.op, &self.kernel, input.as_ref(), out, form)
+        execute(py, &self.op, &self.kernel, input.as_ref().map(|a| ("input", a)), out, form)
     }
 
     /// The output's shape.
@@ -225,26 +227,22 @@ fn checked_out<'py>(py: Python<'py>, op: &str, obj: &Bound<'py, PyAny>, kernel: 
     Ok(out)
 }
 
-/// Run a kernel on `input` into `out` (checked) or a new array of `form`, with the GIL
-/// released while the machine code runs; return the output array.
+/// Run a kernel on `input` (its argument's name and array) into `out` (checked) or a new
+/// array of `form`, with the GIL released while the machine code runs; return the output
+/// array.
 fn execute<'py>(
     py: Python<'py>,
     op: &str,
     kernel: &JitKernel,
-    input: Option<&ArrayArg<'py>>,
+    input: Option<(&str, &ArrayArg<'py>)>,
     out: Option<&Bound<'py, PyAny>>,
     form: Form,
 ) -> PyResult<Bound<'py, PyAny>> {
     let dtype = kernel.dtype();
     match (kernel.input_shape(), input) {
-        (Some(shape), Some(a)) if a.dtype != dtype || a.shape() != shape => {
+        (Some(shape), Some((name, a))) if a.dtype != dtype || a.shape() != shape => {
             let found = format!("{} {:?}", a.dtype, a.shape());
-            return Err(invalid(
-                py,
-                Some(op),
-                Some("input"),
-                format!("input must be {dtype} {shape:?}, found {found}"),
-            ));
+            return Err(invalid(py, Some(op), Some(name), format!("{name} must be {dtype} {shape:?}, found {found}")));
         }
         (Some(shape), None) => {
             return Err(invalid(
@@ -261,27 +259,33 @@ fn execute<'py>(
         Some(obj) => checked_out(py, op, obj, kernel)?,
         None => arrays::empty(py, kernel.output_shape(), dtype, form)?,
     };
+    // Buffers are taken (and their layout checked again) only now, with no Python code run after.
+    let changed = |name: &str, e: String| invalid(py, Some(op), Some(name), format!("`{name}` {e}"));
+    let out_buffer = || out.buffer_mut().map_err(|e| changed("out", e));
     if matches!(dtype, DType::I4 | DType::U4) {
         // kerf packs two elements per byte, numpy holds one: pack, run, unpack.
         let packed_in = match input {
-            Some(a) => Some(
-                arrays::pack_nibbles(a.bytes(), dtype, a.form).map_err(|e| invalid(py, Some(op), Some("input"), e))?,
-            ),
+            Some((name, a)) => {
+                let bytes = a.bytes().map_err(|e| changed(name, e))?;
+                Some(arrays::pack_nibbles(bytes, dtype, a.form).map_err(|e| invalid(py, Some(op), Some(name), e))?)
+            }
             None => None,
         };
         let mut packed_out = vec![0u8; dtype.buffer_bytes(out.array.len() as u64).unwrap_or(0)];
         py.detach(|| kernel.run_bytes(packed_in.as_deref(), &mut packed_out)).py(py)?;
-        let (data, len) = out.buffer();
-        assert!(out.writeable(), "`out` was checked writeable, or is new");
-        // SAFETY: `out` is a C-contiguous (checked by `buffer`), writeable (asserted) array of one byte per
+        // Other threads ran while the GIL was released: `out` is checked again.
+        let (data, len) = out_buffer()?;
+        // SAFETY: `out` is a C-contiguous, writeable array (both checked by `buffer_mut`) of one byte per
         // element, alive while `out` refers to it; the GIL is held, so no Python code runs meanwhile.
         let bytes = unsafe { bytes_at_mut(data, len) };
         arrays::unpack_nibbles(&packed_out, bytes, dtype, out.form);
         return Ok(out.array.into_any());
     }
-    let (in_data, in_len) = input.map_or((0, 0), ArrayArg::buffer);
-    let (out_data, out_len) = out.buffer();
-    assert!(out.writeable(), "`out` was checked writeable, or is new");
+    let (in_data, in_len) = match input {
+        Some((name, a)) => a.buffer().map_err(|e| changed(name, e))?,
+        None => (0, 0),
+    };
+    let (out_data, out_len) = out_buffer()?;
     if in_len > 0 && out_len > 0 && in_data < out_data + out_len && out_data < in_data + in_len {
         return Err(invalid(py, Some(op), Some("out"), "`out` shares memory with the input".into()));
     }
@@ -291,7 +295,7 @@ fn execute<'py>(
         // SAFETY: `buffer` checked that the input is C-contiguous: `in_len` bytes from `in_data`, kept alive by
         // the caller's frame while this runs; bytes have no invalid values.
         let input = has_input.then(|| unsafe { bytes_at(in_data, in_len) });
-        // SAFETY: as for the input; `out` is also writeable (asserted above) and overlaps
+        // SAFETY: as for the input; `out` is also writeable (checked by `buffer_mut`) and overlaps
         // no input (checked above). The kernel checks both lengths against its plan.
         let output = unsafe { bytes_at_mut(out_data, out_len) };
         kernel.run_bytes(input, output)
@@ -354,13 +358,7 @@ fn raw(py: Python<'_>, array: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> Py
     let dtype = dtypes::parse(py, dtype).map_err(|e| invalid(py, None, Some("dtype"), format!("kerf.raw: {e}")))?;
     let bad = |m: String| invalid(py, None, Some("array"), format!("kerf.raw: {m}"));
     let array = array.cast::<PyUntypedArray>().map_err(|_| bad(format!("{array} is not a numpy array")))?;
-    if !dtypes::holds_raw(&array.dtype(), dtype) {
-        let width = if matches!(dtype, DType::I4 | DType::U4) { 1 } else { dtype.byte_width().unwrap_or(0) };
-        return Err(bad(format!(
-            "{dtype} in raw form is an integer array of {width}-byte elements, found {}",
-            array.dtype()
-        )));
-    }
+    dtypes::check_raw(&array.dtype(), dtype).map_err(bad)?;
     Ok(Raw { array: array.clone().unbind(), dtype })
 }
 
