@@ -44,6 +44,15 @@ pub struct Call<'py> {
     pub data: Option<(String, ArrayArg<'py>)>,
 }
 
+/// The op id argument as text (PyO3's own `&str` conversion raises a bare
+/// `UnicodeEncodeError` for a lone surrogate).
+pub fn op<'a>(py: Python<'_>, op: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    match op.to_str() {
+        Ok(text) => Ok(text),
+        Err(_) => Err(errors::invalid(py, None, Some("op"), format!("op id {} is not UTF-8 text", op.repr()?))),
+    }
+}
+
 /// The `version` keyword: `None`, or an int that is an op version. (PyO3's own `u32`
 /// conversion raises a bare `OverflowError` for `-1`.)
 pub fn version(py: Python<'_>, op: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {

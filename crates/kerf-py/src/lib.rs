@@ -19,7 +19,7 @@ use errors::{KerfError, KerfResult, invalid};
 use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use std::sync::{Arc, OnceLock};
 
 /// The process's JIT.
@@ -52,11 +52,12 @@ fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
 #[pyo3(signature = (op, /, *, version = None, out = None, **params))]
 fn run<'py>(
     py: Python<'py>,
-    op: &str,
+    op: &Bound<'py, PyString>,
     version: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
     params: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let op = args::op(py, op)?;
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
@@ -98,11 +99,12 @@ fn run<'py>(
 #[pyo3(signature = (op, /, *, version = None, dynamic = false, **params))]
 fn compile(
     py: Python<'_>,
-    op: &str,
+    op: &Bound<'_, PyString>,
     version: Option<&Bound<'_, PyAny>>,
     dynamic: bool,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Kernel> {
+    let op = args::op(py, op)?;
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
@@ -375,8 +377,8 @@ fn ops(py: Python<'_>) -> PyResult<Vec<String>> {
 /// doc; dtype rules also subject, when, allow, forbid) and examples (name, doc, version, attributes, inputs, expected {dtype, shape,
 /// values} or error) -- what `kerf spec ID` prints.
 #[pyfunction]
-fn spec<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
-    registry::to_dict(py, op)
+fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyDict>> {
+    registry::to_dict(py, args::op(py, op)?)
 }
 
 /// kerf's native module; use the package `kerf`.

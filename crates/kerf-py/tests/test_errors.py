@@ -69,6 +69,37 @@ CASES = {
         None,
         "start",
     ),
+    # numpy keeps an int beyond 64 bits as an object, which read as a string array
+    "huge_int_static_input": (
+        lambda: kerf.run("onnx.slice", data=X, starts=[2**70], ends=[1]),
+        "input `starts`: element 0 = 1180591620717411303424 does not fit a 64-bit integer",
+        "onnx.slice",
+        None,
+        "starts",
+    ),
+    "negative_version": (
+        lambda: kerf.run("onnx.slice", version=-1, data=X, starts=[0], ends=[1]),
+        "version -1 is not an op version",
+        "onnx.slice",
+        None,
+        "version",
+    ),
+    "huge_version": (
+        lambda: kerf.compile("onnx.slice", version=2**40, data=X, starts=[0], ends=[1]),
+        "version 1099511627776 is not an op version",
+        "onnx.slice",
+        None,
+        "version",
+    ),
+    "op_not_utf8": (lambda: kerf.run("onnx.\ud800", data=X), "op id 'onnx.\\ud800' is not UTF-8 text", None, None, "op"),
+    "spec_op_not_utf8": (lambda: kerf.spec("\udcff"), "op id '\\udcff' is not UTF-8 text", None, None, "op"),
+    "keyword_not_utf8": (
+        lambda: kerf.run("onnx.slice", data=X, starts=[0], ends=[1], **{"\ud800": 1}),
+        "keyword '\\ud800' is not UTF-8 text",
+        "onnx.slice",
+        None,
+        None,
+    ),
     "missing_input": (lambda: kerf.run("onnx.slice", data=X, starts=[0]), "missing input `ends`", "onnx.slice", None, "ends"),
     "input_dtype": (
         lambda: kerf.run("onnx.slice", data=X, starts=np.array([0.5]), ends=[1]),
@@ -163,6 +194,13 @@ def test_bad_input_raises_kerf_error(case):
     assert isinstance(e.value, ValueError)
     assert fragment in str(e.value)
     assert (e.value.op, e.value.rule, e.value.name) == (op, rule, name)
+
+
+def test_a_version_that_is_not_an_int_is_a_type_error_naming_it():
+    for version in ("13", 13.0, True):
+        with pytest.raises(TypeError, match="onnx.slice: `version` must be an int"):
+            kerf.run("onnx.slice", version=version, data=X, starts=[0], ends=[1])
+    np.testing.assert_array_equal(kerf.run("onnx.slice", version=np.int64(13), data=X, starts=[0], ends=[1]), X[:1])
 
 
 def test_every_problem_of_a_request_is_reported_with_hints():
