@@ -261,12 +261,13 @@ def _read_external_data(tensor: onnx.TensorProto, base_dir: str | None) -> None:
     path = os.path.realpath(os.path.join(base, location))
     if os.path.commonpath([base, path]) != base:
         raise _error(f"{where}, which a symbolic link leads out of `{base_dir}`", name)
+    # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
+        file = open(path, "rb", opener=lambda p, _: os.open(p, flags))
     except OSError as e:
         raise _error(f"{where}, which cannot be opened: {e.strerror}", name) from None
-    with os.fdopen(fd, "rb") as file:
+    with file:
         st = os.fstat(file.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise _error(f"{where}, which is not a regular file", name)
@@ -314,6 +315,14 @@ def _load(model: Any, base_dir: Any) -> onnx.ModelProto:
     return proto
 
 
+def _initializer(tensor: onnx.TensorProto) -> np.ndarray:
+    # External data was read into the model (`_load`): to_array reads no file here.
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError) as e:  # data that does not fit the dims or type
+        raise _error(f"initializer `{tensor.name}`: {e}", tensor.name) from None
+
+
 def _checked_input(name: str, value: Any, declared: onnx.TypeProto | None) -> Any:
     """A graph input's value, checked against its declared element type and fixed dims
     (kerf would otherwise run on whatever it is given)."""
@@ -356,8 +365,7 @@ class KerfBackendRep(BackendRep):
 
     def __init__(self, model: onnx.ModelProto, steps: list[_Step]) -> None:
         graph = model.graph
-        # External data was read into the model (`_load`): to_array reads no file here.
-        self._initializers = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+        self._initializers = {t.name: _initializer(t) for t in graph.initializer}
         self._declared = {i.name: i.type for i in graph.input}
         self._inputs = [i.name for i in graph.input if i.name not in self._initializers]
         self._outputs = [o.name for o in graph.output]
@@ -435,7 +443,10 @@ class KerfBackend(Backend):
         """Run one node; ``inputs`` follow ``node.input`` (a list, or a dict by value
         name). The opset is ``opset_version`` when given, else onnx's newest."""
         _check_device(device)
-        super().run_node(node, inputs, device, outputs_info, **kwargs)
+        try:
+            super().run_node(node, inputs, device, outputs_info, **kwargs)
+        except onnx.checker.ValidationError as e:
+            raise _error(f"the node is not valid ONNX: {e}", "node") from None
         step = _Step(node, kwargs.get("opset_version", defs.onnx_opset_version()), 0)
         if isinstance(inputs, dict):
             values = dict(inputs)
