@@ -45,11 +45,24 @@ pub struct Call<'py> {
 }
 
 /// The op id argument as text (PyO3's own `&str` conversion raises a bare
-/// `UnicodeEncodeError` for a lone surrogate).
-pub fn op<'a>(py: Python<'_>, op: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
-    match op.to_str() {
+/// `UnicodeEncodeError` for a lone surrogate, and a TypeError whose message does not
+/// name the argument).
+pub fn op<'a>(py: Python<'_>, op: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
+    let Ok(text) = op.cast::<PyString>() else {
+        let kind = op.get_type().name()?;
+        return Err(PyTypeError::new_err(format!("`op` must be a str (an op id, e.g. \"onnx.slice\"), not {kind}")));
+    };
+    match text.to_str() {
         Ok(text) => Ok(text),
         Err(_) => Err(errors::invalid(py, None, Some("op"), format!("op id {} is not UTF-8 text", op.repr()?))),
+    }
+}
+
+/// A bool keyword (PyO3's own conversion raises a TypeError not naming it).
+pub fn flag(value: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
+    match value.cast::<PyBool>() {
+        Ok(b) => Ok(b.is_true()),
+        Err(_) => Err(PyTypeError::new_err(format!("`{name}` must be a bool, not {}", value.get_type().name()?))),
     }
 }
 
@@ -61,7 +74,7 @@ pub fn version(py: Python<'_>, op: &str, value: Option<&Bound<'_, PyAny>>) -> Py
     };
     let kind = || value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     if value.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(format!("{op}: `version` must be an int, found {value} (a bool)")));
+        return Err(PyTypeError::new_err(format!("{op}: `version` must be an int, not a bool")));
     }
     match value.extract::<u32>() {
         Ok(v) => Ok(Some(v)),
@@ -71,7 +84,7 @@ pub fn version(py: Python<'_>, op: &str, value: Option<&Bound<'_, PyAny>>) -> Py
             Some("version"),
             format!("version {value} is not an op version (versions are integers from 1 to {})", u32::MAX),
         )),
-        Err(_) => Err(PyTypeError::new_err(format!("{op}: `version` must be an int, found a {}", kind()))),
+        Err(_) => Err(PyTypeError::new_err(format!("{op}: `version` must be an int, not {}", kind()))),
     }
 }
 

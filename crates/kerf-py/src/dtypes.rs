@@ -141,6 +141,11 @@ pub fn parse(py: Python<'_>, obj: &Bound<'_, PyAny>) -> Result<DType, String> {
     if let Ok(name) = obj.extract::<String>() {
         return name.parse::<DType>().map_err(|e| format!("{e}; numpy dtypes are given as types, e.g. np.int64"));
     }
+    // numpy's converter takes None for "no dtype" and gives no descr and no error, which
+    // the numpy crate's `PyArrayDescr::new` panics on.
+    if obj.is_none() {
+        return Err("None is not a dtype".into());
+    }
     let descr = PyArrayDescr::new(py, obj).map_err(|e| format!("{obj} is not a dtype: {e}"))?;
     of_descr(&descr)
 }

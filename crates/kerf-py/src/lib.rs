@@ -19,7 +19,7 @@ use errors::{KerfError, KerfResult, invalid};
 use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::{Arc, OnceLock};
 
 /// The process's JIT.
@@ -52,7 +52,7 @@ fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
 #[pyo3(signature = (op, /, *, version = None, out = None, **params))]
 fn run<'py>(
     py: Python<'py>,
-    op: &Bound<'py, PyString>,
+    op: &Bound<'py, PyAny>,
     version: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
     params: Option<&Bound<'py, PyDict>>,
@@ -96,15 +96,16 @@ fn run<'py>(
 /// `dynamic=True` compiles the kernel specialized on op, mode, dtype and rank only
 /// (shared by every plan of that kind; slower per element than the static one).
 #[pyfunction]
-#[pyo3(signature = (op, /, *, version = None, dynamic = false, **params))]
+#[pyo3(signature = (op, /, *, version = None, dynamic = None, **params))]
 fn compile(
     py: Python<'_>,
-    op: &Bound<'_, PyString>,
+    op: &Bound<'_, PyAny>,
     version: Option<&Bound<'_, PyAny>>,
-    dynamic: bool,
+    dynamic: Option<&Bound<'_, PyAny>>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Kernel> {
     let op = args::op(py, op)?;
+    let dynamic = dynamic.map(|d| args::flag(d, "dynamic")).transpose()?.unwrap_or(false);
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
@@ -377,7 +378,7 @@ fn ops(py: Python<'_>) -> PyResult<Vec<String>> {
 /// doc; dtype rules also subject, when, allow, forbid) and examples (name, doc, version, attributes, inputs, expected {dtype, shape,
 /// values} or error) -- what `kerf spec ID` prints.
 #[pyfunction]
-fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyDict>> {
+fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     registry::to_dict(py, args::op(py, op)?)
 }
 

@@ -174,6 +174,9 @@ CASES = {
         "input",
     ),
     "meta_dtype_numpy_name": (lambda: kerf.meta("float32", (3,)), "unknown dtype `float32`", None, None, "dtype"),
+    # numpy's dtype converter gives no dtype and no error for None (was: a panic)
+    "meta_dtype_none": (lambda: kerf.meta(None, (3,)), "None is not a dtype", None, None, "dtype"),
+    "raw_dtype_none": (lambda: kerf.raw(np.zeros(3, np.uint16), None), "None is not a dtype", None, None, "dtype"),
     "meta_negative_shape": (lambda: kerf.meta(np.float32, (3, -1)), "negative extent", None, None, "shape"),
     "meta_shape_not_ints": (lambda: kerf.meta(np.float32, "3"), "not a sequence of ints", None, None, "shape"),
     "string_jit_compile": (
@@ -196,11 +199,16 @@ def test_bad_input_raises_kerf_error(case):
     assert (e.value.op, e.value.rule, e.value.name) == (op, rule, name)
 
 
-def test_a_version_that_is_not_an_int_is_a_type_error_naming_it():
+def test_arguments_of_the_wrong_type_are_type_errors_naming_them():
     for version in ("13", 13.0, True):
         with pytest.raises(TypeError, match="onnx.slice: `version` must be an int"):
             kerf.run("onnx.slice", version=version, data=X, starts=[0], ends=[1])
     np.testing.assert_array_equal(kerf.run("onnx.slice", version=np.int64(13), data=X, starts=[0], ends=[1]), X[:1])
+    for call in (lambda: kerf.run(3, data=X), lambda: kerf.compile(None), lambda: kerf.spec(b"onnx.slice")):
+        with pytest.raises(TypeError, match="`op` must be a str"):
+            call()
+    with pytest.raises(TypeError, match="`dynamic` must be a bool, not int"):
+        kerf.compile("onnx.slice", dynamic=1, data=kerf.meta("f32", (3,)), starts=[0], ends=[1])
 
 
 def test_every_problem_of_a_request_is_reported_with_hints():
