@@ -228,3 +228,16 @@ def test_an_invalid_node_is_a_kerf_error():
     node = helper.make_node("Slice", ["x"], ["y"], starts=[0], ends=[1], bogus=1)
     # was: onnx's ValidationError, not a ValueError
     refused(lambda: kerf.onnx.run_node(node, [np.arange(3)], opset_version=9), "Unrecognized attribute: bogus", "node")
+
+
+def test_run_node_arguments_of_the_wrong_kind_are_named():
+    node = helper.make_node("Slice", ["x"], ["y"], starts=[0], ends=[1])
+    with pytest.raises(TypeError, match="node must be an onnx.NodeProto, not str"):
+        kerf.onnx.run_node("Slice", [np.arange(3)])
+    with pytest.raises(TypeError, match="inputs must be a list or a dict of arrays, not int"):
+        kerf.onnx.run_node(node, 3, opset_version=9)
+    with pytest.raises(TypeError, match="opset_version must be an int, not str"):
+        kerf.onnx.run_node(node, [np.arange(3)], opset_version="9")
+    refused(lambda: kerf.onnx.run_node(node, [np.arange(3)], opset_version=2**70), "is not an opset", "opset_version")
+    (y,) = kerf.onnx.run_node(node, [np.arange(3)], opset_version=9)
+    assert y.tolist() == [0]

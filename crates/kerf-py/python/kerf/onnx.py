@@ -443,15 +443,27 @@ class KerfBackend(Backend):
         """Run one node; ``inputs`` follow ``node.input`` (a list, or a dict by value
         name). The opset is ``opset_version`` when given, else onnx's newest."""
         _check_device(device)
+        if not isinstance(node, onnx.NodeProto):
+            raise TypeError(f"node must be an onnx.NodeProto, not {type(node).__name__}")
+        opset = kwargs.get("opset_version")
+        if opset is None:
+            opset = kwargs["opset_version"] = defs.onnx_opset_version()
+        if not isinstance(opset, int) or isinstance(opset, bool):
+            raise TypeError(f"opset_version must be an int, not {type(opset).__name__}")
+        if not 1 <= opset < 2**31:
+            raise _error(f"opset_version {opset} is not an opset (ONNX's run from 1)", "opset_version")
         try:
             super().run_node(node, inputs, device, outputs_info, **kwargs)
         except onnx.checker.ValidationError as e:
             raise _error(f"the node is not valid ONNX: {e}", "node") from None
-        step = _Step(node, kwargs.get("opset_version", defs.onnx_opset_version()), 0)
+        step = _Step(node, opset, 0)
         if isinstance(inputs, dict):
             values = dict(inputs)
         else:
-            values = {name: value for name, value in zip(node.input, inputs) if name}
+            try:
+                values = {name: value for name, value in zip(node.input, inputs) if name}
+            except TypeError:
+                raise TypeError(f"inputs must be a list or a dict of arrays, not {type(inputs).__name__}") from None
         return namedtupledict("Outputs", [step.output])(step.run(values))
 
     @classmethod
