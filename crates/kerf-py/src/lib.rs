@@ -19,7 +19,7 @@ use errors::{KerfError, KerfResult, invalid};
 use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple, PyWeakrefReference};
 use std::sync::{Arc, OnceLock};
 
 /// The process's JIT.
@@ -262,6 +262,13 @@ fn execute<'py>(
         Some(obj) => checked_out(py, op, obj, kernel)?,
         None => arrays::empty(py, kernel.output_shape(), dtype, form)?,
     };
+    // While the GIL is released another thread may call `resize(refcheck=False)` on either
+    // array, which would free its buffer under the kernel; numpy refuses to resize an array
+    // that has a weak reference. Made before the buffers are taken: an allocation may run
+    // the garbage collector, and so finalizers (Python code). (`ndarray.__setstate__` on a
+    // live array frees its buffer all the same, as under numpy's own GIL-releasing loops.)
+    let _pins =
+        (input.map(|(_, a)| PyWeakrefReference::new(&a.array)).transpose()?, PyWeakrefReference::new(&out.array)?);
     // Buffers are taken (and their layout checked again) only now, with no Python code run after.
     let changed = |name: &str, e: String| invalid(py, Some(op), Some(name), format!("`{name}` {e}"));
     let out_buffer = || out.buffer_mut().map_err(|e| changed("out", e));

@@ -101,23 +101,27 @@ def test_numpy_scalar_whose_item_returns_itself():
     assert e.value.name == "start" and "is not an attribute value" in str(e.value)
 
 
-def while_the_kernel_runs(change, out):
-    """Run an int4 slice (packed, run with the GIL released, unpacked) into `out` while
-    another thread applies `change` to it: the thread gets the GIL as soon as the call
-    releases it."""
-    x = np.zeros(1 << 22, ml_dtypes.int4)
-    k = kerf.compile("tensorrt.slice", input=kerf.meta("i4", x.shape), start=[0], size=[x.size], stride=[1])
+def while_the_kernel_runs(change, out, dtype=ml_dtypes.int4):
+    """Run a slice (for int4: packed, run with the GIL released, unpacked) into `out`
+    while another thread applies `change` to it or the input: the thread gets the GIL as
+    soon as the call releases it. Returns the output and what `change` raised."""
+    x = np.ones(1 << 22, dtype)
+    k = kerf.compile("tensorrt.slice", input=kerf.meta(x.dtype, x.shape), start=[0], size=[x.size], stride=[1])
     go = threading.Event()
+    raised = []
 
     def other():
         go.wait()
-        change(out)
+        try:
+            change(x, out)
+        except ValueError as e:
+            raised.append(e)
 
     t = threading.Thread(target=other)
     t.start()
     go.set()
     try:
-        return k(x, out=out)
+        return k(x, out=out), raised
     finally:
         t.join()
 
@@ -125,14 +129,22 @@ def while_the_kernel_runs(change, out):
 def test_out_made_read_only_while_the_kernel_runs():
     out = np.empty(1 << 22, ml_dtypes.int4)
     with pytest.raises(kerf.KerfError) as e:
-        while_the_kernel_runs(lambda o: setattr(o.flags, "writeable", False), out)
+        while_the_kernel_runs(lambda x, o: setattr(o.flags, "writeable", False), out)
     assert e.value.name == "out" and "read-only" in str(e.value)
 
 
-def test_out_resized_while_the_kernel_runs():
-    """A larger `out` after the run (numpy's `resize` without its reference check)
-    made the unpacking index past the packed output."""
-    out = np.empty(1 << 22, ml_dtypes.int4)
-    with pytest.raises(kerf.KerfError) as e:
-        while_the_kernel_runs(lambda o: o.resize(1 << 23, refcheck=False), out)
-    assert e.value.name == "out"
+@pytest.mark.parametrize("dtype", [ml_dtypes.int4, np.float32], ids=["i4", "f32"])
+@pytest.mark.parametrize("which", ["input", "out"])
+def test_arrays_cannot_be_resized_while_the_kernel_runs(which, dtype):
+    """numpy's `resize` without its reference check frees the buffer: under a running
+    kernel (f32: a read or write after free; i4: unpacking indexed past the packed
+    output, a panic). kerf holds a weak reference to both arrays meanwhile, which makes
+    numpy refuse."""
+    out = np.zeros(1 << 22, dtype)
+
+    def resize(x, o):
+        (x if which == "input" else o).resize(1 << 23, refcheck=False)
+
+    y, raised = while_the_kernel_runs(resize, out, dtype)
+    assert len(raised) == 1 and "cannot resize" in str(raised[0])
+    assert y is out and out.size == 1 << 22 and (out == 1).all()
