@@ -19,7 +19,7 @@ use errors::{KerfError, KerfResult, invalid};
 use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple, PyWeakrefReference};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyWeakrefReference};
 use std::sync::{Arc, OnceLock};
 
 /// The process's JIT.
@@ -347,13 +347,18 @@ unsafe fn bytes_at_mut<'a>(data: usize, len: usize) -> &'a mut [u8] {
 #[pyfunction]
 fn meta(py: Python<'_>, dtype: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<Meta> {
     let dtype = dtypes::parse(py, dtype).map_err(|e| invalid(py, None, Some("dtype"), format!("kerf.meta: {e}")))?;
-    let dims: Vec<i64> = shape
-        .extract()
-        .map_err(|_| invalid(py, None, Some("shape"), format!("kerf.meta: shape {shape} is not a sequence of ints")))?;
-    let shape =
-        dims.iter().map(|&d| u64::try_from(d)).collect::<Result<Vec<_>, _>>().map_err(|_| {
-            invalid(py, None, Some("shape"), format!("kerf.meta: shape {dims:?} has a negative extent"))
-        })?;
+    let bad = |m: String| invalid(py, None, Some("shape"), format!("kerf.meta: shape {m}"));
+    // Iterated rather than extracted as a Vec: PyO3 sizes that Vec by `__len__`, which
+    // may lie (a capacity-overflow panic).
+    let dims = if shape.is_instance_of::<PyString>() { None } else { shape.try_iter().ok() };
+    let dims = dims.ok_or_else(|| bad(format!("{shape} is not a sequence of ints")))?;
+    let mut extents = Vec::new();
+    for (i, d) in dims.enumerate() {
+        let d = d.map_err(|e| bad(format!("{shape} is not a sequence of ints: {e}")))?;
+        let n = d.extract::<i64>().map_err(|_| bad(format!("[{i}] = {d} is not a 64-bit int")))?;
+        extents.push(u64::try_from(n).map_err(|_| bad(format!("[{i}] = {n} is a negative extent")))?);
+    }
+    let shape = extents;
     Ok(Meta { dtype, shape })
 }
 

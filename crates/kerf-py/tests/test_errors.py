@@ -10,6 +10,18 @@ import kerf
 X = np.arange(12, dtype=np.float32).reshape(3, 4)
 SLICE = dict(input=X, start=[0, 0], size=[2, 2], stride=[1, 1])
 
+class LyingLen:
+    """A sequence whose `__len__` claims 2**62 elements."""
+
+    def __len__(self):
+        return 2**62
+
+    def __getitem__(self, i):
+        if i < 3:
+            return [3, 4, "x"][i]
+        raise IndexError(i)
+
+
 # (call, fragment of the message, op, rule, name)
 CASES = {
     "unknown_op": (lambda: kerf.run("onnx.nope", data=X), "unknown op `onnx.nope`", "onnx.nope", None, None),
@@ -179,6 +191,9 @@ CASES = {
     "raw_dtype_none": (lambda: kerf.raw(np.zeros(3, np.uint16), None), "None is not a dtype", None, None, "dtype"),
     "meta_negative_shape": (lambda: kerf.meta(np.float32, (3, -1)), "negative extent", None, None, "shape"),
     "meta_shape_not_ints": (lambda: kerf.meta(np.float32, "3"), "not a sequence of ints", None, None, "shape"),
+    "meta_shape_huge_int": (lambda: kerf.meta(np.float32, (3, 2**64)), "shape [1] = 18446744073709551616 is not a 64-bit int", None, None, "shape"),
+    # PyO3 sized a Vec by `__len__` (was: a capacity-overflow panic)
+    "meta_shape_lying_len": (lambda: kerf.meta(np.float32, LyingLen()), "shape [2] = x is not a 64-bit int", None, None, "shape"),
     "string_jit_compile": (
         lambda: kerf.compile("onnx.slice", data=kerf.meta("string", (3,)), starts=[0], ends=[1]),
         "cannot move strings",
