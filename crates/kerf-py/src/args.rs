@@ -8,6 +8,7 @@
 use crate::arrays::{ArrayArg, numpy};
 use crate::errors::{self, KerfResult};
 use kerf::{AttrValue, DType, InputArg, Request};
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -38,8 +39,53 @@ impl Meta {
 /// A request, and the data input's array when it is read in place.
 pub struct Call<'py> {
     pub request: Request,
-    /// The data input (the tensor a slice reads); `None` for fills or a `kerf.meta` one.
-    pub data: Option<ArrayArg<'py>>,
+    /// The data input (the tensor a slice reads) by name; `None` for fills or a
+    /// `kerf.meta` one.
+    pub data: Option<(String, ArrayArg<'py>)>,
+}
+
+/// The op id argument as text (PyO3's own `&str` conversion raises a bare
+/// `UnicodeEncodeError` for a lone surrogate, and a TypeError whose message does not
+/// name the argument).
+pub fn op<'a>(py: Python<'_>, op: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
+    let Ok(text) = op.cast::<PyString>() else {
+        let kind = op.get_type().name()?;
+        return Err(PyTypeError::new_err(format!("`op` must be a str (an op id, e.g. \"onnx.slice\"), not {kind}")));
+    };
+    match text.to_str() {
+        Ok(text) => Ok(text),
+        Err(_) => Err(errors::invalid(py, None, Some("op"), format!("op id {} is not UTF-8 text", op.repr()?))),
+    }
+}
+
+/// A bool keyword (PyO3's own conversion raises a TypeError not naming it).
+pub fn flag(value: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
+    match value.cast::<PyBool>() {
+        Ok(b) => Ok(b.is_true()),
+        Err(_) => Err(PyTypeError::new_err(format!("`{name}` must be a bool, not {}", value.get_type().name()?))),
+    }
+}
+
+/// The `version` keyword: `None`, or an int that is an op version. (PyO3's own `u32`
+/// conversion raises a bare `OverflowError` for `-1`.)
+pub fn version(py: Python<'_>, op: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let kind = || value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+    if value.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!("{op}: `version` must be an int, not a bool")));
+    }
+    match value.extract::<u32>() {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if e.is_instance_of::<PyOverflowError>(py) => Err(errors::invalid(
+            py,
+            Some(op),
+            Some("version"),
+            format!("version {value} is not an op version (versions are integers from 1 to {})", u32::MAX),
+        )),
+        Err(_) => Err(PyTypeError::new_err(format!("{op}: `version` must be an int, not {}", kind()))),
+    }
 }
 
 /// Build the request for `op` from keyword arguments.
@@ -50,6 +96,9 @@ pub fn build<'py>(
     params: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Call<'py>> {
     let spec = kerf::op_spec(op).py(py)?;
+    // The arguments' conversions run Python code (`__len__`, `__array__`), which could
+    // change the dict meanwhile: its items are taken first, with no Python code run.
+    let params: Vec<_> = params.into_iter().flat_map(|d| d.iter()).collect();
     // Names are looked up in the version asked for; an unknown version is reported by
     // the request's validation.
     let v = version.unwrap_or_else(|| spec.latest_version());
@@ -57,8 +106,11 @@ pub fn build<'py>(
     let mut request = Request::new(op);
     request.version = version;
     let mut data = None;
-    for (key, value) in params.into_iter().flat_map(|d| d.iter()) {
-        let name: String = key.extract()?;
+    for (key, value) in params {
+        let Ok(name) = key.extract::<String>() else {
+            let message = format!("keyword {} is not UTF-8 text", key.repr()?);
+            return Err(errors::invalid(py, Some(op), None, message));
+        };
         let bad = |m: String| errors::invalid(py, Some(op), Some(&name), m);
         if let Ok(meta) = value.cast::<Meta>() {
             let meta = meta.get();
@@ -77,9 +129,13 @@ pub fn build<'py>(
                     .getattr(pyo3::intern!(py, "asarray"))?
                     .call1((&value, dtype))
                     .map_err(|e| bad(format!("input `{name}`: {value} is not a tensor value: {e}")))?;
-                ArrayArg::from_py(&array)?
+                let array = ArrayArg::from_py(&array)?
                     .map_err(|e| bad(format!("input `{name}`: {e}")))?
-                    .ok_or_else(|| bad(format!("input `{name}`: {value} is not a tensor value")))?
+                    .ok_or_else(|| bad(format!("input `{name}`: {value} is not a tensor value")))?;
+                if let Some(e) = oversized_int(&array)? {
+                    return Err(bad(format!("input `{name}`: {e}")));
+                }
+                array
             }
             None => {
                 let attribute = attr_value(&value).map_err(|e| bad(format!("attribute `{name}`: {e}")))?;
@@ -90,14 +146,29 @@ pub fn build<'py>(
         // The data input is read in place at run time: the request needs only its dtype
         // and shape. String data is copied: strings are Python objects.
         if data_name == Some(name.as_str()) && array.dtype != DType::String {
-            request.inputs.insert(name, InputArg::Meta { dtype: array.dtype, shape: array.shape() });
-            data = Some(array);
+            request.inputs.insert(name.clone(), InputArg::Meta { dtype: array.dtype, shape: array.shape() });
+            data = Some((name, array));
         } else {
             let tensor = array.tensor()?.map_err(|e| bad(format!("input `{name}`: {e}")))?;
             request.inputs.insert(name, InputArg::Tensor(tensor));
         }
     }
     Ok(Call { request, data })
+}
+
+/// numpy keeps ints beyond 64 bits as Python objects, so a static value holding one
+/// becomes an object array, which kerf would take for strings: name the int instead.
+fn oversized_int(array: &ArrayArg<'_>) -> PyResult<Option<String>> {
+    if array.dtype != DType::String {
+        return Ok(None);
+    }
+    for (i, item) in array.elements()?.try_iter()?.enumerate() {
+        let item = item?;
+        if item.is_instance_of::<PyInt>() && item.extract::<i64>().is_err() {
+            return Ok(Some(format!("element {i} = {item} does not fit a 64-bit integer")));
+        }
+    }
+    Ok(None)
 }
 
 /// A Python value as an attribute value.
@@ -111,22 +182,40 @@ fn attr_value(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
         let items = value.try_iter().map_err(|e| e.to_string())?;
         for (i, item) in items.enumerate() {
             match number(&item.map_err(|e| e.to_string())?).map_err(|e| format!("[{i}]: {e}"))? {
-                AttrValue::Int(n) => {
+                Number::Int(n) => {
                     ints.push(n);
                     floats.push(n as f64);
                 }
-                AttrValue::Float(f) => floats.push(f),
-                _ => unreachable!("number() gives numbers"),
+                Number::Float(f) => floats.push(f),
             }
         }
         return Ok(if ints.len() == floats.len() { AttrValue::IntList(ints) } else { AttrValue::FloatList(floats) });
     }
-    number(value)
+    Ok(match number(value)? {
+        Number::Int(n) => AttrValue::Int(n),
+        Number::Float(f) => AttrValue::Float(f),
+    })
 }
 
-/// An int or float (Python's or numpy's) as an attribute value.
-fn number(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
+enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+/// An int or float (Python's or numpy's).
+fn number(value: &Bound<'_, PyAny>) -> Result<Number, String> {
     let py = value.py();
+    let generic = numpy(py).and_then(|np| np.getattr(pyo3::intern!(py, "generic"))).map_err(|e| e.to_string())?;
+    if value.is_instance(&generic).unwrap_or(false) {
+        // A numpy scalar's value; once only (a subclass's `item` may return the scalar itself).
+        let item = value.call_method0(pyo3::intern!(py, "item")).map_err(|e| e.to_string())?;
+        return python_number(&item);
+    }
+    python_number(value)
+}
+
+/// A Python int or float.
+fn python_number(value: &Bound<'_, PyAny>) -> Result<Number, String> {
     let kind = || value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     if value.is_instance_of::<PyBool>() {
         return Err(format!(
@@ -134,18 +223,10 @@ fn number(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
         ));
     }
     if value.is_instance_of::<PyInt>() {
-        return value
-            .extract::<i64>()
-            .map(AttrValue::Int)
-            .map_err(|_| format!("{value} does not fit a 64-bit integer"));
+        return value.extract::<i64>().map(Number::Int).map_err(|_| format!("{value} does not fit a 64-bit integer"));
     }
     if value.is_instance_of::<PyFloat>() {
-        return value.extract::<f64>().map(AttrValue::Float).map_err(|e| e.to_string());
-    }
-    let generic = numpy(py).and_then(|np| np.getattr(pyo3::intern!(py, "generic"))).map_err(|e| e.to_string())?;
-    if value.is_instance(&generic).unwrap_or(false) {
-        let item = value.call_method0(pyo3::intern!(py, "item")).map_err(|e| e.to_string())?;
-        return number(&item);
+        return value.extract::<f64>().map(Number::Float).map_err(|e| e.to_string());
     }
     Err(format!("a {} is not an attribute value (an int, a float, a str or a list of numbers)", kind()))
 }

@@ -3,11 +3,17 @@
 //! `out` or a new array. int4 is the exception: kerf packs two elements per byte, numpy
 //! (ml_dtypes or the raw convention) holds one per byte, so int4 buffers are packed and
 //! unpacked through a copy.
+//!
+//! Python code can run between the time an argument is converted and the time its
+//! buffer is taken (a later argument's `__len__` or `__array__`, a finalizer, another
+//! thread while the GIL is released), and may set the array's shape, strides or dtype:
+//! the layout is recorded when the argument is made and checked again when the buffer is
+//! taken, and a changed one is refused.
 
 use crate::dtypes::{self, Form};
 use kerf::{DType, Tensor};
 use numpy::npyffi::{_PyArray_GET_ITEM_DATA, NPY_ARRAY_WRITEABLE};
-use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyModule, PyTuple};
@@ -48,6 +54,20 @@ pub struct ArrayArg<'py> {
     pub array: Bound<'py, PyUntypedArray>,
     pub dtype: DType,
     pub form: Form,
+    /// The layout when the argument was made (what the request was built from).
+    layout: Layout<'py>,
+}
+
+/// An array's shape and numpy dtype, as recorded when the argument was made.
+struct Layout<'py> {
+    shape: Vec<u64>,
+    descr: Bound<'py, PyArrayDescr>,
+}
+
+impl<'py> Layout<'py> {
+    fn of(array: &Bound<'py, PyUntypedArray>) -> Layout<'py> {
+        Layout { shape: array.shape().iter().map(|&d| d as u64).collect(), descr: array.dtype() }
+    }
 }
 
 /// What went wrong with an array argument (the caller names the argument).
@@ -60,7 +80,12 @@ impl<'py> ArrayArg<'py> {
         let py = obj.py();
         let (array, dtype, form) = if let Ok(raw) = obj.cast::<Raw>() {
             let raw = raw.get();
-            (raw.array.bind(py).clone(), raw.dtype, Form::Raw)
+            let array = raw.array.bind(py).clone();
+            // Python code may have set the wrapped array's dtype since `kerf.raw` checked it.
+            if let Err(e) = dtypes::check_raw(&array.dtype(), raw.dtype) {
+                return Ok(Err(e));
+            }
+            (array, raw.dtype, Form::Raw)
         } else if let Ok(array) = obj.cast::<PyUntypedArray>() {
             match dtypes::of_descr(&array.dtype()) {
                 Ok(d) => (array.clone(), d, Form::Natural),
@@ -69,28 +94,18 @@ impl<'py> ArrayArg<'py> {
         } else {
             return Ok(Ok(None));
         };
-        let arg = ArrayArg { array, dtype, form };
-        Ok(Ok(Some(arg.contiguous()?)))
+        Ok(Ok(Some(ArrayArg::new(contiguous(array)?, dtype, form))))
     }
 
-    /// An array of `dtype` in `form` (its dtype already checked).
+    /// An array of `dtype` in `form` (its dtype already checked); its layout is recorded now.
     pub fn new(array: Bound<'py, PyUntypedArray>, dtype: DType, form: Form) -> ArrayArg<'py> {
-        ArrayArg { array, dtype, form }
+        let layout = Layout::of(&array);
+        ArrayArg { array, dtype, form, layout }
     }
 
-    fn contiguous(self) -> PyResult<ArrayArg<'py>> {
-        let descr = self.array.dtype();
-        if self.array.is_c_contiguous() && descr.is_native_byteorder() != Some(false) {
-            return Ok(self);
-        }
-        let py = self.array.py();
-        let native = descr.call_method1(pyo3::intern!(py, "newbyteorder"), ("=",))?;
-        let copy = numpy(py)?.getattr(pyo3::intern!(py, "ascontiguousarray"))?.call1((&self.array, native))?;
-        Ok(ArrayArg { array: copy.cast_into::<PyUntypedArray>()?, ..self })
-    }
-
+    /// The shape recorded when the argument was made.
     pub fn shape(&self) -> Vec<u64> {
-        self.array.shape().iter().map(|&d| d as u64).collect()
+        self.layout.shape.clone()
     }
 
     /// Whether numpy lets this array be written.
@@ -101,35 +116,62 @@ impl<'py> ArrayArg<'py> {
         flags & NPY_ARRAY_WRITEABLE != 0
     }
 
-    /// The address and length in bytes of the elements. The array must be C-contiguous
-    /// and not of strings (object arrays hold pointers): checked here, since kernels and
-    /// the slices made from this rely on it.
-    pub fn buffer(&self) -> (usize, usize) {
-        assert!(
-            self.array.is_c_contiguous() && self.dtype != DType::String,
-            "a buffer of a C-contiguous byte array (checked when the argument was made)"
-        );
-        let len = self.array.len() * self.array.dtype().itemsize();
+    /// The address and length in bytes of the elements, the layout checked again now:
+    /// the array must still have the shape and dtype it had when the argument was made,
+    /// be C-contiguous, and not be of strings (object arrays hold pointers) -- kernels
+    /// and the slices made from this rely on it. No Python code may run between this
+    /// and the use of the buffer.
+    pub fn buffer(&self) -> Result<(usize, usize), Bad> {
+        let (descr, shape) = (self.array.dtype(), self.array.shape());
+        let same_shape = shape.iter().map(|&d| d as u64).eq(self.layout.shape.iter().copied());
+        if !same_shape || !descr.is_equiv_to(&self.layout.descr) || !self.array.is_c_contiguous() {
+            return Err(format!(
+                "changed while the call ran (Python code run meanwhile -- a later argument's conversion, a \
+                 finalizer, another thread -- set its shape, strides or dtype): it was a C-contiguous {} array \
+                 of shape {:?}, it is now a {} {descr} array of shape {shape:?}",
+                self.layout.descr,
+                self.layout.shape,
+                if self.array.is_c_contiguous() { "C-contiguous" } else { "non-contiguous" },
+            ));
+        }
+        if self.dtype == DType::String {
+            return Err("string arrays hold Python objects, not element bytes".into());
+        }
+        let len = self.array.len() * descr.itemsize();
         // SAFETY: as in `writeable`: the array object is live.
         let data = unsafe { (*_PyArray_GET_ITEM_DATA(self.array.as_array_ptr())).data };
-        (data as usize, len)
+        Ok((data as usize, len))
     }
 
-    /// The element bytes.
-    pub fn bytes(&self) -> &[u8] {
-        let (data, len) = self.buffer();
+    /// As `buffer`, for an output: the array must also still be writeable.
+    pub fn buffer_mut(&self) -> Result<(usize, usize), Bad> {
+        let buffer = self.buffer()?;
+        if !self.writeable() {
+            return Err("was made read-only while the call ran".into());
+        }
+        Ok(buffer)
+    }
+
+    /// The element bytes (the layout checked as by `buffer`).
+    pub fn bytes(&self) -> Result<&[u8], Bad> {
+        let (data, len) = self.buffer()?;
         if len == 0 {
-            return &[];
+            return Ok(&[]);
         }
         // Python code may write these bytes meanwhile, as with any numpy C routine.
         // SAFETY: a C-contiguous array (checked by `buffer`) owns `len` bytes from `data`, allocated while
         // `self.array` refers to it; bytes have no invalid values.
-        unsafe { std::slice::from_raw_parts(data as *const u8, len) }
+        Ok(unsafe { std::slice::from_raw_parts(data as *const u8, len) })
+    }
+
+    /// The elements as a flat Python list.
+    pub fn elements(&self) -> PyResult<Bound<'py, PyAny>> {
+        self.array.call_method0(pyo3::intern!(self.array.py(), "ravel"))?.call_method0("tolist")
     }
 
     /// The elements of a string array (str objects of an object or unicode array).
     pub fn strings(&self) -> PyResult<Result<Vec<String>, Bad>> {
-        let list = self.array.call_method0(pyo3::intern!(self.array.py(), "ravel"))?.call_method0("tolist")?;
+        let list = self.elements()?;
         let mut out = Vec::with_capacity(self.array.len());
         for (i, item) in list.try_iter()?.enumerate() {
             let item = item?;
@@ -149,11 +191,14 @@ impl<'py> ArrayArg<'py> {
                 Ok(s) => Tensor::from_strings(&shape, s),
                 Err(e) => return Ok(Err(e)),
             },
-            DType::I4 | DType::U4 => match pack_nibbles(self.bytes(), self.dtype, self.form) {
+            DType::I4 | DType::U4 => match self.bytes().and_then(|b| pack_nibbles(b, self.dtype, self.form)) {
                 Ok(packed) => Tensor::from_bytes(self.dtype, &shape, &packed),
                 Err(e) => return Ok(Err(e)),
             },
-            d => Tensor::from_bytes(d, &shape, self.bytes()),
+            d => match self.bytes() {
+                Ok(bytes) => Tensor::from_bytes(d, &shape, bytes),
+                Err(e) => return Ok(Err(e)),
+            },
         };
         Ok(made.map_err(|e| e.to_string()))
     }
@@ -164,15 +209,26 @@ pub fn empty<'py>(py: Python<'py>, shape: &[u64], dtype: DType, form: Form) -> P
     let descr = dtypes::descr_for(py, dtype, form)?;
     let shape = PyTuple::new(py, shape)?;
     let array = numpy(py)?.getattr(pyo3::intern!(py, "empty"))?.call1((shape, descr))?;
-    Ok(ArrayArg { array: array.cast_into::<PyUntypedArray>()?, dtype, form })
+    Ok(ArrayArg::new(array.cast_into::<PyUntypedArray>()?, dtype, form))
+}
+
+/// `array` if C-contiguous in native byte order, else such a copy.
+fn contiguous<'py>(array: Bound<'py, PyUntypedArray>) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let descr = array.dtype();
+    if array.is_c_contiguous() && descr.is_native_byteorder() != Some(false) {
+        return Ok(array);
+    }
+    let py = array.py();
+    let native = descr.call_method1(pyo3::intern!(py, "newbyteorder"), ("=",))?;
+    let copy = numpy(py)?.getattr(pyo3::intern!(py, "ascontiguousarray"))?.call1((&array, native))?;
+    Ok(copy.cast_into::<PyUntypedArray>()?)
 }
 
 /// One int4 element per byte (ml_dtypes keeps it in the low nibble; the raw form is a
 /// plain int8/uint8 value, checked to be in range) → kerf's two per byte, low nibble first.
 pub fn pack_nibbles(bytes: &[u8], dtype: DType, form: Form) -> Result<Vec<u8>, Bad> {
-    let mut packed = vec![0u8; bytes.len().div_ceil(2)];
-    for (i, &b) in bytes.iter().enumerate() {
-        if form == Form::Raw {
+    if form == Form::Raw {
+        for (i, &b) in bytes.iter().enumerate() {
             let (value, ok) = match dtype {
                 DType::I4 => (i64::from(b as i8), (-8..=7).contains(&(b as i8))),
                 _ => (i64::from(b), b <= 15),
@@ -181,15 +237,15 @@ pub fn pack_nibbles(bytes: &[u8], dtype: DType, form: Form) -> Result<Vec<u8>, B
                 return Err(format!("element {i} = {value} is outside the range of {dtype}"));
             }
         }
-        packed[i / 2] |= (b & 0xf) << (4 * (i % 2));
     }
-    Ok(packed)
+    Ok(bytes.chunks(2).map(|pair| pair.iter().rev().fold(0, |byte, &b| (byte << 4) | (b & 0xf))).collect())
 }
 
 /// kerf's packed nibbles → one element per byte in `form` (i4 sign-extended in raw form).
+/// Elements of `out` past the packed ones are left alone.
 pub fn unpack_nibbles(packed: &[u8], out: &mut [u8], dtype: DType, form: Form) {
-    for (i, o) in out.iter_mut().enumerate() {
-        let nibble = (packed[i / 2] >> (4 * (i % 2))) & 0xf;
+    let nibbles = packed.iter().flat_map(|&byte| [byte & 0xf, byte >> 4]);
+    for (o, nibble) in out.iter_mut().zip(nibbles) {
         *o = if form == Form::Raw && dtype == DType::I4 { (((nibble << 4) as i8) >> 4) as u8 } else { nibble };
     }
 }

@@ -92,12 +92,20 @@ pub fn of_descr(descr: &Bound<'_, PyArrayDescr>) -> Result<DType, String> {
 /// Whether an array of numpy dtype `descr` may hold `dtype` in raw form: an integer
 /// type of the element's width (int8/uint8 for int4, one value per element).
 pub fn holds_raw(descr: &Bound<'_, PyArrayDescr>, dtype: DType) -> bool {
+    check_raw(descr, dtype).is_ok()
+}
+
+/// As `holds_raw`, with what a raw array of `dtype` must be when it is not.
+pub fn check_raw(descr: &Bound<'_, PyArrayDescr>, dtype: DType) -> Result<(), String> {
     let width = match dtype {
         DType::I4 | DType::U4 => 1,
-        DType::String => return false,
         d => d.byte_width().unwrap_or(0),
     };
-    descr.num() < NPY_USERDEF && matches!(descr.kind(), b'i' | b'u') && descr.itemsize() == width
+    let ok = dtype != DType::String && descr.num() < NPY_USERDEF && matches!(descr.kind(), b'i' | b'u');
+    if ok && descr.itemsize() == width {
+        return Ok(());
+    }
+    Err(format!("{dtype} in raw form is an integer array of {width}-byte elements, found {descr}"))
 }
 
 /// The numpy dtype of a kerf dtype in a form (cached: outputs are allocated per call).
@@ -132,6 +140,11 @@ pub fn descr_for<'py>(py: Python<'py>, dtype: DType, form: Form) -> PyResult<Bou
 pub fn parse(py: Python<'_>, obj: &Bound<'_, PyAny>) -> Result<DType, String> {
     if let Ok(name) = obj.extract::<String>() {
         return name.parse::<DType>().map_err(|e| format!("{e}; numpy dtypes are given as types, e.g. np.int64"));
+    }
+    // numpy's converter takes None for "no dtype" and gives no descr and no error, which
+    // the numpy crate's `PyArrayDescr::new` panics on.
+    if obj.is_none() {
+        return Err("None is not a dtype".into());
     }
     let descr = PyArrayDescr::new(py, obj).map_err(|e| format!("{obj} is not a dtype: {e}"))?;
     of_descr(&descr)

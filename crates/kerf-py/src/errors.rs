@@ -23,7 +23,7 @@ error is about, or None), `axis` (the input axis, or None) — of the first prob
 pub fn from_kerf(py: Python<'_>, e: &kerf::Error) -> PyErr {
     let list = e.list();
     let errors: Vec<PyErr> = if list.len() > 1 { list.iter().map(|e| from_kerf(py, e)).collect() } else { Vec::new() };
-    let first = &list[0];
+    let first = list.first().unwrap_or(e);
     let about = first.about().and_then(|a| a.name().map(str::to_string));
     let err = new(py, &e.to_string(), first.op(), first.rule_id(), about.as_deref(), first.axis());
     let set = || -> PyResult<()> {

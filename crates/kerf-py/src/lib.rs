@@ -19,7 +19,7 @@ use errors::{KerfError, KerfResult, invalid};
 use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyWeakrefReference};
 use std::sync::{Arc, OnceLock};
 
 /// The process's JIT.
@@ -52,11 +52,13 @@ fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
 #[pyo3(signature = (op, /, *, version = None, out = None, **params))]
 fn run<'py>(
     py: Python<'py>,
-    op: &str,
-    version: Option<u32>,
+    op: &Bound<'py, PyAny>,
+    version: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
     params: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let op = args::op(py, op)?;
+    let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
     let data_is_strings = kerf::data_input(&call.request).ok().flatten().is_some_and(|t| t.dtype() == DType::String);
@@ -76,8 +78,8 @@ fn run<'py>(
         return array.call_method1("reshape", (PyTuple::new(py, t.shape())?,));
     }
     let kernel = py.detach(|| jit.compile(&call.request)).py(py)?;
-    let form = call.data.as_ref().map_or(Form::Natural, |d| d.form);
-    execute(py, op, &kernel, call.data.as_ref(), out, form)
+    let form = call.data.as_ref().map_or(Form::Natural, |(_, d)| d.form);
+    execute(py, op, &kernel, call.data.as_ref().map(|(name, a)| (name.as_str(), a)), out, form)
 }
 
 /// Compile an op into a `kerf.Kernel` to run many times on caller-owned arrays.
@@ -94,19 +96,22 @@ fn run<'py>(
 /// `dynamic=True` compiles the kernel specialized on op, mode, dtype and rank only
 /// (shared by every plan of that kind; slower per element than the static one).
 #[pyfunction]
-#[pyo3(signature = (op, /, *, version = None, dynamic = false, **params))]
+#[pyo3(signature = (op, /, *, version = None, dynamic = None, **params))]
 fn compile(
     py: Python<'_>,
-    op: &str,
-    version: Option<u32>,
-    dynamic: bool,
+    op: &Bound<'_, PyAny>,
+    version: Option<&Bound<'_, PyAny>>,
+    dynamic: Option<&Bound<'_, PyAny>>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Kernel> {
+    let op = args::op(py, op)?;
+    let dynamic = dynamic.map(|d| args::flag(d, "dynamic")).transpose()?.unwrap_or(false);
+    let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
     let kernel =
         py.detach(|| if dynamic { jit.compile_dynamic(&call.request) } else { jit.compile(&call.request) }).py(py)?;
-    let form = call.data.as_ref().map_or(Form::Natural, |d| d.form);
+    let form = call.data.as_ref().map_or(Form::Natural, |(_, d)| d.form);
     Ok(Kernel { kernel, op: op.to_string(), form })
 }
 
@@ -150,7 +155,7 @@ impl Kernel {
             }
         };
         let form = input.as_ref().map_or(self.form, |a| a.form);
-        execute(py, &self.op, &self.kernel, input.as_ref(), out, form)
+        execute(py, &self.op, &self.kernel, input.as_ref().map(|a| ("input", a)), out, form)
     }
 
     /// The output's shape.
@@ -225,26 +230,22 @@ fn checked_out<'py>(py: Python<'py>, op: &str, obj: &Bound<'py, PyAny>, kernel: 
     Ok(out)
 }
 
-/// Run a kernel on `input` into `out` (checked) or a new array of `form`, with the GIL
-/// released while the machine code runs; return the output array.
+/// Run a kernel on `input` (its argument's name and array) into `out` (checked) or a new
+/// array of `form`, with the GIL released while the machine code runs; return the output
+/// array.
 fn execute<'py>(
     py: Python<'py>,
     op: &str,
     kernel: &JitKernel,
-    input: Option<&ArrayArg<'py>>,
+    input: Option<(&str, &ArrayArg<'py>)>,
     out: Option<&Bound<'py, PyAny>>,
     form: Form,
 ) -> PyResult<Bound<'py, PyAny>> {
     let dtype = kernel.dtype();
     match (kernel.input_shape(), input) {
-        (Some(shape), Some(a)) if a.dtype != dtype || a.shape() != shape => {
+        (Some(shape), Some((name, a))) if a.dtype != dtype || a.shape() != shape => {
             let found = format!("{} {:?}", a.dtype, a.shape());
-            return Err(invalid(
-                py,
-                Some(op),
-                Some("input"),
-                format!("input must be {dtype} {shape:?}, found {found}"),
-            ));
+            return Err(invalid(py, Some(op), Some(name), format!("{name} must be {dtype} {shape:?}, found {found}")));
         }
         (Some(shape), None) => {
             return Err(invalid(
@@ -261,27 +262,40 @@ fn execute<'py>(
         Some(obj) => checked_out(py, op, obj, kernel)?,
         None => arrays::empty(py, kernel.output_shape(), dtype, form)?,
     };
+    // While the GIL is released another thread may call `resize(refcheck=False)` on either
+    // array, which would free its buffer under the kernel; numpy refuses to resize an array
+    // that has a weak reference. Made before the buffers are taken: an allocation may run
+    // the garbage collector, and so finalizers (Python code). (`ndarray.__setstate__` on a
+    // live array frees its buffer all the same, as under numpy's own GIL-releasing loops.)
+    let _pins =
+        (input.map(|(_, a)| PyWeakrefReference::new(&a.array)).transpose()?, PyWeakrefReference::new(&out.array)?);
+    // Buffers are taken (and their layout checked again) only now, with no Python code run after.
+    let changed = |name: &str, e: String| invalid(py, Some(op), Some(name), format!("`{name}` {e}"));
+    let out_buffer = || out.buffer_mut().map_err(|e| changed("out", e));
     if matches!(dtype, DType::I4 | DType::U4) {
         // kerf packs two elements per byte, numpy holds one: pack, run, unpack.
         let packed_in = match input {
-            Some(a) => Some(
-                arrays::pack_nibbles(a.bytes(), dtype, a.form).map_err(|e| invalid(py, Some(op), Some("input"), e))?,
-            ),
+            Some((name, a)) => {
+                let bytes = a.bytes().map_err(|e| changed(name, e))?;
+                Some(arrays::pack_nibbles(bytes, dtype, a.form).map_err(|e| invalid(py, Some(op), Some(name), e))?)
+            }
             None => None,
         };
         let mut packed_out = vec![0u8; dtype.buffer_bytes(out.array.len() as u64).unwrap_or(0)];
         py.detach(|| kernel.run_bytes(packed_in.as_deref(), &mut packed_out)).py(py)?;
-        let (data, len) = out.buffer();
-        assert!(out.writeable(), "`out` was checked writeable, or is new");
-        // SAFETY: `out` is a C-contiguous (checked by `buffer`), writeable (asserted) array of one byte per
+        // Other threads ran while the GIL was released: `out` is checked again.
+        let (data, len) = out_buffer()?;
+        // SAFETY: `out` is a C-contiguous, writeable array (both checked by `buffer_mut`) of one byte per
         // element, alive while `out` refers to it; the GIL is held, so no Python code runs meanwhile.
         let bytes = unsafe { bytes_at_mut(data, len) };
         arrays::unpack_nibbles(&packed_out, bytes, dtype, out.form);
         return Ok(out.array.into_any());
     }
-    let (in_data, in_len) = input.map_or((0, 0), ArrayArg::buffer);
-    let (out_data, out_len) = out.buffer();
-    assert!(out.writeable(), "`out` was checked writeable, or is new");
+    let (in_data, in_len) = match input {
+        Some((name, a)) => a.buffer().map_err(|e| changed(name, e))?,
+        None => (0, 0),
+    };
+    let (out_data, out_len) = out_buffer()?;
     if in_len > 0 && out_len > 0 && in_data < out_data + out_len && out_data < in_data + in_len {
         return Err(invalid(py, Some(op), Some("out"), "`out` shares memory with the input".into()));
     }
@@ -291,7 +305,7 @@ fn execute<'py>(
         // SAFETY: `buffer` checked that the input is C-contiguous: `in_len` bytes from `in_data`, kept alive by
         // the caller's frame while this runs; bytes have no invalid values.
         let input = has_input.then(|| unsafe { bytes_at(in_data, in_len) });
-        // SAFETY: as for the input; `out` is also writeable (asserted above) and overlaps
+        // SAFETY: as for the input; `out` is also writeable (checked by `buffer_mut`) and overlaps
         // no input (checked above). The kernel checks both lengths against its plan.
         let output = unsafe { bytes_at_mut(out_data, out_len) };
         kernel.run_bytes(input, output)
@@ -333,13 +347,18 @@ unsafe fn bytes_at_mut<'a>(data: usize, len: usize) -> &'a mut [u8] {
 #[pyfunction]
 fn meta(py: Python<'_>, dtype: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<Meta> {
     let dtype = dtypes::parse(py, dtype).map_err(|e| invalid(py, None, Some("dtype"), format!("kerf.meta: {e}")))?;
-    let dims: Vec<i64> = shape
-        .extract()
-        .map_err(|_| invalid(py, None, Some("shape"), format!("kerf.meta: shape {shape} is not a sequence of ints")))?;
-    let shape =
-        dims.iter().map(|&d| u64::try_from(d)).collect::<Result<Vec<_>, _>>().map_err(|_| {
-            invalid(py, None, Some("shape"), format!("kerf.meta: shape {dims:?} has a negative extent"))
-        })?;
+    let bad = |m: String| invalid(py, None, Some("shape"), format!("kerf.meta: shape {m}"));
+    // Iterated rather than extracted as a Vec: PyO3 sizes that Vec by `__len__`, which
+    // may lie (a capacity-overflow panic).
+    let dims = if shape.is_instance_of::<PyString>() { None } else { shape.try_iter().ok() };
+    let dims = dims.ok_or_else(|| bad(format!("{shape} is not a sequence of ints")))?;
+    let mut extents = Vec::new();
+    for (i, d) in dims.enumerate() {
+        let d = d.map_err(|e| bad(format!("{shape} is not a sequence of ints: {e}")))?;
+        let n = d.extract::<i64>().map_err(|_| bad(format!("[{i}] = {d} is not a 64-bit int")))?;
+        extents.push(u64::try_from(n).map_err(|_| bad(format!("[{i}] = {n} is a negative extent")))?);
+    }
+    let shape = extents;
     Ok(Meta { dtype, shape })
 }
 
@@ -354,13 +373,7 @@ fn raw(py: Python<'_>, array: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> Py
     let dtype = dtypes::parse(py, dtype).map_err(|e| invalid(py, None, Some("dtype"), format!("kerf.raw: {e}")))?;
     let bad = |m: String| invalid(py, None, Some("array"), format!("kerf.raw: {m}"));
     let array = array.cast::<PyUntypedArray>().map_err(|_| bad(format!("{array} is not a numpy array")))?;
-    if !dtypes::holds_raw(&array.dtype(), dtype) {
-        let width = if matches!(dtype, DType::I4 | DType::U4) { 1 } else { dtype.byte_width().unwrap_or(0) };
-        return Err(bad(format!(
-            "{dtype} in raw form is an integer array of {width}-byte elements, found {}",
-            array.dtype()
-        )));
-    }
+    dtypes::check_raw(&array.dtype(), dtype).map_err(bad)?;
     Ok(Raw { array: array.clone().unbind(), dtype })
 }
 
@@ -377,8 +390,8 @@ fn ops(py: Python<'_>) -> PyResult<Vec<String>> {
 /// doc; dtype rules also subject, when, allow, forbid) and examples (name, doc, version, attributes, inputs, expected {dtype, shape,
 /// values} or error) -- what `kerf spec ID` prints.
 #[pyfunction]
-fn spec<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
-    registry::to_dict(py, op)
+fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    registry::to_dict(py, args::op(py, op)?)
 }
 
 /// kerf's native module; use the package `kerf`.

@@ -10,6 +10,18 @@ import kerf
 X = np.arange(12, dtype=np.float32).reshape(3, 4)
 SLICE = dict(input=X, start=[0, 0], size=[2, 2], stride=[1, 1])
 
+class LyingLen:
+    """A sequence whose `__len__` claims 2**62 elements."""
+
+    def __len__(self):
+        return 2**62
+
+    def __getitem__(self, i):
+        if i < 3:
+            return [3, 4, "x"][i]
+        raise IndexError(i)
+
+
 # (call, fragment of the message, op, rule, name)
 CASES = {
     "unknown_op": (lambda: kerf.run("onnx.nope", data=X), "unknown op `onnx.nope`", "onnx.nope", None, None),
@@ -68,6 +80,37 @@ CASES = {
         "tensorrt.slice",
         None,
         "start",
+    ),
+    # numpy keeps an int beyond 64 bits as an object, which read as a string array
+    "huge_int_static_input": (
+        lambda: kerf.run("onnx.slice", data=X, starts=[2**70], ends=[1]),
+        "input `starts`: element 0 = 1180591620717411303424 does not fit a 64-bit integer",
+        "onnx.slice",
+        None,
+        "starts",
+    ),
+    "negative_version": (
+        lambda: kerf.run("onnx.slice", version=-1, data=X, starts=[0], ends=[1]),
+        "version -1 is not an op version",
+        "onnx.slice",
+        None,
+        "version",
+    ),
+    "huge_version": (
+        lambda: kerf.compile("onnx.slice", version=2**40, data=X, starts=[0], ends=[1]),
+        "version 1099511627776 is not an op version",
+        "onnx.slice",
+        None,
+        "version",
+    ),
+    "op_not_utf8": (lambda: kerf.run("onnx.\ud800", data=X), "op id 'onnx.\\ud800' is not UTF-8 text", None, None, "op"),
+    "spec_op_not_utf8": (lambda: kerf.spec("\udcff"), "op id '\\udcff' is not UTF-8 text", None, None, "op"),
+    "keyword_not_utf8": (
+        lambda: kerf.run("onnx.slice", data=X, starts=[0], ends=[1], **{"\ud800": 1}),
+        "keyword '\\ud800' is not UTF-8 text",
+        "onnx.slice",
+        None,
+        None,
     ),
     "missing_input": (lambda: kerf.run("onnx.slice", data=X, starts=[0]), "missing input `ends`", "onnx.slice", None, "ends"),
     "input_dtype": (
@@ -143,8 +186,14 @@ CASES = {
         "input",
     ),
     "meta_dtype_numpy_name": (lambda: kerf.meta("float32", (3,)), "unknown dtype `float32`", None, None, "dtype"),
+    # numpy's dtype converter gives no dtype and no error for None (was: a panic)
+    "meta_dtype_none": (lambda: kerf.meta(None, (3,)), "None is not a dtype", None, None, "dtype"),
+    "raw_dtype_none": (lambda: kerf.raw(np.zeros(3, np.uint16), None), "None is not a dtype", None, None, "dtype"),
     "meta_negative_shape": (lambda: kerf.meta(np.float32, (3, -1)), "negative extent", None, None, "shape"),
     "meta_shape_not_ints": (lambda: kerf.meta(np.float32, "3"), "not a sequence of ints", None, None, "shape"),
+    "meta_shape_huge_int": (lambda: kerf.meta(np.float32, (3, 2**64)), "shape [1] = 18446744073709551616 is not a 64-bit int", None, None, "shape"),
+    # PyO3 sized a Vec by `__len__` (was: a capacity-overflow panic)
+    "meta_shape_lying_len": (lambda: kerf.meta(np.float32, LyingLen()), "shape [2] = x is not a 64-bit int", None, None, "shape"),
     "string_jit_compile": (
         lambda: kerf.compile("onnx.slice", data=kerf.meta("string", (3,)), starts=[0], ends=[1]),
         "cannot move strings",
@@ -163,6 +212,18 @@ def test_bad_input_raises_kerf_error(case):
     assert isinstance(e.value, ValueError)
     assert fragment in str(e.value)
     assert (e.value.op, e.value.rule, e.value.name) == (op, rule, name)
+
+
+def test_arguments_of_the_wrong_type_are_type_errors_naming_them():
+    for version in ("13", 13.0, True):
+        with pytest.raises(TypeError, match="onnx.slice: `version` must be an int"):
+            kerf.run("onnx.slice", version=version, data=X, starts=[0], ends=[1])
+    np.testing.assert_array_equal(kerf.run("onnx.slice", version=np.int64(13), data=X, starts=[0], ends=[1]), X[:1])
+    for call in (lambda: kerf.run(3, data=X), lambda: kerf.compile(None), lambda: kerf.spec(b"onnx.slice")):
+        with pytest.raises(TypeError, match="`op` must be a str"):
+            call()
+    with pytest.raises(TypeError, match="`dynamic` must be a bool, not int"):
+        kerf.compile("onnx.slice", dynamic=1, data=kerf.meta("f32", (3,)), starts=[0], ends=[1])
 
 
 def test_every_problem_of_a_request_is_reported_with_hints():

@@ -11,21 +11,36 @@ by ``prepare`` with an ``UnsupportedError`` naming the node, op and version.
     (y,) = rep.run([x])                       # or rep.run({"x": x})
     (y,) = kerf.onnx.run_node(node, [x, starts, ends])
     kerf.onnx.supports_device("CPU")          # True; kerf runs on the CPU only
+    rep = kerf.onnx.prepare("model.onnx")     # external data from the model's directory only
+    rep = kerf.onnx.prepare(model, base_dir="weights/")  # a proto's external data, from there only
 
 An ONNX op maps to kerf's op ``onnx.<op_type in snake_case>``; its version is the one
 the model's opset import selects (``onnx.defs.get_schema``); node inputs are passed by
 the schema's input names, attributes by their own names (kerf's specs use ONNX's names).
 Chains of nodes run one node at a time (each output is a new array).
+
+External data: a model given as a path reads the external data of its tensors from the
+model's own directory; a model given as a proto reads none unless ``base_dir`` names
+the directory to read it from. Either way a location must be a relative path that stays
+inside that directory: absolute paths, ``..`` and symbolic links that lead out of it are
+refused (an untrusted model reads no other file).
+
+Graph inputs are checked against their declared element type and fixed dims: a FLOAT
+input given a float64 array is an error naming the input, never a float64 output.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import onnx
 from onnx import defs, helper, numpy_helper
+from onnx.external_data_helper import ExternalDataInfo, uses_external_data
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
 import kerf
@@ -64,21 +79,34 @@ class UnsupportedError(kerf.KerfError):
         self.name = name
 
 
+def _error(message: str, name: str | None = None, op: str | None = None) -> kerf.KerfError:
+    """A KerfError raised here, with the attributes the ones kerf raises carry."""
+    error = kerf.KerfError(message)
+    error.op, error.rule, error.name, error.axis = op, None, name, None
+    error.errors = [error]
+    return error
+
+
 def kerf_op(op_type: str) -> str:
     """kerf's op id of an ONNX op type: ``Slice`` -> ``onnx.slice``,
     ``DepthToSpace`` -> ``onnx.depth_to_space``."""
     return "onnx." + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", op_type).lower()
 
 
-def _attribute(attr: onnx.AttributeProto, label: str) -> Any:
+def _attribute(attr: onnx.AttributeProto, label: str, op: str) -> Any:
     if attr.type not in _ATTRIBUTE_TYPES:
         kind = onnx.AttributeProto.AttributeType.Name(attr.type)
         raise UnsupportedError(f"{label}: attribute `{attr.name}` is of type {kind}", label)
     value = helper.get_attribute_value(attr)
-    if isinstance(value, bytes):
-        return value.decode()
-    if isinstance(value, list) and value and isinstance(value[0], bytes):
-        return [v.decode() for v in value]
+    try:
+        if isinstance(value, bytes):
+            return value.decode()
+        if isinstance(value, list) and value and isinstance(value[0], bytes):
+            return [v.decode() for v in value]
+    except UnicodeDecodeError as e:
+        raise _error(
+            f"{label}: attribute `{attr.name}` is not UTF-8 text ({e.reason} at byte {e.start})", attr.name, op
+        ) from None
     return value
 
 
@@ -115,12 +143,14 @@ class _Step:
             raise UnsupportedError(f"{label}: {len(node.input)} inputs, {node.op_type} has {len(names)}", label)
         # (kerf's input name, the graph value); "" marks an optional input left out.
         self.inputs = [(names[i], value) for i, value in enumerate(node.input) if value]
-        self.attributes = {a.name: _attribute(a, label) for a in node.attribute}
+        self.attributes = {a.name: _attribute(a, label, self.op) for a in node.attribute}
         self.output = node.output[0]
 
-    def run(self, values: dict[str, np.ndarray]) -> np.ndarray:
+    def run(self, values: dict[str, Any]) -> np.ndarray:
         args = dict(self.attributes)
         for name, value in self.inputs:
+            if value not in values:
+                raise _error(f"{self.label}: input `{name}` (value `{value}`) is not given", name, self.op)
             args[name] = values[value]
         return kerf.run(self.op, version=self.version, **args)
 
@@ -147,6 +177,183 @@ def _steps(model: onnx.ModelProto) -> list[_Step]:
     return steps
 
 
+# ONNX element types -> kerf dtype names (the types kerf has; getattr: older onnx lacks some).
+_KERF_DTYPES = {
+    getattr(onnx.TensorProto, onnx_name): kerf_name
+    for onnx_name, kerf_name in [
+        ("BOOL", "bool"),
+        ("INT4", "i4"),
+        ("UINT4", "u4"),
+        ("INT8", "i8"),
+        ("UINT8", "u8"),
+        ("INT16", "i16"),
+        ("UINT16", "u16"),
+        ("INT32", "i32"),
+        ("UINT32", "u32"),
+        ("INT64", "i64"),
+        ("UINT64", "u64"),
+        ("FLOAT8E4M3FN", "f8e4m3fn"),
+        ("FLOAT8E5M2", "f8e5m2"),
+        ("FLOAT16", "f16"),
+        ("BFLOAT16", "bf16"),
+        ("FLOAT", "f32"),
+        ("DOUBLE", "f64"),
+        ("COMPLEX64", "c64"),
+        ("COMPLEX128", "c128"),
+        ("STRING", "string"),
+    ]
+    if hasattr(onnx.TensorProto, onnx_name)
+}
+
+
+def _graph_tensors(graph: onnx.GraphProto) -> Iterator[onnx.TensorProto]:
+    """Every tensor of a graph and of its subgraphs: initializers (sparse ones too) and
+    attribute values."""
+    yield from graph.initializer
+    for sparse in graph.sparse_initializer:
+        yield from (sparse.values, sparse.indices)
+    for node in graph.node:
+        yield from _attribute_tensors(node.attribute)
+
+
+def _attribute_tensors(attributes: Any) -> Iterator[onnx.TensorProto]:
+    for attr in attributes:
+        if attr.HasField("t"):
+            yield attr.t
+        yield from attr.tensors
+        sparse = ([attr.sparse_tensor] if attr.HasField("sparse_tensor") else []) + list(attr.sparse_tensors)
+        for s in sparse:
+            yield from (s.values, s.indices)
+        for graph in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+            yield from _graph_tensors(graph)
+
+
+def _model_tensors(model: onnx.ModelProto) -> Iterator[onnx.TensorProto]:
+    yield from _graph_tensors(model.graph)
+    for function in model.functions:
+        for node in function.node:
+            yield from _attribute_tensors(node.attribute)
+
+
+def _read_external_data(tensor: onnx.TensorProto, base_dir: str | None) -> None:
+    """Read a tensor's external data into it -- from a regular file inside ``base_dir``
+    only (a model names files: an untrusted one must reach no other)."""
+    name = tensor.name
+    try:
+        info = ExternalDataInfo(tensor)
+    except ValueError as e:
+        raise _error(f"tensor `{name}`: {e}", name) from None
+    where = f"tensor `{name}` keeps its data in the external file `{info.location}`"
+    if base_dir is None:
+        raise _error(
+            f"{where}; a model given as a proto reads external data only from a directory the caller "
+            "names: prepare(model, base_dir=...)",
+            name,
+        )
+    location = info.location
+    if not location or "\0" in location or os.path.isabs(location) or os.path.splitdrive(location)[0]:
+        raise _error(f"{where}: a location must be a relative path inside `{base_dir}`", name)
+    if ".." in re.split(r"[\\/]", location):
+        raise _error(f"{where}: a location may not contain `..`", name)
+    # Symbolic links are resolved before the containment check; O_NOFOLLOW refuses a
+    # last component made a link after it.
+    base = os.path.realpath(base_dir)
+    path = os.path.realpath(os.path.join(base, location))
+    if os.path.commonpath([base, path]) != base:
+        raise _error(f"{where}, which a symbolic link leads out of `{base_dir}`", name)
+    # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        file = open(path, "rb", opener=lambda p, _: os.open(p, flags))
+    except OSError as e:
+        raise _error(f"{where}, which cannot be opened: {e.strerror}", name) from None
+    with file:
+        st = os.fstat(file.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise _error(f"{where}, which is not a regular file", name)
+        offset = info.offset or 0
+        length = st.st_size - offset if info.length is None else info.length
+        if offset + length > st.st_size or length < 0:
+            raise _error(f"{where}: offset {offset} and length {length} reach past its end ({st.st_size} bytes)", name)
+        file.seek(offset)
+        tensor.raw_data = file.read(length)
+    tensor.data_location = onnx.TensorProto.DEFAULT
+    del tensor.external_data[:]
+
+
+def _proto(model: Any) -> tuple[onnx.ModelProto, str | None]:
+    """The model as a proto (external data not read), and the directory its external
+    data may come from by default: a path's own directory, none for a proto."""
+    if isinstance(model, onnx.ModelProto):
+        return model, None
+    if not isinstance(model, (str, os.PathLike)):
+        raise TypeError(f"model must be an onnx.ModelProto or the path of a .onnx file, not {type(model).__name__}")
+    path = os.fspath(model)
+    try:
+        proto = onnx.load(path, load_external_data=False)
+    except OSError as e:
+        raise _error(f"model `{path}` cannot be read: {e.strerror or e}", "model") from None
+    except Exception as e:  # protobuf's DecodeError, onnx's own
+        raise _error(f"model `{path}` is not an ONNX model: {e}", "model") from None
+    return proto, os.path.dirname(os.path.abspath(path))
+
+
+def _load(model: Any, base_dir: Any) -> onnx.ModelProto:
+    """The model as a proto whose tensors hold their data, external data read under the
+    rule of the module's doc (from a copy: the caller's proto is left as it was)."""
+    proto, default_dir = _proto(model)
+    if base_dir is not None and not isinstance(base_dir, (str, os.PathLike)):
+        raise TypeError(f"base_dir must be a directory's path, not {type(base_dir).__name__}")
+    base_dir = default_dir if base_dir is None else os.fspath(base_dir)
+    if any(uses_external_data(t) for t in _model_tensors(proto)):
+        copy = onnx.ModelProto()
+        copy.CopyFrom(proto)
+        proto = copy
+        for tensor in _model_tensors(proto):
+            if uses_external_data(tensor):
+                _read_external_data(tensor, base_dir)
+    return proto
+
+
+def _initializer(tensor: onnx.TensorProto) -> np.ndarray:
+    # External data was read into the model (`_load`): to_array reads no file here.
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError) as e:  # data that does not fit the dims or type
+        raise _error(f"initializer `{tensor.name}`: {e}", tensor.name) from None
+
+
+def _checked_input(name: str, value: Any, declared: onnx.TypeProto | None) -> Any:
+    """A graph input's value, checked against its declared element type and fixed dims
+    (kerf would otherwise run on whatever it is given)."""
+    if isinstance(value, kerf.Raw):
+        dtype, shape, found = value.dtype, value.array.shape, f"kerf.raw(..., \"{value.dtype}\")"
+    else:
+        if not isinstance(value, np.ndarray):
+            try:
+                value = np.asarray(value)
+            except (TypeError, ValueError) as e:
+                raise _error(f"input `{name}`: {e}", name) from None
+        try:
+            dtype = kerf.meta(value.dtype, ()).dtype
+        except kerf.KerfError:
+            dtype = None
+        shape, found = value.shape, f"a {value.dtype} array"
+    if declared is None or not declared.HasField("tensor_type"):
+        return value
+    tensor_type = declared.tensor_type
+    if tensor_type.elem_type != onnx.TensorProto.UNDEFINED and _KERF_DTYPES.get(tensor_type.elem_type) != dtype:
+        elem = onnx.TensorProto.DataType.Name(tensor_type.elem_type)
+        raise _error(f"input `{name}` is declared {elem}, given {found}", name)
+    if tensor_type.HasField("shape"):
+        dims = tensor_type.shape.dim
+        fixed = [d.dim_value if d.HasField("dim_value") else None for d in dims]
+        if len(fixed) != len(shape) or any(f is not None and f != n for f, n in zip(fixed, shape)):
+            want = [d.dim_value if d.HasField("dim_value") else d.dim_param or "?" for d in dims]
+            raise _error(f"input `{name}` is declared of shape {want}, given {found} of shape {list(shape)}", name)
+    return value
+
+
 def _check_device(device: str) -> None:
     if not KerfBackend.supports_device(device):
         raise UnsupportedError(f"kerf runs on the CPU only, not on {device}", device)
@@ -158,7 +365,8 @@ class KerfBackendRep(BackendRep):
 
     def __init__(self, model: onnx.ModelProto, steps: list[_Step]) -> None:
         graph = model.graph
-        self._initializers = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+        self._initializers = {t.name: _initializer(t) for t in graph.initializer}
+        self._declared = {i.name: i.type for i in graph.input}
         self._inputs = [i.name for i in graph.input if i.name not in self._initializers]
         self._outputs = [o.name for o in graph.output]
         self._steps = steps
@@ -166,16 +374,25 @@ class KerfBackendRep(BackendRep):
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
         values = dict(self._initializers)
         if isinstance(inputs, dict):
-            values.update(inputs)
+            unknown = [name for name in inputs if name not in self._declared]
+            if unknown:
+                raise _error(f"{unknown} are not inputs of the graph (its inputs: {list(self._declared)})", unknown[0])
+            given = dict(inputs)
         else:
-            if isinstance(inputs, np.ndarray):
+            if isinstance(inputs, (np.ndarray, kerf.Raw)):
                 inputs = [inputs]
+            try:
+                inputs = list(inputs)
+            except TypeError:
+                raise TypeError(f"inputs must be a list or a dict of arrays, not {type(inputs).__name__}") from None
             if len(inputs) > len(self._inputs):
-                raise kerf.KerfError(f"{len(inputs)} inputs given, the graph has {len(self._inputs)}: {self._inputs}")
-            values.update(zip(self._inputs, inputs))
+                raise _error(f"{len(inputs)} inputs given, the graph has {len(self._inputs)}: {self._inputs}")
+            given = dict(zip(self._inputs, inputs))
+        for name, value in given.items():
+            values[name] = _checked_input(name, value, self._declared.get(name))
         missing = [name for name in self._inputs if name not in values]
         if missing:
-            raise kerf.KerfError(f"graph inputs not given: {missing}")
+            raise _error(f"graph inputs not given: {missing}", missing[0])
         for step in self._steps:
             values[step.output] = step.run(values)
         return namedtupledict("Outputs", self._outputs)(*[values[name] for name in self._outputs])
@@ -185,25 +402,33 @@ class KerfBackend(Backend):
     """kerf as an ONNX backend; the module-level functions are its class methods."""
 
     @classmethod
-    def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
-        """Whether kerf runs every node of the model on the device."""
+    def is_compatible(cls, model: Any, device: str = "CPU", **kwargs: Any) -> bool:
+        """Whether kerf runs every node of the model (a proto or a path) on the device."""
         try:
             _check_device(device)
-            _steps(model)
+            _steps(_proto(model)[0])
         except UnsupportedError:
             return False
         return True
 
     @classmethod
-    def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> KerfBackendRep:
-        """Check the model (onnx.checker, then every node against kerf's registry) and
-        return its runner; raises UnsupportedError naming the first node kerf lacks."""
+    def prepare(cls, model: Any, device: str = "CPU", base_dir: Any = None, **kwargs: Any) -> KerfBackendRep:
+        """Read the model (a proto, or a path) and its external data, check it
+        (onnx.checker, then every node against kerf's registry) and return its runner;
+        raises UnsupportedError naming the first node kerf lacks.
+
+        External data is read from ``base_dir`` -- by default a path's own directory;
+        a proto's only when ``base_dir`` is given -- and from files inside it only."""
         _check_device(device)
-        onnx.checker.check_model(model)
+        model = _load(model, base_dir)
+        try:
+            onnx.checker.check_model(model)
+        except onnx.checker.ValidationError as e:
+            raise _error(f"the model is not valid ONNX: {e}", "model") from None
         return KerfBackendRep(model, _steps(model))
 
     @classmethod
-    def run_model(cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any) -> tuple[Any, ...]:
+    def run_model(cls, model: Any, inputs: Any, device: str = "CPU", **kwargs: Any) -> tuple[Any, ...]:
         return cls.prepare(model, device, **kwargs).run(inputs)
 
     @classmethod
@@ -218,12 +443,27 @@ class KerfBackend(Backend):
         """Run one node; ``inputs`` follow ``node.input`` (a list, or a dict by value
         name). The opset is ``opset_version`` when given, else onnx's newest."""
         _check_device(device)
-        super().run_node(node, inputs, device, outputs_info, **kwargs)
-        step = _Step(node, kwargs.get("opset_version", defs.onnx_opset_version()), 0)
+        if not isinstance(node, onnx.NodeProto):
+            raise TypeError(f"node must be an onnx.NodeProto, not {type(node).__name__}")
+        opset = kwargs.get("opset_version")
+        if opset is None:
+            opset = kwargs["opset_version"] = defs.onnx_opset_version()
+        if not isinstance(opset, int) or isinstance(opset, bool):
+            raise TypeError(f"opset_version must be an int, not {type(opset).__name__}")
+        if not 1 <= opset < 2**31:
+            raise _error(f"opset_version {opset} is not an opset (ONNX's run from 1)", "opset_version")
+        try:
+            super().run_node(node, inputs, device, outputs_info, **kwargs)
+        except onnx.checker.ValidationError as e:
+            raise _error(f"the node is not valid ONNX: {e}", "node") from None
+        step = _Step(node, opset, 0)
         if isinstance(inputs, dict):
             values = dict(inputs)
         else:
-            values = {name: value for name, value in zip(node.input, inputs) if name}
+            try:
+                values = {name: value for name, value in zip(node.input, inputs) if name}
+            except TypeError:
+                raise TypeError(f"inputs must be a list or a dict of arrays, not {type(inputs).__name__}") from None
         return namedtupledict("Outputs", [step.output])(step.run(values))
 
     @classmethod
