@@ -242,10 +242,12 @@ fn output_layout<T, D: Dimension>(
 /// use ndarray::{Array2, s};
 /// let a = Array2::from_shape_fn((4, 6), |(i, j)| (10 * i + j) as f32);
 /// // Columns 1..3 of the transposed array (a [6, 4] view): rows 1..3 of `a`, read in place.
-/// let plan = SlicePlan { source_shape: Vec::new(), order: Vec::new(),
+/// let plan = SlicePlan {
 ///     dtype: DType::F32,
 ///     input_shape: vec![6, 4],
+///     source_shape: vec![],
 ///     axes: vec![AxisRead { extent: 6, start: 0, step: 1 }, AxisRead { extent: 2, start: 1, step: 1 }],
+///     order: vec![],
 ///     mode: BoundaryMode::StrictBounds,
 ///     fill_bits: 0,
 ///     output_shape: vec![6, 2],
