@@ -201,19 +201,8 @@ impl SlicePlan {
                 self.output_shape
             ));
         }
-        let width_bits = match self.dtype.layout() {
-            Layout::Bytes(w) => 8 * w as u32,
-            Layout::Nibbles => 4,
-            Layout::Strings => 0,
-        };
         // Outside fill mode the fill value is never read (and backends ignore it).
-        // A bool element is 0 or 1 (callers may view outputs as Rust `bool`s).
-        let fill_fits = if self.dtype == DType::Bool {
-            self.fill_bits <= 1
-        } else {
-            width_bits >= 128 || self.fill_bits >> width_bits == 0
-        };
-        if self.mode == BoundaryMode::Fill && !fill_fits {
+        if self.mode == BoundaryMode::Fill && !fill_bits_fit(self.dtype, self.fill_bits) {
             return bad(format!("fill_bits {:#x} do not fit one {} element", self.fill_bits, self.dtype));
         }
         if !self.windows_fit() {
@@ -248,6 +237,17 @@ impl SlicePlan {
         }
         Ok(())
     }
+}
+
+/// Whether `bits` are the bits of one element of `dtype`: within its width (strings: 0,
+/// the empty string), and 0 or 1 for bool (callers may view outputs as Rust `bool`s).
+pub(crate) fn fill_bits_fit(dtype: DType, bits: u128) -> bool {
+    let width_bits = match dtype.layout() {
+        Layout::Bytes(w) => 8 * w as u32,
+        Layout::Nibbles => 4,
+        Layout::Strings => 0,
+    };
+    if dtype == DType::Bool { bits <= 1 } else { width_bits >= 128 || bits >> width_bits == 0 }
 }
 
 /// Linspace coefficients: out[a] = alpha + Σk beta[k]·a_k.
@@ -411,7 +411,7 @@ impl fmt::Display for Plan {
                 write!(f, "slice {} {:?} -> {:?} mode {}", s.dtype, s.input_shape, s.output_shape, s.mode)?;
                 for (i, a) in s.axes.iter().enumerate() {
                     write!(f, "\n  axis {i}: x = {} + y*{} for y < {}", a.start, a.step, a.extent)?;
-                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || w.len != s.input_shape[i]) {
+                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || Some(&w.len) != s.input_shape.get(i)) {
                         write!(f, " in the window [{}, {})", w.lo, w.lo as u128 + w.len as u128)?;
                     }
                 }

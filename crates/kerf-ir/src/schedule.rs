@@ -1112,6 +1112,7 @@ pub fn chain_views(
     output: Option<&Strided>,
 ) -> Result<Option<LoopNest>, Error> {
     use crate::chain::{AxisMap, Head, Outcome, Piece};
+    f.validate()?;
     // A fill head is indexed as a dense tensor of its shape (see `LoopNest::head`).
     let (shape, head) = match &f.head {
         Head::Input { shape } => (shape, None),
