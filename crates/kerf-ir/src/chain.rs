@@ -672,15 +672,7 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
                     found: format!("{} {:?}", input.dtype, input.shape),
                 });
             }
-            let consistent = match input.data {
-                ViewData::Strings(s) => f.dtype == DType::String && Some(s.len() as u64) == volume(shape),
-                ViewData::Bytes(_) => f.dtype != DType::String,
-            };
-            if !consistent {
-                return Err(Error::Invalid {
-                    what: format!("chain input: its data does not hold the {} {shape:?} it claims", f.dtype),
-                });
-            }
+            input.check("chain input")?;
             Some(input)
         }
     };
