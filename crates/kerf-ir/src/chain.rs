@@ -710,7 +710,9 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
                 (Outcome::Read(_), None) => {}
             }
         }
-        let src: u64 = at.iter().zip(&strides).map(|(a, s)| a * s).sum();
+        // An element that reads the head reads inside it (validated), so its offset fits;
+        // a fill element's coordinates may meet strides saturated inside an empty axis.
+        let src: u64 = if step > 0 { 0 } else { at.iter().zip(&strides).map(|(a, s)| a * s).sum() };
         match (&f.head, input.map(|i| i.data)) {
             // The fill value of strings is the empty string: the output's zeros.
             (_, Some(ViewData::Strings(s))) => {

@@ -1174,27 +1174,34 @@ pub fn chain_views(
         levels,
         out_view: output.map(|o| OutView { base: o.offset.max(0) as u64, buffer_len: o.buffer_len }),
     };
+    if output_len == 0 {
+        return Ok(Some(nest));
+    }
+    // A head without elements is read by no element (validated: each then falls outside
+    // some step's input), and the strides of its axes inside an empty one may not fit:
+    // its reads become level-0 fill positions, which each element's own fill outranks.
+    let unread = input_len == 0;
     let in_strides: Vec<i128> = view.strides.iter().map(|&s| s as i128).collect();
     let mut axes = Vec::new();
     for a in all() {
         let t = a.head_axis.map_or(0, |h| in_strides[h]);
         let what = "chain offset";
+        let read = |len: u64, z0: i64, dz: i64| -> Result<Segment, Error> {
+            if unread {
+                return Ok(Segment::fill_at(len, 0));
+            }
+            Ok(Segment::Affine { len, offset: to_i64(z0 as i128 * t, what)?, stride: to_i64(dz as i128 * t, what)? })
+        };
         let indexing = match &a.map {
             AxisMap::Pieces(p) => Indexing::Segments(
                 p.iter()
-                    .map(|p| {
-                        Ok(match *p {
-                            Piece::Const { len, step } => Segment::fill_at(len, level(step)),
-                            Piece::Read { len, z0, dz } => Segment::Affine {
-                                len,
-                                offset: to_i64(z0 as i128 * t, what)?,
-                                stride: to_i64(dz as i128 * t, what)?,
-                            },
-                        })
+                    .map(|p| match *p {
+                        Piece::Const { len, step } => Ok(Segment::fill_at(len, level(step))),
+                        Piece::Read { len, z0, dz } => read(len, z0, dz),
                     })
                     .collect::<Result<_, Error>>()?,
             ),
-            AxisMap::Table(entries) if entries.iter().all(|o| matches!(o, Outcome::Read(_))) => Indexing::Table(
+            AxisMap::Table(entries) if !unread && entries.iter().all(|o| matches!(o, Outcome::Read(_))) => Indexing::Table(
                 entries
                     .iter()
                     .map(|o| match *o {
@@ -1209,7 +1216,7 @@ pub fn chain_views(
                 let mut segs: Vec<Segment> = Vec::new();
                 for o in entries {
                     let s = match *o {
-                        Outcome::Read(z) => Segment::Affine { len: 1, offset: to_i64(z as i128 * t, what)?, stride: 0 },
+                        Outcome::Read(z) => read(1, z, 0)?,
                         Outcome::Const(step) => Segment::fill_at(1, level(step)),
                     };
                     push_merged(&mut segs, s);
