@@ -116,7 +116,7 @@ fn attr_value(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
                     floats.push(n as f64);
                 }
                 AttrValue::Float(f) => floats.push(f),
-                _ => unreachable!("number() gives numbers"),
+                other => return Err(format!("[{i}]: {other} does not fit a signed 64-bit integer")),
             }
         }
         return Ok(if ints.len() == floats.len() { AttrValue::IntList(ints) } else { AttrValue::FloatList(floats) });
@@ -134,9 +134,11 @@ fn number(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
         ));
     }
     if value.is_instance_of::<PyInt>() {
+        // Past i64: the u64 of a `u64` attribute (a seed); validation refuses it elsewhere.
         return value
             .extract::<i64>()
             .map(AttrValue::Int)
+            .or_else(|_| value.extract::<u64>().map(AttrValue::UInt))
             .map_err(|_| format!("{value} does not fit a 64-bit integer"));
     }
     if value.is_instance_of::<PyFloat>() {
