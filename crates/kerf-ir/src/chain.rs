@@ -164,9 +164,10 @@ impl FusedAxis {
                 for p in pieces {
                     if y < p.len() {
                         return match *p {
-                            Piece::Read { z0, dz, .. } => {
-                                i64::try_from(y).ok().and_then(|y| dz.checked_mul(y)?.checked_add(z0)).map(Outcome::Read)
-                            }
+                            Piece::Read { z0, dz, .. } => i64::try_from(y)
+                                .ok()
+                                .and_then(|y| dz.checked_mul(y)?.checked_add(z0))
+                                .map(Outcome::Read),
                             Piece::Const { step, .. } => Some(Outcome::Const(step)),
                         };
                     }
@@ -182,7 +183,10 @@ impl FusedAxis {
     fn check(&self, head: &[u64], steps: usize) -> Result<(), String> {
         let period_ok = if self.extent == 0 { self.period == 0 } else { (1..=self.extent).contains(&self.period) };
         if !period_ok {
-            return Err(format!("period {} for extent {} (1 ≤ period ≤ extent, 0 when empty)", self.period, self.extent));
+            return Err(format!(
+                "period {} for extent {} (1 ≤ period ≤ extent, 0 when empty)",
+                self.period, self.extent
+            ));
         }
         // The coordinates a read may name: those of its head axis, or the only one (0) of
         // a unit axis a step inserted.

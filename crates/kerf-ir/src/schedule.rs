@@ -1201,15 +1201,17 @@ pub fn chain_views(
                     })
                     .collect::<Result<_, Error>>()?,
             ),
-            AxisMap::Table(entries) if !unread && entries.iter().all(|o| matches!(o, Outcome::Read(_))) => Indexing::Table(
-                entries
-                    .iter()
-                    .map(|o| match *o {
-                        Outcome::Read(z) => to_i64(z as i128 * t, what),
-                        Outcome::Const(_) => unreachable!("checked: no fill positions"),
-                    })
-                    .collect::<Result<_, Error>>()?,
-            ),
+            AxisMap::Table(entries) if !unread && entries.iter().all(|o| matches!(o, Outcome::Read(_))) => {
+                Indexing::Table(
+                    entries
+                        .iter()
+                        .map(|o| match *o {
+                            Outcome::Read(z) => to_i64(z as i128 * t, what),
+                            Outcome::Const(_) => unreachable!("checked: no fill positions"),
+                        })
+                        .collect::<Result<_, Error>>()?,
+                )
+            }
             AxisMap::Table(entries) => {
                 // Fill positions in a table: its positions as segments (runs that continue
                 // each other merged), at most one per entry.

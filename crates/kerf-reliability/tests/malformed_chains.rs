@@ -86,7 +86,9 @@ fn accepted<T>(r: Result<T, Error>) -> Outcome {
 /// reference second.
 fn every_entry(f: &FusedChain, input: Option<&[u8]>) -> Vec<(&'static str, Outcome)> {
     let view = match (&f.head, input) {
-        (Head::Input { shape }, Some(bytes)) => Some(TensorView { dtype: f.dtype, shape, data: ViewData::Bytes(bytes) }),
+        (Head::Input { shape }, Some(bytes)) => {
+            Some(TensorView { dtype: f.dtype, shape, data: ViewData::Bytes(bytes) })
+        }
         _ => None,
     };
     let dense = Strided::contiguous(f.head_shape()).ok();
@@ -399,7 +401,9 @@ fn malformed_chains_are_refused_by_every_entry_and_reference_and_jit_agree() {
             entry.0 += 1;
         }
     }
-    eprintln!("{cases} chains: {refused} malformed refused by every entry, {valid} valid agreed; (refused, valid) by edit: {kinds:?}");
+    eprintln!(
+        "{cases} chains: {refused} malformed refused by every entry, {valid} valid agreed; (refused, valid) by edit: {kinds:?}"
+    );
     assert!(refused > cases / 2 && valid > cases / 20, "the generator should produce both kinds: {refused} / {valid}");
 }
 
