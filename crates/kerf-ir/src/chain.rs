@@ -581,7 +581,7 @@ fn walk(levels: &[Level<'_>], mut l: usize, mut k: usize, mut y: u64) -> Result<
     loop {
         let lv = &levels[l];
         let (a, w) = (lv.plan.axes[k], lv.plan.window(k));
-        let z = if w.len == 0 { None } else { lv.plan.mode.source_index(coord(a.x(y))?, w.len) };
+        let z = lv.plan.mode.source_index(coord(a.x(y))?, w.len);
         let Some(z) = z else { return Ok(Outcome::Const(lv.step)) };
         let x = w.lo + z;
         match (lv.below[k], l) {

@@ -46,9 +46,13 @@ impl BoundaryMode {
     }
 
     /// The input coordinate read for x on an axis of extent d, or `None` for "outside"
-    /// (fill, and strict_bounds, which the frontend has already ruled out).
-    /// `d` must be > 0. This is the formula of specs/SEMANTICS.md, written once.
+    /// (fill, and strict_bounds, which the frontend has already ruled out; and every x of
+    /// an empty axis, d = 0, which has no coordinate in any mode).
+    /// This is the formula of specs/SEMANTICS.md, written once.
     pub fn source_index(self, x: i64, d: u64) -> Option<u64> {
+        if d == 0 {
+            return None;
+        }
         let d = d as i128;
         let x = x as i128;
         let z = match self {
@@ -144,7 +148,9 @@ pub struct SlicePlan {
 impl SlicePlan {
     /// The window of input axis `k` (the whole axis when the plan has none).
     pub fn window(&self, k: usize) -> Window {
-        self.windows.get(k).copied().unwrap_or(Window { lo: 0, len: self.input_shape[k] })
+        // (An axis past the rank, only in a plan that fails `validate`, is an empty window.)
+        let whole = Window { lo: 0, len: self.input_shape.get(k).copied().unwrap_or(0) };
+        self.windows.get(k).copied().unwrap_or(whole)
     }
     /// Whether the windows are well formed: none, or one per input axis inside it.
     pub fn windows_fit(&self) -> bool {

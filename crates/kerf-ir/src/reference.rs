@@ -73,7 +73,7 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
                 what: format!("axis {k} coordinate"),
                 value: a.x(y[k]).to_string(),
             })?;
-            let z = if w.len == 0 { None } else { plan.mode.source_index(x, w.len) };
+            let z = plan.mode.source_index(x, w.len);
             src = match (src, z) {
                 (Some(s), Some(z)) => Some(s + (w.lo + z) * in_strides[k]),
                 _ => None,

@@ -893,3 +893,17 @@ fn parameter_inputs_must_be_1d_integers() {
     let req = trt(arange_i32(&[4]), &[0], &[1], &[1], "wrap").input("start", arange_i64(&[1, 1]));
     assert!(error(&req).contains("input `start` must be a 1-D tensor"));
 }
+
+/// An empty axis has no coordinate: every mode reads "outside" there (the formula's
+/// `d = 0` case; wrap, clamp and symmetric divided by zero or clamped to [0, -1] and
+/// panicked). A window asked of an axis past the rank is empty, not a panic.
+#[test]
+fn an_empty_axis_has_no_coordinate_in_any_mode() {
+    for mode in BoundaryMode::ALL {
+        for x in [-3, 0, 5, i64::MIN, i64::MAX] {
+            assert_eq!(mode.source_index(x, 0), None, "{mode} x={x}");
+        }
+    }
+    let p = kerf_testkit::plans::slice_plan(DType::F32, &[3], &[(2, 0, 1)], BoundaryMode::Wrap);
+    assert_eq!(p.window(5), kerf_ir::plan::Window { lo: 0, len: 0 });
+}

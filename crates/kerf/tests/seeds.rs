@@ -20,6 +20,11 @@ fn a_request_file_gives_a_seed_past_i64_as_its_decimal_string() {
         .attr("operation", "random_uniform")
         .attr("seed", AttrValue::UInt(u64::MAX));
     let want = run_reference(&api).unwrap();
+    // The JIT's static and dynamic kernels carry the seed's 64 bits.
+    let jit = kerf::Jit::default();
+    for dynamic in [false, true] {
+        assert_eq!(kerf::run_jit(&jit, &api, dynamic).unwrap(), want, "dynamic {dynamic}");
+    }
     assert_eq!(fill_file("\"18446744073709551615\"").unwrap(), want);
     assert_eq!(
         fill_file("\"9223372036854775808\"").unwrap(),
