@@ -269,9 +269,10 @@ impl LoopNest {
                     }
                 }
             }
+            // (Saturated past i128, only for a nest built by hand: outside any input.)
             let (l, h) = range?;
-            lo += l;
-            hi += h;
+            lo = lo.saturating_add(l);
+            hi = hi.saturating_add(h);
         }
         Some((lo, hi))
     }
@@ -762,9 +763,11 @@ impl Strided {
             return None;
         }
         let (mut lo, mut hi) = (self.offset as i128, self.offset as i128);
+        // Each reach fits i128 (|stride| ≤ 2^63, extent < 2^64); their sum may not for a
+        // shape no tensor has: saturated, it lies outside every buffer.
         for (&d, &s) in shape.iter().zip(&self.strides) {
             let reach = s as i128 * (d as i128 - 1);
-            if reach < 0 { lo += reach } else { hi += reach }
+            if reach < 0 { lo = lo.saturating_add(reach) } else { hi = hi.saturating_add(reach) }
         }
         Some((lo, hi))
     }
@@ -820,9 +823,9 @@ fn check_writes(axes: &[(u64, i64)], base: i128, buffer_len: u64) -> Result<(), 
                 "output axis {k} (stride {s}) overlaps the axes of smaller strides, which reach {reach} elements: output elements would share places"
             ));
         }
-        reach += s * (e - 1);
+        reach = reach.saturating_add(s * (e - 1));
     }
-    let hi = base + reach;
+    let hi = base.saturating_add(reach);
     // (Offsets are i64 in the backends: a buffer beyond that is refused.)
     if base < 0 || hi >= buffer_len as i128 || buffer_len > i64::MAX as u64 {
         return Err(format!("output writes elements {base}..={hi}, outside its buffer of {buffer_len} elements"));
