@@ -179,8 +179,10 @@ impl FusedAxis {
     }
 
     /// Check the axis against the head's shape and the chain's number of steps (see
-    /// [`FusedChain::validate`]); the message says what is wrong, the caller names the axis.
-    fn check(&self, head: &[u64], steps: usize) -> Result<(), String> {
+    /// [`FusedChain::validate`]), and its coordinates when `reads` (an empty output reads
+    /// none, and its steps' plans check none); the message says what is wrong, the
+    /// caller names the axis.
+    fn check(&self, head: &[u64], steps: usize, reads: bool) -> Result<(), String> {
         let period_ok = if self.extent == 0 { self.period == 0 } else { (1..=self.extent).contains(&self.period) };
         if !period_ok {
             return Err(format!(
@@ -196,7 +198,7 @@ impl FusedAxis {
         };
         let coordinate = |z: i128| -> Result<(), String> {
             match self.head_axis {
-                _ if (0..d as i128).contains(&z) => Ok(()),
+                _ if !reads || (0..d as i128).contains(&z) => Ok(()),
                 Some(h) => Err(format!("reads coordinate {z} of head axis {h}, outside [0, {d})")),
                 None => Err(format!("reads coordinate {z} of a unit axis a step inserted (its only coordinate is 0)")),
             }
@@ -320,7 +322,8 @@ impl FusedChain {
     /// shape that is a reshape of the axes' extents, fill values that fit one element; per
     /// axis a period within its extent covered exactly by its pieces (non-empty, length-1
     /// reads with dz 0) or table, a head axis within the head's rank (no two axes on one),
-    /// every coordinate read inside its head axis (0 for a unit axis a step inserted),
+    /// every coordinate read inside its head axis (0 for a unit axis a step inserted;
+    /// unchecked when the output is empty, as a slice plan's),
     /// every fill value one of a step the chain has; fixed axes of one position; and, when
     /// some element reads the head, no empty head axis that no axis reads (those read
     /// coordinate 0). O(rank + pieces + tables).
@@ -361,7 +364,7 @@ impl FusedChain {
         let named = named.chain(self.fixed.iter().enumerate().map(|(k, a)| (format!("fixed axis {k}"), a)));
         let mut read_by: Vec<Option<String>> = vec![None; head.len()];
         for (name, a) in named {
-            a.check(head, self.fill_bits.len()).or_else(|e| bad(format!("{name}: {e}")))?;
+            a.check(head, self.fill_bits.len(), core_len > 0).or_else(|e| bad(format!("{name}: {e}")))?;
             if name.starts_with("fixed") && a.extent != 1 {
                 return bad(format!("{name} has extent {}; a unit axis a step removed has one position", a.extent));
             }
