@@ -116,7 +116,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Threads the kernel may use (JIT: a large call splits its outermost loop)
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=kerf::MAX_THREADS as i64))]
         threads: u32,
         /// Timed samples of the kernel and of the baseline (the median is reported), at
         /// most 100,000

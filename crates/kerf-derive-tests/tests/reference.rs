@@ -91,6 +91,26 @@ derived!(uniform_default, UniDefault, op = "tensorrt.fill"; dimensions = [5, 5],
 derived!(normal_f32, NormF32, op = "tensorrt.fill"; dimensions = [64, 3], operation = "random_normal", alpha = 1.0, beta = 2.0, seed = 123456789);
 derived!(normal_f16, NormF16, op = "tensorrt.fill"; dimensions = [100], operation = "random_normal", alpha = -1.0, beta = 0.5, to_type = "f16");
 
+/// Seeds past 2^63 − 1 (issue 20): the derive takes the u64 literal and its decimal string.
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", dimensions = [3, 5], operation = "random_normal", seed = 18446744073709551615)]
+struct SeedMax;
+#[derive(kerf::Kernel)]
+#[kerf(op = "tensorrt.fill", dimensions = [3, 5], operation = "random_normal", seed = "18446744073709551615")]
+struct SeedMaxString;
+
+#[test]
+fn seeds_past_i64() {
+    let request = kerf::Request::new("tensorrt.fill")
+        .attr("dimensions", [3, 5])
+        .attr("operation", "random_normal")
+        .attr("seed", kerf::AttrValue::UInt(u64::MAX));
+    let a = kerf_derive_tests::check_against_reference(&SeedMax, &request);
+    let b = kerf_derive_tests::check_against_reference(&SeedMaxString, &request);
+    assert_eq!(a, b);
+    assert_eq!(a.element_f64(7), Some(kerf::random::normal_f32(u64::MAX, 7, 0.0, 1.0) as f64));
+}
+
 // ---------------------------------------------------------------------- onnx.slice
 
 derived!(onnx_example_1, OnnxEx1, op = "onnx.slice", dtype = "f32", input = [2, 4]; starts = [1, 0], ends = [2, 3], axes = [0, 1], steps = [1, 2]);

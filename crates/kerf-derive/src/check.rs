@@ -149,7 +149,10 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Re
 /// the validator checks them against the attribute's type).
 fn attr_value(v: &Value) -> Option<AttrValue> {
     Some(match v {
-        Value::Int(i) => AttrValue::Int(i64::try_from(*i).ok()?),
+        // Past i64: the u64 of a `u64` attribute (a seed); validation refuses it elsewhere.
+        Value::Int(i) => {
+            i64::try_from(*i).map(AttrValue::Int).or_else(|_| u64::try_from(*i).map(AttrValue::UInt)).ok()?
+        }
         Value::Float(f) => AttrValue::Float(*f),
         Value::Str(s) => AttrValue::Str(s.clone()),
         Value::List(l) => match ints(l) {

@@ -154,23 +154,102 @@ pub struct FusedAxis {
 }
 
 impl FusedAxis {
-    /// What position `y` (< extent) yields.
-    pub fn outcome(&self, y: u64) -> Outcome {
+    /// What position `y` yields; `None` when the map does not say (an axis that fails
+    /// [`FusedChain::validate`]).
+    pub fn outcome(&self, y: u64) -> Option<Outcome> {
         let mut y = y % self.period.max(1);
         match &self.map {
-            AxisMap::Table(t) => t[y as usize],
+            AxisMap::Table(t) => t.get(usize::try_from(y).ok()?).copied(),
             AxisMap::Pieces(pieces) => {
                 for p in pieces {
                     if y < p.len() {
                         return match *p {
-                            Piece::Read { z0, dz, .. } => Outcome::Read(z0 + dz * y as i64),
-                            Piece::Const { step, .. } => Outcome::Const(step),
+                            Piece::Read { z0, dz, .. } => i64::try_from(y)
+                                .ok()
+                                .and_then(|y| dz.checked_mul(y)?.checked_add(z0))
+                                .map(Outcome::Read),
+                            Piece::Const { step, .. } => Some(Outcome::Const(step)),
                         };
                     }
                     y -= p.len();
                 }
-                unreachable!("pieces cover the period (checked when composed)")
+                None
             }
+        }
+    }
+
+    /// Check the axis against the head's shape and the chain's number of steps (see
+    /// [`FusedChain::validate`]), and its coordinates when `reads` (an empty output reads
+    /// none, and its steps' plans check none); the message says what is wrong, the
+    /// caller names the axis.
+    fn check(&self, head: &[u64], steps: usize, reads: bool) -> Result<(), String> {
+        let period_ok = if self.extent == 0 { self.period == 0 } else { (1..=self.extent).contains(&self.period) };
+        if !period_ok {
+            return Err(format!(
+                "period {} for extent {} (1 ≤ period ≤ extent, 0 when empty)",
+                self.period, self.extent
+            ));
+        }
+        // The coordinates a read may name: those of its head axis, or the only one (0) of
+        // a unit axis a step inserted.
+        let d = match self.head_axis {
+            Some(h) => *head.get(h).ok_or_else(|| format!("head axis {h} of a head of rank {}", head.len()))?,
+            None => 1,
+        };
+        let coordinate = |z: i128| -> Result<(), String> {
+            match self.head_axis {
+                _ if !reads || (0..d as i128).contains(&z) => Ok(()),
+                Some(h) => Err(format!("reads coordinate {z} of head axis {h}, outside [0, {d})")),
+                None => Err(format!("reads coordinate {z} of a unit axis a step inserted (its only coordinate is 0)")),
+            }
+        };
+        let step = |s: usize| -> Result<(), String> {
+            if (1..=steps).contains(&s) {
+                Ok(())
+            } else {
+                Err(format!("yields the fill value of step {s}, but the chain has fill_bits for steps 1..={steps}"))
+            }
+        };
+        let covered = match &self.map {
+            AxisMap::Pieces(pieces) => {
+                let mut covered = 0u64;
+                for (i, p) in pieces.iter().enumerate() {
+                    let at = |e: String| format!("piece {i} ({p}) {e}");
+                    match *p {
+                        _ if p.is_empty() => return Err(at("is empty".into())),
+                        Piece::Read { len: 1, dz, .. } if dz != 0 => return Err(at("has length 1 and dz ≠ 0".into())),
+                        Piece::Read { len, z0, dz } => {
+                            coordinate(z0 as i128).map_err(at)?;
+                            coordinate(z0 as i128 + dz as i128 * (len as i128 - 1)).map_err(at)?;
+                        }
+                        Piece::Const { step: s, .. } => step(s).map_err(at)?,
+                    }
+                    covered = covered.checked_add(p.len()).ok_or("pieces longer than 2^64 positions")?;
+                }
+                covered
+            }
+            AxisMap::Table(t) => {
+                for (i, o) in t.iter().enumerate() {
+                    let at = |e: String| format!("table entry {i} {e}");
+                    match *o {
+                        Outcome::Read(z) => coordinate(z as i128).map_err(at)?,
+                        Outcome::Const(s) => step(s).map_err(at)?,
+                    }
+                }
+                t.len() as u64
+            }
+        };
+        if covered != self.period {
+            return Err(format!("its map covers {covered} positions of its period {}", self.period));
+        }
+        Ok(())
+    }
+
+    /// Whether some position reads the head (a map entry that is no fill value).
+    fn reads(&self) -> bool {
+        match &self.map {
+            AxisMap::Pieces(p) => p.iter().any(|p| matches!(p, Piece::Read { .. })),
+            AxisMap::Table(t) => t.iter().any(|o| matches!(o, Outcome::Read(_))),
         }
     }
     /// The steps whose fill values this axis yields.
@@ -242,6 +321,77 @@ impl FusedChain {
         s.sort_unstable();
         s.dedup();
         s
+    }
+
+    /// Check that the chain's fields agree with each other, so that the schedule, the
+    /// reference and every backend may trust them: a head that is a valid fill of the
+    /// chain's dtype (or an input shape), head and output volumes that fit i64, an output
+    /// shape that is a reshape of the axes' extents, fill values that fit one element; per
+    /// axis a period within its extent covered exactly by its pieces (non-empty, length-1
+    /// reads with dz 0) or table, a head axis within the head's rank (no two axes on one),
+    /// every coordinate read inside its head axis (0 for a unit axis a step inserted;
+    /// unchecked when the output is empty, as a slice plan's),
+    /// every fill value one of a step the chain has; fixed axes of one position; and, when
+    /// some element reads the head, no empty head axis that no axis reads (those read
+    /// coordinate 0). O(rank + pieces + tables).
+    /// [`compose`] builds only valid chains; the fields are public, so every public entry
+    /// that takes a chain ([`evaluate_fused`], [`crate::schedule::chain_views`] and so the
+    /// JIT and the derive's code generator) calls this first.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |what: String| Err(Error::Invalid { what: format!("fused chain: {what}") });
+        if let Head::Fill(p) = &self.head {
+            p.validate()?;
+            if p.dtype != self.dtype {
+                return bad(format!("its head is a {} fill, but the chain is of {}", p.dtype, self.dtype));
+            }
+        }
+        let head_shape = self.head_shape();
+        if volume(head_shape).is_none_or(|n| n > i64::MAX as u64) {
+            return bad(format!("head shape {head_shape:?} has more than 2^63 elements"));
+        }
+        // The axes read the head as its source shape, a reshape of it.
+        let head = self.source_shape();
+        if volume(head) != volume(head_shape) {
+            return bad(format!("source {head:?} is not a reshape of the head's shape {head_shape:?}"));
+        }
+        let core = self.core_shape();
+        let Some(core_len) = volume(&core).filter(|&n| n <= i64::MAX as u64) else {
+            return bad(format!("the axes' extents {core:?} make more than 2^63 elements"));
+        };
+        if volume(&self.output_shape) != Some(core_len) {
+            return bad(format!(
+                "output_shape {:?} is not a reshape of the axes' extents {core:?} ({core_len} elements)",
+                self.output_shape
+            ));
+        }
+        if let Some(k) = self.fill_bits.iter().position(|&b| !crate::plan::fill_bits_fit(self.dtype, b)) {
+            return bad(format!(
+                "fill_bits[{k}] (step {}) {:#x} do not fit one {} element",
+                k + 1,
+                self.fill_bits[k],
+                self.dtype
+            ));
+        }
+        let named = self.axes.iter().enumerate().map(|(k, a)| (format!("axis {k}"), a));
+        let named = named.chain(self.fixed.iter().enumerate().map(|(k, a)| (format!("fixed axis {k}"), a)));
+        let mut read_by: Vec<Option<String>> = vec![None; head.len()];
+        for (name, a) in named {
+            a.check(head, self.fill_bits.len(), core_len > 0).or_else(|e| bad(format!("{name}: {e}")))?;
+            if name.starts_with("fixed") && a.extent != 1 {
+                return bad(format!("{name} has extent {}; a unit axis a step removed has one position", a.extent));
+            }
+            if let Some(h) = a.head_axis
+                && let Some(other) = read_by[h].replace(name.clone())
+            {
+                return bad(format!("{other} and {name} both read head axis {h}"));
+            }
+        }
+        // An element that reads the head reads coordinate 0 of the head axes no axis reads.
+        let reads = core_len > 0 && self.axes.iter().chain(&self.fixed).all(FusedAxis::reads);
+        if reads && let Some(h) = (0..head.len()).find(|&h| read_by[h].is_none() && head[h] == 0) {
+            return bad(format!("elements read the head at coordinate 0 of its axis {h}, which is empty"));
+        }
+        Ok(())
     }
 }
 
@@ -574,7 +724,7 @@ fn walk(levels: &[Level<'_>], mut l: usize, mut k: usize, mut y: u64) -> Result<
     loop {
         let lv = &levels[l];
         let (a, w) = (lv.plan.axes[k], lv.plan.window(k));
-        let z = if w.len == 0 { None } else { lv.plan.mode.source_index(coord(a.x(y))?, w.len) };
+        let z = lv.plan.mode.source_index(coord(a.x(y))?, w.len);
         let Some(z) = z else { return Ok(Outcome::Const(lv.step)) };
         let x = w.lo + z;
         match (lv.below[k], l) {
@@ -669,6 +819,7 @@ pub fn evaluate_segments(segments: &[Segment], input: Option<TensorView<'_>>) ->
 /// Evaluate a fused chain element by element (the reference of the fused form: the
 /// unfused run, [`evaluate_unfused`], is the oracle both are checked against).
 pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<Tensor, Error> {
+    f.validate()?;
     let head_shape = f.head_shape().to_vec();
     let input = match &f.head {
         Head::Fill(_) => None,
@@ -682,15 +833,7 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
                     found: format!("{} {:?}", input.dtype, input.shape),
                 });
             }
-            let consistent = match input.data {
-                ViewData::Strings(s) => f.dtype == DType::String && Some(s.len() as u64) == volume(shape),
-                ViewData::Bytes(_) => f.dtype != DType::String,
-            };
-            if !consistent {
-                return Err(Error::Invalid {
-                    what: format!("chain input: its data does not hold the {} {shape:?} it claims", f.dtype),
-                });
-            }
+            input.check("chain input")?;
             Some(input)
         }
     };
@@ -716,7 +859,10 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
     }
     // A fill's elements are computed from their coordinates in the fill's own shape.
     let mut head_at = vec![0u64; head_shape.len()];
-    let fixed: Vec<(Option<usize>, Outcome)> = f.fixed.iter().map(|a| (a.head_axis, a.outcome(0))).collect();
+    // (Validated: every position of every axis has an outcome.)
+    let unsaid = || Error::Invalid { what: "fused chain: an axis whose map does not cover it".into() };
+    let fixed: Vec<(Option<usize>, Outcome)> =
+        f.fixed.iter().map(|a| Ok((a.head_axis, a.outcome(0).ok_or_else(unsaid)?))).collect::<Result<_, Error>>()?;
     let mut y = vec![0u64; core.len()];
     let mut at = vec![0u64; source.len()];
     let layout = f.dtype.layout();
@@ -725,14 +871,17 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
         let outcomes = f.axes.iter().zip(&y).map(|(a, &y)| (a.head_axis, a.outcome(y)));
         let mut step = 0;
         at.fill(0);
-        for (h, o) in outcomes.chain(fixed.iter().copied()) {
+        for (h, o) in outcomes.chain(fixed.iter().map(|&(h, o)| (h, Some(o)))) {
+            let o = o.ok_or_else(unsaid)?;
             match (o, h) {
                 (Outcome::Const(s), _) => step = step.max(s),
                 (Outcome::Read(z), Some(h)) => at[h] = z as u64,
                 (Outcome::Read(_), None) => {}
             }
         }
-        let src: u64 = at.iter().zip(&strides).map(|(a, s)| a * s).sum();
+        // An element that reads the head reads inside it (validated), so its offset fits;
+        // a fill element's coordinates may meet strides saturated inside an empty axis.
+        let src: u64 = if step > 0 { 0 } else { at.iter().zip(&strides).map(|(a, s)| a * s).sum() };
         match (&f.head, input.map(|i| i.data)) {
             // The fill value of strings is the empty string: the output's zeros.
             (_, Some(ViewData::Strings(s))) => {
@@ -798,7 +947,11 @@ impl fmt::Display for FusedChain {
         }
         write!(f, " -> {:?}", self.output_shape)?;
         for s in self.const_steps() {
-            write!(f, "\n  fill of step {s} = {}", crate::scalar::format_bits(self.dtype, self.fill_bits[s - 1]))?;
+            // (A chain that fails `validate` may name a step it has no fill value for.)
+            match s.checked_sub(1).and_then(|k| self.fill_bits.get(k)) {
+                Some(&bits) => write!(f, "\n  fill of step {s} = {}", crate::scalar::format_bits(self.dtype, bits))?,
+                None => write!(f, "\n  fill of step {s} = (none given)")?,
+            }
         }
         for (k, a) in self.axes.iter().enumerate() {
             write_axis(f, &format!("axis {k}"), a)?;

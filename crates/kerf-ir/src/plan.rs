@@ -46,9 +46,13 @@ impl BoundaryMode {
     }
 
     /// The input coordinate read for x on an axis of extent d, or `None` for "outside"
-    /// (fill, and strict_bounds, which the frontend has already ruled out).
-    /// `d` must be > 0. This is the formula of specs/SEMANTICS.md, written once.
+    /// (fill, and strict_bounds, which the frontend has already ruled out; and every x of
+    /// an empty axis, d = 0, which has no coordinate in any mode).
+    /// This is the formula of specs/SEMANTICS.md, written once.
     pub fn source_index(self, x: i64, d: u64) -> Option<u64> {
+        if d == 0 {
+            return None;
+        }
         let d = d as i128;
         let x = x as i128;
         let z = match self {
@@ -167,7 +171,9 @@ impl SlicePlan {
     }
     /// The window of source axis `k` (the whole axis when the plan has none).
     pub fn window(&self, k: usize) -> Window {
-        self.windows.get(k).copied().unwrap_or(Window { lo: 0, len: self.source()[k] })
+        // (An axis past the rank, only in a plan that fails `validate`, is an empty window.)
+        let whole = Window { lo: 0, len: self.source().get(k).copied().unwrap_or(0) };
+        self.windows.get(k).copied().unwrap_or(whole)
     }
     /// Whether the windows are well formed: none, or one per source axis inside it.
     pub fn windows_fit(&self) -> bool {
@@ -242,19 +248,8 @@ impl SlicePlan {
                 self.output_shape
             ));
         }
-        let width_bits = match self.dtype.layout() {
-            Layout::Bytes(w) => 8 * w as u32,
-            Layout::Nibbles => 4,
-            Layout::Strings => 0,
-        };
         // Outside fill mode the fill value is never read (and backends ignore it).
-        // A bool element is 0 or 1 (callers may view outputs as Rust `bool`s).
-        let fill_fits = if self.dtype == DType::Bool {
-            self.fill_bits <= 1
-        } else {
-            width_bits >= 128 || self.fill_bits >> width_bits == 0
-        };
-        if self.mode == BoundaryMode::Fill && !fill_fits {
+        if self.mode == BoundaryMode::Fill && !fill_bits_fit(self.dtype, self.fill_bits) {
             return bad(format!("fill_bits {:#x} do not fit one {} element", self.fill_bits, self.dtype));
         }
         if !self.windows_fit() {
@@ -290,6 +285,17 @@ impl SlicePlan {
         }
         Ok(())
     }
+}
+
+/// Whether `bits` are the bits of one element of `dtype`: within its width (strings: 0,
+/// the empty string), and 0 or 1 for bool (callers may view outputs as Rust `bool`s).
+pub(crate) fn fill_bits_fit(dtype: DType, bits: u128) -> bool {
+    let width_bits = match dtype.layout() {
+        Layout::Bytes(w) => 8 * w as u32,
+        Layout::Nibbles => 4,
+        Layout::Strings => 0,
+    };
+    if dtype == DType::Bool { bits <= 1 } else { width_bits >= 128 || bits >> width_bits == 0 }
 }
 
 /// Linspace coefficients: out[a] = alpha + Σk beta[k]·a_k.
@@ -456,7 +462,7 @@ impl fmt::Display for Plan {
                 }
                 for (i, a) in s.axes.iter().enumerate() {
                     write!(f, "\n  axis {i}: x = {} + y*{} for y < {}", a.start, a.step, a.extent)?;
-                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || w.len != s.source()[i]) {
+                    if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || Some(&w.len) != s.source().get(i)) {
                         write!(f, " in the window [{}, {})", w.lo, w.lo as u128 + w.len as u128)?;
                     }
                 }

@@ -11,6 +11,11 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttrValue {
     Int(i64),
+    /// An integer of a `u64` attribute (a fill's `seed`), any in [0, 2^64): the form of
+    /// values past `i64::MAX`. Validation turns a `u64` attribute given as a
+    /// non-negative `Int`, or as the decimal string of a u64 (request files: TOML
+    /// integers stop at 2^63 − 1), into this.
+    UInt(u64),
     Float(f64),
     Str(String),
     IntList(Vec<i64>),
@@ -22,6 +27,7 @@ impl AttrValue {
     pub fn kind(&self) -> &'static str {
         match self {
             AttrValue::Int(_) => "an integer",
+            AttrValue::UInt(_) => "an unsigned 64-bit integer",
             AttrValue::Float(_) => "a float",
             AttrValue::Str(_) => "a string",
             AttrValue::IntList(_) => "a list of integers",
@@ -39,6 +45,7 @@ impl std::fmt::Display for AttrValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AttrValue::Int(v) => write!(f, "{v}"),
+            AttrValue::UInt(v) => write!(f, "{v}"),
             AttrValue::Float(v) => write!(f, "{v}"),
             AttrValue::Str(v) => write!(f, "\"{v}\""),
             AttrValue::IntList(v) => write!(f, "{v:?}"),
@@ -242,7 +249,7 @@ fn type_matches(ty: AttrType, v: &AttrValue) -> bool {
     matches!(
         (ty, v),
         (AttrType::Int, AttrValue::Int(_))
-            | (AttrType::U64, AttrValue::Int(_))
+            | (AttrType::U64, AttrValue::Int(_) | AttrValue::UInt(_) | AttrValue::Str(_))
             | (AttrType::Float, AttrValue::Int(_) | AttrValue::Float(_))
             | (AttrType::String | AttrType::Dtype, AttrValue::Str(_))
             | (AttrType::IntList | AttrType::Mask, AttrValue::IntList(_))
@@ -254,9 +261,22 @@ fn type_matches(ty: AttrType, v: &AttrValue) -> bool {
     )
 }
 
-/// Normalize numeric attribute values to their declared type (ints where floats are wanted).
+/// The u64 a `u64` attribute's value says: a non-negative integer, or the decimal
+/// string of one (digits only). `None` for anything else.
+pub fn u64_value(v: &AttrValue) -> Option<u64> {
+    match v {
+        AttrValue::Int(i) => u64::try_from(*i).ok(),
+        AttrValue::UInt(u) => Some(*u),
+        AttrValue::Str(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Normalize attribute values to their declared type (ints where floats are wanted;
+/// `u64` attributes as [`AttrValue::UInt`]).
 fn normalize(ty: AttrType, v: AttrValue) -> AttrValue {
     match (ty, v) {
+        (AttrType::U64, v) => u64_value(&v).map_or(v, AttrValue::UInt),
         (AttrType::Float | AttrType::FloatOrList, AttrValue::Int(i)) => AttrValue::Float(i as f64),
         (AttrType::FloatList | AttrType::FloatOrList, AttrValue::IntList(l)) => {
             AttrValue::FloatList(l.into_iter().map(|i| i as f64).collect())
@@ -400,7 +420,7 @@ fn unknown_name_hint<'s>(
 pub fn type_description(ty: AttrType) -> &'static str {
     match ty {
         AttrType::Int => "an integer",
-        AttrType::U64 => "a non-negative integer",
+        AttrType::U64 => "an integer in [0, 2^64), or its decimal string like \"18446744073709551615\"",
         AttrType::Float => "a number",
         AttrType::String => "a string",
         AttrType::Dtype => "a dtype name like \"f32\"",
@@ -437,12 +457,15 @@ fn check_value(op: &str, a: &kerf_spec::AttributeSpec, value: &AttrValue) -> Res
                 });
             }
         }
-        (AttrType::U64, AttrValue::Int(i)) if *i < 0 => {
+        (AttrType::U64, v) if u64_value(v).is_none() => {
             return Err(Error::AttributeValue {
                 op: op.into(),
                 name: a.name.clone(),
-                value: i.to_string(),
-                allowed: "integers ≥ 0".into(),
+                value: match v {
+                    AttrValue::Str(s) => format!("\"{s}\""),
+                    v => v.to_string(),
+                },
+                allowed: format!("integers in [0, {}], or their decimal strings", u64::MAX),
                 hint: Box::default(),
             });
         }

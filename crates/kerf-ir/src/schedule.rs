@@ -269,9 +269,10 @@ impl LoopNest {
                     }
                 }
             }
+            // (Saturated past i128, only for a nest built by hand: outside any input.)
             let (l, h) = range?;
-            lo += l;
-            hi += h;
+            lo = lo.saturating_add(l);
+            hi = hi.saturating_add(h);
         }
         Some((lo, hi))
     }
@@ -762,9 +763,11 @@ impl Strided {
             return None;
         }
         let (mut lo, mut hi) = (self.offset as i128, self.offset as i128);
+        // Each reach fits i128 (|stride| ≤ 2^63, extent < 2^64); their sum may not for a
+        // shape no tensor has: saturated, it lies outside every buffer.
         for (&d, &s) in shape.iter().zip(&self.strides) {
             let reach = s as i128 * (d as i128 - 1);
-            if reach < 0 { lo += reach } else { hi += reach }
+            if reach < 0 { lo = lo.saturating_add(reach) } else { hi = hi.saturating_add(reach) }
         }
         Some((lo, hi))
     }
@@ -820,9 +823,9 @@ fn check_writes(axes: &[(u64, i64)], base: i128, buffer_len: u64) -> Result<(), 
                 "output axis {k} (stride {s}) overlaps the axes of smaller strides, which reach {reach} elements: output elements would share places"
             ));
         }
-        reach += s * (e - 1);
+        reach = reach.saturating_add(s * (e - 1));
     }
-    let hi = base + reach;
+    let hi = base.saturating_add(reach);
     // (Offsets are i64 in the backends: a buffer beyond that is refused.)
     if base < 0 || hi >= buffer_len as i128 || buffer_len > i64::MAX as u64 {
         return Err(format!("output writes elements {base}..={hi}, outside its buffer of {buffer_len} elements"));
@@ -1170,6 +1173,7 @@ pub fn chain_views(
     output: Option<&Strided>,
 ) -> Result<Option<LoopNest>, Error> {
     use crate::chain::{AxisMap, Head, Outcome, Piece};
+    f.validate()?;
     // A fill head is indexed as a dense tensor of its shape (see `LoopNest::head`).
     let (shape, head) = match &f.head {
         Head::Input { shape } => (shape, None),
@@ -1231,53 +1235,65 @@ pub fn chain_views(
         levels,
         out_view: output.map(|o| OutView { base: o.offset.max(0) as u64, buffer_len: o.buffer_len }),
     };
+    if output_len == 0 {
+        return Ok(Some(nest));
+    }
+    // A head without elements is read by no element (validated: each then falls outside
+    // some step's input), and the strides of its axes inside an empty one may not fit:
+    // its reads become level-0 fill positions, which each element's own fill outranks.
+    let unread = input_len == 0;
     let source = f.source_shape();
-    let in_strides: Vec<i128> = view
-        .reshaped(shape, source)
-        .ok_or_else(|| Error::Invalid {
-            what: format!(
-                "input view: strides {:?} of shape {shape:?} cannot be read as shape {source:?} without a copy",
-                view.strides
-            ),
-        })?
-        .iter()
-        .map(|&s| s as i128)
-        .collect();
+    let in_strides: Vec<i128> = if unread {
+        vec![0; source.len()]
+    } else {
+        view.reshaped(shape, source)
+            .ok_or_else(|| Error::Invalid {
+                what: format!(
+                    "input view: strides {:?} of shape {shape:?} cannot be read as shape {source:?} without a copy",
+                    view.strides
+                ),
+            })?
+            .iter()
+            .map(|&s| s as i128)
+            .collect()
+    };
     let mut axes = Vec::new();
     for a in all() {
         let t = a.head_axis.map_or(0, |h| in_strides[h]);
         let what = "chain offset";
+        let read = |len: u64, z0: i64, dz: i64| -> Result<Segment, Error> {
+            if unread {
+                return Ok(Segment::fill_at(len, 0));
+            }
+            Ok(Segment::Affine { len, offset: to_i64(z0 as i128 * t, what)?, stride: to_i64(dz as i128 * t, what)? })
+        };
         let indexing = match &a.map {
             AxisMap::Pieces(p) => Indexing::Segments(
                 p.iter()
-                    .map(|p| {
-                        Ok(match *p {
-                            Piece::Const { len, step } => Segment::fill_at(len, level(step)),
-                            Piece::Read { len, z0, dz } => Segment::Affine {
-                                len,
-                                offset: to_i64(z0 as i128 * t, what)?,
-                                stride: to_i64(dz as i128 * t, what)?,
-                            },
+                    .map(|p| match *p {
+                        Piece::Const { len, step } => Ok(Segment::fill_at(len, level(step))),
+                        Piece::Read { len, z0, dz } => read(len, z0, dz),
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+            AxisMap::Table(entries) if !unread && entries.iter().all(|o| matches!(o, Outcome::Read(_))) => {
+                Indexing::Table(
+                    entries
+                        .iter()
+                        .map(|o| match *o {
+                            Outcome::Read(z) => to_i64(z as i128 * t, what),
+                            Outcome::Const(_) => unreachable!("checked: no fill positions"),
                         })
-                    })
-                    .collect::<Result<_, Error>>()?,
-            ),
-            AxisMap::Table(entries) if entries.iter().all(|o| matches!(o, Outcome::Read(_))) => Indexing::Table(
-                entries
-                    .iter()
-                    .map(|o| match *o {
-                        Outcome::Read(z) => to_i64(z as i128 * t, what),
-                        Outcome::Const(_) => unreachable!("checked: no fill positions"),
-                    })
-                    .collect::<Result<_, Error>>()?,
-            ),
+                        .collect::<Result<_, Error>>()?,
+                )
+            }
             AxisMap::Table(entries) => {
                 // Fill positions in a table: its positions as segments (runs that continue
                 // each other merged), at most one per entry.
                 let mut segs: Vec<Segment> = Vec::new();
                 for o in entries {
                     let s = match *o {
-                        Outcome::Read(z) => Segment::Affine { len: 1, offset: to_i64(z as i128 * t, what)?, stride: 0 },
+                        Outcome::Read(z) => read(1, z, 0)?,
                         Outcome::Const(step) => Segment::fill_at(1, level(step)),
                     };
                     push_merged(&mut segs, s);

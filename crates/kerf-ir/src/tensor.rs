@@ -342,6 +342,40 @@ pub enum ViewData<'a> {
 }
 
 impl<'a> TensorView<'a> {
+    /// Check that the data holds exactly the tensor the view claims: bytes for a dtype of
+    /// bytes, as many as its shape's elements take (no more, no fewer), or strings for
+    /// dtype string, one per element. A view's fields are public, so every public entry
+    /// that reads one (the reference) calls this first; `what` names the view.
+    pub fn check(&self, what: &str) -> Result<(), Error> {
+        let n = volume(self.shape);
+        let held = match self.data {
+            ViewData::Bytes(b) => (self.dtype != DType::String).then_some(b.len()),
+            ViewData::Strings(s) => (self.dtype == DType::String).then_some(s.len()),
+        };
+        let wanted = match self.data {
+            ViewData::Bytes(_) => n.and_then(|n| self.dtype.buffer_bytes(n)),
+            ViewData::Strings(_) => n.and_then(|n| usize::try_from(n).ok()),
+        };
+        if held.is_none() || held != wanted {
+            let (unit, found) = match self.data {
+                ViewData::Bytes(b) => ("bytes", b.len()),
+                ViewData::Strings(s) => ("strings", s.len()),
+            };
+            let expected = match (held, wanted) {
+                (None, _) => format!("{}, not {unit}", if self.dtype == DType::String { "strings" } else { "bytes" }),
+                (_, Some(w)) => format!("{w} {unit}"),
+                (_, None) => "more than memory holds".into(),
+            };
+            return Err(Error::Invalid {
+                what: format!(
+                    "{what}: its data ({found} {unit}) does not hold the {} {:?} it claims ({expected})",
+                    self.dtype, self.shape
+                ),
+            });
+        }
+        Ok(())
+    }
+
     pub fn element_bits(&self, i: u64) -> Option<u128> {
         let ViewData::Bytes(bytes) = self.data else {
             return None;

@@ -326,3 +326,36 @@ fn loop_nest_snapshots() {
         insta::assert_snapshot!(format!("fill_nest_{name}"), fill(&p).unwrap().to_string());
     }
 }
+
+/// Views and nests whose reaches add up past i128 (shapes no tensor has, built by hand)
+/// are outside every buffer: refused, never an arithmetic overflow.
+#[test]
+fn reaches_past_i128_are_outside_without_overflow() {
+    use kerf_ir::schedule::{Dim, Indexing, LoopNest, Segment, Strided};
+    for stride in [i64::MAX, i64::MIN] {
+        let v = Strided { offset: 0, strides: vec![stride; 3], buffer_len: 10 };
+        assert!(v.check_inside(&[u64::MAX; 3], "input view").is_err());
+        assert!(v.check_output(&[u64::MAX; 3]).is_err());
+        assert!(v.span(&[u64::MAX; 3]).is_some());
+    }
+    let dim = Dim {
+        extent: u64::MAX,
+        out_stride: 1,
+        period: u64::MAX,
+        indexing: Indexing::Segments(vec![Segment::Affine { len: u64::MAX, offset: 0, stride: i64::MAX }]),
+    };
+    let nest = LoopNest {
+        dtype: kerf_ir::DType::U8,
+        mode: kerf_ir::BoundaryMode::Wrap,
+        fill_bits: 0,
+        input_len: 10,
+        output_len: 0,
+        base: 0,
+        dims: vec![dim.clone(), dim],
+        head: None,
+        levels: Vec::new(),
+        out_view: None,
+    };
+    assert_eq!(nest.input_offset_range(), Some((0, i128::MAX)));
+    assert!(nest.verify().is_err());
+}

@@ -353,6 +353,30 @@ fn fill_random_normal_has_the_right_moments() {
     }
 }
 
+/// Seeds take all of u64: past 2^63 − 1 as `AttrValue::UInt` or as a decimal string
+/// (request files), each the same seed as the integer; anything else names `seed`.
+#[test]
+fn fill_seed_is_any_u64_or_its_decimal_string() {
+    use kerf_ir::AttrValue;
+    let normal = |seed: AttrValue| run(&fill("random_normal", &[5], "f32").attr("seed", seed));
+    let top = normal(AttrValue::UInt(u64::MAX)).unwrap();
+    assert_eq!(normal(AttrValue::Str(u64::MAX.to_string())).unwrap(), top);
+    assert_eq!(top.element_f64(3), Some(kerf_ir::random::normal_f32(u64::MAX, 3, 0.0, 1.0) as f64));
+    assert_ne!(normal(AttrValue::UInt(1 << 63)).unwrap(), top);
+    for (a, b) in [(AttrValue::Int(7), AttrValue::UInt(7)), (AttrValue::Int(7), AttrValue::Str("7".into()))] {
+        assert_eq!(normal(a).unwrap(), normal(b).unwrap());
+    }
+    for bad in ["18446744073709551616", "-1", "+7", " 7", "0x10", "", "seven"] {
+        let e = normal(AttrValue::Str(bad.into())).unwrap_err().to_string();
+        assert!(e.contains("attribute `seed`") && e.contains("decimal strings"), "{bad:?}: {e}");
+    }
+    let e = normal(AttrValue::Int(-1)).unwrap_err().to_string();
+    assert!(e.contains("attribute `seed` = -1 is not allowed"), "{e}");
+    // Other integer attributes keep i64.
+    let e = run(&fill("linspace", &[2], "f32").attr("dimensions", AttrValue::UInt(2))).unwrap_err().to_string();
+    assert!(e.contains("attribute `dimensions` must be of type int_list"), "{e}");
+}
+
 #[test]
 fn fill_random_value_is_a_pure_function_of_seed_and_index() {
     let a = run(&fill("random_normal", &[2, 3], "f32").attr("seed", 42)).unwrap();
@@ -868,6 +892,20 @@ fn parameter_inputs_must_be_1d_integers() {
     assert!(error(&req).contains("input `start` has dtype f32"));
     let req = trt(arange_i32(&[4]), &[0], &[1], &[1], "wrap").input("start", arange_i64(&[1, 1]));
     assert!(error(&req).contains("input `start` must be a 1-D tensor"));
+}
+
+/// An empty axis has no coordinate: every mode reads "outside" there (the formula's
+/// `d = 0` case; wrap, clamp and symmetric divided by zero or clamped to [0, -1] and
+/// panicked). A window asked of an axis past the rank is empty, not a panic.
+#[test]
+fn an_empty_axis_has_no_coordinate_in_any_mode() {
+    for mode in BoundaryMode::ALL {
+        for x in [-3, 0, 5, i64::MIN, i64::MAX] {
+            assert_eq!(mode.source_index(x, 0), None, "{mode} x={x}");
+        }
+    }
+    let p = kerf_testkit::plans::slice_plan(DType::F32, &[3], &[(2, 0, 1)], BoundaryMode::Wrap);
+    assert_eq!(p.window(5), kerf_ir::plan::Window { lo: 0, len: 0 });
 }
 
 // ------------------------------------------------------------------------ axis ops

@@ -156,10 +156,8 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool, chain: boo
             what: "a kernel of fused chains with a fill head or fill levels writes no output view".into(),
         });
     }
-    if view && nest.dtype.layout() == Layout::Nibbles {
-        return Err(Error::Invalid {
-            what: format!("output view of {} elements: packed 4-bit outputs are written dense only", nest.dtype),
-        });
+    if view {
+        crate::compile::check_view_dtype(nest.dtype)?;
     }
     let nd = nest.dims.len();
     let (input_len, output_len) = (nest.head.is_none().then_some(nest.input_len), nest.output_buffer_len());

@@ -1,12 +1,15 @@
-//! The kernel cache: a bounded least-recently-used map of once-initialized values
+//! The kernel cache: a bounded least-recently-used map of once-computed results
 //! (concurrent requests for one key run its initializer once; the others wait for its
 //! result), and the key of static kernels, which a plan is looked up by without being
 //! cloned.
 
 use hashbrown::{Equivalent, HashMap};
-use kerf_ir::{BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use kerf_ir::{BoundaryMode, Error, FillKind, FillPlan, Linspace, Plan, SlicePlan};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// A cached result: a value, or the error computing it gave.
+type Res<T> = Result<T, Error>;
 
 struct Entry<V> {
     slot: Arc<OnceLock<V>>,
@@ -18,17 +21,17 @@ struct Inner<K, V> {
     tick: u64,
 }
 
-pub(crate) struct Lru<K, V> {
+pub(crate) struct Lru<K, T> {
     capacity: usize,
-    inner: Mutex<Inner<K, V>>,
+    inner: Mutex<Inner<K, Res<T>>>,
 }
 
-impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
+impl<K: Hash + Eq + Clone, T: Clone> Lru<K, T> {
     pub fn new(capacity: usize) -> Self {
         Lru { capacity, inner: Mutex::new(Inner { map: HashMap::new(), tick: 0 }) }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner<K, V>> {
+    fn lock(&self) -> MutexGuard<'_, Inner<K, Res<T>>> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -38,7 +41,7 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
 
     /// The value of a key equivalent to `key`, if it is cached and computed (`None` while
     /// its initializer runs: [`Self::get_or_init`] waits for it).
-    pub fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<V> {
+    pub fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<Res<T>> {
         let mut inner = self.lock();
         let tick = inner.tick + 1;
         let e = inner.map.get_mut(key)?;
@@ -49,7 +52,10 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
     }
 
     /// The value of `key`, computing it with `init` (outside the map's lock) if absent.
-    pub fn get_or_init(&self, key: K, init: impl FnOnce() -> V) -> V {
+    /// A panic in `init` (a bug) is caught and becomes that key's error: it reaches
+    /// neither the caller nor the callers waiting on the key, the key does not run its
+    /// initializer again on every later call, and the other keys are untouched.
+    pub fn get_or_init(&self, key: K, init: impl FnOnce() -> Res<T>) -> Res<T> {
         let slot = {
             let mut inner = self.lock();
             inner.tick += 1;
@@ -69,7 +75,19 @@ impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
                 slot
             }
         };
-        slot.get_or_init(init).clone()
+        slot.get_or_init(|| {
+            // The initializer builds a new value from its inputs and shares no state that
+            // a panic could leave half-updated (the map's lock is not held).
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(init)).unwrap_or_else(|panic| {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("(no message)");
+                Err(Error::Invalid { what: format!("jit: compiling this kernel panicked (a bug in kerf): {why}") })
+            })
+        })
+        .clone()
     }
 }
 
@@ -231,15 +249,29 @@ mod tests {
     #[test]
     fn get_finds_computed_values_only() {
         let lru: Lru<PlanKey, u32> = Lru::new(2);
+        let get = |p: &Plan| lru.get(&PlanRef(p)).map(Result::unwrap);
         let (a, b) = (slice(BoundaryMode::Clamp, 0), slice(BoundaryMode::Wrap, 0));
-        assert_eq!(lru.get(&PlanRef(&a)), None);
-        assert_eq!(lru.get_or_init(PlanKey::of(&a), || 1), 1);
-        assert_eq!(lru.get(&PlanRef(&slice(BoundaryMode::Clamp, 9))), Some(1));
-        assert_eq!(lru.get(&PlanRef(&b)), None);
+        assert_eq!(get(&a), None);
+        assert_eq!(lru.get_or_init(PlanKey::of(&a), || Ok(1)).unwrap(), 1);
+        assert_eq!(get(&slice(BoundaryMode::Clamp, 9)), Some(1));
+        assert_eq!(get(&b), None);
         // A hit counts as a use: `a`, used last, outlives `b` when a third key comes.
-        lru.get_or_init(PlanKey::of(&b), || 2);
-        assert_eq!(lru.get(&PlanRef(&a)), Some(1));
-        lru.get_or_init(PlanKey::of(&slice(BoundaryMode::Reflect, 0)), || 3);
-        assert_eq!((lru.get(&PlanRef(&a)), lru.get(&PlanRef(&b)), lru.len()), (Some(1), None, 2));
+        lru.get_or_init(PlanKey::of(&b), || Ok(2)).unwrap();
+        assert_eq!(get(&a), Some(1));
+        lru.get_or_init(PlanKey::of(&slice(BoundaryMode::Reflect, 0)), || Ok(3)).unwrap();
+        assert_eq!((get(&a), get(&b), lru.len()), (Some(1), None, 2));
+    }
+
+    /// A panicking initializer is that key's error, computed once: later calls get the
+    /// error without running it again, and other keys work as before.
+    #[test]
+    fn a_panic_in_an_initializer_is_an_error_of_its_key() {
+        let lru: Lru<PlanKey, u32> = Lru::new(4);
+        let (a, b) = (slice(BoundaryMode::Clamp, 0), slice(BoundaryMode::Wrap, 0));
+        let err = lru.get_or_init(PlanKey::of(&a), || panic!("emitter bug")).unwrap_err().to_string();
+        assert!(err.contains("panicked") && err.contains("emitter bug"), "{err}");
+        let again = lru.get_or_init(PlanKey::of(&a), || unreachable!("the error is cached")).unwrap_err();
+        assert_eq!(again.to_string(), err);
+        assert_eq!(lru.get_or_init(PlanKey::of(&b), || Ok(2)).unwrap(), 2);
     }
 }

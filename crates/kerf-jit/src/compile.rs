@@ -129,12 +129,19 @@ impl DynKey {
             },
         })
     }
-    /// The key of the kernel of this slice kind that writes output views.
-    pub(crate) fn view(&self) -> DynKey {
-        match self.op {
+    /// The key of the kernel of this slice kind that writes output views; an error for
+    /// packed 4-bit dtypes, whose outputs are written dense only (no such kernel exists).
+    pub(crate) fn view(&self) -> Result<DynKey, Error> {
+        check_view_dtype(self.dtype)?;
+        Ok(match self.op {
             DynOp::Slice(m) => DynKey { op: DynOp::SliceView(m), ..self.clone() },
             _ => self.clone(),
-        }
+        })
+    }
+    /// Whether a plan of this key runs on the code of `kernel`: its own kind's, or the
+    /// kernel of its kind that writes output views.
+    pub(crate) fn runs_on(&self, kernel: &DynKey) -> bool {
+        self == kernel || self.view().is_ok_and(|v| &v == kernel)
     }
     /// Whether this kernel writes output views.
     pub(crate) fn writes_views(&self) -> bool {
@@ -157,6 +164,16 @@ impl DynKey {
             DynOp::LinspaceInt | DynOp::LinspaceFloat => format!("kerf_linspace_{}_r{}_dyn", self.dtype, self.rank),
         }
     }
+}
+
+/// Refuse output views of packed 4-bit elements: the emitters write nibbles dense only.
+pub(crate) fn check_view_dtype(dtype: DType) -> Result<(), Error> {
+    if dtype.layout() == kerf_ir::dtype::Layout::Nibbles {
+        return Err(Error::Invalid {
+            what: format!("output view of {dtype} elements: packed 4-bit outputs are written dense only"),
+        });
+    }
+    Ok(())
 }
 
 /// How many host functions kernels may call.
@@ -249,13 +266,11 @@ impl Jit {
     /// buffers (dtype, shapes, mode, fill value) for [`JitKernel::plan`].
     pub(crate) fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
         nest.verify()?;
-        let elem = slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
+        slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
             what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
         })?;
-        if nest.out_view.is_some() && elem == crate::builder::Elem::Nibble {
-            return Err(Error::Invalid {
-                what: format!("output view of {} elements: packed 4-bit outputs are written dense only", nest.dtype),
-            });
+        if nest.out_view.is_some() {
+            check_view_dtype(nest.dtype)?;
         }
         let (dtype, source) = (nest.dtype, Emitter::Slice { dtype: nest.dtype, nest });
         let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());

@@ -77,12 +77,14 @@ use abi::{Bytes, Prepared, prepare_dynamic};
 use cache::{Lru, PlanKey, PlanRef};
 use compile::Code;
 pub use compile::DynKey;
+pub use policy::MAX_THREADS;
 
 /// Settings of a [`Jit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitSettings {
-    /// Threads a large kernel call may use (splitting its outermost loop); 1 = the
-    /// calling thread only.
+    /// Threads a large kernel call may use (splitting its outermost loop); 1 (or 0) = the
+    /// calling thread only. At most [`MAX_THREADS`] ([`Jit::new`] refuses more); a call
+    /// uses fewer when its work is small (each thread gets at least a megabyte of it).
     pub threads: usize,
     /// Kernels kept in the cache; the least recently used is evicted past this. Its code
     /// memory is freed when no [`JitKernel`] refers to it any more.
@@ -222,7 +224,7 @@ impl JitKernel {
             });
         };
         let found = DynKey::of(plan)?;
-        if &found != key && &found.view() != key {
+        if !found.runs_on(key) {
             return Err(Error::Mismatch {
                 what: "plan of a dynamic kernel".into(),
                 expected: format!("{key:?}"),
@@ -254,8 +256,6 @@ impl PlanKernel for JitKernel {
     }
 }
 
-type Compiled<T> = Result<T, Error>;
-
 /// The JIT: compiles plans to kernels and caches them. `Send + Sync`: share one across
 /// threads; concurrent requests for one plan compile it once.
 pub struct Jit {
@@ -266,8 +266,8 @@ pub struct Jit {
     /// moves a row through a call or straight-line code (see [`policy::row_kernel`]).
     isa_light: OwnedTargetIsa,
     call_conv: CallConv,
-    kernels: Lru<PlanKey, Compiled<Arc<JitKernel>>>,
-    dynamic: Lru<DynKey, Compiled<Arc<Code>>>,
+    kernels: Lru<PlanKey, Arc<JitKernel>>,
+    dynamic: Lru<DynKey, Arc<Code>>,
 }
 
 impl Default for Jit {
@@ -281,8 +281,14 @@ pub(crate) fn jit_error(e: impl std::fmt::Display) -> Error {
 }
 
 impl Jit {
-    /// A JIT for the host machine.
+    /// A JIT for the host machine; an error when `settings.threads` exceeds
+    /// [`MAX_THREADS`].
     pub fn new(settings: JitSettings) -> Result<Jit, Error> {
+        if settings.threads > MAX_THREADS {
+            return Err(Error::Invalid {
+                what: format!("JitSettings.threads = {}: at most {MAX_THREADS} threads", settings.threads),
+            });
+        }
         let (isa, isa_light) = (compile::isa("backtracking")?, compile::isa("single_pass")?);
         let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
         let capacity = settings.cache_capacity.max(1);

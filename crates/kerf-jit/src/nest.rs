@@ -133,7 +133,7 @@ impl Jit {
         let plan = Plan::Slice(carrier(&nest, chain_shapes(fused), input, output));
         crate::check_dtype(&plan)?;
         let key = DynKey { op: chain_op(&nest), dtype: nest.dtype, rank: nest.dims.len().clamp(1, schedule::MAX_DIMS) };
-        let key = if output.is_some() { key.view() } else { key };
+        let key = if output.is_some() { key.view()? } else { key };
         let prepared = encode_slice(&nest, key.rank, key.writes_views(), matches!(key.op, DynOp::Chain { .. }))?;
         let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
         Ok(Some(Arc::new(JitKernel { code, plan, prepared, dynamic: Some(key), threads: self.settings.threads })))
@@ -148,7 +148,7 @@ impl Jit {
     /// output stride (contiguous rows are still copied and filled whole).
     pub fn compile_dynamic_views(&self, plan: &SlicePlan) -> Result<Arc<JitKernel>, Error> {
         let plan = Plan::Slice(plan.clone());
-        let key = DynKey::of(&plan)?.view();
+        let key = DynKey::of(&plan)?.view()?;
         let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
         let prepared = crate::abi::prepare_dynamic(&plan, &key)?;
         Ok(Arc::new(JitKernel { code, plan, prepared, dynamic: Some(key), threads: self.settings.threads }))
@@ -192,7 +192,7 @@ impl JitKernel {
             });
         };
         let found = DynKey::of(&Plan::Slice(plan.clone()))?;
-        if &found != key && &found.view() != key {
+        if !found.runs_on(key) {
             return Err(Error::Mismatch {
                 what: "plan of a dynamic kernel".into(),
                 expected: format!("{key:?}"),

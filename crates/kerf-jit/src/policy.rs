@@ -209,6 +209,25 @@ pub(crate) fn row_kernel(nest: &LoopNest) -> bool {
 /// microseconds to write; the exact crossover has not been measured).
 pub(crate) const THREAD_MIN_COST: u64 = 1 << 20;
 
+/// The most threads a [`crate::Jit`] may be given ([`crate::JitSettings::threads`]; the
+/// CLI's `--threads` takes the same range): each is an OS thread spawned per large call,
+/// so a huge count costs far more than it splits (100,000 threads turned an 8 ms copy into
+/// 6.3 s). A call spawns fewer when its work is small (see [`threads_for`]).
+pub const MAX_THREADS: usize = 256;
+
+/// The threads a call whose split is `split` runs on, given `wanted` (the JIT's setting):
+/// 1 below [`THREAD_MIN_COST`] of work; else no more than its split positions, nor than
+/// [`MAX_THREADS`], nor than its work in units of `THREAD_MIN_COST` (each thread gets
+/// about that much at least; 2 from one unit up, as every call at the threshold splits).
+pub(crate) fn threads_for(wanted: usize, split: crate::threading::Split) -> usize {
+    let units = split.extent.saturating_mul(split.cost) / THREAD_MIN_COST;
+    if units == 0 {
+        return 1;
+    }
+    let cap = split.extent.min(units.max(2)).min(MAX_THREADS as u64) as usize;
+    wanted.min(cap).max(1)
+}
+
 /// Chunks of a threaded call per thread (see [`crate::threading`]): enough that a thread
 /// on a core shared with another process takes fewer chunks instead of holding up the
 /// call, few enough that taking one costs nothing measurable.

@@ -3,7 +3,7 @@
 
 use crate::JitKernel;
 use crate::abi::{EntryFn, Prepared};
-use crate::policy::{CHUNKS_PER_THREAD, THREAD_MIN_COST};
+use crate::policy::{CHUNKS_PER_THREAD, threads_for};
 use crate::stream;
 use kerf_ir::dtype::Layout;
 use kerf_ir::schedule::LoopNest;
@@ -63,8 +63,9 @@ impl JitKernel {
         if split.extent == 0 {
             return;
         }
-        if self.threads > 1 && split.extent > 1 && split.extent.saturating_mul(split.cost) >= THREAD_MIN_COST {
-            return self.call_threaded(prepared, input, output);
+        let threads = threads_for(self.threads, split);
+        if threads > 1 {
+            return self.call_threaded(prepared, input, output, threads);
         }
         // SAFETY: `entry` is the finalized code of a function with this signature.
         let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(self.code.entry) };
@@ -80,14 +81,13 @@ impl JitKernel {
         }
     }
 
-    /// [`Self::call`] on `threads.min(split.extent)` threads (at least 2).
+    /// [`Self::call`] on `threads` threads (2 to `split.extent`, see [`threads_for`]).
     #[inline(never)]
-    fn call_threaded(&self, prepared: &Prepared, input: *const u8, output: *mut u8) {
+    fn call_threaded(&self, prepared: &Prepared, input: *const u8, output: *mut u8, threads: usize) {
         let split = prepared.split;
         // SAFETY: `entry` is the finalized code of a function with this signature.
         let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(self.code.entry) };
         let args = prepared.args.as_ptr();
-        let threads = self.threads.min(split.extent as usize);
         // Chunks taken from a shared counter rather than one fixed share per thread: a
         // thread that runs slower (a core shared with another process) takes fewer
         // chunks instead of holding up the call. Chunk bounds are multiples of the split's
@@ -138,5 +138,30 @@ impl JitKernel {
         while progress.done.load(Ordering::Acquire) < chunks {
             std::thread::yield_now();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{MAX_THREADS, THREAD_MIN_COST};
+
+    /// A call spawns no more threads than its split positions, its work in units of
+    /// THREAD_MIN_COST, or MAX_THREADS, whatever the setting asks for.
+    #[test]
+    fn threads_follow_the_work() {
+        let split = |extent, cost| Split { extent, align: 1, cost };
+        // 8 MiB of output in 1,024 rows: at most 8 threads, even asked for 100,000.
+        assert_eq!(threads_for(100_000, split(1024, 8 << 10)), 8);
+        assert_eq!(threads_for(4, split(1024, 8 << 10)), 4);
+        // At the threshold: two.
+        assert_eq!(threads_for(64, split(1024, 1 << 10)), 2);
+        // Under THREAD_MIN_COST, or one position: the calling thread only.
+        assert_eq!(threads_for(64, split(1000, THREAD_MIN_COST / 1000 - 1)), 1);
+        assert_eq!(threads_for(64, split(1, 1 << 40)), 1);
+        assert_eq!(threads_for(0, split(1000, 1 << 30)), 1);
+        // A huge call: the cap.
+        assert_eq!(threads_for(usize::MAX, split(1 << 40, 1 << 30)), MAX_THREADS);
+        assert_eq!(threads_for(3, split(2, 1 << 30)), 2);
     }
 }

@@ -187,18 +187,22 @@ fn attr_value(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
                     floats.push(n as f64);
                 }
                 Number::Float(f) => floats.push(f),
+                Number::UInt(n) => return Err(format!("[{i}]: {n} does not fit a signed 64-bit integer")),
             }
         }
         return Ok(if ints.len() == floats.len() { AttrValue::IntList(ints) } else { AttrValue::FloatList(floats) });
     }
     Ok(match number(value)? {
         Number::Int(n) => AttrValue::Int(n),
+        Number::UInt(n) => AttrValue::UInt(n),
         Number::Float(f) => AttrValue::Float(f),
     })
 }
 
 enum Number {
     Int(i64),
+    /// Past i64: the u64 of a `u64` attribute (a seed); validation refuses it elsewhere.
+    UInt(u64),
     Float(f64),
 }
 
@@ -223,7 +227,11 @@ fn python_number(value: &Bound<'_, PyAny>) -> Result<Number, String> {
         ));
     }
     if value.is_instance_of::<PyInt>() {
-        return value.extract::<i64>().map(Number::Int).map_err(|_| format!("{value} does not fit a 64-bit integer"));
+        return value
+            .extract::<i64>()
+            .map(Number::Int)
+            .or_else(|_| value.extract::<u64>().map(Number::UInt))
+            .map_err(|_| format!("{value} does not fit a 64-bit integer"));
     }
     if value.is_instance_of::<PyFloat>() {
         return value.extract::<f64>().map(Number::Float).map_err(|e| e.to_string());

@@ -149,6 +149,16 @@ def test_tensorrt_fill_linspace_and_random():
     assert not np.array_equal(uniform, other)
 
 
+def test_tensorrt_fill_seeds_take_all_of_u64():
+    # Issue 20: seeds past 2**63 - 1 were refused; the decimal string is the same seed.
+    top = kerf.run("tensorrt.fill", dimensions=[16], operation="random_normal", seed=2**64 - 1)
+    same(kerf.run("tensorrt.fill", dimensions=[16], operation="random_normal", seed=str(2**64 - 1)), top)
+    assert not np.array_equal(kerf.run("tensorrt.fill", dimensions=[16], operation="random_normal", seed=2**63), top)
+    for bad in (-1, 2**64, "-1", "12x"):
+        with pytest.raises(kerf.KerfError, match="seed"):
+            kerf.run("tensorrt.fill", dimensions=[16], operation="random_normal", seed=bad)
+
+
 def test_tensorrt_fill_inputs_are_arrays():
     got = kerf.run(
         "tensorrt.fill",

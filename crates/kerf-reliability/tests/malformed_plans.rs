@@ -428,3 +428,73 @@ fn malformed_plans_are_refused_through_every_api() {
     eprintln!("malformed kinds: {kinds:?}");
     assert!(refused > cases / 2 && valid > cases / 20, "the generator should produce both kinds: {refused} / {valid}");
 }
+
+/// Issue 20, finding 4: `compile_dynamic_views` panicked for every i4/u4 plan
+/// (`unreachable!` in the dynamic kernel's emitter, inside the kernel cache's initializer,
+/// so every later call panicked again) where the static `compile_views` refuses. Packed
+/// 4-bit plans at every compile entry: dense outputs run (guarded, the reference's bytes),
+/// output views are refused with an error naming the rule — every time, never a panic.
+#[test]
+fn packed_4bit_plans_at_every_compile_entry() {
+    use kerf_reliability::{random_input, run_bytes, run_guarded};
+    let mut rng = Rng::new(0x6934);
+    for dtype in [DType::I4, DType::U4] {
+        for mode in [BoundaryMode::Wrap, BoundaryMode::Fill, BoundaryMode::Reflect] {
+            let p = kerf_testkit::plans::slice_plan(dtype, &[5, 3], &[(4, -1, 1), (5, -1, 1)], mode);
+            let plan = Plan::Slice(p.clone());
+            let input = random_input(&mut rng, dtype, &p.input_shape);
+            let want = kerf_reliability::reference_bytes(&plan, Some(&input)).unwrap();
+            let dense = schedule::Strided::contiguous(&p.input_shape).unwrap();
+            // Writing [4, 5] into a [4, 6] buffer.
+            let out_view = schedule::Strided { offset: 0, strides: vec![6, 1], buffer_len: 24 };
+            let runs: Vec<(&str, Result<Arc<JitKernel>, Error>)> = vec![
+                ("compile_plan", jit().compile_plan(&plan)),
+                ("compile_dynamic_plan", jit().compile_dynamic_plan(&plan)),
+                ("compile_strided", jit().compile_strided(&p, &dense)),
+                ("compile_views dense", jit().compile_views(&p, Some(&dense), None)),
+            ];
+            for (entry, k) in runs {
+                let k = k.unwrap_or_else(|e| panic!("{entry} refused {dtype} {mode}: {e}"));
+                let r = run_guarded(k.as_ref(), Some(&input), &want, &run_bytes);
+                assert!(r.is_ok(), "{entry} {dtype} {mode}: {r:?}");
+            }
+            let dynamic = jit().compile_dynamic_plan(&plan).unwrap();
+            let r = run_guarded(dynamic.as_ref(), Some(&input), &want, &|_, i, o| {
+                dynamic.run_strided(&p, &dense, i.unwrap_or_default(), o)
+            });
+            assert!(r.is_ok(), "run_strided {dtype} {mode}: {r:?}");
+            let mut out = vec![0u8; 12];
+            let refusals = [
+                ("compile_views to a view", jit().compile_views(&p, None, Some(&out_view)).err()),
+                ("compile_dynamic_views", jit().compile_dynamic_views(&p).err()),
+                // The same key again: an error again, not a panic from the cache.
+                ("compile_dynamic_views again", jit().compile_dynamic_views(&p).err()),
+                ("run_views to a view", dynamic.run_views(&p, None, &input, Some(&out_view), &mut out).err()),
+            ];
+            for (entry, e) in refusals {
+                let e = e.unwrap_or_else(|| panic!("{entry} accepted an output view of {dtype}")).to_string();
+                assert!(e.contains("4-bit") || e.contains("writes dense outputs"), "{entry}: {e}");
+            }
+        }
+    }
+    // A fused chain of packed 4-bit elements writing an output view, static and dynamic.
+    let chain = kerf::chain::ChainRequest {
+        steps: vec![
+            kerf_ir::Request::new("tensorrt.slice")
+                .input_meta("input", DType::I4, &[4, 5])
+                .attr("start", [0, 0])
+                .attr("size", [4, 5])
+                .attr("stride", [1, 1]),
+            kerf_ir::Request::new("tensorrt.slice").attr("start", [1, 1]).attr("size", [2, 3]).attr("stride", [1, 1]),
+        ],
+    };
+    let f = kerf::chain::lower_chain(&chain).unwrap().fused().unwrap().clone();
+    let view = schedule::Strided { offset: 0, strides: vec![4, 1], buffer_len: 8 };
+    for e in [
+        jit().compile_chain_views(&f, None, Some(&view)).err(),
+        jit().compile_dynamic_chain_views(&f, None, Some(&view)).err(),
+        jit().compile_dynamic_chain_views(&f, None, Some(&view)).err(),
+    ] {
+        assert!(e.expect("an output view of i4 is refused").to_string().contains("4-bit"));
+    }
+}

@@ -382,3 +382,59 @@ fn expanding_a_wrap_to_ten_million_elements_is_small() {
     assert!(text.len() < 16_000, "{} bytes", text.len());
     assert!(max < MIB, "allocated {max} bytes");
 }
+
+/// Issue 20: `JitSettings.threads` was unbounded (100,000 threads turned an 8 ms copy into
+/// 6.3 s, one OS thread spawned per chunk owner). `Jit::new` refuses more than
+/// `MAX_THREADS`, naming the setting; at the cap a call is still exact (and spawns no more
+/// threads than its megabytes of work: `threads_follow_the_work` in kerf-jit).
+#[test]
+fn jit_threads_are_capped() {
+    use kerf_jit::{Jit, JitSettings, MAX_THREADS};
+    let e = Jit::new(JitSettings { threads: 100_000, cache_capacity: 8 }).err().expect("refused").to_string();
+    assert!(e.contains("JitSettings.threads = 100000") && e.contains(&MAX_THREADS.to_string()), "{e}");
+    assert!(Jit::new(JitSettings { threads: MAX_THREADS + 1, cache_capacity: 8 }).is_err());
+    let jit = Jit::new(JitSettings { threads: MAX_THREADS, cache_capacity: 8 }).unwrap();
+    let req = Request::new("tensorrt.slice")
+        .input_meta("input", DType::F32, &[1024, 1024])
+        .attr("start", [1, 0])
+        .attr("size", [1000, 1024])
+        .attr("stride", [1, 1]);
+    let plan = kerf_ir::lower(&req).unwrap();
+    let input: Vec<u8> = (0..1024 * 1024u32).flat_map(|v| v.to_le_bytes()).collect();
+    let want = kerf_reliability::reference_bytes(&plan, Some(&input)).unwrap();
+    let mut out = vec![0u8; want.len()];
+    jit.compile_plan(&plan).unwrap().run_bytes(Some(&input), &mut out).unwrap();
+    assert!(out == want);
+}
+
+/// Issue 20: the reference accepted a `TensorView` whose buffer is longer than its shape
+/// holds (and read a shorter one until an element fell outside); the JIT's kernels refuse
+/// both. A view's data must be exactly its dtype and shape's.
+#[test]
+fn reference_refuses_views_of_the_wrong_length() {
+    use kerf_ir::tensor::{TensorView, ViewData};
+    let req = Request::new("tensorrt.slice")
+        .input_meta("input", DType::I4, &[3])
+        .attr("start", [0])
+        .attr("size", [3])
+        .attr("stride", [1]);
+    let plan = kerf_ir::lower(&req).unwrap();
+    let fused = kerf::chain::lower_chain(&kerf::chain::ChainRequest { steps: vec![req.clone()] })
+        .unwrap()
+        .fused()
+        .unwrap()
+        .clone();
+    for bytes in [&[0x21, 0x03][..], &[0x21, 0x03, 0x00], &[0x21]] {
+        let view = TensorView { dtype: DType::I4, shape: &[3], data: ViewData::Bytes(bytes) };
+        let slice = kerf_ir::reference::evaluate(&plan, Some(view));
+        let chain = kerf_ir::chain::evaluate_fused(&fused, Some(view));
+        if bytes.len() == 2 {
+            assert_eq!(slice.unwrap().bytes(), Some(&[0x21, 0x03][..]));
+            assert_eq!(chain.unwrap().bytes(), Some(&[0x21, 0x03][..]));
+        } else {
+            for e in [slice.unwrap_err().to_string(), chain.unwrap_err().to_string()] {
+                assert!(e.contains(&format!("its data ({} bytes) does not hold the i4 [3]", bytes.len())), "{e}");
+            }
+        }
+    }
+}

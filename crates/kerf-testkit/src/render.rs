@@ -55,6 +55,7 @@ fn float(f: f64) -> Option<String> {
 fn attr_literal(v: &AttrValue) -> Option<String> {
     Some(match v {
         AttrValue::Int(i) => i.to_string(),
+        AttrValue::UInt(u) => u.to_string(),
         AttrValue::Float(f) => float(*f)?,
         AttrValue::Str(s) => format!("{s:?}"),
         AttrValue::IntList(l) => list(l.iter().map(i64::to_string)),

@@ -62,7 +62,7 @@ pub use kerf_ir::{
     PlanKernel, Request, SlicePlan, Tensor, TensorView, Window, lower, reference,
 };
 #[cfg(feature = "jit")]
-pub use kerf_jit::{Jit, JitKernel, JitSettings};
+pub use kerf_jit::{Jit, JitKernel, JitSettings, MAX_THREADS};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerf_spec as spec;
 pub use num_complex;

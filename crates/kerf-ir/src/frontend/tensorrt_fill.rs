@@ -87,10 +87,8 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         Coef::List(_) => return Err(Error::rule(op, "beta_length", "alpha must be a scalar").about_name("alpha")),
     };
     let beta = coef(v, "beta")?;
-    let seed = match v.attr("seed") {
-        Some(AttrValue::Int(s)) => *s as u64,
-        _ => 0,
-    };
+    // (Validated: a u64 attribute is a UInt.)
+    let seed = v.attr("seed").and_then(crate::request::u64_value).unwrap_or(0);
     let rank = shape.len();
     let kind = match operation {
         "linspace" => {
