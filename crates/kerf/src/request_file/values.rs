@@ -22,22 +22,38 @@ pub const LARGE: usize = 4096;
 pub struct Lists {
     /// Their ranges in the request's text (`[` to `]`), in order.
     pub ranges: Vec<Range<usize>>,
+    /// Per list, where its `[]` is in the cut text, and the bytes cut up to its end.
+    cut: Vec<(usize, usize)>,
 }
 
 impl Lists {
-    /// A byte position in the cut text → the same place in the request's text.
+    fn new(ranges: Vec<Range<usize>>) -> Lists {
+        let mut total = 0;
+        let cut = ranges
+            .iter()
+            .map(|r| {
+                let at = r.start - total;
+                total += r.len() - 2;
+                (at, total)
+            })
+            .collect();
+        Lists { ranges, cut }
+    }
+
+    /// A byte position in the cut text → the same place in the request's text (a binary
+    /// search: it is called for every entry of a request).
     pub fn original(&self, pos: usize) -> usize {
-        let mut shift = 0;
-        for r in &self.ranges {
-            // In the cut text this list is `[]` at r.start - shift; what follows its `[`
-            // moved back by the bytes cut.
-            if pos > r.start - shift {
-                shift += r.len() - 2;
-            } else {
-                break;
-            }
+        // What follows a list's `[` moved back by the bytes cut up to that list's end.
+        match self.cut.partition_point(|&(at, _)| pos > at) {
+            0 => pos,
+            n => pos + self.cut[n - 1].1,
         }
-        pos + shift
+    }
+
+    /// The range of the cut list that starts inside `span` of the request's text, if any.
+    pub fn within(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let i = self.ranges.partition_point(|r| r.start < span.start);
+        self.ranges.get(i).filter(|r| span.contains(&r.start)).cloned()
     }
 }
 
@@ -45,7 +61,7 @@ impl Lists {
 pub fn cut_large_lists(text: &str) -> (Cow<'_, str>, Lists) {
     let ranges = find_lists(text.as_bytes());
     if ranges.is_empty() {
-        return (Cow::Borrowed(text), Lists { ranges });
+        return (Cow::Borrowed(text), Lists::new(ranges));
     }
     let mut cut = String::new();
     let mut from = 0;
@@ -55,7 +71,7 @@ pub fn cut_large_lists(text: &str) -> (Cow<'_, str>, Lists) {
         from = r.end;
     }
     cut.push_str(&text[from..]);
-    (Cow::Owned(cut), Lists { ranges })
+    (Cow::Owned(cut), Lists::new(ranges))
 }
 
 /// The end of the string starting at `i` (after its closing quote; at the end of the line
