@@ -621,6 +621,50 @@ fn oversized_request_files_are_refused() {
     assert!(!err.contains("64 MiB"), "{err}");
 }
 
+/// Request files that once took 20–150 times their size (and aborted under a memory
+/// limit, SIGABRT and a backtrace from the TOML parser): under `ulimit -v` 400 MB each
+/// is one `error:` line — a long list is read compactly, a file whose TOML tree would be
+/// too large is refused before it is parsed.
+#[test]
+fn large_request_files_fit_in_memory_or_are_refused() {
+    let s = Scratch::new();
+    let data = "[inputs]\ninput = { dtype = \"f32\", shape = [4, 4] }\n";
+    let n = 4_000_000;
+    let headers: String = (0..n / 8).map(|i| format!("[attributes.a{i}]\n")).collect();
+    let cases = [
+        (
+            "start",
+            format!(
+                "op = \"tensorrt.slice\"\n[attributes]\nstart = [{}0]\nsize = [1]\nstride = [1]\n{data}",
+                "1,".repeat(n)
+            ),
+            "`start` has 4000001 entries",
+        ),
+        ("headers", format!("op = \"onnx.slice\"\n{headers}"), "kerf reads at most 250000"),
+        (
+            "strings",
+            format!("op = \"onnx.slice\"\n[attributes]\ns = [{}]\n", "\"x\",".repeat(n / 2)),
+            "the string \"x\" (element 0",
+        ),
+        (
+            "tables",
+            format!("op = \"onnx.slice\"\n[attributes]\nt = [{}]\n", "{},".repeat(n / 2)),
+            "kerf reads at most 250000",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let req = s.write(&format!("{name}.toml"), &text);
+        let out = std::process::Command::new("sh")
+            .args(["-c", "ulimit -v 400000 && exec \"$0\" run \"$1\"", kerf_bin().to_str().unwrap(), &req])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {:?} {}", out.status, &err[..err.len().min(500)]);
+        assert!(err.starts_with("error: ") && err.lines().count() == 1, "{name}: {}", &err[..err.len().min(500)]);
+        assert!(err.contains(needle), "{name}: `{needle}` missing from {err}");
+    }
+}
+
 // ------------------------------------------------------------------ writing stdout
 
 /// A full disk on stdout is one `error:` line and exit status 1 for every subcommand.
@@ -724,7 +768,8 @@ fn out_naming_a_descriptor_says_so() {
         // Stdout a pipe, then a regular file (which must stay the file the shell opened).
         let piped = kerf().args(["run", req, "-o", out]).output().unwrap();
         let file = std::fs::File::create(s.path("redirected")).unwrap();
-        let to_file = std::process::Command::new(kerf_bin()).args(["run", req, "-o", out]).stdout(file).output().unwrap();
+        let to_file =
+            std::process::Command::new(kerf_bin()).args(["run", req, "-o", out]).stdout(file).output().unwrap();
         for (result, kind) in [(piped, "a FIFO"), (to_file, "a regular file")] {
             let err = stderr(&result);
             assert_eq!(result.status.code(), Some(1), "{out}: {err}");

@@ -4,7 +4,9 @@
 //! "Inline tensor values"). Spec checks and the request-file reader both use it.
 //!
 //! - `values` is row-major; nested lists are flattened (for complex dtypes a list of two
-//!   numbers is one element, `[re, im]`), and the count must be the shape's volume.
+//!   numbers is one element, `[re, im]`), and the count must be the shape's volume. Nested
+//!   lists must be rectangular: every list at one depth as long as the others, and holding
+//!   only lists or only values (`[[1, 2], [3]]` is an error, not three values).
 //! - `string`: a string (not ending with NUL, which numpy's storage cannot hold).
 //! - `bool` and the integer dtypes: an integer within the type's range (`bool`: 0 or 1),
 //!   or a float that is exactly such an integer (`3.0`); `bool` also takes `true`/`false`.
@@ -32,6 +34,49 @@ pub fn flatten(values: &[Value], dtype: DType) -> Vec<&Value> {
     let mut out = Vec::new();
     values.iter().for_each(|v| go(v, dtype.is_complex(), &mut out));
     out
+}
+
+/// Whether nested `values` lists are rectangular (see the module's rule); the error says
+/// where they are not.
+pub fn check_rectangular(values: &[Value], dtype: DType) -> Result<(), String> {
+    /// Per depth, the length of its lists and whether they hold lists.
+    fn go(a: &[Value], complex: bool, depth: usize, rows: &mut Vec<Option<(usize, bool)>>) -> Result<(), String> {
+        let is_list = |v: &Value| matches!(v, Value::Array(x) if !(complex && is_pair(x)));
+        let holds_lists = a.first().is_some_and(is_list);
+        if a.iter().any(|v| is_list(v) != holds_lists) {
+            return Err(ragged_mix(depth + 1));
+        }
+        if rows.len() <= depth {
+            rows.resize(depth + 1, None);
+        }
+        match rows[depth] {
+            None => rows[depth] = Some((a.len(), holds_lists)),
+            Some((n, _)) if n != a.len() => return Err(ragged_lengths(depth + 1, n, a.len())),
+            Some((_, h)) if h != holds_lists => return Err(ragged_mix(depth + 1)),
+            Some(_) => {}
+        }
+        for v in a {
+            if let Value::Array(x) = v
+                && holds_lists
+            {
+                go(x, complex, depth + 1, rows)?;
+            }
+        }
+        Ok(())
+    }
+    go(values, dtype.is_complex(), 0, &mut Vec::new())
+}
+
+/// The message for lists at `depth` (1 for the outermost) of different lengths.
+pub fn ragged_lengths(depth: usize, a: usize, b: usize) -> String {
+    format!(
+        "ragged nested lists: at depth {depth} one list holds {a} elements and another {b} (nested lists must be rectangular)"
+    )
+}
+
+/// The message for lists at `depth` holding both lists and values.
+pub fn ragged_mix(depth: usize) -> String {
+    format!("ragged nested lists: at depth {depth} lists and values are mixed (nested lists must be rectangular)")
 }
 
 fn is_pair(a: &[Value]) -> bool {
@@ -97,6 +142,7 @@ pub fn element_error(i: u64, v: &Value, why: &str) -> String {
 /// Check an inline tensor: one element of `dtype` per element of `shape`, each by the
 /// rule above.
 pub fn check_values(dtype: DType, shape: &[u64], values: &[Value]) -> Result<(), String> {
+    check_rectangular(values, dtype)?;
     let flat = flatten(values, dtype);
     check_count(shape, flat.len() as u64)?;
     for (i, v) in flat.into_iter().enumerate() {
@@ -182,6 +228,11 @@ mod tests {
         assert_eq!(check_values(d, &[2, 2], &values("[[1, 2], [3, 4.5]]")), Ok(()));
         assert_eq!(check_values(d, &[2, 0], &values("[]")), Ok(()));
         assert_eq!(check_values(DType::C64, &[2], &values("[[1, 2], [3, 4]]")), Ok(()));
+        // Ragged lists are refused, not flattened into the right count by chance.
+        assert!(check_values(d, &[3], &values("[[1, 2], [3]]")).unwrap_err().contains("at depth 2 one list holds 2"));
+        assert!(check_values(d, &[3], &values("[[1, 2], 3]")).unwrap_err().contains("at depth 1 lists and values"));
+        assert!(check_values(d, &[3], &values("[[[1], [2]], [3]]")).unwrap_err().contains("ragged"));
+        assert_eq!(check_values(DType::C64, &[3], &values("[[1, 2], 3, [4, 5]]")), Ok(()));
         assert!(check_values(DType::C64, &[1], &values("[[1, 2], [3, 4]]")).unwrap_err().contains("2 values"));
         assert!(check_values(d, &[3], &values("[1, 2]")).unwrap_err().contains("holds 3 elements, but 2"));
         assert!(check_values(d, &[u64::MAX, 2], &values("[]")).unwrap_err().contains("more than 2^64"));
