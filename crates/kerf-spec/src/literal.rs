@@ -15,7 +15,9 @@
 //!   error (fp8 E4M3FN has no infinity, and for the others it is almost surely a slip).
 //! - complex dtypes: a number (imaginary part 0) or `[re, im]`, each part by the float
 //!   rule of the part's type (f32 for c64, f64 for c128).
-//! - booleans are `bool` elements only; anything else (strings for numbers, dates,
+//! - `u64` also takes a string of decimal digits (`"18446744073709551615"`): TOML's
+//!   integers stop at 2^63 − 1, and this is the only way to write the values above.
+//! - booleans are `bool` elements only; anything else (strings for other numbers, dates,
 //!   tables) is an error naming the value.
 
 use kerf_dtype::DType;
@@ -111,6 +113,14 @@ pub fn element_bits(dtype: DType, v: &Value) -> Result<u128, String> {
     }
     match v {
         Value::Boolean(b) if dtype == DType::Bool => Ok(u128::from(*b)),
+        Value::String(s) if dtype == DType::U64 => match s.parse::<u64>() {
+            Ok(n) if s.bytes().all(|c| c.is_ascii_digit()) => Ok(u128::from(n)),
+            _ => Err(format!(
+                "u64 takes numbers, or a string of decimal digits up to 18446744073709551615 for the values \
+                 TOML integers cannot write, found {}",
+                describe(v)
+            )),
+        },
         Value::Integer(i) => integer_to_bits(dtype, i128::from(*i)).map_err(not),
         Value::Float(f) => f64_to_bits(dtype, *f).map_err(not),
         other => Err(format!("{dtype} takes numbers, found {}", describe(other))),
@@ -215,6 +225,15 @@ mod tests {
         let triple = &values("[[1.0, 2.0, 3.0]]")[0];
         assert!(element_bits(DType::C128, triple).unwrap_err().contains("[re, im]"));
         assert_eq!(bits("c128", "[[1e300, 0]]"), Ok(vec![1e300f64.to_bits() as u128]));
+        // u64 beyond i64: a string of decimal digits, and nothing else in a string.
+        assert_eq!(
+            bits("u64", "[\"18446744073709551615\", \"9223372036854775808\", 7]"),
+            Ok(vec![u64::MAX as u128, 1 << 63, 7])
+        );
+        for bad in ["[\"18446744073709551616\"]", "[\"+1\"]", "[\"0x10\"]", "[\"\"]", "[\"1.0\"]"] {
+            assert!(bits("u64", bad).unwrap_err().contains("a string of decimal digits"), "{bad}");
+        }
+        assert!(bits("i64", "[\"1\"]").unwrap_err().contains("takes numbers, found the string"));
         // Strings: strings only, no trailing NUL.
         assert_eq!(string_element(&values("[\"ab\"]")[0]), Ok("ab"));
         assert!(string_element(&values("[\"a\\u0000\"]")[0]).unwrap_err().contains("NUL"));

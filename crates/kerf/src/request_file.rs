@@ -952,6 +952,25 @@ stride = { dtype = "i32", values = [1, 1] }
         }
     }
 
+    /// u64 values from 2^63 up, which TOML integers cannot write, as strings of digits: in
+    /// a short list (the TOML parser's tree) and a long one (read from the text) alike.
+    #[test]
+    fn u64_values_beyond_i64_are_digit_strings() {
+        let n = values::LARGE;
+        for count in [2, n] {
+            let items: Vec<&str> =
+                (0..count).map(|i| if i % 2 == 0 { "\"18446744073709551615\"" } else { "3" }).collect();
+            let text = format!("op = \"a.b\"\n[inputs]\nx = {{ dtype = \"u64\", values = [{}] }}\n", items.join(", "));
+            let t = parse_str(&text).unwrap().request.inputs["x"].tensor().unwrap().clone();
+            assert_eq!((t.element_bits(0), t.element_bits(1)), (Some(u64::MAX as u128), Some(3)), "{count}");
+            let e = parse_str(&text.replace("\"18446744073709551615\"", "\"18446744073709551616\"")).unwrap_err();
+            assert!(
+                e.to_string().contains("value 0 (\"18446744073709551616\"): u64 takes numbers, or a string"),
+                "{e}"
+            );
+        }
+    }
+
     #[test]
     fn literal_dtypes() {
         let v = |s: &str| -> Vec<Value> {
