@@ -5,6 +5,8 @@
 mod backend;
 mod bench;
 mod demo;
+#[cfg(unix)]
+mod oom;
 mod output;
 mod peer;
 mod spec_print;
@@ -181,7 +183,13 @@ impl<T: std::fmt::Display> From<T> for CliError {
     }
 }
 
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: oom::ErrorOnFailure = oom::ErrorOnFailure;
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    oom::install();
     // Like other Unix tools, end quietly when the reader of stdout goes away (`| head`).
     #[cfg(unix)]
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
@@ -191,6 +199,8 @@ fn main() -> ExitCode {
     output::ignore_file_size_limit();
     // A panic is a bug in kerf; still, the user gets one line, never a backtrace.
     std::panic::set_hook(Box::new(|info| {
+        #[cfg(unix)]
+        oom::restore_stderr();
         let msg = info
             .payload()
             .downcast_ref::<&str>()
@@ -211,6 +221,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError(lines)) => {
+            // A failed allocation that was handled (and so reported here) sent stderr away.
+            #[cfg(unix)]
+            oom::restore_stderr();
             let mut stderr = io::stderr().lock();
             for msg in lines.iter().filter(|m| !m.is_empty()) {
                 // stderr may be gone too; there is nowhere left to report that.

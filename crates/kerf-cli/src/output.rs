@@ -177,7 +177,7 @@ impl Target {
             tmp.as_file().set_permissions(m.permissions()).map_err(|e| err("cannot write", e))?;
         }
         tmp.as_file().sync_all().map_err(|e| err("cannot write", e))?;
-        let mut rename = pending.lock();
+        let rename = pending.lock();
         // Whatever appeared at the path during the run is replaced only if it is a file.
         match fs::symlink_metadata(&self.path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -192,7 +192,7 @@ impl Target {
             Err(e) => return Err(err("cannot write", e)),
         }
         tmp.persist(&self.path).map_err(|e| err("cannot rename the temporary file to it", e.error))?;
-        *rename = None;
+        cleanup::Pending::renamed(rename);
         Ok(())
     }
 }
@@ -230,7 +230,15 @@ mod cleanup {
     impl Pending {
         pub fn new(mut slot: MutexGuard<'static, Option<PathBuf>>, path: &Path) -> Pending {
             *slot = Some(path.to_path_buf());
+            #[cfg(unix)]
+            crate::oom::set_pending(Some(path));
             Pending
+        }
+        /// The file is renamed to the output: no longer removed on a signal.
+        pub fn renamed(mut slot: MutexGuard<'static, Option<PathBuf>>) {
+            *slot = None;
+            #[cfg(unix)]
+            crate::oom::set_pending(None);
         }
         /// Hold off the signal handler (for the rename: the file is then either still
         /// the temporary one, or already the output).
@@ -241,7 +249,7 @@ mod cleanup {
 
     impl Drop for Pending {
         fn drop(&mut self) {
-            *slot() = None;
+            Pending::renamed(slot());
         }
     }
 

@@ -665,6 +665,30 @@ fn large_request_files_fit_in_memory_or_are_refused() {
     }
 }
 
+/// A memory limit kerf cannot run under: one `error:` line and status 1, never std's
+/// "memory allocation of N bytes failed", a backtrace and SIGABRT.
+#[test]
+fn an_allocation_failure_is_an_error_line() {
+    let s = Scratch::new();
+    let text = format!(
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [{}0]\nsize = [1]\nstride = [1]\n\
+         [inputs]\ninput = {{ dtype = \"f32\", shape = [4, 4] }}\n",
+        "1,".repeat(4_000_000)
+    );
+    let req = s.write("start.toml", &text);
+    for limit in ["60000", "80000", "100000"] {
+        let out = std::process::Command::new("sh")
+            .args(["-c", "ulimit -v $2 && exec \"$0\" run \"$1\"", kerf_bin().to_str().unwrap(), &req, limit])
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "ulimit -v {limit}: {:?} {err}", out.status);
+        assert!(err.starts_with("error: ") && err.lines().count() == 1, "ulimit -v {limit}: {err}");
+        assert!(!err.contains("memory allocation of") && !err.contains("backtrace"), "ulimit -v {limit}: {err}");
+    }
+}
+
 // ------------------------------------------------------------------ writing stdout
 
 /// A full disk on stdout is one `error:` line and exit status 1 for every subcommand.

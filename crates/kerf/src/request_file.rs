@@ -497,11 +497,17 @@ fn attribute_from_list(list: &str) -> Result<AttrValue, ListError> {
     })?;
     if ints {
         let mut out = vec_of(n)?;
-        for_each_value(list, &mut |_, v| Ok(out.extend(v.as_integer())))?;
+        for_each_value(list, &mut |_, v| {
+            out.extend(v.as_integer());
+            Ok(())
+        })?;
         return Ok(AttrValue::IntList(out));
     }
     let mut out = vec_of(n)?;
-    for_each_value(list, &mut |_, v| Ok(out.extend(v.as_float().or(v.as_integer().map(|i| i as f64)))))?;
+    for_each_value(list, &mut |_, v| {
+        out.extend(v.as_float().or(v.as_integer().map(|i| i as f64)));
+        Ok(())
+    })?;
     Ok(AttrValue::FloatList(out))
 }
 
@@ -542,7 +548,10 @@ fn shape_from_list(list: &str) -> Result<Vec<u64>, String> {
     .and_then(|()| {
         let mut dims = vec_of(n)?;
         for_each_value(list, &mut |_, d| match d {
-            Value::Integer(i) if i >= 0 => Ok(dims.push(i as u64)),
+            Value::Integer(i) if i >= 0 => {
+                dims.push(i as u64);
+                Ok(())
+            }
             other => Err(ListError::Other(format!("`shape` entries are integers ≥ 0, found {}", describe(&other)))),
         })?;
         Ok(dims)

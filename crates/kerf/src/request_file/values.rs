@@ -506,7 +506,11 @@ mod tests {
         }
         // Flat lists (attributes, list inputs, shapes) take no nested list.
         let mut seen = Vec::new();
-        for_each_flat("[1, \"a\", 2.5]", &mut |s| Ok(seen.push(s.to_string()))).unwrap();
+        for_each_flat("[1, \"a\", 2.5]", &mut |s| {
+            seen.push(s.to_string());
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(seen, ["1", "\"a\"", "2.5"]);
         assert!(for_each_flat("[1, [2]]", &mut |_| Ok(())).unwrap_err().contains("a nested list"));
     }
