@@ -5,6 +5,8 @@
 mod backend;
 mod bench;
 mod demo;
+#[cfg(unix)]
+mod oom;
 mod output;
 mod peer;
 mod spec_print;
@@ -181,15 +183,24 @@ impl<T: std::fmt::Display> From<T> for CliError {
     }
 }
 
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: oom::ErrorOnFailure = oom::ErrorOnFailure;
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    oom::install();
     // Like other Unix tools, end quietly when the reader of stdout goes away (`| head`).
     #[cfg(unix)]
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    output::ignore_file_size_limit();
     // A panic is a bug in kerf; still, the user gets one line, never a backtrace.
     std::panic::set_hook(Box::new(|info| {
+        #[cfg(unix)]
+        oom::restore_stderr();
         let msg = info
             .payload()
             .downcast_ref::<&str>()
@@ -201,7 +212,8 @@ fn main() -> ExitCode {
     }));
     let cli = Cli::parse();
     let result = std::panic::catch_unwind(|| {
-        let mut out = io::stdout().lock();
+        let mut out: Box<dyn Write> =
+            if stdout_closed::at_start() { Box::new(stdout_closed::Closed) } else { Box::new(io::stdout().lock()) };
         dispatch(cli.command, &mut out)?;
         out.flush().map_err(stdout_error)
     })
@@ -209,12 +221,55 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError(lines)) => {
+            // A failed allocation that was handled (and so reported here) sent stderr away.
+            #[cfg(unix)]
+            oom::restore_stderr();
             let mut stderr = io::stderr().lock();
             for msg in lines.iter().filter(|m| !m.is_empty()) {
                 // stderr may be gone too; there is nowhere left to report that.
                 let _ = writeln!(stderr, "error: {}", one_line(msg));
             }
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Whether stdout was closed when kerf started (`kerf ops >&-`). On Linux std reopens a
+/// closed descriptor 0–2 on /dev/null before `main`, where the output would vanish with
+/// exit status 0; a constructor that runs before std's start-up sees the truth.
+mod stdout_closed {
+    use std::io;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+
+    #[cfg(target_os = "linux")]
+    extern "C" fn check() {
+        // SAFETY: F_GETFD only asks whether descriptor 1 is open.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        CLOSED.store(closed, Ordering::Relaxed);
+    }
+
+    /// Run by the loader before `main` and before std's start-up code.
+    #[cfg(target_os = "linux")]
+    #[used]
+    #[unsafe(link_section = ".init_array")]
+    static CHECK: extern "C" fn() = check;
+
+    pub fn at_start() -> bool {
+        CLOSED.load(Ordering::Relaxed)
+    }
+
+    /// Stdout when it was closed: every write fails, as it would have without std's
+    /// /dev/null (commands that print nothing, `run -o`, still succeed).
+    pub struct Closed;
+
+    impl io::Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::other("it was closed when kerf started"))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
         }
     }
 }

@@ -9,8 +9,12 @@
 //! - The output goes to a temporary file beside the file it replaces, which is synced and
 //!   renamed over it only when everything is written. A failed run leaves whatever is at
 //!   OUT as it was and leaves no new file; of concurrent runs on one OUT the last
-//!   successful rename wins. SIGINT, SIGTERM and SIGHUP during the write remove the
-//!   temporary file before the process ends by that signal (SIGKILL cannot be caught).
+//!   successful rename wins. Every signal that ends a process and can be handled
+//!   ([`cleanup::ending`]) removes the temporary file during the write before the process
+//!   ends by that signal; SIGXFSZ (`ulimit -f`) is ignored, so that the write fails with
+//!   EFBIG and the ordinary error path removes it. SIGKILL (and so the OOM killer) cannot
+//!   be caught, nor can a fault of kerf itself (SIGSEGV, SIGBUS, SIGILL, SIGFPE) be
+//!   recovered from: those leave the temporary file.
 
 use crate::CliError;
 use kerf::Tensor;
@@ -44,6 +48,23 @@ pub fn check(out: &Path) -> Result<Target, CliError> {
     let refuse = |what: String| {
         err(format!("is {what}; kerf writes its output only to a regular file and never replaces anything else"))
     };
+    if let Some(fd) = open_descriptor(out) {
+        let what = match fd.as_str() {
+            "0" => "kerf's standard input".to_string(),
+            "1" => "kerf's standard output".to_string(),
+            "2" => "kerf's standard error".to_string(),
+            n => format!("kerf's open file descriptor {n}"),
+        };
+        let kind = match fs::metadata(out) {
+            Ok(m) if m.is_file() => "a regular file",
+            Ok(m) => kind(&m),
+            Err(_) => "closed",
+        };
+        return Err(err(format!(
+            "is {what}, {kind}, not a file path; kerf writes -o by renaming a temporary file over a \
+             regular file, which a descriptor cannot take: name a file, or leave out -o to print the values"
+        )));
+    }
     let (path, existing) = match fs::symlink_metadata(out) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             let dir = dir_of(out);
@@ -89,6 +110,23 @@ pub fn check(out: &Path) -> Result<Target, CliError> {
         }
     }
     Ok(Target { shown: out.to_path_buf(), path, existing })
+}
+
+/// The descriptor number when `out` is, or leads by symlinks to, an entry of this
+/// process's descriptor directory (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`).
+fn open_descriptor(out: &Path) -> Option<String> {
+    let fd_dir = fs::canonicalize("/proc/self/fd").ok()?;
+    let mut p = out.to_path_buf();
+    // A bounded walk: a symlink loop ends here, and check() then reports it.
+    for _ in 0..40 {
+        let dir = fs::canonicalize(dir_of(&p)).ok()?;
+        if dir == fd_dir {
+            return p.file_name().map(|n| n.to_string_lossy().into_owned());
+        }
+        let next = fs::read_link(&p).ok()?;
+        p = dir.join(next);
+    }
+    None
 }
 
 impl Target {
@@ -139,7 +177,7 @@ impl Target {
             tmp.as_file().set_permissions(m.permissions()).map_err(|e| err("cannot write", e))?;
         }
         tmp.as_file().sync_all().map_err(|e| err("cannot write", e))?;
-        let mut rename = pending.lock();
+        let rename = pending.lock();
         // Whatever appeared at the path during the run is replaced only if it is a file.
         match fs::symlink_metadata(&self.path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -154,7 +192,7 @@ impl Target {
             Err(e) => return Err(err("cannot write", e)),
         }
         tmp.persist(&self.path).map_err(|e| err("cannot rename the temporary file to it", e.error))?;
-        *rename = None;
+        cleanup::Pending::renamed(rename);
         Ok(())
     }
 }
@@ -169,6 +207,8 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
 fn same_file(_: &Metadata, _: &Metadata) -> bool {
     false
 }
+
+pub use cleanup::ignore_file_size_limit;
 
 /// Removing the temporary file when a signal ends the process during the write.
 mod cleanup {
@@ -190,7 +230,15 @@ mod cleanup {
     impl Pending {
         pub fn new(mut slot: MutexGuard<'static, Option<PathBuf>>, path: &Path) -> Pending {
             *slot = Some(path.to_path_buf());
+            #[cfg(unix)]
+            crate::oom::set_pending(Some(path));
             Pending
+        }
+        /// The file is renamed to the output: no longer removed on a signal.
+        pub fn renamed(mut slot: MutexGuard<'static, Option<PathBuf>>) {
+            *slot = None;
+            #[cfg(unix)]
+            crate::oom::set_pending(None);
         }
         /// Hold off the signal handler (for the rename: the file is then either still
         /// the temporary one, or already the output).
@@ -201,27 +249,70 @@ mod cleanup {
 
     impl Drop for Pending {
         fn drop(&mut self) {
-            *slot() = None;
+            Pending::renamed(slot());
         }
     }
 
-    /// Start the thread that, on SIGINT, SIGTERM or SIGHUP, removes the pending file and
-    /// ends the process by the same signal (so the parent sees what it sent).
+    /// The signals whose default action ends the process and that can be handled: all
+    /// but SIGKILL and SIGSTOP, and the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE), whose
+    /// handler would return to the faulting instruction. SIGXFSZ is ignored instead
+    /// ([`ignore_file_size_limit`]).
+    #[cfg(unix)]
+    pub fn ending() -> Vec<libc::c_int> {
+        use libc::*;
+        #[allow(unused_mut)]
+        let mut v = vec![
+            SIGHUP, SIGINT, SIGQUIT, SIGTRAP, SIGABRT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGVTALRM,
+            SIGPROF, SIGIO, SIGSYS,
+        ];
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        v.extend([SIGSTKFLT, SIGPWR].into_iter().chain(SIGRTMIN()..=SIGRTMAX()));
+        v
+    }
+
+    /// Ignore SIGXFSZ: a write beyond `ulimit -f` then fails with EFBIG, an error the
+    /// write reports and cleans up after, instead of ending the process mid-write.
+    #[cfg(unix)]
+    pub fn ignore_file_size_limit() {
+        // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn ignore_file_size_limit() {}
+
+    /// Start the thread that, on any of [`ending`], removes the pending file and ends the
+    /// process by the same signal (so the parent sees what it sent).
     #[cfg(unix)]
     pub fn install() {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([] as [libc::c_int; 0]) else {
                 return;
             };
+            // One by one: a signal the system refuses must not leave the others unhandled.
+            for sig in ending() {
+                let _ = signals.add_signal(sig);
+            }
             std::thread::spawn(move || {
                 if let Some(sig) = signals.forever().next() {
                     let guard = slot();
                     if let Some(p) = guard.as_ref() {
                         let _ = std::fs::remove_file(p);
                     }
-                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                    // signal_hook's emulation knows the standard signals only, not the
+                    // real-time ones: restore the default action and raise it here.
+                    // SAFETY: SIG_DFL installs no handler code; the set is a local value.
+                    unsafe {
+                        libc::signal(sig, libc::SIG_DFL);
+                        let mut set: libc::sigset_t = std::mem::zeroed();
+                        libc::sigemptyset(&mut set);
+                        libc::sigaddset(&mut set, sig);
+                        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+                        libc::raise(sig);
+                    }
                     std::process::exit(128 + sig);
                 }
             });

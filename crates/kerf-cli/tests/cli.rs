@@ -467,39 +467,101 @@ fn a_failing_run_never_removes_a_concurrent_runs_output() {
     assert!(temporaries(s.dir.path()).is_empty());
 }
 
-/// SIGINT while a large output is being written: the temporary file is removed, the file
-/// at OUT is as it was, and the process ends by SIGINT.
+/// A request whose output (128 MiB of f32) takes long enough to write to be caught in the act.
+fn big_fill(s: &Scratch) -> String {
+    s.write(
+        "big.toml",
+        "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [33554432]\noperation = \"linspace\"\nto_type = \"f32\"\n",
+    )
+}
+
+/// `kerf run big.toml -o out.npy` with no core files and `limits` set (resource, value).
+fn big_run(s: &Scratch, limits: &[(libc::__rlimit_resource_t, u64)]) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(kerf_bin());
+    cmd.args(["run", &big_fill(s), "-o", &s.s("out.npy")]).current_dir(s.dir.path());
+    cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let limits: Vec<_> = [(libc::RLIMIT_CORE, 0)].iter().chain(limits).copied().collect();
+    // SAFETY: between fork and exec only setrlimit, async-signal-safe, on local values.
+    unsafe {
+        cmd.pre_exec(move || {
+            for &(resource, value) in &limits {
+                let l = libc::rlimit { rlim_cur: value, rlim_max: value };
+                if libc::setrlimit(resource, &l) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Every signal that ends a process and can be handled, sent while a large output is
+/// being written: the temporary file is removed, the file at OUT is as it was, and the
+/// process ends by that signal. (SIGQUIT once left 800 MB behind, SIGUSR1 and the
+/// others tens of MB.)
 #[test]
-fn sigint_during_the_write_removes_the_temporary_file() {
+fn every_ending_signal_during_the_write_removes_the_temporary_file() {
     use std::os::unix::process::ExitStatusExt;
     let s = Scratch::new();
-    // 512 MiB of f32: writing and syncing it takes long enough to be caught in the act.
-    let req = s.write(
-        "big.toml",
-        "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [134217728]\noperation = \"linspace\"\nto_type = \"f32\"\n",
-    );
+    let signals = [
+        libc::SIGHUP,
+        libc::SIGINT,
+        libc::SIGQUIT,
+        libc::SIGTRAP,
+        libc::SIGABRT,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+        libc::SIGPIPE,
+        libc::SIGALRM,
+        libc::SIGTERM,
+        libc::SIGXCPU,
+        libc::SIGVTALRM,
+        libc::SIGPROF,
+        libc::SIGIO,
+        libc::SIGSYS,
+        libc::SIGPWR,
+        libc::SIGRTMIN(),
+        libc::SIGRTMAX(),
+    ];
+    for sig in signals {
+        // A run that ends before the signal lands proves nothing: try again.
+        let caught = (0..5).any(|_| {
+            std::fs::write(s.path("out.npy"), b"earlier").unwrap();
+            let mut child = big_run(&s, &[]).spawn().unwrap();
+            // Poll until the temporary file appears (or the run ends without one, a failure).
+            while temporaries(s.dir.path()).is_empty() {
+                assert!(child.try_wait().unwrap().is_none(), "signal {sig}: the run ended before its temporary file");
+                std::thread::yield_now();
+            }
+            // SAFETY: kill on the child's pid, which is not reaped before wait() below.
+            assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+            let out = child.wait_with_output().unwrap();
+            if out.status.success() {
+                return false;
+            }
+            assert_eq!(out.status.signal(), Some(sig), "ends by signal {sig}: {:?} {}", out.status, stderr(&out));
+            assert!(temporaries(s.dir.path()).is_empty(), "signal {sig}: temporary left: {:?}", files_in(s.dir.path()));
+            assert_eq!(std::fs::read(s.path("out.npy")).unwrap(), b"earlier", "signal {sig}");
+            true
+        });
+        assert!(caught, "signal {sig}: never caught the run during its write");
+    }
+}
+
+/// `ulimit -f` below the output's size: SIGXFSZ is ignored, so the write fails (EFBIG)
+/// and is one error line; no temporary file is left (it once left 100 MB).
+#[test]
+fn a_file_size_limit_is_an_error_and_leaves_no_temporary_file() {
+    let s = Scratch::new();
     std::fs::write(s.path("out.npy"), b"earlier").unwrap();
-    let mut child = std::process::Command::new(kerf_bin())
-        .args(["run", &req, "-o", &s.s("out.npy")])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Poll until the temporary file appears (or the run ends without one, a failure).
-    let seen = loop {
-        if !temporaries(s.dir.path()).is_empty() {
-            break true;
-        }
-        if child.try_wait().unwrap().is_some() {
-            break false;
-        }
-        std::thread::yield_now();
-    };
-    assert!(seen, "the run ended before its temporary file was seen");
-    let killed = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
-    let status = child.wait().unwrap();
-    assert_eq!(status.signal(), Some(2), "ends by SIGINT: {status:?}");
-    assert!(temporaries(s.dir.path()).is_empty(), "temporary file left: {:?}", files_in(s.dir.path()));
+    let out = big_run(&s, &[(libc::RLIMIT_FSIZE, 1 << 20)]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{:?} {err}", out.status);
+    assert!(err.starts_with("error: ") && err.lines().count() == 1, "{err}");
+    assert!(err.contains("out.npy") && err.contains("File too large"), "{err}");
+    assert!(temporaries(s.dir.path()).is_empty(), "temporary left: {:?}", files_in(s.dir.path()));
     assert_eq!(std::fs::read(s.path("out.npy")).unwrap(), b"earlier");
 }
 
@@ -559,6 +621,74 @@ fn oversized_request_files_are_refused() {
     assert!(!err.contains("64 MiB"), "{err}");
 }
 
+/// Request files that once took 20–150 times their size (and aborted under a memory
+/// limit, SIGABRT and a backtrace from the TOML parser): under `ulimit -v` 400 MB each
+/// is one `error:` line — a long list is read compactly, a file whose TOML tree would be
+/// too large is refused before it is parsed.
+#[test]
+fn large_request_files_fit_in_memory_or_are_refused() {
+    let s = Scratch::new();
+    let data = "[inputs]\ninput = { dtype = \"f32\", shape = [4, 4] }\n";
+    let n = 4_000_000;
+    let headers: String = (0..n / 8).map(|i| format!("[attributes.a{i}]\n")).collect();
+    let cases = [
+        (
+            "start",
+            format!(
+                "op = \"tensorrt.slice\"\n[attributes]\nstart = [{}0]\nsize = [1]\nstride = [1]\n{data}",
+                "1,".repeat(n)
+            ),
+            "`start` has 4000001 entries",
+        ),
+        ("headers", format!("op = \"onnx.slice\"\n{headers}"), "kerf reads at most 250000"),
+        (
+            "strings",
+            format!("op = \"onnx.slice\"\n[attributes]\ns = [{}]\n", "\"x\",".repeat(n / 2)),
+            "the string \"x\" (element 0",
+        ),
+        (
+            "tables",
+            format!("op = \"onnx.slice\"\n[attributes]\nt = [{}]\n", "{},".repeat(n / 2)),
+            "kerf reads at most 250000",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let req = s.write(&format!("{name}.toml"), &text);
+        let out = std::process::Command::new("sh")
+            .args(["-c", "ulimit -v 400000 && exec \"$0\" run \"$1\"", kerf_bin().to_str().unwrap(), &req])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {:?} {}", out.status, &err[..err.len().min(500)]);
+        assert!(err.starts_with("error: ") && err.lines().count() == 1, "{name}: {}", &err[..err.len().min(500)]);
+        assert!(err.contains(needle), "{name}: `{needle}` missing from {err}");
+    }
+}
+
+/// A memory limit kerf cannot run under: one `error:` line and status 1, never std's
+/// "memory allocation of N bytes failed", a backtrace and SIGABRT.
+#[test]
+fn an_allocation_failure_is_an_error_line() {
+    let s = Scratch::new();
+    let text = format!(
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [{}0]\nsize = [1]\nstride = [1]\n\
+         [inputs]\ninput = {{ dtype = \"f32\", shape = [4, 4] }}\n",
+        "1,".repeat(4_000_000)
+    );
+    let req = s.write("start.toml", &text);
+    for limit in ["60000", "80000", "100000"] {
+        let out = std::process::Command::new("sh")
+            .args(["-c", "ulimit -v $2 && exec \"$0\" run \"$1\"", kerf_bin().to_str().unwrap(), &req, limit])
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "ulimit -v {limit}: {:?} {err}", out.status);
+        assert!(err.starts_with("error: ") && err.lines().count() == 1, "ulimit -v {limit}: {err}");
+        assert!(!err.contains("memory allocation of") && !err.contains("backtrace"), "ulimit -v {limit}: {err}");
+    }
+}
+
 // ------------------------------------------------------------------ writing stdout
 
 /// A full disk on stdout is one `error:` line and exit status 1 for every subcommand.
@@ -616,6 +746,62 @@ fn a_closed_pipe_on_stdout_ends_quietly() {
         let want = if blocked { out.status.code() == Some(141) } else { out.status.signal() == Some(13) };
         assert!(want, "SIGPIPE blocked: {blocked}; status {:?}, stderr {}", out.status, stderr(&out));
         assert_eq!(stderr(&out), "", "quietly");
+    }
+}
+
+/// Stdout closed when kerf starts (`kerf ops >&-`): what would be printed is an error,
+/// not lost with exit status 0; `run -o`, which prints nothing, still succeeds.
+#[test]
+fn a_closed_stdout_is_an_error_where_kerf_prints() {
+    use std::os::unix::process::CommandExt;
+    let s = Scratch::new();
+    let case = conformance("trt_slice_seed_fill").join("request.toml");
+    let req = case.to_str().unwrap();
+    let closed = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(kerf_bin());
+        cmd.args(args);
+        // SAFETY: between fork and exec only close(), async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::close(1);
+                Ok(())
+            });
+        }
+        cmd.output().unwrap()
+    };
+    for args in [&["ops"][..], &["run", req], &["clif", req]] {
+        let out = closed(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "kerf {args:?}: {err}");
+        assert_eq!(err, "error: cannot write to stdout: it was closed when kerf started\n", "kerf {args:?}");
+    }
+    let out = closed(&["run", req, "-o", &s.s("out.npy")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(s.path("out.npy").exists());
+}
+
+/// `-o /dev/stdout` (or `/dev/fd/1`): named as kerf's standard output, with what to do
+/// instead (it said "a symlink kerf cannot follow ... No such file or directory"), and
+/// never a rename over the file a shell redirected stdout to.
+#[test]
+fn out_naming_a_descriptor_says_so() {
+    let s = Scratch::new();
+    let case = conformance("trt_slice_seed_fill").join("request.toml");
+    let req = case.to_str().unwrap();
+    for out in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+        // Stdout a pipe, then a regular file (which must stay the file the shell opened).
+        let piped = kerf().args(["run", req, "-o", out]).output().unwrap();
+        let file = std::fs::File::create(s.path("redirected")).unwrap();
+        let to_file =
+            std::process::Command::new(kerf_bin()).args(["run", req, "-o", out]).stdout(file).output().unwrap();
+        for (result, kind) in [(piped, "a FIFO"), (to_file, "a regular file")] {
+            let err = stderr(&result);
+            assert_eq!(result.status.code(), Some(1), "{out}: {err}");
+            for needle in [out, "is kerf's standard output", kind, "name a file, or leave out -o"] {
+                assert!(err.contains(needle), "{out}: `{needle}` missing from {err}");
+            }
+        }
+        assert_eq!(std::fs::read(s.path("redirected")).unwrap(), b"");
     }
 }
 

@@ -4,7 +4,9 @@
 //! "Inline tensor values"). Spec checks and the request-file reader both use it.
 //!
 //! - `values` is row-major; nested lists are flattened (for complex dtypes a list of two
-//!   numbers is one element, `[re, im]`), and the count must be the shape's volume.
+//!   numbers is one element, `[re, im]`), and the count must be the shape's volume. Nested
+//!   lists must be rectangular: every list at one depth as long as the others, and holding
+//!   only lists or only values (`[[1, 2], [3]]` is an error, not three values).
 //! - `string`: a string (not ending with NUL, which numpy's storage cannot hold).
 //! - `bool` and the integer dtypes: an integer within the type's range (`bool`: 0 or 1),
 //!   or a float that is exactly such an integer (`3.0`); `bool` also takes `true`/`false`.
@@ -13,7 +15,9 @@
 //!   error (fp8 E4M3FN has no infinity, and for the others it is almost surely a slip).
 //! - complex dtypes: a number (imaginary part 0) or `[re, im]`, each part by the float
 //!   rule of the part's type (f32 for c64, f64 for c128).
-//! - booleans are `bool` elements only; anything else (strings for numbers, dates,
+//! - `u64` also takes a string of decimal digits (`"18446744073709551615"`): TOML's
+//!   integers stop at 2^63 − 1, and this is the only way to write the values above.
+//! - booleans are `bool` elements only; anything else (strings for other numbers, dates,
 //!   tables) is an error naming the value.
 
 use kerf_dtype::DType;
@@ -32,6 +36,49 @@ pub fn flatten(values: &[Value], dtype: DType) -> Vec<&Value> {
     let mut out = Vec::new();
     values.iter().for_each(|v| go(v, dtype.is_complex(), &mut out));
     out
+}
+
+/// Whether nested `values` lists are rectangular (see the module's rule); the error says
+/// where they are not.
+pub fn check_rectangular(values: &[Value], dtype: DType) -> Result<(), String> {
+    /// Per depth, the length of its lists and whether they hold lists.
+    fn go(a: &[Value], complex: bool, depth: usize, rows: &mut Vec<Option<(usize, bool)>>) -> Result<(), String> {
+        let is_list = |v: &Value| matches!(v, Value::Array(x) if !(complex && is_pair(x)));
+        let holds_lists = a.first().is_some_and(is_list);
+        if a.iter().any(|v| is_list(v) != holds_lists) {
+            return Err(ragged_mix(depth + 1));
+        }
+        if rows.len() <= depth {
+            rows.resize(depth + 1, None);
+        }
+        match rows[depth] {
+            None => rows[depth] = Some((a.len(), holds_lists)),
+            Some((n, _)) if n != a.len() => return Err(ragged_lengths(depth + 1, n, a.len())),
+            Some((_, h)) if h != holds_lists => return Err(ragged_mix(depth + 1)),
+            Some(_) => {}
+        }
+        for v in a {
+            if let Value::Array(x) = v
+                && holds_lists
+            {
+                go(x, complex, depth + 1, rows)?;
+            }
+        }
+        Ok(())
+    }
+    go(values, dtype.is_complex(), 0, &mut Vec::new())
+}
+
+/// The message for lists at `depth` (1 for the outermost) of different lengths.
+pub fn ragged_lengths(depth: usize, a: usize, b: usize) -> String {
+    format!(
+        "ragged nested lists: at depth {depth} one list holds {a} elements and another {b} (nested lists must be rectangular)"
+    )
+}
+
+/// The message for lists at `depth` holding both lists and values.
+pub fn ragged_mix(depth: usize) -> String {
+    format!("ragged nested lists: at depth {depth} lists and values are mixed (nested lists must be rectangular)")
 }
 
 fn is_pair(a: &[Value]) -> bool {
@@ -66,6 +113,14 @@ pub fn element_bits(dtype: DType, v: &Value) -> Result<u128, String> {
     }
     match v {
         Value::Boolean(b) if dtype == DType::Bool => Ok(u128::from(*b)),
+        Value::String(s) if dtype == DType::U64 => match s.parse::<u64>() {
+            Ok(n) if s.bytes().all(|c| c.is_ascii_digit()) => Ok(u128::from(n)),
+            _ => Err(format!(
+                "u64 takes numbers, or a string of decimal digits up to 18446744073709551615 for the values \
+                 TOML integers cannot write, found {}",
+                describe(v)
+            )),
+        },
         Value::Integer(i) => integer_to_bits(dtype, i128::from(*i)).map_err(not),
         Value::Float(f) => f64_to_bits(dtype, *f).map_err(not),
         other => Err(format!("{dtype} takes numbers, found {}", describe(other))),
@@ -97,6 +152,7 @@ pub fn element_error(i: u64, v: &Value, why: &str) -> String {
 /// Check an inline tensor: one element of `dtype` per element of `shape`, each by the
 /// rule above.
 pub fn check_values(dtype: DType, shape: &[u64], values: &[Value]) -> Result<(), String> {
+    check_rectangular(values, dtype)?;
     let flat = flatten(values, dtype);
     check_count(shape, flat.len() as u64)?;
     for (i, v) in flat.into_iter().enumerate() {
@@ -169,6 +225,15 @@ mod tests {
         let triple = &values("[[1.0, 2.0, 3.0]]")[0];
         assert!(element_bits(DType::C128, triple).unwrap_err().contains("[re, im]"));
         assert_eq!(bits("c128", "[[1e300, 0]]"), Ok(vec![1e300f64.to_bits() as u128]));
+        // u64 beyond i64: a string of decimal digits, and nothing else in a string.
+        assert_eq!(
+            bits("u64", "[\"18446744073709551615\", \"9223372036854775808\", 7]"),
+            Ok(vec![u64::MAX as u128, 1 << 63, 7])
+        );
+        for bad in ["[\"18446744073709551616\"]", "[\"+1\"]", "[\"0x10\"]", "[\"\"]", "[\"1.0\"]"] {
+            assert!(bits("u64", bad).unwrap_err().contains("a string of decimal digits"), "{bad}");
+        }
+        assert!(bits("i64", "[\"1\"]").unwrap_err().contains("takes numbers, found the string"));
         // Strings: strings only, no trailing NUL.
         assert_eq!(string_element(&values("[\"ab\"]")[0]), Ok("ab"));
         assert!(string_element(&values("[\"a\\u0000\"]")[0]).unwrap_err().contains("NUL"));
@@ -182,6 +247,11 @@ mod tests {
         assert_eq!(check_values(d, &[2, 2], &values("[[1, 2], [3, 4.5]]")), Ok(()));
         assert_eq!(check_values(d, &[2, 0], &values("[]")), Ok(()));
         assert_eq!(check_values(DType::C64, &[2], &values("[[1, 2], [3, 4]]")), Ok(()));
+        // Ragged lists are refused, not flattened into the right count by chance.
+        assert!(check_values(d, &[3], &values("[[1, 2], [3]]")).unwrap_err().contains("at depth 2 one list holds 2"));
+        assert!(check_values(d, &[3], &values("[[1, 2], 3]")).unwrap_err().contains("at depth 1 lists and values"));
+        assert!(check_values(d, &[3], &values("[[[1], [2]], [3]]")).unwrap_err().contains("ragged"));
+        assert_eq!(check_values(DType::C64, &[3], &values("[[1, 2], 3, [4, 5]]")), Ok(()));
         assert!(check_values(DType::C64, &[1], &values("[[1, 2], [3, 4]]")).unwrap_err().contains("2 values"));
         assert!(check_values(d, &[3], &values("[1, 2]")).unwrap_err().contains("holds 3 elements, but 2"));
         assert!(check_values(d, &[u64::MAX, 2], &values("[]")).unwrap_err().contains("more than 2^64"));

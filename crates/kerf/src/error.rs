@@ -60,16 +60,51 @@ impl FileError {
 
 /// 1-based line and column (in characters) of byte offset `at` in `text`.
 pub(crate) fn line_column(text: &str, at: usize) -> (usize, usize) {
-    let at = at.min(text.len());
-    let mut at = at;
-    while !text.is_char_boundary(at) {
-        at -= 1;
+    line_columns(text, &[at])[0]
+}
+
+/// [`line_column`] of every offset, in one pass over `text` (a request's every entry is
+/// located at once: one scan per entry made parsing quadratic in the file).
+pub(crate) fn line_columns(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_unstable_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    // The scan so far: up to byte `pos`, which is on `line` at `column`.
+    let (mut pos, mut line, mut column) = (0usize, 1usize, 1usize);
+    for i in order {
+        let mut at = offsets[i].min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        for c in text[pos..at].chars() {
+            if c == '\n' {
+                line += 1;
+                column = 1;
+            } else {
+                column += 1;
+            }
+        }
+        #[cfg(test)]
+        scanned::add(at - pos);
+        pos = at;
+        out[i] = (line, column);
     }
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let column = before[line_start..].chars().count() + 1;
-    (line, column)
+    out
+}
+
+/// Bytes of text scanned for positions on this thread, for the tests that parsing scans
+/// a file once.
+#[cfg(test)]
+pub(crate) mod scanned {
+    use std::cell::Cell;
+    thread_local!(static SCANNED: Cell<usize> = const { Cell::new(0) });
+    pub fn add(n: usize) {
+        SCANNED.with(|c| c.set(c.get() + n));
+    }
+    /// The bytes scanned so far, set back to zero.
+    pub fn take() -> usize {
+        SCANNED.with(|c| c.replace(0))
+    }
 }
 
 #[cfg(test)]
@@ -83,5 +118,6 @@ mod tests {
         assert_eq!(line_column(t, 6), (2, 1));
         assert_eq!(line_column(t, 12), (2, 6));
         assert_eq!(line_column(t, 1000), (3, 1));
+        assert_eq!(line_columns(t, &[12, 0, 6, 3]), [(2, 6), (1, 1), (2, 1), (1, 4)]);
     }
 }

@@ -290,9 +290,7 @@ fn from_reader<R: BufRead>(mut reader: R, total: u64, path: &Path, dtype: Option
             }
         }
         if natural == DType::Bool {
-            for b in buf.iter_mut() {
-                *b = u8::from(*b != 0);
-            }
+            check_bools(buf).map_err(bad)?;
         }
         if order == Order::Fortran && shape.len() > 1 {
             let mut c = Tensor::zeros(natural, &shape).map_err(|e| bad(format!("header: {e}")))?;
@@ -420,6 +418,18 @@ fn fortran_to_c(src: &[u8], dst: &mut [u8], shape: &[u64], w: usize) {
     }
 }
 
+/// Bool elements are the bytes 0 and 1 (specs/SEMANTICS.md, "Bool elements in `.npy`
+/// files"): any other byte is refused, never passed on to a kernel or normalized.
+fn check_bools(bytes: &[u8]) -> Result<(), String> {
+    match bytes.iter().position(|&b| b > 1) {
+        Some(i) => Err(format!(
+            "bool element {i} is the byte {}; a bool is stored as 0 or 1 (numpy's own bool arrays hold nothing else)",
+            bytes[i]
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Apply the storage convention: a tensor as read from a `.npy` → the dtype a request
 /// names. Same-width layouts are reinterpreted; `i4`/`u4` are packed from one integer
 /// value per element.
@@ -458,6 +468,9 @@ pub fn convert_storage(t: Tensor, dtype: DType) -> Result<Tensor, String> {
                     storage_descr(dtype),
                     storage_descr(from)
                 ));
+            }
+            if dtype == DType::Bool {
+                check_bools(t.bytes().expect("byte tensor"))?;
             }
             t.reinterpret(dtype).map_err(|e| e.to_string())
         }
@@ -631,6 +644,21 @@ mod tests {
         }
         let e = from_bytes(&npy("<U1", false, &[1], &0xd800u32.to_le_bytes()), Path::new("x.npy"), None);
         assert!(e.unwrap_err().to_string().contains("not a character"));
+    }
+
+    /// specs/SEMANTICS.md, "Bool elements in `.npy` files": bytes other than 0 and 1 are
+    /// refused, whether the file says bool (`|b1`) or the request reads `u1`/`i1` as bool.
+    #[test]
+    fn bool_bytes_other_than_0_and_1_are_refused() {
+        let name = Path::new("b.npy");
+        let t = from_bytes(&npy("|b1", false, &[3], &[0, 1, 1]), name, None).unwrap();
+        assert_eq!(t.bytes().unwrap(), &[0, 1, 1]);
+        let t = from_bytes(&npy("|u1", false, &[2], &[1, 0]), name, Some(DType::Bool)).unwrap();
+        assert_eq!((t.dtype(), t.bytes().unwrap()), (DType::Bool, &[1, 0][..]));
+        for (descr, as_bool) in [("|b1", None), ("|u1", Some(DType::Bool)), ("|i1", Some(DType::Bool))] {
+            let e = from_bytes(&npy(descr, false, &[3], &[0, 1, 2]), name, as_bool).unwrap_err().to_string();
+            assert!(e.starts_with("b.npy: ") && e.contains("bool element 2 is the byte 2"), "{descr}: {e}");
+        }
     }
 
     /// Fortran order is transposed by an odometer, element for element, for numbers and
