@@ -54,7 +54,7 @@ fn inside(a: &AxisRead, d: u64) -> bool {
 /// Source axis d = (d/f)·f: the reads of the outer and inner axes, whose core extents
 /// multiply to the old one (the inner core axis follows the outer), or `None`.
 fn split_by_source(a: AxisRead, d: u64, f: u64) -> Option<[AxisRead; 2]> {
-    if !inside(&a, d) || d % f != 0 || a.extent == 0 {
+    if !inside(&a, d) || f == 0 || !d.is_multiple_of(f) || a.extent == 0 {
         return None;
     }
     let (s, t, e) = (a.start, a.step, a.extent);
@@ -65,7 +65,7 @@ fn split_by_source(a: AxisRead, d: u64, f: u64) -> Option<[AxisRead; 2]> {
         return Some([AxisRead { extent: e, start: q, step: t / fi }, AxisRead { extent: 1, start: r, step: 0 }]);
     }
     let u = t.unsigned_abs();
-    if f % u != 0 {
+    if !f.is_multiple_of(u) {
         return None;
     }
     let m = f / u; // inner positions per outer one
@@ -77,7 +77,7 @@ fn split_by_source(a: AxisRead, d: u64, f: u64) -> Option<[AxisRead; 2]> {
 /// Core axis e = (e/f)·f, reading source axis d by `a`: the inner source factor g (the
 /// source axis becomes d/g and g) and the two reads, or `None`.
 fn split_by_core(a: AxisRead, d: u64, f: u64) -> Option<(u64, [AxisRead; 2])> {
-    if !inside(&a, d) || f == 0 || a.extent % f != 0 {
+    if !inside(&a, d) || f == 0 || !a.extent.is_multiple_of(f) {
         return None;
     }
     let (s, t, e1) = (a.start, a.step, a.extent / f);
@@ -86,7 +86,7 @@ fn split_by_core(a: AxisRead, d: u64, f: u64) -> Option<(u64, [AxisRead; 2])> {
     }
     let u = t.unsigned_abs();
     let g = u.checked_mul(f)?;
-    if d % g != 0 {
+    if !d.is_multiple_of(g) {
         return None;
     }
     let gi = i64::try_from(g).ok()?;

@@ -470,7 +470,7 @@ fn random_move_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
         let merged = source[i] * source[i + 1];
         source.splice(i..i + 2, [merged]);
     }
-    if let Some(i) = (0..source.len()).find(|&i| source[i] % 2 == 0 && source[i] > 2) {
+    if let Some(i) = (0..source.len()).find(|&i| source[i].is_multiple_of(2) && source[i] > 2) {
         let d = source[i];
         source.splice(i..i + 1, [2, d / 2]);
     }

@@ -383,7 +383,7 @@ fn random_reshape(rng: &mut Rng, shape: &[u64]) -> Vec<u64> {
             1 if !out.is_empty() => {
                 let i = rng.below(out.len() as u64) as usize;
                 let d = out[i];
-                let divisors: Vec<u64> = (1..=d).filter(|f| d % f == 0).collect();
+                let divisors: Vec<u64> = (1..=d).filter(|&f| d.is_multiple_of(f)).collect();
                 if let Some(&f) = divisors.get(rng.below(divisors.len().max(1) as u64) as usize) {
                     out.splice(i..i + 1, [f, d / f]);
                 }

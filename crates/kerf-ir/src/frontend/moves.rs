@@ -283,7 +283,7 @@ pub(super) fn expand(v: &Validated<'_>) -> Result<Plan, Error> {
     // Both shapes aligned at the back, padded with leading 1s.
     let source: Vec<u64> = std::iter::repeat_n(1, rank - shape.len()).chain(shape.iter().copied()).collect();
     let mut reads = Vec::with_capacity(rank);
-    for k in 0..rank {
+    for (k, &d) in source.iter().enumerate() {
         let t = match (k + target.len()).checked_sub(rank) {
             None => 1,
             Some(i) => u64::try_from(target[i]).map_err(|_| {
@@ -291,7 +291,6 @@ pub(super) fn expand(v: &Validated<'_>) -> Result<Plan, Error> {
                     .about_name("shape")
             })?,
         };
-        let d = source[k];
         reads.push(match (d, t) {
             _ if d == t || t == 1 => AxisRead { extent: d, start: 0, step: 1 },
             (1, _) => AxisRead { extent: t, start: 0, step: 0 },
