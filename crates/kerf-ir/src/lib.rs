@@ -10,6 +10,7 @@ pub mod random;
 pub mod reference;
 pub mod request;
 pub mod schedule;
+pub mod table;
 pub mod tensor;
 
 /// Element types (the `kerf-dtype` crate, below the spec layer).
