@@ -167,3 +167,27 @@ fn literal(expr: &Expr) -> syn::Result<Value> {
         _ => return Err(not_literal()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kerf_attr(value: &str) -> syn::Attribute {
+        let tokens: TokenStream = format!("#[kerf(start = {value})]").parse().unwrap();
+        let mut attrs = syn::parse::Parser::parse2(syn::Attribute::parse_outer, tokens).unwrap();
+        attrs.remove(0)
+    }
+
+    /// A thousand nested parentheses (they overflowed rustc's stack in syn's parser) are
+    /// refused before anything parses them; values nested within the limit pass.
+    #[test]
+    fn nesting_deeper_than_the_limit_is_an_error() {
+        let deep = format!("[{}1{}]", "(".repeat(1000), ")".repeat(1000));
+        let err = check_nesting(&[kerf_attr(&deep)]).unwrap_err();
+        assert!(err[0].to_string().contains("nest more than 16 deep"), "{}", err[0]);
+        let within = format!("[{}1{}]", "(".repeat(MAX_NESTING - 2), ")".repeat(MAX_NESTING - 2));
+        assert!(check_nesting(&[kerf_attr(&within)]).is_ok());
+        let just_over = format!("[{}1{}]", "(".repeat(MAX_NESTING - 1), ")".repeat(MAX_NESTING - 1));
+        assert!(check_nesting(&[kerf_attr(&just_over)]).is_err());
+    }
+}

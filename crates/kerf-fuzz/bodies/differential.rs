@@ -52,14 +52,41 @@ struct Axis {
 
 #[derive(Debug, Arbitrary)]
 enum Case {
-    Trt { dtype: u8, mode: u8, axes: Vec<Axis>, fill: Option<i8>, list_axes: bool },
-    Onnx { dtype: u8, axes: Vec<Axis>, version: bool },
-    Ov { dtype: u8, axes: Vec<Axis>, masks: [u8; 5], extra: u8 },
-    Fill { dims: Vec<u8>, op: u8, to: u8, alpha: i16, beta: Vec<i16>, seed: u64 },
+    Trt {
+        dtype: u8,
+        mode: u8,
+        axes: Vec<Axis>,
+        fill: Option<i8>,
+        list_axes: bool,
+    },
+    Onnx {
+        dtype: u8,
+        axes: Vec<Axis>,
+        version: bool,
+    },
+    Ov {
+        dtype: u8,
+        axes: Vec<Axis>,
+        masks: [u8; 5],
+        extra: u8,
+    },
+    Fill {
+        dims: Vec<u8>,
+        op: u8,
+        to: u8,
+        alpha: i16,
+        beta: Vec<i16>,
+        seed: u64,
+    },
     /// kerf-testkit's request of this seed (every op, pads included).
-    Testkit { seed: u64 },
+    Testkit {
+        seed: u64,
+    },
     /// kerf-testkit's chain of this seed, of 2 to 4 steps.
-    Chain { seed: u64, steps: u8 },
+    Chain {
+        seed: u64,
+        steps: u8,
+    },
 }
 
 fn extent(e: u8) -> u64 {

@@ -88,7 +88,8 @@ fn smoke(name: &str, corpus: Vec<Vec<u8>>, dict: &[Vec<u8>], body: fn(&[u8])) {
     for (i, data) in corpus.iter().chain(&inputs).enumerate() {
         if catch_unwind(AssertUnwindSafe(|| body(data))).is_err() {
             let path = std::env::temp_dir().join(format!("kerf-fuzz-smoke-{name}-{i}"));
-            let saved = std::fs::write(&path, data).map_or_else(|e| format!("not saved: {e}"), |_| path.display().to_string());
+            let saved =
+                std::fs::write(&path, data).map_or_else(|e| format!("not saved: {e}"), |_| path.display().to_string());
             panic!("fuzz target {name}: input {i} panicked (seed {SEED:#x}); the input: {saved}");
         }
     }
