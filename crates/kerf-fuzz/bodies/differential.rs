@@ -263,10 +263,11 @@ pub fn run(data: &[u8]) {
         if plan.dtype() == DType::Bool {
             b.iter_mut().for_each(|x| *x &= 1);
         }
-        if plan.dtype().layout() == kerf_ir::dtype::Layout::Nibbles && n % 2 == 1 {
-            if let Some(l) = b.last_mut() {
-                *l &= 0xf;
-            }
+        if plan.dtype().layout() == kerf_ir::dtype::Layout::Nibbles
+            && n % 2 == 1
+            && let Some(l) = b.last_mut()
+        {
+            *l &= 0xf;
         }
         b
     });

@@ -67,16 +67,17 @@ pub fn run(data: &[u8]) {
     };
     let _ = plan.to_string();
     let out_len = volume(plan.output_shape());
-    if out_len.is_some_and(|n| n <= SCHEDULE_LIMIT) {
-        if let Ok(kerf_ir::schedule::Schedule::Slice(nest)) = kerf_ir::schedule::schedule(&plan) {
-            nest.verify().expect("a nest the schedule returns verifies");
-        }
+    if out_len.is_some_and(|n| n <= SCHEDULE_LIMIT)
+        && let Ok(kerf_ir::schedule::Schedule::Slice(nest)) = kerf_ir::schedule::schedule(&plan)
+    {
+        nest.verify().expect("a nest the schedule returns verifies");
     }
     let in_len = plan.input_shape().map(volume).unwrap_or(Some(0));
-    if out_len.is_some_and(|n| n <= REFERENCE_LIMIT) && in_len.is_some_and(|n| n <= REFERENCE_LIMIT) {
-        if let Ok(t) = kerf::run_reference(request) {
-            assert_eq!(t.shape(), plan.output_shape(), "the reference output has the plan's shape");
-            let _ = kerf::display::format_values(&t);
-        }
+    if out_len.is_some_and(|n| n <= REFERENCE_LIMIT)
+        && in_len.is_some_and(|n| n <= REFERENCE_LIMIT)
+        && let Ok(t) = kerf::run_reference(request)
+    {
+        assert_eq!(t.shape(), plan.output_shape(), "the reference output has the plan's shape");
+        let _ = kerf::display::format_values(&t);
     }
 }
