@@ -20,21 +20,21 @@ impl Elem {
     /// `String`; raw bytes (`u8`) for fp8 and for packed 4-bit types (two per byte).
     pub fn rust_type(self) -> TokenStream {
         match self.dtype {
-            DType::Bool => quote!(bool),
-            DType::I8 => quote!(i8),
-            DType::U8 | DType::I4 | DType::U4 | DType::F8E4M3FN | DType::F8E5M2 => quote!(u8),
-            DType::I16 => quote!(i16),
-            DType::U16 => quote!(u16),
-            DType::I32 => quote!(i32),
-            DType::U32 => quote!(u32),
-            DType::I64 => quote!(i64),
-            DType::U64 => quote!(u64),
+            DType::Bool => quote!(::core::primitive::bool),
+            DType::I8 => quote!(::core::primitive::i8),
+            DType::U8 | DType::I4 | DType::U4 | DType::F8E4M3FN | DType::F8E5M2 => quote!(::core::primitive::u8),
+            DType::I16 => quote!(::core::primitive::i16),
+            DType::U16 => quote!(::core::primitive::u16),
+            DType::I32 => quote!(::core::primitive::i32),
+            DType::U32 => quote!(::core::primitive::u32),
+            DType::I64 => quote!(::core::primitive::i64),
+            DType::U64 => quote!(::core::primitive::u64),
             DType::F16 => quote!(::kerf::half::f16),
             DType::BF16 => quote!(::kerf::half::bf16),
-            DType::F32 => quote!(f32),
-            DType::F64 => quote!(f64),
-            DType::C64 => quote!(::kerf::num_complex::Complex<f32>),
-            DType::C128 => quote!(::kerf::num_complex::Complex<f64>),
+            DType::F32 => quote!(::core::primitive::f32),
+            DType::F64 => quote!(::core::primitive::f64),
+            DType::C64 => quote!(::kerf::num_complex::Complex<::core::primitive::f32>),
+            DType::C128 => quote!(::kerf::num_complex::Complex<::core::primitive::f64>),
             DType::String => quote!(::std::string::String),
         }
     }
@@ -94,7 +94,7 @@ impl Elem {
                 quote!(#l)
             } else {
                 let l = Literal::u32_unsuffixed(b);
-                quote!(f32::from_bits(#l))
+                quote!(::core::primitive::f32::from_bits(#l))
             }
         };
         let f64_const = |b: u64| {
@@ -104,7 +104,7 @@ impl Elem {
                 quote!(#l)
             } else {
                 let l = Literal::u64_unsuffixed(b);
-                quote!(f64::from_bits(#l))
+                quote!(::core::primitive::f64::from_bits(#l))
             }
         };
         match self.dtype {
@@ -151,11 +151,11 @@ impl Elem {
             DType::F64 => f64_const(bits as u64),
             DType::C64 => {
                 let (re, im) = (f32_const(bits as u32), f32_const((bits >> 32) as u32));
-                quote!(::kerf::num_complex::Complex::<f32> { re: #re, im: #im })
+                quote!(::kerf::num_complex::Complex::<::core::primitive::f32> { re: #re, im: #im })
             }
             DType::C128 => {
                 let (re, im) = (f64_const(bits as u64), f64_const((bits >> 64) as u64));
-                quote!(::kerf::num_complex::Complex::<f64> { re: #re, im: #im })
+                quote!(::kerf::num_complex::Complex::<::core::primitive::f64> { re: #re, im: #im })
             }
             DType::String => quote!(::std::string::String::new()),
         }

@@ -112,18 +112,18 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
             let (a, b) = (f32_lit(*alpha), f32_lit(*beta));
             let seed = Literal::u64_unsuffixed(*seed);
             let (f, bits) = match (normal, plan.dtype) {
-                (false, DType::F16) => (quote!(fill_uniform_f16), quote!(u16)),
-                (false, _) => (quote!(fill_uniform_f32), quote!(u32)),
-                (true, DType::F16) => (quote!(fill_normal_f16), quote!(u16)),
-                (true, _) => (quote!(fill_normal_f32), quote!(u32)),
+                (false, DType::F16) => (quote!(fill_uniform_f16), quote!(::core::primitive::u16)),
+                (false, _) => (quote!(fill_uniform_f32), quote!(::core::primitive::u32)),
+                (true, DType::F16) => (quote!(fill_normal_f16), quote!(::core::primitive::u16)),
+                (true, _) => (quote!(fill_normal_f32), quote!(::core::primitive::u32)),
             };
             bound = quote!(where E: ::kerf::random::FromBits<#bits>);
             quote!(::kerf::random::#f(#seed, 0, #a, #b, &mut output[..]);)
         }
         FillBody::LinspaceInt { alpha, dims } => {
             let ty = match plan.dtype {
-                DType::I32 => quote!(i32),
-                DType::I64 => quote!(i64),
+                DType::I32 => quote!(::core::primitive::i32),
+                DType::I64 => quote!(::core::primitive::i64),
                 other => return Err(Error::Invalid { what: format!("an integer linspace to {other}") }),
             };
             // Wrapping arithmetic in the output's width: coefficients are truncated to it.
@@ -148,15 +148,15 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
             dims,
             f32_lit(*alpha),
             f32_lit,
-            |v, c, a| quote!(#v + #c * (#a as i32) as f32),
+            |v, c, a| quote!(#v + #c * (#a as ::core::primitive::i32) as ::core::primitive::f32),
             |v| quote!(#v),
         ),
         FillBody::LinspaceF64 { alpha, dims } => linspace_loops(
             dims,
             f64_lit(*alpha),
             f64_lit,
-            |v, c, a| quote!(#v + #c * (#a as i32) as f64),
-            |v| quote!((#v) as f32),
+            |v, c, a| quote!(#v + #c * (#a as ::core::primitive::i32) as ::core::primitive::f64),
+            |v| quote!((#v) as ::core::primitive::f32),
         ),
     };
     let name_s = name.to_string();
@@ -172,9 +172,9 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
         #(#doc_attrs)*
         impl #name {
             /// Shape of the output.
-            pub const OUTPUT_SHAPE: [u64; #out_rank] = [#(#out_shape),*];
+            pub const OUTPUT_SHAPE: [::core::primitive::u64; #out_rank] = [#(#out_shape),*];
             /// Length of the `output` slice `run` writes (elements).
-            pub const OUTPUT_LEN: usize = #out_len;
+            pub const OUTPUT_LEN: ::core::primitive::usize = #out_len;
             /// Element type of the output.
             pub const DTYPE: ::kerf::DType = #dtype;
 
@@ -201,20 +201,20 @@ pub fn kernel(plan: &FillPlan, nest: &FillNest, name: &Ident, doc: &[String]) ->
             fn dtype(&self) -> ::kerf::DType {
                 Self::DTYPE
             }
-            fn input_shape(&self) -> ::core::option::Option<&[u64]> {
+            fn input_shape(&self) -> ::core::option::Option<&[::core::primitive::u64]> {
                 ::core::option::Option::None
             }
-            fn output_shape(&self) -> &[u64] {
+            fn output_shape(&self) -> &[::core::primitive::u64] {
                 &Self::OUTPUT_SHAPE
             }
-            fn run_bytes(&self, input: ::core::option::Option<&[u8]>, output: &mut [u8]) -> ::core::result::Result<(), ::kerf::Error> {
+            fn run_bytes(&self, input: ::core::option::Option<&[::core::primitive::u8]>, output: &mut [::core::primitive::u8]) -> ::core::result::Result<(), ::kerf::Error> {
                 if input.is_some() {
                     return ::core::result::Result::Err(::kerf::Error::Invalid {
                         what: ::std::string::String::from(#reads_none),
                     });
                 }
                 #check_out_b
-                let ::core::result::Result::Ok(output) = <&mut [[u8; #wl]; #out_len]>::try_from(output.as_chunks_mut::<#wl>().0) else {
+                let ::core::result::Result::Ok(output) = <&mut [[::core::primitive::u8; #wl]; #out_len]>::try_from(output.as_chunks_mut::<#wl>().0) else {
                     ::core::unreachable!("length checked above")
                 };
                 Self::__kerf_loops(output, |v: #t| v.to_le_bytes());

@@ -13,9 +13,9 @@
 
 use crate::elem::Elem;
 use crate::{ident, length_check, lit, ulit};
-use kerf_ir::schedule::{Indexing, LoopNest, Segment};
+use kerf_ir::schedule::{Indexing, LoopNest, Segment, Table};
 use kerf_ir::{BoundaryMode, Error, SlicePlan};
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 /// An offset expression: a sum of loop variables and a constant.
@@ -83,15 +83,84 @@ struct Gen<'a> {
     looped: Vec<bool>,
     /// Whether a repeating dim calls the repeat helper.
     repeats: bool,
+    /// Whether a table dim calls the table helper.
+    computed_tables: bool,
 }
 
 /// The invariant the unchecked table gathers rely on, as doc lines of the loops.
-const SAFETY_DOC: [&str; 4] = [
+const SAFETY_DOC: [&str; 7] = [
     " SAFETY (the `get_unchecked` reads): kerf-codegen emitted this code from a loop nest",
     " that passed `LoopNest::verify`, so every offset it reads (base + the sum of the",
     " segment offsets and table entries on the path) lies in [0, INPUT_LEN); `input` is a",
-    " `&[_; INPUT_LEN]`, so each such offset indexes it.",
+    " `&[_; INPUT_LEN]`, so each such offset indexes it. The tables are computed by",
+    " `__kerf_table` from their rules (`kerf_ir::table::TableRule`), which kerf-codegen",
+    " checked give the verified nest's entries exactly (`TableRule::computes`) before it",
+    " emitted them.",
 ];
+
+/// A table dim's entries at run time: a static computed once, on the first run, by
+/// `__kerf_table` from the table's rule (a few numbers per stage, where a literal table
+/// would take an entry per position of the period), bound to `table{k}`.
+fn computed_table(k: usize, table: &Table) -> TokenStream {
+    let (stat, local) = (format_ident!("TABLE{}", k), format_ident!("table{}", k));
+    let stages = table.rule.stages.iter().map(|s| {
+        let mode = s.mode.name();
+        let (start, step) = (Literal::i64_unsuffixed(s.start), Literal::i64_unsuffixed(s.step));
+        let (lo, len) = (lit(s.lo), lit(s.len));
+        quote!((#mode, #start, #step, #lo, #len))
+    });
+    let scale = Literal::i64_unsuffixed(table.rule.scale);
+    let period = ulit(table.len() as u64);
+    let usize_ = quote!(::core::primitive::usize);
+    quote! {
+        static #stat: ::std::sync::OnceLock<::std::vec::Vec<#usize_>> = ::std::sync::OnceLock::new();
+        let #local: &[#usize_] = #stat.get_or_init(|| Self::__kerf_table(&[#(#stages),*], #scale, #period));
+    }
+}
+
+/// The helper that computes a table from its rule, in the arithmetic of
+/// `kerf_ir::table::TableRule::walk` and `BoundaryMode::source_index` (exact in i128).
+fn table_helper() -> TokenStream {
+    quote! {
+        /// One period of an index table, computed once: position y goes through each
+        /// stage `(mode, start, step, lo, len)` in turn — it reads x = start + step·v (v = y
+        /// at first) and goes on as v = lo + z, z being x's index in an axis of `len`
+        /// elements under the mode — and its entry is v·scale.
+        #[cold]
+        fn __kerf_table(
+            stages: &[(&::core::primitive::str, ::core::primitive::i128, ::core::primitive::i128, ::core::primitive::i128, ::core::primitive::i128)],
+            scale: ::core::primitive::i128,
+            period: ::core::primitive::usize,
+        ) -> ::std::vec::Vec<::core::primitive::usize> {
+            let mut table = ::std::vec::Vec::with_capacity(period);
+            for y in 0..period {
+                let mut v = y as ::core::primitive::i128;
+                for &(mode, start, step, lo, d) in stages {
+                    let x = start + step * v;
+                    let z = match mode {
+                        "wrap" => x.rem_euclid(d),
+                        "reflect" if d == 1 => 0,
+                        "reflect" => {
+                            let p = 2 * d - 2;
+                            let c = x.abs() % p;
+                            if c >= d { p - c } else { c }
+                        }
+                        "symmetric" => {
+                            let z = x.rem_euclid(2 * d);
+                            if z >= d { 2 * d - 1 - z } else { z }
+                        }
+                        "clamp" => x.clamp(0, d - 1),
+                        // strict_bounds, fill: a table reads inside the axis only.
+                        _ => x,
+                    };
+                    v = lo + z;
+                }
+                table.push((v * scale) as ::core::primitive::usize);
+            }
+            table
+        }
+    }
+}
 
 impl Gen<'_> {
     fn clone_elem(&self, e: TokenStream) -> TokenStream {
@@ -158,7 +227,7 @@ impl Gen<'_> {
             Segment::FillAt { .. } => unreachable!("nests with fill levels are refused in `kernel`"),
         });
         if self.tables.insert(k) {
-            self.statics.push(quote!(static #t: [(usize, usize, isize, bool); #n] = [#(#rows),*];));
+            self.statics.push(quote!(static #t: [(::core::primitive::usize, ::core::primitive::usize, ::core::primitive::isize, ::core::primitive::bool); #n] = [#(#rows),*];));
         }
         let inner = self.dim(k + 1, Off::var(i_k.clone()), Off::var(o_k.clone()));
         let i0 = inp.tokens();
@@ -175,7 +244,7 @@ impl Gen<'_> {
                 for #j in #y_k..#y_k + len {
                     let #o_k = #o_expr;
                     #fill
-                    let #i_k = ((#i0 + offset) as isize + stride * (#j - #y_k) as isize) as usize;
+                    let #i_k = ((#i0 + offset) as ::core::primitive::isize + stride * (#j - #y_k) as ::core::primitive::isize) as ::core::primitive::usize;
                     #inner
                 }
                 #y_k += len;
@@ -223,12 +292,11 @@ impl Gen<'_> {
                 }
             }
             Indexing::Table(table) => {
-                let t = format_ident!("TABLE{}", k);
-                let entries = table.iter().map(|&v| lit(v as u64));
-                let n = lit(table.len() as u64);
+                let t = format_ident!("table{}", k);
                 if self.tables.insert(k) {
-                    self.statics.push(quote!(static #t: [usize; #n] = [#(#entries),*];));
+                    self.statics.push(computed_table(k, table));
                 }
+                self.computed_tables = true;
                 let i0 = inp.tokens();
                 let i_t = if inp.vars.is_empty() && inp.konst == 0 { quote!(t) } else { quote!(#i0 + t) };
                 if last && !self.elem.is_nibbles() {
@@ -337,11 +405,11 @@ impl Gen<'_> {
 fn nibble_helpers() -> TokenStream {
     quote! {
         #[inline(always)]
-        fn __kerf_nib_get(src: &[u8], n: usize) -> u8 {
+        fn __kerf_nib_get(src: &[::core::primitive::u8], n: ::core::primitive::usize) -> ::core::primitive::u8 {
             (src[n >> 1] >> ((n & 1) << 2)) & 0xf
         }
         #[inline(always)]
-        fn __kerf_nib_set(dst: &mut [u8], n: usize, v: u8) {
+        fn __kerf_nib_set(dst: &mut [::core::primitive::u8], n: ::core::primitive::usize, v: ::core::primitive::u8) {
             let shift = (n & 1) << 2;
             let b = &mut dst[n >> 1];
             *b = (*b & !(0xf << shift)) | ((v & 0xf) << shift);
@@ -349,7 +417,7 @@ fn nibble_helpers() -> TokenStream {
         /// `len` nibbles from `src` at nibble `a` to `dst` at nibble `b`: whole bytes with
         /// `copy_from_slice` when both are aligned alike, else a byte-wise funnel shift.
         #[inline(always)]
-        fn __kerf_nib_copy(src: &[u8], mut a: usize, dst: &mut [u8], mut b: usize, mut len: usize) {
+        fn __kerf_nib_copy(src: &[::core::primitive::u8], mut a: ::core::primitive::usize, dst: &mut [::core::primitive::u8], mut b: ::core::primitive::usize, mut len: ::core::primitive::usize) {
             if len > 0 && b & 1 == 1 {
                 Self::__kerf_nib_set(dst, b, Self::__kerf_nib_get(src, a));
                 a += 1;
@@ -371,7 +439,7 @@ fn nibble_helpers() -> TokenStream {
         }
         /// `len` nibbles of value `v` to `dst` from nibble `b`.
         #[inline(always)]
-        fn __kerf_nib_fill(dst: &mut [u8], mut b: usize, mut len: usize, v: u8) {
+        fn __kerf_nib_fill(dst: &mut [::core::primitive::u8], mut b: ::core::primitive::usize, mut len: ::core::primitive::usize, v: ::core::primitive::u8) {
             if len > 0 && b & 1 == 1 {
                 Self::__kerf_nib_set(dst, b, v);
                 b += 1;
@@ -388,15 +456,15 @@ fn nibble_helpers() -> TokenStream {
         /// (affine in j) and those written between `b` and `b + len - 1`; the asserts at
         /// the top check that these ends index `src` and `dst`.
         #[inline(always)]
-        fn __kerf_nib_gather(src: &[u8], a: usize, stride: isize, dst: &mut [u8], b: usize, len: usize) {
+        fn __kerf_nib_gather(src: &[::core::primitive::u8], a: ::core::primitive::usize, stride: ::core::primitive::isize, dst: &mut [::core::primitive::u8], b: ::core::primitive::usize, len: ::core::primitive::usize) {
             if len == 0 {
                 return;
             }
-            let last = a as isize + stride * (len as isize - 1);
-            assert!(last >= 0 && ((last as usize) >> 1) < src.len() && (a >> 1) < src.len());
-            assert!((b + len - 1) >> 1 < dst.len());
+            let last = a as ::core::primitive::isize + stride * (len as ::core::primitive::isize - 1);
+            ::core::assert!(last >= 0 && ((last as ::core::primitive::usize) >> 1) < src.len() && (a >> 1) < src.len());
+            ::core::assert!((b + len - 1) >> 1 < dst.len());
             for j in 0..len {
-                let n = (a as isize + stride * j as isize) as usize;
+                let n = (a as ::core::primitive::isize + stride * j as ::core::primitive::isize) as ::core::primitive::usize;
                 let m = b + j;
                 // SAFETY: n lies between `a` and `last`, m below b + len; both ends asserted above.
                 unsafe {
@@ -420,7 +488,7 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
             /// or twice it) is written and the next nibble starts a byte, then whole bytes
             /// repeating every d / 2, then an odd last nibble.
             #[inline(always)]
-            fn __kerf_nib_repeat(dst: &mut [u8], start: usize, filled: usize, total: usize) {
+            fn __kerf_nib_repeat(dst: &mut [::core::primitive::u8], start: ::core::primitive::usize, filled: ::core::primitive::usize, total: ::core::primitive::usize) {
                 if filled == 0 || filled >= total {
                     return;
                 }
@@ -448,7 +516,7 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
         /// elements before them (a repeating dim writes one period, then this): the copied
         /// prefix doubles up to 16384 elements, then is copied in pieces of that size.
         #[inline(always)]
-        fn __kerf_repeat<T: ::core::clone::Clone>(dst: &mut [T], start: usize, filled: usize, total: usize) {
+        fn __kerf_repeat<T: ::core::clone::Clone>(dst: &mut [T], start: ::core::primitive::usize, filled: ::core::primitive::usize, total: ::core::primitive::usize) {
             if filled == 0 {
                 return;
             }
@@ -470,6 +538,15 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
 
 pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
     nest.verify()?;
+    // The generated code computes each table from its rule: the rule must give the
+    // entries the nest was verified with.
+    for (k, dim) in nest.dims.iter().enumerate() {
+        if let Indexing::Table(t) = &dim.indexing
+            && !t.rule.computes(&t.entries)
+        {
+            return Err(Error::Invalid { what: format!("dim {k}'s index table does not follow its rule") });
+        }
+    }
     if nest.head.is_some() || !nest.levels.is_empty() {
         // The generated code moves elements with one fill value; computing a fill's
         // elements and passing fill levels between loops are the JIT's.
@@ -503,6 +580,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
         unchecked: false,
         looped: nest.looped_dims(),
         repeats: false,
+        computed_tables: false,
     };
     let body =
         if nest.dims.is_empty() { TokenStream::new() } else { g.dim(0, Off::konst(nest.base as u64), Off::konst(0)) };
@@ -532,14 +610,14 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
 
     // The loops, generic over the element storage: `T` for `run`, `[u8; W]` for `run_bytes`.
     let (elem_param, fill_param, fill_arg) = if elem.is_nibbles() {
-        (quote!(), if fill_mode { quote!(, fill: u8) } else { quote!() }, fill_mode)
+        (quote!(), if fill_mode { quote!(, fill: ::core::primitive::u8) } else { quote!() }, fill_mode)
     } else if elem.is_string() {
         // A string pad fills with clones of `fill` (the empty string kerf's plans carry).
         (quote!(<E: ::core::clone::Clone>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode)
     } else {
         (quote!(<E: ::core::marker::Copy>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode)
     };
-    let e_ty = if elem.is_nibbles() { quote!(u8) } else { quote!(E) };
+    let e_ty = if elem.is_nibbles() { quote!(::core::primitive::u8) } else { quote!(E) };
     let safety = if g.unchecked { SAFETY_DOC.to_vec() } else { Vec::new() };
     let loops_fn = quote! {
         #(#[doc = #safety])*
@@ -567,8 +645,13 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     } else {
         (quote!(), quote!(), "")
     };
+    let allocates = if g.computed_tables {
+        "allocates nothing after the first run, which computes the index tables (once per process)"
+    } else {
+        "allocates nothing"
+    };
     let run_doc = format!(
-        " Run on caller-owned buffers: checks both lengths once, then moves the elements; allocates nothing.{run_doc}"
+        " Run on caller-owned buffers: checks both lengths once, then moves the elements; {allocates}.{run_doc}"
     );
     let doc_attrs = doc.iter().map(|l| quote!(#[doc = #l]));
     let run = quote! {
@@ -597,11 +680,11 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
         }
     } else {
         let (w, bytes_ty, fill_bytes) = if elem.is_nibbles() {
-            (1usize, quote!(u8), quote!(Self::FILL))
+            (1usize, quote!(::core::primitive::u8), quote!(Self::FILL))
         } else {
             let w = elem.width().unwrap_or(1);
             let wl = lit(w as u64);
-            (w, quote!([u8; #wl]), elem.constant_bytes(plan.fill_bits))
+            (w, quote!([::core::primitive::u8; #wl]), elem.constant_bytes(plan.fill_bits))
         };
         let in_bytes = lit(elem.slice_len(nest.input_len) * if elem.is_nibbles() { 1 } else { w as u64 });
         let out_bytes = lit(elem.slice_len(nest.output_len) * if elem.is_nibbles() { 1 } else { w as u64 });
@@ -638,17 +721,20 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     if g.repeats {
         nib.extend(repeat_helpers(elem.is_nibbles()));
     }
+    if g.computed_tables {
+        nib.extend(table_helper());
+    }
     Ok(quote! {
         #(#doc_attrs)*
         impl #name {
             /// Shape of the data input.
-            pub const INPUT_SHAPE: [u64; #in_rank] = [#(#in_shape),*];
+            pub const INPUT_SHAPE: [::core::primitive::u64; #in_rank] = [#(#in_shape),*];
             /// Shape of the output.
-            pub const OUTPUT_SHAPE: [u64; #out_rank] = [#(#out_shape),*];
+            pub const OUTPUT_SHAPE: [::core::primitive::u64; #out_rank] = [#(#out_shape),*];
             #[doc = #in_len_doc]
-            pub const INPUT_LEN: usize = #in_len;
+            pub const INPUT_LEN: ::core::primitive::usize = #in_len;
             #[doc = #out_len_doc]
-            pub const OUTPUT_LEN: usize = #out_len;
+            pub const OUTPUT_LEN: ::core::primitive::usize = #out_len;
             /// Element type of the input and the output.
             pub const DTYPE: ::kerf::DType = #dtype;
             #fill_const
@@ -661,13 +747,13 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
             fn dtype(&self) -> ::kerf::DType {
                 Self::DTYPE
             }
-            fn input_shape(&self) -> ::core::option::Option<&[u64]> {
+            fn input_shape(&self) -> ::core::option::Option<&[::core::primitive::u64]> {
                 ::core::option::Option::Some(&Self::INPUT_SHAPE)
             }
-            fn output_shape(&self) -> &[u64] {
+            fn output_shape(&self) -> &[::core::primitive::u64] {
                 &Self::OUTPUT_SHAPE
             }
-            fn run_bytes(&self, input: ::core::option::Option<&[u8]>, output: &mut [u8]) -> ::core::result::Result<(), ::kerf::Error> {
+            fn run_bytes(&self, input: ::core::option::Option<&[::core::primitive::u8]>, output: &mut [::core::primitive::u8]) -> ::core::result::Result<(), ::kerf::Error> {
                 #run_bytes_body
             }
         }

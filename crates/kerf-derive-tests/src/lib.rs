@@ -120,12 +120,15 @@ macro_rules! derived {
 
         #[test]
         fn $test() {
+            // Full paths: the macro also runs beside types named like primitives
+            // (tests/shadowed_primitives.rs).
             #[allow(unused_mut, unused_assignments)]
-            let mut version: Option<u32> = None;
-            $(version = Some($ver);)?
+            let mut version: ::core::option::Option<::core::primitive::u32> = ::core::option::Option::None;
+            $(version = ::core::option::Option::Some($ver);)?
             #[allow(unused_mut, unused_assignments)]
-            let mut data: Option<(&str, &[u64])> = None;
-            $(data = Some(($dt, &[$($d),*]));)?
+            let mut data: ::core::option::Option<(&::core::primitive::str, &[::core::primitive::u64])> =
+                ::core::option::Option::None;
+            $(data = ::core::option::Option::Some(($dt, &[$($d),*]));)?
             let request = $crate::request($op, version, data, &[$((stringify!($k), $crate::V::from($v))),*]);
             $crate::check_against_reference(&$name, &request);
         }

@@ -64,6 +64,11 @@ derived!(reflect_repeat_rows_i4, ReflectRowsI4, op = "tensorrt.slice", dtype = "
 derived!(wrap_repeat_odd_rows_i4, WrapOddRowsI4, op = "tensorrt.slice", dtype = "i4", input = [2, 3]; start = [0, 1], size = [3, 21], stride = [1, 1], mode = "wrap");
 derived!(wrap_repeat_even_i4, WrapEvenI4, op = "tensorrt.slice", dtype = "i4", input = [4]; start = [1], size = [1001], stride = [1], mode = "wrap");
 derived!(wrap_repeat_table_i32, WrapTableI32, op = "tensorrt.slice", dtype = "i32", input = [100]; start = [7], size = [1000], stride = [33], mode = "wrap");
+// Index tables computed at run time from their rules (issue 20: they were literal arrays).
+derived!(reflect_coprime_table, ReflectCoprime, op = "tensorrt.slice", dtype = "f32", input = [1003]; start = [-5], size = [3000], stride = [7], mode = "reflect");
+// Issue 20's case: a table of 2,000,004 entries (it was 18.4 MB of literal Rust).
+derived!(reflect_two_million_entry_table, ReflectMillion, op = "tensorrt.slice", dtype = "f32", input = [1000003]; start = [-5], size = [3000000], stride = [7], mode = "reflect");
+derived!(wrap_negative_table_2d, WrapNegTable, op = "tensorrt.slice", dtype = "i8", input = [3, 97]; start = [1, 200], size = [4, 500], stride = [1, -13], mode = "wrap");
 derived!(reflect_repeat_table_f32, ReflectTableF32, op = "tensorrt.slice", dtype = "f32", input = [2, 40]; start = [-1, 3], size = [5, 300], stride = [1, 7], mode = "reflect");
 derived!(clamp_looped, ClampLooped, op = "tensorrt.slice", dtype = "f32", input = [4, 4, 4, 4]; start = [-2, -2, -2, -2], size = [9, 9, 9, 9], stride = [1, 1, 1, 1], mode = "clamp");
 derived!(fill_looped_i4, FillLoopedI4, op = "tensorrt.slice", dtype = "i4", input = [2, 2, 2, 2]; start = [-1, -1, -1, -1], size = [4, 4, 4, 5], stride = [1, 1, 1, 1], mode = "fill", fill = 5);

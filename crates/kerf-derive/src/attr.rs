@@ -2,7 +2,7 @@
 //! any op: what the names mean and what types they need is for `check`, from the spec.
 
 use crate::ctxt::Ctxt;
-use proc_macro2::TokenStream;
+use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, MetaNameValue, Token, UnOp};
@@ -57,6 +57,24 @@ impl Entry {
     }
 }
 
+/// An error at the first group nested deeper than [`MAX_NESTING`] in a `#[kerf(...)]`
+/// attribute, checked before anything parses the attribute (and reported alone: the
+/// attribute is not parsed at all, so every other message would be a consequence).
+pub fn check_nesting(attrs: &[syn::Attribute]) -> Result<(), Vec<syn::Error>> {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("kerf")) {
+        if let syn::Meta::List(list) = &attr.meta
+            && let Some(span) = too_deep(list.tokens.clone())
+        {
+            let message = format!(
+                "groups nest more than {MAX_NESTING} deep here: a `#[kerf(...)]` value is a literal or a flat list \
+                 like [0, -1]"
+            );
+            return Err(vec![syn::Error::new(span, message)]);
+        }
+    }
+    Ok(())
+}
+
 /// Every `name = value` of every `#[kerf(...)]` attribute, in order. Syntax errors are
 /// recorded in `cx`; entries that parsed are returned all the same.
 pub fn parse(attrs: &[syn::Attribute], cx: &Ctxt) -> Vec<Entry> {
@@ -89,6 +107,28 @@ pub fn parse(attrs: &[syn::Attribute], cx: &Ctxt) -> Vec<Entry> {
         }
     }
     entries
+}
+
+/// How deep brackets and parentheses may nest in a `#[kerf(...)]` attribute. Its values
+/// are literals and flat lists, so a few levels are plenty; syn parses expressions
+/// recursively, and a thousand nested parentheses overflowed the compiler's stack.
+pub const MAX_NESTING: usize = 16;
+
+/// The opening of the first group nested deeper than [`MAX_NESTING`] in `tokens`, if
+/// any, found without recursion (a stack of iterators, one per open group).
+fn too_deep(tokens: TokenStream) -> Option<proc_macro2::Span> {
+    let mut open = vec![tokens.into_iter()];
+    while let Some(inner) = open.last_mut() {
+        match inner.next() {
+            Some(TokenTree::Group(g)) if open.len() >= MAX_NESTING => return Some(g.span_open()),
+            Some(TokenTree::Group(g)) => open.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                open.pop();
+            }
+        }
+    }
+    None
 }
 
 fn literal(expr: &Expr) -> syn::Result<Value> {
@@ -126,4 +166,28 @@ fn literal(expr: &Expr) -> syn::Result<Value> {
         }
         _ => return Err(not_literal()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kerf_attr(value: &str) -> syn::Attribute {
+        let tokens: TokenStream = format!("#[kerf(start = {value})]").parse().unwrap();
+        let mut attrs = syn::parse::Parser::parse2(syn::Attribute::parse_outer, tokens).unwrap();
+        attrs.remove(0)
+    }
+
+    /// A thousand nested parentheses (they overflowed rustc's stack in syn's parser) are
+    /// refused before anything parses them; values nested within the limit pass.
+    #[test]
+    fn nesting_deeper_than_the_limit_is_an_error() {
+        let deep = format!("[{}1{}]", "(".repeat(1000), ")".repeat(1000));
+        let err = check_nesting(&[kerf_attr(&deep)]).unwrap_err();
+        assert!(err[0].to_string().contains("nest more than 16 deep"), "{}", err[0]);
+        let within = format!("[{}1{}]", "(".repeat(MAX_NESTING - 2), ")".repeat(MAX_NESTING - 2));
+        assert!(check_nesting(&[kerf_attr(&within)]).is_ok());
+        let just_over = format!("[{}1{}]", "(".repeat(MAX_NESTING - 1), ")".repeat(MAX_NESTING - 1));
+        assert!(check_nesting(&[kerf_attr(&just_over)]).is_err());
+    }
 }

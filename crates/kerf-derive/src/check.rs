@@ -30,6 +30,7 @@ pub fn expand(input: &syn::DeriveInput) -> Result<TokenStream, Vec<syn::Error>> 
         );
         return cx.check().map(|_| TokenStream::new());
     };
+    attr::check_nesting(&input.attrs)?;
     let entries = attr::parse(&input.attrs, &cx);
     let whole = first_attr.to_token_stream();
     let request = build_request(&entries, &cx, &whole);

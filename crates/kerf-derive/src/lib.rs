@@ -49,6 +49,9 @@ use proc_macro::TokenStream;
 ///   `#[kerf(op = "onnx.pad", version = 19, dtype = "f32", input = [2, 3],
 ///   pads = [1, 2, 0, 1], mode = "wrap")]`.
 ///
+/// Values are literals and flat lists: brackets and parentheses nest at most 16 deep in
+/// a `#[kerf(...)]` attribute (deeper nesting is an error at the group that goes past it).
+///
 /// Every mistake is a compile error at its attribute, all reported at once: unknown
 /// names, wrong types, values the spec does not allow, missing required attributes, the
 /// spec's dtype rules, and (once those pass) the op frontend's rules, by rule id.

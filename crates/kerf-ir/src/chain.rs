@@ -27,6 +27,7 @@ use crate::plan::{FillPlan, Plan, SlicePlan};
 use crate::reference::{fill_element, store_bits, unravel};
 use crate::request::{InputArg, Request};
 use crate::schedule::{MAX_SEGMENTS_PER_AXIS, axis_coords};
+use crate::table::{TableRule, TableStage};
 use crate::tensor::{Tensor, TensorView, ViewData, volume};
 use std::fmt;
 
@@ -151,6 +152,9 @@ pub struct FusedAxis {
     /// axis a step inserted (it reads that axis's only coordinate, 0, or a fill value).
     pub head_axis: Option<usize>,
     pub map: AxisMap,
+    /// For a table: the stages its positions go through down to the head (a
+    /// [`TableRule`]'s), from which generated code computes it. Empty otherwise.
+    pub stages: Vec<TableStage>,
 }
 
 impl FusedAxis {
@@ -602,6 +606,7 @@ fn compose_or_cut(plans: &[Plan]) -> Result<Result<FusedChain, usize>, Error> {
                 period: d,
                 head_axis: Some(k),
                 map: AxisMap::Pieces(normalize(vec![Piece::Read { len: d, z0: 0, dz: 1 }])),
+                stages: Vec::new(),
             })
             .collect();
         return Ok(Ok(FusedChain {
@@ -719,20 +724,31 @@ fn head_axis(levels: &[Level<'_>], mut l: usize, mut k: usize) -> Option<usize> 
     }
 }
 
-/// What position y of source axis `k` of level `l` yields, step by step.
-fn walk(levels: &[Level<'_>], mut l: usize, mut k: usize, mut y: u64) -> Result<Outcome, Error> {
+/// The path of source axis `k` of level `l` down to the head: per level its step number
+/// and the stage its position goes through (a plan's read of the axis and the window its
+/// mode sees), and whether the path ends in a unit axis inserted below (whose only
+/// coordinate, 0, every position then reads).
+fn path(levels: &[Level<'_>], mut l: usize, mut k: usize) -> (Vec<(usize, TableStage)>, bool) {
+    let mut out = Vec::new();
     loop {
         let lv = &levels[l];
         let (a, w) = (lv.plan.axes[k], lv.plan.window(k));
-        let z = lv.plan.mode.source_index(coord(a.x(y))?, w.len);
-        let Some(z) = z else { return Ok(Outcome::Const(lv.step)) };
-        let x = w.lo + z;
+        out.push((lv.step, TableStage { mode: lv.plan.mode, start: a.start, step: a.step, lo: w.lo, len: w.len }));
         match (lv.below[k], l) {
-            (None, _) => return Ok(Outcome::Read(0)),
-            (Some(_), 0) => return Ok(Outcome::Read(coord(x as i128)?)),
-            (Some(below), _) => (l, k, y) = (l - 1, levels[l - 1].source_axis(below), x),
+            (None, _) => return (out, true),
+            (Some(_), 0) => return (out, false),
+            (Some(below), _) => (l, k) = (l - 1, levels[l - 1].source_axis(below)),
         }
     }
+}
+
+/// What position y yields, through the stages of a [`path`] (`steps`: their step numbers).
+fn walk(rule: &TableRule, steps: &[usize], unit: bool, y: u64) -> Result<Outcome, Error> {
+    Ok(match rule.walk(y)? {
+        Err(i) => Outcome::Const(steps[i]),
+        Ok(_) if unit => Outcome::Read(0),
+        Ok(x) => Outcome::Read(coord(x as i128)?),
+    })
 }
 
 /// Follow source axis `k` (of `extent` positions) of level `l` down to the head.
@@ -785,21 +801,24 @@ fn track(levels: &[Level<'_>], l: usize, k: usize, extent: u64) -> Result<FusedA
             Some(below) => (l, k) = (l - 1, levels[l - 1].source_axis(below)),
         }
     };
-    let map = match composed {
-        Some(p) => AxisMap::Pieces(p),
+    let (map, stages) = match composed {
+        Some(p) => (AxisMap::Pieces(p), Vec::new()),
         None => {
             // Too many pieces: one outcome per position of the period, walked step by step.
             let mut table = Vec::new();
             table
                 .try_reserve_exact(period as usize)
                 .map_err(|_| Error::TooLarge { what: format!("a chain index table of {period} entries") })?;
+            let (path, unit) = path(levels, top_l, top_k);
+            let steps: Vec<usize> = path.iter().map(|p| p.0).collect();
+            let rule = TableRule { stages: path.into_iter().map(|p| p.1).collect(), scale: 1 };
             for y in 0..period {
-                table.push(walk(levels, top_l, top_k, y)?);
+                table.push(walk(&rule, &steps, unit, y)?);
             }
-            AxisMap::Table(table)
+            (AxisMap::Table(table), rule.stages)
         }
     };
-    Ok(FusedAxis { extent, period, head_axis: head, map })
+    Ok(FusedAxis { extent, period, head_axis: head, map, stages })
 }
 
 /// Evaluate a chain's segments one after another, each fused (the reference of a chain

@@ -11,6 +11,7 @@ pub mod reference;
 mod refine;
 pub mod request;
 pub mod schedule;
+pub mod table;
 pub mod tensor;
 
 /// Element types (the `kerf-dtype` crate, below the spec layer).

@@ -28,6 +28,7 @@
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::plan::{BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+pub use crate::table::{Table, TableRule, TableStage};
 use std::fmt;
 
 /// An axis with more segments than this (in one period) is indexed by a table instead.
@@ -105,9 +106,10 @@ impl Segment {
 pub enum Indexing {
     /// Segments in order; their lengths add up to the dim's period.
     Segments(Vec<Segment>),
-    /// One entry per position of the period: the offset it adds. Tables arise only in
-    /// modes that never read the fill value (wrap, reflect), so every entry is an offset.
-    Table(Vec<i64>),
+    /// One entry per position of the period: the offset it adds, with the rule that
+    /// computes it. Tables arise only in modes that never read the fill value (wrap,
+    /// reflect), so every entry is an offset.
+    Table(Table),
 }
 
 /// One loop of the nest.
@@ -1015,7 +1017,13 @@ pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Str
                 }
                 Indexing::Segments(out)
             }
-            None => Indexing::Table(axis_table(plan.mode, &coords, d, lo, t, &what)?),
+            None => Indexing::Table(Table {
+                entries: axis_table(plan.mode, &coords, d, lo, t, &what)?,
+                rule: TableRule {
+                    stages: vec![TableStage { mode: plan.mode, start: a.start, step: a.step, lo: window.lo, len: d }],
+                    scale: to_i64(t, &what())?,
+                },
+            }),
         };
         axes.push(Axis { extent: a.extent, period: coords.period, indexing });
     }
@@ -1277,15 +1285,16 @@ pub fn chain_views(
                     .collect::<Result<_, Error>>()?,
             ),
             AxisMap::Table(entries) if !unread && entries.iter().all(|o| matches!(o, Outcome::Read(_))) => {
-                Indexing::Table(
-                    entries
+                Indexing::Table(Table {
+                    entries: entries
                         .iter()
                         .map(|o| match *o {
                             Outcome::Read(z) => to_i64(z as i128 * t, what),
                             Outcome::Const(_) => unreachable!("checked: no fill positions"),
                         })
                         .collect::<Result<_, Error>>()?,
-                )
+                    rule: TableRule { stages: a.stages.clone(), scale: to_i64(t, what)? },
+                })
             }
             AxisMap::Table(entries) => {
                 // Fill positions in a table: its positions as segments (runs that continue

@@ -256,6 +256,7 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
                 period: extent,
                 head_axis: None,
                 map: AxisMap::Pieces(vec![Piece::Read { len: extent, z0: 0, dz: 0 }]),
+                stages: Vec::new(),
             });
             "fixed axis extent"
         }

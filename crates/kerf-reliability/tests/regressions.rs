@@ -438,3 +438,27 @@ fn reference_refuses_views_of_the_wrong_length() {
         }
     }
 }
+
+/// Audit (issue 20, finding 3): a reflect slice whose step is coprime to 2d − 2 takes an
+/// index table of one period (2,000,004 entries here), which `kerf expand` and the derive
+/// printed as a literal array: 18.4 MB of Rust (and 4.8 GB, then an abort, at 10^7
+/// elements). The generated code now computes the table from its rule, once.
+#[test]
+fn expanding_a_reflect_index_table_of_two_million_entries_is_small() {
+    let req = Request::new("tensorrt.slice")
+        .input_meta("input", DType::F32, &[1_000_003])
+        .attr("start", [-5])
+        .attr("size", [3_000_000])
+        .attr("stride", [7])
+        .attr("mode", "reflect");
+    let nest = kerf_ir::schedule::slice(match &kerf_ir::lower(&req).unwrap() {
+        kerf_ir::Plan::Slice(p) => p,
+        _ => unreachable!("a slice"),
+    })
+    .unwrap();
+    assert!(matches!(&nest.dims[0].indexing, kerf_ir::schedule::Indexing::Table(t) if t.len() == 2_000_004), "{nest}");
+    let text = kerf_codegen::expand_request(&req, "Big").unwrap();
+    assert!(text.len() < 20_000, "{} bytes", text.len());
+    // The rule (mode, start, step, window) and the period, where the entries were.
+    assert!(text.contains(r#"&[("reflect", -5, 7, 0, 1000003)]"#) && text.contains("2000004usize"), "{text}");
+}

@@ -57,3 +57,44 @@ pub fn nest_offsets(nest: &LoopNest) -> Vec<Option<i128>> {
     }
     out
 }
+
+/// Chains whose fused axes take index tables (a periodic mode over a periodic mode with
+/// steps that share no period): wrap, reflect and symmetric under tables, on i32 and i8.
+/// Each with its data input (a pattern of the input's size); the derive's tests expand them
+/// (`kerf expand`'s code) and check the kernels' bytes against the reference.
+pub fn table_chains() -> Vec<kerf::chain::ChainRequest> {
+    use kerf::{DType, Request, Tensor};
+    let data = |dtype: DType, n: u64| {
+        let bytes: Vec<u8> = (0..n * dtype.byte_width().unwrap_or(1) as u64).map(|i| (i * 37 % 251) as u8).collect();
+        Tensor::from_bytes(dtype, &[n], &bytes).expect("sized to its shape")
+    };
+    let trt = |start: i64, size: i64, stride: i64, mode: &str| {
+        Request::new("tensorrt.slice")
+            .attr("start", [start])
+            .attr("size", [size])
+            .attr("stride", [stride])
+            .attr("mode", mode)
+    };
+    let chain = |steps: Vec<Request>| kerf::chain::ChainRequest { steps };
+    vec![
+        // wrap over reflect, coprime periods
+        chain(vec![trt(0, 11, 1, "wrap").input("input", data(DType::I32, 7)), trt(0, 60, 3, "reflect")]),
+        // reflect over wrap with a long negative step
+        chain(vec![trt(-3, 43, 1, "reflect").input("input", data(DType::I8, 23)), trt(4, 200, -5, "wrap")]),
+        // a symmetric pad, then a strided wrap over it
+        chain(vec![
+            Request::new("openvino.pad")
+                .attr("pad_mode", "symmetric")
+                .input("arg", data(DType::I32, 29))
+                .input("pads_begin", Tensor::from_i64s(&[10]))
+                .input("pads_end", Tensor::from_i64s(&[9])),
+            trt(2, 300, 7, "wrap"),
+        ]),
+        // three periodic steps
+        chain(vec![
+            trt(-2, 17, 1, "wrap").input("input", data(DType::I32, 6)),
+            trt(1, 31, 3, "reflect"),
+            trt(0, 500, 11, "wrap"),
+        ]),
+    ]
+}
