@@ -359,15 +359,10 @@ impl FusedChain {
             return bad(format!("source {head:?} is not a reshape of the head's shape {head_shape:?}"));
         }
         let core = self.core_shape();
-        let Some(core_len) = volume(&core).filter(|&n| n <= i64::MAX as u64) else {
-            return bad(format!("the axes' extents {core:?} make more than 2^63 elements"));
+        let core_len = match crate::plan::core_volume(&core, &self.output_shape) {
+            Ok(n) => n,
+            Err(what) => return bad(what),
         };
-        if volume(&self.output_shape) != Some(core_len) {
-            return bad(format!(
-                "output_shape {:?} is not a reshape of the axes' extents {core:?} ({core_len} elements)",
-                self.output_shape
-            ));
-        }
         if let Some(k) = self.fill_bits.iter().position(|&b| !crate::plan::fill_bits_fit(self.dtype, b)) {
             return bad(format!(
                 "fill_bits[{k}] (step {}) {:#x} do not fit one {} element",

@@ -239,15 +239,10 @@ impl SlicePlan {
             }
         }
         let core = self.core_shape();
-        let Some(core_len) = volume(&core).filter(|&n| n <= i64::MAX as u64) else {
-            return bad(format!("the axes' extents {core:?} make more than 2^63 elements"));
+        let core_len = match core_volume(&core, &self.output_shape) {
+            Ok(n) => n,
+            Err(what) => return bad(what),
         };
-        if volume(&self.output_shape) != Some(core_len) {
-            return bad(format!(
-                "output_shape {:?} is not a reshape of the axes' extents {core:?} ({core_len} elements)",
-                self.output_shape
-            ));
-        }
         // Outside fill mode the fill value is never read (and backends ignore it).
         if self.mode == BoundaryMode::Fill && !fill_bits_fit(self.dtype, self.fill_bits) {
             return bad(format!("fill_bits {:#x} do not fit one {} element", self.fill_bits, self.dtype));
@@ -296,6 +291,20 @@ pub(crate) fn fill_bits_fit(dtype: DType, bits: u128) -> bool {
         Layout::Strings => 0,
     };
     if dtype == DType::Bool { bits <= 1 } else { width_bits >= 128 || bits >> width_bits == 0 }
+}
+
+/// The element count of `core` (the axes' extents), which `output_shape` must reshape:
+/// at most 2^63, or what is wrong, for a plan's or a chain's `validate`.
+pub(crate) fn core_volume(core: &[u64], output_shape: &[u64]) -> Result<u64, String> {
+    let Some(core_len) = volume(core).filter(|&n| n <= i64::MAX as u64) else {
+        return Err(format!("the axes' extents {core:?} make more than 2^63 elements"));
+    };
+    if volume(output_shape) != Some(core_len) {
+        return Err(format!(
+            "output_shape {output_shape:?} is not a reshape of the axes' extents {core:?} ({core_len} elements)"
+        ));
+    }
+    Ok(core_len)
 }
 
 /// Linspace coefficients: out[a] = alpha + Σk beta[k]·a_k.

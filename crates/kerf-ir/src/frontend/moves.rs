@@ -4,7 +4,7 @@
 //! source axis read whole (or broadcast, or wrapped around for Tile), the core axes in a
 //! permuted order, the core reshaped into the output shape.
 
-use super::{data_input, normalize_axis};
+use super::data_input;
 use crate::error::Error;
 use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
 use crate::request::{AttrValue, Validated};
@@ -197,31 +197,16 @@ pub(super) fn flatten(v: &Validated<'_>) -> Result<Plan, Error> {
 /// The axes of a Squeeze or Unsqueeze: the input from version 13, the attribute before.
 /// Negative entries are refused before version 11; `rank` is what they count from.
 fn listed_axes(v: &Validated<'_>, rank: usize) -> Result<Option<Vec<usize>>, Error> {
-    let op = v.op();
     let Some(axes) = v.int_list("axes")? else { return Ok(None) };
-    let mut seen = vec![false; rank];
-    let mut out = Vec::with_capacity(axes.len());
-    for (i, &a) in axes.iter().enumerate() {
-        if a < 0 && v.version < 11 {
-            return Err(Error::rule(
-                op,
-                "negative_axes_from_11",
-                format!("axes[{i}] = {a}: negative axes exist from version 11, this request is version {}", v.version),
-            )
-            .about_name("axes"));
-        }
-        let k = normalize_axis(a, rank).ok_or_else(|| {
-            Error::rule(op, "axis_in_range", format!("axes[{i}] = {a} is outside [-{rank}, {}]", rank as i64 - 1))
-                .about_name("axes")
-        })?;
-        if std::mem::replace(&mut seen[k], true) {
-            return Err(Error::rule(op, "axes_unique", format!("axes[{i}] = {a} names axis {k} again"))
-                .about_name("axes")
-                .on_axis(k));
-        }
-        out.push(k);
+    if let Some((i, a)) = axes.iter().enumerate().find(|(_, a)| **a < 0 && v.version < 11) {
+        return Err(Error::rule(
+            v.op(),
+            "negative_axes_from_11",
+            format!("axes[{i}] = {a}: negative axes exist from version 11, this request is version {}", v.version),
+        )
+        .about_name("axes"));
     }
-    Ok(Some(out))
+    super::resolve_axes(v.op(), &axes, rank, "axis_in_range").map(Some)
 }
 
 pub(super) fn squeeze(v: &Validated<'_>) -> Result<Plan, Error> {
