@@ -223,7 +223,7 @@ fn random_slice(rng: &mut Rng) -> SlicePlan {
 /// Break one invariant of a valid slice plan (or leave it valid, 1 time in 10).
 fn break_slice(rng: &mut Rng, p: &mut SlicePlan) -> &'static str {
     let rank = p.axes.len();
-    match rng.below(11) {
+    match rng.below(14) {
         0 => {
             // An output shape whose volume is not the axes' (findings: heap overflow).
             let grow = 1 + rng.below(1000);
@@ -304,6 +304,41 @@ fn break_slice(rng: &mut Rng, p: &mut SlicePlan) -> &'static str {
                 p.windows[k].lo = 1 + rng.below(3);
             }
             "windows vs the input"
+        }
+        10 if rank > 0 => {
+            // An order that is no permutation: too short, out of range, or repeating.
+            p.order = (0..rank).collect();
+            match rng.below(3) {
+                0 => drop(p.order.pop()),
+                1 => p.order[rng.below(rank as u64) as usize] = rank + rng.below(3) as usize,
+                _ if rank > 1 => p.order[0] = p.order[1],
+                _ => p.order.push(0),
+            }
+            "order vs the source axes"
+        }
+        11 if rank > 1 => {
+            // A valid permutation (a transpose): the core and output shapes follow it.
+            p.order = (0..rank).rev().collect();
+            p.output_shape = p.core_shape();
+            "valid order"
+        }
+        12 => {
+            // A source shape that is not a reshape of the input.
+            let n = kerf_ir::tensor::volume(&p.input_shape).unwrap_or(0);
+            p.source_shape = vec![n + 1 + rng.below(3)];
+            p.axes = vec![AxisRead { extent: 1, start: 0, step: 1 }];
+            p.output_shape = p.core_shape();
+            "source shape vs the input"
+        }
+        13 => {
+            // A valid reshape of the input read whole (a flatten), windows cleared.
+            let n = kerf_ir::tensor::volume(&p.input_shape).unwrap_or(0);
+            p.source_shape = vec![n];
+            p.axes = vec![AxisRead { extent: n, start: 0, step: 1 }];
+            p.windows.clear();
+            p.mode = BoundaryMode::StrictBounds;
+            p.output_shape = p.core_shape();
+            "valid source reshape"
         }
         _ => "unchanged",
     }
