@@ -111,4 +111,7 @@ examples_on_every_backend! {
     onnx_tile: "onnx.tile",
     onnx_depth_to_space: "onnx.depth_to_space",
     onnx_space_to_depth: "onnx.space_to_depth",
+    openvino_transpose: "openvino.transpose",
+    openvino_tile: "openvino.tile",
+    openvino_roll: "openvino.roll",
 }

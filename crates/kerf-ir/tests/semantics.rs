@@ -1111,3 +1111,49 @@ fn chains_cut_where_reshapes_do_not_line_up() {
         evaluate_unfused(&plans, Some(input.view())).unwrap()
     );
 }
+
+#[test]
+fn openvino_transpose_empty_order_reverses() {
+    let t = |order: &[i64]| {
+        Request::new("openvino.transpose")
+            .input("arg", arange_i32(&[2, 3]))
+            .input("input_order", Tensor::from_i64s(order))
+    };
+    assert_eq!(ints(&run(&t(&[])).unwrap()), [0, 3, 1, 4, 2, 5]);
+    assert_eq!(ints(&run(&t(&[0, 1])).unwrap()), [0, 1, 2, 3, 4, 5]);
+    for bad in [&[1][..], &[0, 0], &[0, 2], &[-1, 0]] {
+        assert!(error(&t(bad)).contains("order_is_permutation"), "{bad:?}");
+    }
+}
+
+#[test]
+fn openvino_tile_promotes_like_np_tile() {
+    let tile = |data: Tensor, repeats: &[i64]| {
+        Request::new("openvino.tile").input("data", data).input("repeats", Tensor::from_i64s(repeats))
+    };
+    // Repeats longer than the rank: the data gains leading unit axes.
+    let out = run(&tile(arange_i32(&[2]), &[2, 2])).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 4][..], vec![0, 1, 0, 1, 0, 1, 0, 1]));
+    // Shorter: leading repeats of 1.
+    let out = run(&tile(arange_i32(&[2, 2]), &[2])).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 4][..], vec![0, 1, 0, 1, 2, 3, 2, 3]));
+    assert_eq!(run(&tile(arange_i32(&[2, 2]), &[-3, 1])).unwrap().shape(), &[0, 2]);
+}
+
+#[test]
+fn openvino_roll_shifts_add() {
+    let roll = |shift: Tensor, axes: &[i64]| {
+        Request::new("openvino.roll")
+            .input("data", arange_i32(&[5]))
+            .input("shift", shift)
+            .input("axes", Tensor::from_i64s(axes))
+    };
+    assert_eq!(ints(&run(&roll(Tensor::from_i64s(&[2]), &[0])).unwrap()), [3, 4, 0, 1, 2]);
+    // Repeated axes add: 2 + 4 = 6 ≡ 1; negative shifts roll back.
+    assert_eq!(ints(&run(&roll(Tensor::from_i64s(&[2, 4]), &[0, -1])).unwrap()), [4, 0, 1, 2, 3]);
+    assert_eq!(ints(&run(&roll(Tensor::from_i64s(&[-1]), &[0])).unwrap()), [1, 2, 3, 4, 0]);
+    // A scalar shift applies to every listed axis; a 1-D one needs one entry per axis.
+    assert_eq!(ints(&run(&roll(scalar_i64(1), &[0, 0])).unwrap()), [3, 4, 0, 1, 2]);
+    assert!(error(&roll(Tensor::from_i64s(&[1]), &[0, 0])).contains("shift_axes_length"));
+    assert!(error(&roll(Tensor::from_i64s(&[1]), &[1])).contains("axis_in_range"));
+}

@@ -529,6 +529,9 @@ pub const SPEC_FILES: &[(&str, &str)] = &[
     ("specs/onnx.tile.toml", include_str!("../specs/onnx.tile.toml")),
     ("specs/onnx.depth_to_space.toml", include_str!("../specs/onnx.depth_to_space.toml")),
     ("specs/onnx.space_to_depth.toml", include_str!("../specs/onnx.space_to_depth.toml")),
+    ("specs/openvino.transpose.toml", include_str!("../specs/openvino.transpose.toml")),
+    ("specs/openvino.tile.toml", include_str!("../specs/openvino.tile.toml")),
+    ("specs/openvino.roll.toml", include_str!("../specs/openvino.roll.toml")),
 ];
 
 /// All embedded specs, parsed once. The embedded files are checked by this crate's

@@ -400,12 +400,31 @@ fn random_reshape(rng: &mut Rng, shape: &[u64]) -> Vec<u64> {
 }
 
 /// A random op of the axis-moving family (Transpose, Reshape, Flatten, Squeeze,
-/// Unsqueeze, Identity, Expand, Tile, DepthToSpace, SpaceToDepth) that lowers on a data
+/// Unsqueeze, Identity, Expand, Tile, DepthToSpace, SpaceToDepth; OpenVINO's Transpose,
+/// Tile and Roll) that lowers on a data
 /// input of `dtype` and `shape`, the data input given by dtype and shape only.
 pub fn random_move_for(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
     let rank = shape.len();
     let version = |rng: &mut Rng, v: &[u32]| *rng.pick(v);
-    match rng.below(10) {
+    match rng.below(13) {
+        10 => {
+            let order = if rng.chance(20) { Vec::new() } else { random_perm(rng, rank) };
+            Request::new("openvino.transpose")
+                .input_meta("arg", dtype, shape)
+                .input("input_order", Tensor::from_i64s(&order))
+        }
+        11 => {
+            let repeats: Vec<i64> = (0..rng.below(rank as u64 + 2)).map(|_| rng.range(-1, 3)).collect();
+            Request::new("openvino.tile").input_meta("data", dtype, shape).input("repeats", Tensor::from_i64s(&repeats))
+        }
+        12 if rank > 0 => {
+            let axes: Vec<i64> = (0..1 + rng.below(3)).map(|_| rng.range(-(rank as i64), rank as i64 - 1)).collect();
+            let shift: Vec<i64> = axes.iter().map(|_| rng.range(-20, 20)).collect();
+            Request::new("openvino.roll")
+                .input_meta("data", dtype, shape)
+                .input("shift", Tensor::from_i64s(&shift))
+                .input("axes", Tensor::from_i64s(&axes))
+        }
         0 => {
             let r = Request::new("onnx.transpose").version(version(rng, &[13, 21])).input_meta("data", dtype, shape);
             if rng.chance(20) { r } else { r.attr("perm", random_perm(rng, rank)) }

@@ -49,6 +49,9 @@ fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
         "onnx.tile" => moves::tile(v),
         "onnx.depth_to_space" => moves::depth_to_space(v),
         "onnx.space_to_depth" => moves::space_to_depth(v),
+        "openvino.transpose" => moves::openvino_transpose(v),
+        "openvino.tile" => moves::openvino_tile(v),
+        "openvino.roll" => moves::openvino_roll(v),
         other => Err(Error::Invalid { what: format!("{other}: a spec exists but kerf has no frontend for it") }),
     }
 }

@@ -376,3 +376,84 @@ pub(super) fn space_to_depth(v: &Validated<'_>) -> Result<Plan, Error> {
     };
     permuted(v, "input", source, order, vec![n, c * b * b, h2, w2])
 }
+
+pub(super) fn openvino_transpose(v: &Validated<'_>) -> Result<Plan, Error> {
+    let op = v.op();
+    let shape = data_input(v, "arg")?.shape().to_vec();
+    let rank = shape.len();
+    let order = v.int_list("input_order")?.unwrap_or_default();
+    let perm: Vec<usize> = if order.is_empty() {
+        (0..rank).rev().collect()
+    } else {
+        let mut seen = vec![false; rank];
+        let fresh = |&k: &usize| k < rank && !std::mem::replace(&mut seen[k], true);
+        let perm: Vec<usize> = order.iter().map(|&k| usize::try_from(k).unwrap_or(usize::MAX)).collect();
+        if perm.len() != rank || !perm.iter().all(fresh) {
+            return Err(Error::rule(
+                op,
+                "order_is_permutation",
+                format!("input_order {order:?} does not hold every axis of [0, {}] once", rank as i64 - 1),
+            )
+            .about_name("input_order"));
+        }
+        perm
+    };
+    let output_shape = perm.iter().map(|&k| shape[k]).collect();
+    permuted(v, "arg", shape, perm, output_shape)
+}
+
+pub(super) fn openvino_tile(v: &Validated<'_>) -> Result<Plan, Error> {
+    let data = data_input(v, "data")?;
+    let shape = data.shape().to_vec();
+    let repeats = v.int_list("repeats")?.unwrap_or_default();
+    // np.tile's promotion: both aligned at the back, the shorter padded with 1s.
+    let rank = shape.len().max(repeats.len());
+    let source: Vec<u64> = std::iter::repeat_n(1, rank - shape.len()).chain(shape.iter().copied()).collect();
+    let mut reads = Vec::with_capacity(rank);
+    for (k, &d) in source.iter().enumerate() {
+        let r = (k + repeats.len()).checked_sub(rank).map_or(1, |i| repeats[i].max(0) as u64);
+        let extent =
+            d.checked_mul(r).ok_or_else(|| Error::TooLarge { what: format!("axis {k}: {d} × {r} elements") })?;
+        reads.push(AxisRead { extent, start: 0, step: 1 });
+    }
+    let output_shape = reads.iter().map(|a| a.extent).collect();
+    moved(data.dtype(), shape, source, reads, Vec::new(), BoundaryMode::Wrap, output_shape)
+}
+
+pub(super) fn openvino_roll(v: &Validated<'_>) -> Result<Plan, Error> {
+    let op = v.op();
+    let data = data_input(v, "data")?;
+    let shape = data.shape().to_vec();
+    let rank = shape.len();
+    let shift = v.int_list("shift")?.unwrap_or_default();
+    let axes = v.int_list("axes")?.unwrap_or_default();
+    let scalar_shift = v.input("shift").is_some_and(|s| s.shape().is_empty());
+    if !scalar_shift && shift.len() != axes.len() {
+        return Err(Error::rule(
+            op,
+            "shift_axes_length",
+            format!("shift has {} entries for {} axes", shift.len(), axes.len()),
+        )
+        .about_name("shift"));
+    }
+    let mut total = vec![0i128; rank];
+    for (i, &a) in axes.iter().enumerate() {
+        let k = super::normalize_axis(a, rank).ok_or_else(|| {
+            Error::rule(op, "axis_in_range", format!("axes[{i}] = {a} is outside [-{rank}, {}]", rank as i64 - 1))
+                .about_name("axes")
+        })?;
+        // Repeated axes add their shifts.
+        total[k] += shift[if scalar_shift { 0 } else { i }] as i128;
+    }
+    // Element x moves to x + s: output position y reads y - s, a wrap read.
+    let reads = shape
+        .iter()
+        .zip(&total)
+        .map(|(&d, &s)| AxisRead {
+            extent: d,
+            start: if d == 0 { 0 } else { (-s).rem_euclid(d as i128) as i64 },
+            step: 1,
+        })
+        .collect();
+    moved(data.dtype(), shape.clone(), shape.clone(), reads, Vec::new(), BoundaryMode::Wrap, shape)
+}
