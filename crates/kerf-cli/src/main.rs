@@ -253,6 +253,9 @@ mod stdout_closed {
     /// Run by the loader before `main` and before std's start-up code.
     #[cfg(target_os = "linux")]
     #[used]
+    // SAFETY: `.init_array` holds `extern "C" fn()` pointers the loader calls once before
+    // `main`; `check` has that type, takes no arguments, allocates nothing and touches only
+    // an atomic, so it needs nothing std sets up later.
     #[unsafe(link_section = ".init_array")]
     static CHECK: extern "C" fn() = check;
 
