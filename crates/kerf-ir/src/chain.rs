@@ -432,7 +432,7 @@ impl Level<'_> {
 /// Whether a slice plan only reshapes: every element read once, in order (Reshape,
 /// Flatten, Squeeze, Unsqueeze, Identity, and full-range slices).
 fn only_reshapes(p: &SlicePlan) -> bool {
-    p.order.iter().enumerate().all(|(j, &k)| j == k)
+    crate::plan::is_identity(&p.order)
         && p.axes.iter().enumerate().all(|(k, a)| {
             let w = p.window(k);
             a.start == 0 && (a.step == 1 || a.extent <= 1) && w.lo == 0 && a.extent == w.len && w.len == p.source()[k]
@@ -861,12 +861,8 @@ pub fn evaluate_fused(f: &FusedChain, input: Option<TensorView<'_>>) -> Result<T
         }
         _ => Tensor::zeros(f.dtype, &core)?,
     };
+    // (Validated: a reshape of the head.)
     let source = f.source_shape().to_vec();
-    if volume(&source) != volume(&head_shape) {
-        return Err(Error::Invalid {
-            what: format!("chain: source {source:?} is not a reshape of the head's shape {head_shape:?}"),
-        });
-    }
     let mut strides = vec![1u64; source.len()];
     for k in (0..source.len().saturating_sub(1)).rev() {
         strides[k] = strides[k + 1].saturating_mul(source[k + 1]);

@@ -167,7 +167,13 @@ impl SlicePlan {
     }
     /// Whether the plan reads its input as it is: no reshape of the input, no permutation.
     pub fn reads_in_place(&self) -> bool {
-        self.source() == self.input_shape.as_slice() && self.order.iter().enumerate().all(|(j, &k)| j == k)
+        self.source() == self.input_shape.as_slice() && is_identity(&self.order)
+    }
+    /// Set how the input is read — as `source`, its core axes in `order` — storing the
+    /// empty forms where they say nothing (the source the input, the order the identity).
+    pub fn set_reading(&mut self, source: Vec<u64>, order: Vec<usize>) {
+        self.source_shape = if source == self.input_shape { Vec::new() } else { source };
+        self.order = if is_identity(&order) { Vec::new() } else { order };
     }
     /// The window of source axis `k` (the whole axis when the plan has none).
     pub fn window(&self, k: usize) -> Window {
@@ -185,9 +191,10 @@ impl SlicePlan {
                     .zip(self.source())
                     .all(|(w, &d)| w.lo.checked_add(w.len).is_some_and(|e| e <= d)))
     }
-    /// The core output's shape: the axes' extents in core order.
+    /// The core output's shape: the axes' extents in core order. (An order naming an axis
+    /// the plan lacks, only in a plan that fails `validate`, gives that axis extent 0.)
     pub fn core_shape(&self) -> Vec<u64> {
-        (0..self.axes.len()).map(|j| self.axes[self.source_axis(j)].extent).collect()
+        (0..self.axes.len()).map(|j| self.axes.get(self.source_axis(j)).map_or(0, |a| a.extent)).collect()
     }
     pub fn output_len(&self) -> u64 {
         crate::tensor::volume(&self.output_shape).unwrap_or(0)
@@ -291,6 +298,11 @@ pub(crate) fn fill_bits_fit(dtype: DType, bits: u128) -> bool {
         Layout::Strings => 0,
     };
     if dtype == DType::Bool { bits <= 1 } else { width_bits >= 128 || bits >> width_bits == 0 }
+}
+
+/// Whether `order` keeps every axis where it is (the identity; empty included).
+pub fn is_identity(order: &[usize]) -> bool {
+    order.iter().enumerate().all(|(j, &k)| j == k)
 }
 
 /// The element count of `core` (the axes' extents), which `output_shape` must reshape:

@@ -116,8 +116,7 @@ fn replace_source_axis(p: &mut SlicePlan, k: usize, (outer, inner): (u64, u64), 
     if !p.windows.is_empty() {
         p.windows.splice(k..k + 1, [Window { lo: 0, len: outer }, Window { lo: 0, len: inner }]);
     }
-    p.source_shape = if source == p.input_shape { Vec::new() } else { source };
-    p.order = if order.iter().enumerate().all(|(j, &k)| j == k) { Vec::new() } else { order };
+    p.set_reading(source, order);
 }
 
 /// Whether source axis `k`'s window is the whole axis (a split keeps no window).

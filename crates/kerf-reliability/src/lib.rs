@@ -151,6 +151,12 @@ impl Drop for GuardedBuf {
     }
 }
 
+/// Bytes a caller would allocate for a tensor of `shape` as a plan or chain claims it
+/// (saturating: a malformed one's shape may be huge).
+pub fn claimed_bytes(dtype: DType, shape: &[u64]) -> usize {
+    kerf_ir::tensor::volume(shape).and_then(|n| dtype.buffer_bytes(n)).unwrap_or(usize::MAX)
+}
+
 /// Byte length of a dense buffer of `shape`.
 pub fn byte_len(dtype: DType, shape: &[u64]) -> usize {
     kerf_ir::tensor::volume(shape).and_then(|n| dtype.buffer_bytes(n)).expect("test shapes are small")

@@ -17,18 +17,12 @@ use kerf_ir::schedule::{self, Strided};
 use kerf_ir::tensor::{TensorView, ViewData};
 use kerf_ir::{DType, Error, Kernel, PlanKernel};
 use kerf_jit::{Jit, JitKernel};
-use kerf_reliability::{Flush, GuardedBuf, Rng, random_input};
+use kerf_reliability::{Flush, GuardedBuf, Rng, claimed_bytes, random_input};
 use std::sync::Arc;
 
 fn jit() -> &'static Jit {
     static JIT: std::sync::OnceLock<Jit> = std::sync::OnceLock::new();
     JIT.get_or_init(Jit::default)
-}
-
-/// Bytes a caller would allocate for a tensor of `shape` (saturating: a lying shape may
-/// be huge).
-fn claimed_bytes(dtype: DType, shape: &[u64]) -> usize {
-    kerf_ir::tensor::volume(shape).and_then(|n| dtype.buffer_bytes(n)).unwrap_or(usize::MAX)
 }
 
 /// What one entry did with a chain: refused it, or accepted it (with the output bytes

@@ -15,17 +15,12 @@
 use kerf_ir::schedule;
 use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Kernel, Linspace, Plan, SlicePlan};
 use kerf_jit::{Jit, JitKernel};
-use kerf_reliability::{Flush, GuardedBuf, Rng};
+use kerf_reliability::{Flush, GuardedBuf, Rng, claimed_bytes};
 use std::sync::Arc;
 
 fn jit() -> &'static Jit {
     static JIT: std::sync::OnceLock<Jit> = std::sync::OnceLock::new();
     JIT.get_or_init(Jit::default)
-}
-
-/// Bytes a caller would allocate for `count` elements (saturating: a lying shape may be huge).
-fn claimed_bytes(dtype: DType, shape: &[u64]) -> usize {
-    kerf_ir::tensor::volume(shape).and_then(|n| dtype.buffer_bytes(n)).unwrap_or(usize::MAX)
 }
 
 /// What one API call did with a plan.

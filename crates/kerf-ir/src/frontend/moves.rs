@@ -1,7 +1,7 @@
-//! The ONNX ops that move axes without reading outside the input: Transpose, Reshape,
-//! Flatten, Squeeze, Unsqueeze, Identity, Expand, Tile, DepthToSpace and SpaceToDepth.
+//! The ops that move axes: ONNX Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Identity,
+//! Expand, Tile, DepthToSpace and SpaceToDepth; OpenVINO Transpose, Tile and Roll.
 //! Each lowers to one plan: the input read as a source shape (a row-major reshape), each
-//! source axis read whole (or broadcast, or wrapped around for Tile), the core axes in a
+//! source axis read whole (or broadcast, or wrapped around for Tile and Roll), the core axes in a
 //! permuted order, the core reshaped into the output shape.
 
 use super::data_input;
@@ -35,21 +35,51 @@ fn moved(
     mode: BoundaryMode,
     output_shape: Vec<u64>,
 ) -> Result<Plan, Error> {
-    let identity = order.iter().enumerate().all(|(j, &k)| j == k);
-    let plan = SlicePlan {
+    let mut plan = SlicePlan {
         dtype,
-        source_shape: if source == input_shape { Vec::new() } else { source },
         input_shape,
+        source_shape: Vec::new(),
         axes,
-        order: if identity { Vec::new() } else { order },
+        order: Vec::new(),
         mode,
         fill_bits: 0,
         output_shape,
         windows: Vec::new(),
     };
+    plan.set_reading(source, order);
     // The frontends build valid plans; the check names the op if one did not.
     plan.validate()?;
     Ok(Plan::Slice(plan))
+}
+
+/// A plan reading `source` in its own order, its output the reads' extents (Expand, Tile,
+/// Roll).
+fn in_order(
+    dtype: crate::DType,
+    input_shape: Vec<u64>,
+    source: Vec<u64>,
+    reads: Vec<AxisRead>,
+    mode: BoundaryMode,
+) -> Result<Plan, Error> {
+    let output_shape = reads.iter().map(|a| a.extent).collect();
+    moved(dtype, input_shape, source, reads, Vec::new(), mode, output_shape)
+}
+
+/// `shape` with leading unit axes up to `rank`: two shapes aligned at the back.
+fn aligned(shape: &[u64], rank: usize) -> Vec<u64> {
+    std::iter::repeat_n(1, rank.saturating_sub(shape.len())).chain(shape.iter().copied()).collect()
+}
+
+/// A tile of `source` (a reshape of the input): source axis k repeated `repeats[k]` times,
+/// output position y reading y mod d (a wrap read).
+fn tiled(dtype: crate::DType, input_shape: Vec<u64>, source: Vec<u64>, repeats: &[u64]) -> Result<Plan, Error> {
+    let mut reads = Vec::with_capacity(source.len());
+    for (k, (&d, &r)) in source.iter().zip(repeats).enumerate() {
+        let extent =
+            d.checked_mul(r).ok_or_else(|| Error::TooLarge { what: format!("axis {k}: {d} × {r} elements") })?;
+        reads.push(AxisRead { extent, start: 0, step: 1 });
+    }
+    in_order(dtype, input_shape, source, reads, BoundaryMode::Wrap)
 }
 
 /// A reshape of the input `name` into `output_shape` (same volume, checked by the caller).
@@ -265,8 +295,7 @@ pub(super) fn expand(v: &Validated<'_>) -> Result<Plan, Error> {
         return Err(Error::MissingInput { op: op.to_string(), name: "shape".into() });
     };
     let rank = shape.len().max(target.len());
-    // Both shapes aligned at the back, padded with leading 1s.
-    let source: Vec<u64> = std::iter::repeat_n(1, rank - shape.len()).chain(shape.iter().copied()).collect();
+    let source = aligned(&shape, rank);
     let mut reads = Vec::with_capacity(rank);
     for (k, &d) in source.iter().enumerate() {
         let t = match (k + target.len()).checked_sub(rank) {
@@ -290,8 +319,7 @@ pub(super) fn expand(v: &Validated<'_>) -> Result<Plan, Error> {
             }
         });
     }
-    let output_shape = reads.iter().map(|a| a.extent).collect();
-    moved(data.dtype(), shape, source, reads, Vec::new(), BoundaryMode::StrictBounds, output_shape)
+    in_order(data.dtype(), shape, source, reads, BoundaryMode::StrictBounds)
 }
 
 pub(super) fn tile(v: &Validated<'_>) -> Result<Plan, Error> {
@@ -309,20 +337,18 @@ pub(super) fn tile(v: &Validated<'_>) -> Result<Plan, Error> {
         )
         .about_name("repeats"));
     }
-    let mut reads = Vec::with_capacity(shape.len());
-    for (k, (&d, &r)) in shape.iter().zip(&repeats).enumerate() {
-        let r = u64::try_from(r).map_err(|_| {
-            Error::rule(op, "repeats_non_negative", format!("repeats[{k}] = {r} is negative"))
-                .about_name("repeats")
-                .on_axis(k)
-        })?;
-        let extent =
-            d.checked_mul(r).ok_or_else(|| Error::TooLarge { what: format!("axis {k}: {d} × {r} elements") })?;
-        reads.push(AxisRead { extent, start: 0, step: 1 });
-    }
-    let output_shape = reads.iter().map(|a| a.extent).collect();
-    // Output position y of an axis reads y mod d: a wrap read.
-    moved(data.dtype(), shape.clone(), shape, reads, Vec::new(), BoundaryMode::Wrap, output_shape)
+    let repeats = repeats
+        .iter()
+        .enumerate()
+        .map(|(k, &r)| {
+            u64::try_from(r).map_err(|_| {
+                Error::rule(op, "repeats_non_negative", format!("repeats[{k}] = {r} is negative"))
+                    .about_name("repeats")
+                    .on_axis(k)
+            })
+        })
+        .collect::<Result<Vec<u64>, Error>>()?;
+    tiled(data.dtype(), shape.clone(), shape, &repeats)
 }
 
 /// The [N, C, H, W] input of DepthToSpace and SpaceToDepth, and the block side.
@@ -408,16 +434,9 @@ pub(super) fn openvino_tile(v: &Validated<'_>) -> Result<Plan, Error> {
     let repeats = v.int_list("repeats")?.unwrap_or_default();
     // np.tile's promotion: both aligned at the back, the shorter padded with 1s.
     let rank = shape.len().max(repeats.len());
-    let source: Vec<u64> = std::iter::repeat_n(1, rank - shape.len()).chain(shape.iter().copied()).collect();
-    let mut reads = Vec::with_capacity(rank);
-    for (k, &d) in source.iter().enumerate() {
-        let r = (k + repeats.len()).checked_sub(rank).map_or(1, |i| repeats[i].max(0) as u64);
-        let extent =
-            d.checked_mul(r).ok_or_else(|| Error::TooLarge { what: format!("axis {k}: {d} × {r} elements") })?;
-        reads.push(AxisRead { extent, start: 0, step: 1 });
-    }
-    let output_shape = reads.iter().map(|a| a.extent).collect();
-    moved(data.dtype(), shape, source, reads, Vec::new(), BoundaryMode::Wrap, output_shape)
+    // A negative repeat is 0.
+    let repeats: Vec<u64> = repeats.iter().map(|&r| r.max(0) as u64).collect();
+    tiled(data.dtype(), shape.clone(), aligned(&shape, rank), &aligned(&repeats, rank))
 }
 
 pub(super) fn openvino_roll(v: &Validated<'_>) -> Result<Plan, Error> {
@@ -455,5 +474,5 @@ pub(super) fn openvino_roll(v: &Validated<'_>) -> Result<Plan, Error> {
             step: 1,
         })
         .collect();
-    moved(data.dtype(), shape.clone(), shape.clone(), reads, Vec::new(), BoundaryMode::Wrap, shape)
+    in_order(data.dtype(), shape.clone(), shape, reads, BoundaryMode::Wrap)
 }
