@@ -114,4 +114,8 @@ examples_on_every_backend! {
     openvino_transpose: "openvino.transpose",
     openvino_tile: "openvino.tile",
     openvino_roll: "openvino.roll",
+    onnx_gather: "onnx.gather",
+    onnx_gather_elements: "onnx.gather_elements",
+    openvino_gather: "openvino.gather",
+    tensorrt_gather: "tensorrt.gather",
 }

@@ -435,6 +435,7 @@ mod tests {
             },
             output_shape: axes.iter().map(|a| a.0).collect(),
             windows: vec![],
+            gathered: None,
         }
     }
 

@@ -71,6 +71,7 @@ pub fn expand_chain(fused: &kerf_ir::chain::FusedChain, struct_name: &str) -> Re
         fill_bits: nest.fill_bits,
         output_shape: fused.output_shape.clone(),
         windows: Vec::new(),
+        gathered: None,
     };
     let mut doc: Vec<String> = fused.to_string().lines().map(|l| format!(" {l}")).collect();
     doc.extend([String::new(), " Schedule:".into(), " ```text".into()]);

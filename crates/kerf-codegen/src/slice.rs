@@ -107,7 +107,9 @@ fn computed_table(k: usize, table: &Table) -> TokenStream {
         let mode = s.mode.name();
         let (start, step) = (Literal::i64_unsuffixed(s.start), Literal::i64_unsuffixed(s.step));
         let (lo, len) = (lit(s.lo), lit(s.len));
-        quote!((#mode, #start, #step, #lo, #len))
+        // A gathered axis's coordinates: the user's indices, normalized (as many as they).
+        let coords = s.coords.iter().flat_map(|c| c.iter()).map(|&c| Literal::i64_unsuffixed(c));
+        quote!((#mode, #start, #step, #lo, #len, &[#(#coords),*]))
     });
     let scale = Literal::i64_unsuffixed(table.rule.scale);
     let period = ulit(table.len() as u64);
@@ -123,20 +125,23 @@ fn computed_table(k: usize, table: &Table) -> TokenStream {
 fn table_helper() -> TokenStream {
     quote! {
         /// One period of an index table, computed once: position y goes through each
-        /// stage `(mode, start, step, lo, len)` in turn — it reads x = start + step·v (v = y
-        /// at first) and goes on as v = lo + z, z being x's index in an axis of `len`
-        /// elements under the mode — and its entry is v·scale.
+        /// stage `(mode, start, step, lo, len, coords)` in turn — it reads x = start + step·v
+        /// (v = y at first; with coords, the coordinate at that entry of the list) and goes
+        /// on as v = lo + z, z being x's index in an axis of `len` elements under the mode —
+        /// and its entry is v·scale.
         #[cold]
+        #[allow(clippy::type_complexity)]
         fn __kerf_table(
-            stages: &[(&::core::primitive::str, ::core::primitive::i128, ::core::primitive::i128, ::core::primitive::i128, ::core::primitive::i128)],
+            stages: &[(&::core::primitive::str, ::core::primitive::i128, ::core::primitive::i128, ::core::primitive::i128, ::core::primitive::i128, &[::core::primitive::i128])],
             scale: ::core::primitive::i128,
             period: ::core::primitive::usize,
         ) -> ::std::vec::Vec<::core::primitive::usize> {
             let mut table = ::std::vec::Vec::with_capacity(period);
             for y in 0..period {
                 let mut v = y as ::core::primitive::i128;
-                for &(mode, start, step, lo, d) in stages {
+                for &(mode, start, step, lo, d, coords) in stages {
                     let x = start + step * v;
+                    let x = if coords.is_empty() { x } else { coords[x as ::core::primitive::usize] };
                     let z = match mode {
                         "wrap" => x.rem_euclid(d),
                         "reflect" if d == 1 => 0,

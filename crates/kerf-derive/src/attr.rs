@@ -110,7 +110,7 @@ pub fn parse(attrs: &[syn::Attribute], cx: &Ctxt) -> Vec<Entry> {
 }
 
 /// How deep brackets and parentheses may nest in a `#[kerf(...)]` attribute. Its values
-/// are literals and flat lists, so a few levels are plenty; syn parses expressions
+/// are literals and lists (nested for an index tensor's dims), so a few levels are plenty; syn parses expressions
 /// recursively, and a thousand nested parentheses overflowed the compiler's stack.
 pub const MAX_NESTING: usize = 16;
 
@@ -156,10 +156,8 @@ fn literal(expr: &Expr) -> syn::Result<Value> {
         Expr::Array(a) => {
             let mut items = Vec::with_capacity(a.elems.len());
             for e in &a.elems {
+                // Lists nest for tensors of any rank (Gather's indices); `too_deep` bounds it.
                 let v = literal(e)?;
-                if matches!(v, Value::List(_)) {
-                    return Err(syn::Error::new_spanned(e, "lists do not nest: expected a number"));
-                }
                 items.push(Spanned { value: v, tokens: e.to_token_stream() });
             }
             Value::List(items)

@@ -242,6 +242,32 @@ fn numbers(list: &[Spanned]) -> Option<Vec<f64>> {
         .collect()
 }
 
+/// A rectangular nesting of integer lists (or one integer: a 0-d tensor) as an i64 tensor
+/// of its shape, e.g. `[[0, 1], [2, 3]]` of shape [2, 2].
+fn int_tensor(v: &Value) -> Option<Tensor> {
+    fn walk(v: &Value, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<i64>) -> Option<()> {
+        match v {
+            Value::Int(i) if depth == shape.len() => out.push(i64::try_from(*i).ok()?),
+            Value::List(l) if depth < shape.len() || (depth == shape.len() && out.is_empty()) => {
+                if depth == shape.len() {
+                    shape.push(l.len() as u64); // the first list at this depth fixes its extent
+                }
+                if shape[depth] != l.len() as u64 {
+                    return None;
+                }
+                for x in l {
+                    walk(&x.value, depth + 1, shape, out)?;
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+    let (mut shape, mut out) = (Vec::new(), Vec::new());
+    walk(v, 0, &mut shape, &mut out)?;
+    Tensor::from_i64s(&out).reshaped(&shape).ok()
+}
+
 fn i64s(list: &[i128]) -> Option<Vec<i64>> {
     list.iter().map(|&i| i64::try_from(i).ok()).collect()
 }
@@ -254,6 +280,8 @@ fn input_tensor(cx: &Ctxt, spec: &OpSpec, input: &kerf_spec::InputSpec, e: &Entr
     let scalar_ok = matches!(input.rank, InputRank::Scalar | InputRank::ScalarOrVector);
     let vector_ok = matches!(input.rank, InputRank::Vector | InputRank::ScalarOrVector);
     let t = match &e.value.value {
+        // An index tensor of any rank (Gather's indices), written as nested lists.
+        v if input.rank == InputRank::Any && has(DType::I64) => int_tensor(v),
         Value::Int(i) if scalar_ok => i64::try_from(*i).ok().map(|i| {
             if has(DType::I64) {
                 Tensor::scalar_bits(DType::I64, i as u64 as u128)
@@ -278,7 +306,7 @@ fn input_tensor(cx: &Ctxt, spec: &OpSpec, input: &kerf_spec::InputSpec, e: &Entr
             InputRank::Scalar => "a number",
             InputRank::Vector => "a list of integers like [0, -1]",
             InputRank::ScalarOrVector => "a number or a list of numbers",
-            InputRank::Any => "a tensor",
+            InputRank::Any => "an integer or nested lists of integers like [[0, 1], [2, 3]]",
         };
         cx.error_spanned_by(
             &e.value.tokens,

@@ -432,7 +432,8 @@ impl Level<'_> {
 /// Whether a slice plan only reshapes: every element read once, in order (Reshape,
 /// Flatten, Squeeze, Unsqueeze, Identity, and full-range slices).
 fn only_reshapes(p: &SlicePlan) -> bool {
-    crate::plan::is_identity(&p.order)
+    p.gathered.is_none()
+        && crate::plan::is_identity(&p.order)
         && p.axes.iter().enumerate().all(|(k, a)| {
             let w = p.window(k);
             a.start == 0 && (a.step == 1 || a.extent <= 1) && w.lo == 0 && a.extent == w.len && w.len == p.source()[k]
@@ -680,6 +681,29 @@ fn apply(p: &SlicePlan, step: usize, k: usize, a: i128, s: i128, len: u64) -> Re
         // Validated: only fill mode reads an empty axis, and every read is outside.
         return Ok(Some(vec![Piece::Const { len, step }]));
     }
+    if let Some(g) = p.gathered.as_ref().filter(|g| g.axis == k) {
+        // Position j reads entry a + s·j of the list (validated inside it): one piece a
+        // coordinate, merged where they continue each other.
+        if len > 2 * MAX_SEGMENTS_PER_AXIS as u64 * MAX_SEGMENTS_PER_AXIS as u64 {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for j in 0..len as i128 {
+            let x = usize::try_from(a + s * j).ok().and_then(|i| g.coords.get(i)).ok_or_else(|| Error::Invalid {
+                what: format!(
+                    "chain: step {step} reads entry {} of a list of {} coordinates",
+                    a + s * j,
+                    g.coords.len()
+                ),
+            })?;
+            out.push(match p.mode.source_index(*x, w.len) {
+                None => Piece::Const { len: 1, step },
+                Some(z) => Piece::Read { len: 1, z0: coord(w.lo as i128 + z as i128)?, dz: 0 },
+            });
+        }
+        let out = normalize(out);
+        return Ok((out.len() <= MAX_SEGMENTS_PER_AXIS).then_some(out));
+    }
     let c = axis_coords(p.mode, a, s, len, w.len);
     let Some(segs) = c.segs else { return Ok(None) };
     let repeats = len.div_ceil(c.period.max(1));
@@ -728,7 +752,11 @@ fn path(levels: &[Level<'_>], mut l: usize, mut k: usize) -> (Vec<(usize, TableS
     loop {
         let lv = &levels[l];
         let (a, w) = (lv.plan.axes[k], lv.plan.window(k));
-        out.push((lv.step, TableStage { mode: lv.plan.mode, start: a.start, step: a.step, lo: w.lo, len: w.len }));
+        let coords = lv.plan.gathered.as_ref().filter(|g| g.axis == k).map(|g| g.coords.clone());
+        out.push((
+            lv.step,
+            TableStage { mode: lv.plan.mode, start: a.start, step: a.step, lo: w.lo, len: w.len, coords },
+        ));
         match (lv.below[k], l) {
             (None, _) => return (out, true),
             (Some(_), 0) => return (out, false),
@@ -755,6 +783,8 @@ fn track(levels: &[Level<'_>], l: usize, k: usize, extent: u64) -> Result<FusedA
     // same coordinate there, so the same everything below.
     let period = match lv.plan.window(k).len {
         _ if extent == 0 => 0,
+        // A list of coordinates does not repeat.
+        _ if lv.plan.gathers(k) => extent,
         0 => extent,
         d => axis_coords(lv.plan.mode, a.start as i128, a.step as i128, extent, d).period,
     };

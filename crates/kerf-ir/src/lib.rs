@@ -23,6 +23,6 @@ pub use dtype::DType;
 pub use error::{About, Error, Hint};
 pub use frontend::lower;
 pub use kernel::{Kernel, PlanKernel};
-pub use plan::{AxisRead, BoundaryMode, FillKind, FillPlan, Linspace, Plan, SlicePlan, Window};
+pub use plan::{AxisRead, BoundaryMode, FillKind, FillPlan, Gathered, Linspace, Plan, SlicePlan, Window};
 pub use request::{AttrValue, InputArg, Request};
 pub use tensor::{Tensor, TensorView};

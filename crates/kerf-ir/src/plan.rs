@@ -4,6 +4,7 @@ use crate::dtype::{DType, Layout};
 use crate::error::Error;
 use crate::tensor::volume;
 use std::fmt;
+use std::sync::Arc;
 
 /// What happens when an output element reads outside the input.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,6 +118,16 @@ impl AxisRead {
     }
 }
 
+/// A source axis read through a list of coordinates (Gather): core position y of
+/// `axis` reads coordinate `coords[start + y·step]` — the axis's [`AxisRead`] indexes the
+/// list — which the plan's mode then sees as it sees any other axis's x (counted from the
+/// axis's window). Shared, so that plans and the tables built from them copy no entries.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Gathered {
+    pub axis: usize,
+    pub coords: Arc<[i64]>,
+}
+
 /// The part of an input axis a boundary mode sees: `len` elements from element `lo`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Window {
@@ -154,6 +165,8 @@ pub struct SlicePlan {
     /// before it pads (ONNX Pad's negative pads) reads a window of the axis. Empty:
     /// every axis whole, the usual case (frontends leave it empty then).
     pub windows: Vec<Window>,
+    /// The source axis read through a list of coordinates (Gather), if any.
+    pub gathered: Option<Gathered>,
 }
 
 impl SlicePlan {
@@ -174,6 +187,23 @@ impl SlicePlan {
     pub fn set_reading(&mut self, source: Vec<u64>, order: Vec<usize>) {
         self.source_shape = if source == self.input_shape { Vec::new() } else { source };
         self.order = if is_identity(&order) { Vec::new() } else { order };
+    }
+    /// The coordinate source axis `k` reads at its core position `y`: `start + y·step`,
+    /// or for the gathered axis the list's entry there (see [`Gathered`]); `None` for an
+    /// entry past the list (only in a plan that fails `validate`). Exact: never wraps.
+    pub fn x(&self, k: usize, y: u64) -> Option<i128> {
+        let a = self.axes.get(k)?;
+        match &self.gathered {
+            Some(g) if g.axis == k => {
+                let i = usize::try_from(a.x(y)).ok()?;
+                g.coords.get(i).map(|&c| c as i128)
+            }
+            _ => Some(a.x(y)),
+        }
+    }
+    /// Whether source axis `k` is read through a list of coordinates.
+    pub fn gathers(&self, k: usize) -> bool {
+        self.gathered.as_ref().is_some_and(|g| g.axis == k)
     }
     /// The window of source axis `k` (the whole axis when the plan has none).
     pub fn window(&self, k: usize) -> Window {
@@ -261,6 +291,11 @@ impl SlicePlan {
                 self.source()
             ));
         }
+        if let Some(g) = &self.gathered
+            && g.axis >= rank
+        {
+            return bad(format!("gathered axis {} of a source of rank {rank}", g.axis));
+        }
         if core_len == 0 {
             return Ok(());
         }
@@ -274,6 +309,24 @@ impl SlicePlan {
                     return bad(format!("axis {k} reads coordinate {x}, which overflows i64"));
                 }
             }
+            let (first, last) = match &self.gathered {
+                Some(g) if g.axis == k => {
+                    // The positions index the list: inside it, and the coordinates' extremes
+                    // are those of the entries read (an affine run of the list).
+                    let n = g.coords.len() as i128;
+                    if first.min(last) < 0 || first.max(last) >= n {
+                        return bad(format!(
+                            "gathered axis {k} reads entries {}..={} of a list of {n} coordinates",
+                            first.min(last),
+                            first.max(last)
+                        ));
+                    }
+                    let (i, s) = (first as usize, a.step as i128);
+                    let read = (0..a.extent).map(|y| g.coords[(i as i128 + s * y as i128) as usize] as i128);
+                    read.fold((i128::MAX, i128::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)))
+                }
+                _ => (first, last),
+            };
             if d == 0 && self.mode != BoundaryMode::Fill {
                 return bad(format!(
                     "axis {k} of the input is empty but the output reads {} positions of it in mode {}",
@@ -482,7 +535,17 @@ impl fmt::Display for Plan {
                     write!(f, "\n  read as {:?}, core axes from source axes {:?}", s.source(), s.order)?;
                 }
                 for (i, a) in s.axes.iter().enumerate() {
-                    write!(f, "\n  axis {i}: x = {} + y*{} for y < {}", a.start, a.step, a.extent)?;
+                    match &s.gathered {
+                        Some(g) if g.axis == i => write!(
+                            f,
+                            "\n  axis {i}: x = coords[{} + y*{}] for y < {} ({} coordinates)",
+                            a.start,
+                            a.step,
+                            a.extent,
+                            g.coords.len()
+                        )?,
+                        _ => write!(f, "\n  axis {i}: x = {} + y*{} for y < {}", a.start, a.step, a.extent)?,
+                    }
                     if let Some(w) = s.windows.get(i).filter(|w| w.lo != 0 || Some(&w.len) != s.source().get(i)) {
                         write!(f, " in the window [{}, {})", w.lo, w.lo as u128 + w.len as u128)?;
                     }

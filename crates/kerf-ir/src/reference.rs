@@ -72,13 +72,14 @@ pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
         // The source element, or None for the fill value.
         let mut src = Some(0u64);
         for k in 0..rank {
-            let a = &plan.axes[k];
-            // The mode sees the axis's window: x counts from its first element.
+            // The mode sees the axis's window: x counts from its first element (validated:
+            // a gathered axis's positions index its list).
             let w = plan.window(k);
-            let x = i64::try_from(a.x(at[k])).map_err(|_| Error::Overflow {
+            let x = plan.x(k, at[k]).unwrap_or(i128::MAX);
+            let x = i64::try_from(x).map_err(|_| Error::Overflow {
                 op: "reference".into(),
                 what: format!("axis {k} coordinate"),
-                value: a.x(at[k]).to_string(),
+                value: x.to_string(),
             })?;
             let z = plan.mode.source_index(x, w.len);
             src = match (src, z) {

@@ -113,6 +113,11 @@ fn replace_source_axis(p: &mut SlicePlan, k: usize, (outer, inner): (u64, u64), 
     }
     order.insert(at + 1, k + 1);
     p.axes.splice(k..k + 1, reads);
+    if let Some(g) = &mut p.gathered
+        && g.axis > k
+    {
+        g.axis += 1;
+    }
     if !p.windows.is_empty() {
         p.windows.splice(k..k + 1, [Window { lo: 0, len: outer }, Window { lo: 0, len: inner }]);
     }
@@ -140,7 +145,8 @@ pub(crate) fn align(lower: &mut SlicePlan, upper: &mut SlicePlan) -> bool {
         for i in (1..fs.len()).rev() {
             let (outer, inner) = (fs[..i].iter().product::<u64>(), fs[i]);
             let d = outer * inner;
-            if !whole_window(upper, k) {
+            // A gathered axis's coordinates are a list, not a read that splits.
+            if !whole_window(upper, k) || upper.gathers(k) {
                 return false;
             }
             let Some(reads) = split_by_source(upper.axes[k], d, inner) else { return false };
@@ -152,7 +158,7 @@ pub(crate) fn align(lower: &mut SlicePlan, upper: &mut SlicePlan) -> bool {
         for i in (1..fs.len()).rev() {
             let k = lower.source_axis(j);
             let d = lower.source()[k];
-            if !whole_window(lower, k) {
+            if !whole_window(lower, k) || lower.gathers(k) {
                 return false;
             }
             let Some((g, reads)) = split_by_core(lower.axes[k], d, fs[i]) else { return false };

@@ -942,7 +942,7 @@ pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Str
     let out_strides = output.map(|o| core_out_strides(&core, &plan.output_shape, o)).transpose()?;
     let nest = LoopNest {
         dtype: plan.dtype,
-        mode: plan.mode,
+        mode: nest_mode(plan),
         fill_bits: if plan.mode == BoundaryMode::Fill { plan.fill_bits } else { 0 },
         input_len: view.map_or(input_len, |v| v.buffer_len),
         output_len,
@@ -1001,6 +1001,10 @@ pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Str
         }
         let t = in_strides[k];
         let what = || format!("axis {k} offset");
+        if let Some(g) = plan.gathered.as_ref().filter(|g| g.axis == k) {
+            axes.push(Axis { extent: a.extent, period: a.extent, indexing: gathered_axis(plan, g, k, t, &what)? });
+            continue;
+        }
         let coords = axis_coords(plan.mode, a.start as i128, a.step as i128, a.extent, d);
         let indexing = match coords.segs {
             Some(segs) => {
@@ -1020,7 +1024,14 @@ pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Str
             None => Indexing::Table(Table {
                 entries: axis_table(plan.mode, &coords, d, lo, t, &what)?,
                 rule: TableRule {
-                    stages: vec![TableStage { mode: plan.mode, start: a.start, step: a.step, lo: window.lo, len: d }],
+                    stages: vec![TableStage {
+                        mode: plan.mode,
+                        start: a.start,
+                        step: a.step,
+                        lo: window.lo,
+                        len: d,
+                        coords: None,
+                    }],
                     scale: to_i64(t, &what())?,
                 },
             }),
@@ -1028,6 +1039,67 @@ pub fn slice_views(plan: &SlicePlan, view: Option<&Strided>, output: Option<&Str
         axes.push(Axis { extent: a.extent, period: coords.period, indexing });
     }
     finish(nest, axes, view.map_or(0, |v| v.offset), out_strides.as_deref())
+}
+
+/// The mode a plan's nest is in: the plan's, but a gather's outside fill mode is in wrap
+/// mode — its offsets are computed here whatever the mode, and its gathered axis may take
+/// a table, which only nests of modes that repeat have (their kernels read tables).
+pub fn nest_mode(plan: &SlicePlan) -> BoundaryMode {
+    match plan.mode {
+        BoundaryMode::Fill => BoundaryMode::Fill,
+        _ if plan.gathered.is_some() => BoundaryMode::Wrap,
+        mode => mode,
+    }
+}
+
+/// The positions of a gathered axis (validated: they index its list; `t` is the axis's
+/// input stride): one segment per run of coordinates that continue each other, or — with
+/// more runs than [`MAX_SEGMENTS_PER_AXIS`] and no fill position — a table of their
+/// offsets. A fill-mode plan keeps its runs as segments (fill positions are no table
+/// entry), so its kernel is the fill mode's; any other's tables run on the kernels of
+/// modes that repeat (see `kerf-jit`'s `DynKey`).
+fn gathered_axis(
+    plan: &SlicePlan,
+    g: &crate::plan::Gathered,
+    k: usize,
+    t: i128,
+    what: &dyn Fn() -> String,
+) -> Result<Indexing, Error> {
+    let (a, w) = (plan.axes[k], plan.window(k));
+    let mut segs: Vec<Segment> = Vec::new();
+    let mut entries: Vec<i64> = Vec::new();
+    entries
+        .try_reserve_exact(a.extent as usize)
+        .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", a.extent) })?;
+    let mut fills = false;
+    for y in 0..a.extent {
+        let x = plan.x(k, y).and_then(|x| i64::try_from(x).ok());
+        let x = x.ok_or_else(|| Error::Invalid { what: format!("{}: position {y} reads past its list", what()) })?;
+        let s = match plan.mode.source_index(x, w.len) {
+            None => {
+                fills = true;
+                Segment::Fill { len: 1 }
+            }
+            Some(z) => {
+                let offset = to_i64((w.lo as i128 + z as i128) * t, &what())?;
+                entries.push(offset);
+                Segment::Affine { len: 1, offset, stride: 0 }
+            }
+        };
+        push_merged(&mut segs, s);
+    }
+    if segs.len() <= MAX_SEGMENTS_PER_AXIS || fills || plan.mode == BoundaryMode::Fill {
+        return Ok(Indexing::Segments(segs));
+    }
+    let stage = TableStage {
+        mode: plan.mode,
+        start: a.start,
+        step: a.step,
+        lo: w.lo,
+        len: w.len,
+        coords: Some(g.coords.clone()),
+    };
+    Ok(Indexing::Table(Table { entries, rule: TableRule { stages: vec![stage], scale: to_i64(t, &what())? } }))
 }
 
 /// The rest of building a nest from its axes (one per output axis, in order, extent-1

@@ -8,18 +8,22 @@
 
 use crate::error::Error;
 use crate::plan::BoundaryMode;
+use std::sync::Arc;
 
 /// One step of a table's rule: the position `v` reads coordinate `x = start + step·v` of
-/// an axis whose mode sees `len` elements from element `lo`, and becomes `lo + z` for z
-/// the mode's index of x ([`BoundaryMode::source_index`]). A slice's table has one stage;
-/// a chain's has one per step its axis goes through, the outermost step first.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+/// an axis whose mode sees `len` elements from element `lo` — or, on a gathered axis
+/// ([`crate::plan::Gathered`]), entry `start + step·v` of its list `coords` — and becomes
+/// `lo + z` for z the mode's index of x ([`BoundaryMode::source_index`]). A slice's table
+/// has one stage; a chain's has one per step its axis goes through, the outermost step
+/// first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TableStage {
     pub mode: BoundaryMode,
     pub start: i64,
     pub step: i64,
     pub lo: u64,
     pub len: u64,
+    pub coords: Option<Arc<[i64]>>,
 }
 
 /// How entry y of a table is computed: y through every stage in order, times `scale`
@@ -37,6 +41,12 @@ impl TableRule {
         let mut v = y;
         for (i, s) in self.stages.iter().enumerate() {
             let x = s.start as i128 + s.step as i128 * v as i128;
+            let x = match &s.coords {
+                // (An entry past the list, only in a hand-built rule, reads as i128::MAX:
+                // an overflow below.)
+                Some(c) => usize::try_from(x).ok().and_then(|i| c.get(i)).map_or(i128::MAX, |&c| c as i128),
+                None => x,
+            };
             let x = i64::try_from(x).map_err(|_| Error::Overflow {
                 op: "table".into(),
                 what: "a coordinate".into(),

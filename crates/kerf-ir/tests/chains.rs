@@ -417,6 +417,7 @@ fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
         fill_bits,
         output_shape: Vec::new(),
         windows,
+        gathered: None,
     };
     // Strict bounds or an empty window outside fill mode: read inside, or fall back.
     for k in 0..shape.len() {
@@ -497,6 +498,7 @@ fn random_move_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
         fill_bits: 0,
         output_shape,
         windows: Vec::new(),
+        gathered: None,
     }
 }
 

@@ -15,6 +15,7 @@ fn fill_plan(input_shape: Vec<u64>) -> SlicePlan {
         mode: BoundaryMode::Fill,
         fill_bits: 0,
         windows: Vec::new(),
+        gathered: None,
     }
 }
 

@@ -127,8 +127,18 @@ impl Equivalent<PlanKey> for PlanRef<'_> {
         match (self.0, &key.0) {
             (Plan::Slice(a), Plan::Slice(b)) => {
                 // Destructured whole, so that a new field cannot be left out of the key.
-                let SlicePlan { dtype, input_shape, source_shape, axes, order, mode, fill_bits, output_shape, windows } =
-                    a;
+                let SlicePlan {
+                    dtype,
+                    input_shape,
+                    source_shape,
+                    axes,
+                    order,
+                    mode,
+                    fill_bits,
+                    output_shape,
+                    windows,
+                    gathered,
+                } = a;
                 *dtype == b.dtype
                     && *mode == b.mode
                     && (*mode != BoundaryMode::Fill || *fill_bits == b.fill_bits)
@@ -138,6 +148,7 @@ impl Equivalent<PlanKey> for PlanRef<'_> {
                     && *order == b.order
                     && *output_shape == b.output_shape
                     && *windows == b.windows
+                    && *gathered == b.gathered
             }
             (Plan::Fill(a), Plan::Fill(b)) => {
                 let FillPlan { dtype, shape, kind } = a;
@@ -152,9 +163,19 @@ impl Hash for PlanRef<'_> {
     fn hash<H: Hasher>(&self, h: &mut H) {
         match self.0 {
             Plan::Slice(p) => {
-                let SlicePlan { dtype, input_shape, source_shape, axes, order, mode, fill_bits, output_shape, windows } =
-                    p;
-                (dtype, mode, input_shape, source_shape, axes, order, output_shape, windows).hash(h);
+                let SlicePlan {
+                    dtype,
+                    input_shape,
+                    source_shape,
+                    axes,
+                    order,
+                    mode,
+                    fill_bits,
+                    output_shape,
+                    windows,
+                    gathered,
+                } = p;
+                (dtype, mode, input_shape, source_shape, axes, order, output_shape, windows, gathered).hash(h);
                 if *mode == BoundaryMode::Fill {
                     fill_bits.hash(h);
                 }
@@ -201,6 +222,7 @@ mod tests {
             fill_bits,
             output_shape: vec![2, 2],
             windows: Vec::new(),
+            gathered: None,
         })
     }
 

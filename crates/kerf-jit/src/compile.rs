@@ -113,7 +113,9 @@ impl DynKey {
             // A nest has at most MAX_DIMS dims whatever the rank (extent-1 axes are
             // dropped): deeper kernels are never needed, so no rank is too large.
             Plan::Slice(p) => {
-                DynKey { op: DynOp::Slice(p.mode), dtype: p.dtype, rank: p.source().len().clamp(1, schedule::MAX_DIMS) }
+                // (A gather's nest runs on the kernel of its nest's mode.)
+                let mode = schedule::nest_mode(p);
+                DynKey { op: DynOp::Slice(mode), dtype: p.dtype, rank: p.source().len().clamp(1, schedule::MAX_DIMS) }
             }
             Plan::Fill(p) => match &p.kind {
                 FillKind::RandomUniform { .. } => {

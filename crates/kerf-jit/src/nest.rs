@@ -35,6 +35,7 @@ fn carrier(
         fill_bits: nest.fill_bits,
         output_shape: buffer(output_shape, output),
         windows: Vec::new(),
+        gathered: None,
     }
 }
 

@@ -216,6 +216,7 @@ fn finish_plan(mode: BoundaryMode, dtype: DType, fill: u128, axes: Vec<(u64, Axi
         fill_bits,
         output_shape: axes.iter().map(|a| a.1.extent).collect(),
         windows: Vec::new(),
+        gathered: None,
     };
     // Keep outputs small.
     while plan.output_len() > 4096 {
@@ -280,6 +281,7 @@ fn wide_plan() -> impl Strategy<Value = SlicePlan> {
                 fill_bits: if mode == BoundaryMode::Fill { if dtype == DType::Bool { 1 } else { 0x0b } } else { 0 },
                 output_shape: vec![rows, n],
                 windows: Vec::new(),
+                gathered: None,
             }
         })
 }
@@ -494,6 +496,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
         fill_bits: 0,
         output_shape: vec![6, 7],
         windows: Vec::new(),
+        gathered: None,
     };
     let k = jit().compile_dynamic_plan(&Plan::Slice(first)).unwrap();
     let clif = k.clif().to_string();
@@ -510,6 +513,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
             fill_bits: 0,
             output_shape: vec![n0, n1],
             windows: Vec::new(),
+            gathered: None,
         };
         let input = bytes_of(DType::F32, p.input_len(), 3);
         let want = expected(&Plan::Slice(p.clone()), Some((&p, &input)));
@@ -580,6 +584,7 @@ fn checks_happen_before_machine_code() {
         fill_bits: 0,
         output_shape: vec![3],
         windows: Vec::new(),
+        gathered: None,
     };
     // A strict plan reading past the input is refused at compile time...
     assert!(jit().compile_plan(&Plan::Slice(p.clone())).is_err());
@@ -621,6 +626,7 @@ fn the_cache_compiles_once_and_evicts() {
             fill_bits: 0,
             output_shape: vec![n],
             windows: Vec::new(),
+            gathered: None,
         })
     };
     let kernels: Vec<_> = std::thread::scope(|s| {
@@ -658,6 +664,7 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
         fill_bits,
         output_shape: vec![4],
         windows: Vec::new(),
+        gathered: None,
     };
     let run = |plan: &SlicePlan| {
         let k = jit.compile_plan(&Plan::Slice(plan.clone())).unwrap();
@@ -704,6 +711,7 @@ fn large_slices_split_over_threads() {
         fill_bits: 0x7,
         output_shape: vec![rows + 7, n1],
         windows: Vec::new(),
+        gathered: None,
     };
     // Every mode that reads outside the input (strict_bounds cannot: these starts are negative).
     for mode in BoundaryMode::ALL.into_iter().filter(|&m| m != BoundaryMode::StrictBounds) {
@@ -723,6 +731,7 @@ fn large_slices_split_over_threads() {
         fill_bits: 0,
         output_shape: vec![rows, n1],
         windows: Vec::new(),
+        gathered: None,
     };
     check_slice(&plan(DType::F32, 1025, 2049, 2049, 2048, -1), 3).unwrap();
     check_slice(&plan(DType::F32, 1023, 4099, 2049, 1, 2), 4).unwrap();
@@ -749,6 +758,7 @@ fn large_outputs_stream_copies_and_fills() {
         fill_bits,
         output_shape: vec![rows + 5, cols + 37],
         windows: Vec::new(),
+        gathered: None,
     };
     let fill = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3211u128;
     for (k, (dtype, rows, cols)) in [
@@ -805,6 +815,7 @@ fn large_stride2_slices_stream_through_the_host() {
             fill_bits: 0,
             output_shape: vec![rows, n1],
             windows: Vec::new(),
+            gathered: None,
         }
     };
     for (k, (dtype, host)) in
@@ -859,6 +870,7 @@ fn dynamic_kernel_code_grows_linearly_with_rank() {
             axes,
             mode,
             fill_bits: 0x4040_0000,
+            gathered: None,
         }
     };
     for mode in BoundaryMode::ALL {
@@ -926,6 +938,7 @@ fn tiny_inputs_repeated_to_ten_million_elements() {
                 fill_bits: 0,
                 output_shape: vec![n],
                 windows: Vec::new(),
+                gathered: None,
             };
             let input = bytes_of(dtype, 3, 17);
             // The formula, element by element (the reference would be slow here).
@@ -985,6 +998,7 @@ fn repeating_rows_and_tables() {
                     fill_bits: 0,
                     output_shape: vec![n0, n1],
                     windows: Vec::new(),
+                    gathered: None,
                 };
                 let nest = kerf_ir::schedule::slice(&p).unwrap();
                 assert!(nest.dims.iter().any(|d| d.repeats()), "{nest}");
@@ -1016,6 +1030,7 @@ fn padded_rows_are_walked() {
                 fill_bits: 0x3,
                 output_shape: vec![4, 13, cols + 9],
                 windows: Vec::new(),
+                gathered: None,
             };
             let nest = kerf_ir::schedule::slice(&plan).unwrap();
             let reading = nest.dims[1].segments().unwrap().iter().filter(|s| s.run() != Run::Fill).count();

@@ -55,6 +55,7 @@ fn calls_and_cache_hits_allocate_nothing() {
             fill_bits: 0,
             output_shape: vec![2, 2],
             windows: Vec::new(),
+            gathered: None,
         })
     };
     let linspace = Plan::Fill(FillPlan {

@@ -561,6 +561,7 @@ fn tiled_views_stay_inside_guarded_buffers() {
                 _ => rng.next_u64() as u128,
             },
             windows: Vec::new(),
+            gathered: None,
         };
         let buffer = random_input(&mut rng, dtype, &[view.buffer_len]);
         tiled += u64::from(check_input_view(&jit, &plan, &view, &buffer, &mut failures));

@@ -532,6 +532,10 @@ pub const SPEC_FILES: &[(&str, &str)] = &[
     ("specs/openvino.transpose.toml", include_str!("../specs/openvino.transpose.toml")),
     ("specs/openvino.tile.toml", include_str!("../specs/openvino.tile.toml")),
     ("specs/openvino.roll.toml", include_str!("../specs/openvino.roll.toml")),
+    ("specs/onnx.gather.toml", include_str!("../specs/onnx.gather.toml")),
+    ("specs/onnx.gather_elements.toml", include_str!("../specs/onnx.gather_elements.toml")),
+    ("specs/openvino.gather.toml", include_str!("../specs/openvino.gather.toml")),
+    ("specs/tensorrt.gather.toml", include_str!("../specs/tensorrt.gather.toml")),
 ];
 
 /// All embedded specs, parsed once. The embedded files are checked by this crate's

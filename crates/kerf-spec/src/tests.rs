@@ -42,6 +42,10 @@ fn every_embedded_spec_parses() {
             "openvino.transpose",
             "openvino.tile",
             "openvino.roll",
+            "onnx.gather",
+            "onnx.gather_elements",
+            "openvino.gather",
+            "tensorrt.gather",
         ]
     );
     assert_eq!(reg.ops().len(), SPEC_FILES.len());

@@ -17,6 +17,7 @@ pub fn slice_plan(dtype: DType, input_shape: &[u64], axes: &[(u64, i64, i64)], m
         fill_bits: 0,
         output_shape: axes.iter().map(|a| a.0).collect(),
         windows: Vec::new(),
+        gathered: None,
     }
 }
 

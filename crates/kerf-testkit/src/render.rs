@@ -6,8 +6,8 @@
 use kerf::{AttrValue, DType, InputArg, Request, Tensor};
 
 /// The attribute list (without `#[kerf(` `)]`) a request stands for; `None` when the
-/// derive cannot express it: string data, an unknown op, an input that is neither a
-/// list nor a scalar, a value that is not finite.
+/// derive cannot express it: string data, an unknown op, an input with an empty dim
+/// outside others (nested lists cannot say its inner dims), a value that is not finite.
 pub fn derive_attributes(request: &Request) -> Option<String> {
     let spec = kerf::op_spec(&request.op).ok()?;
     let data_name = kerf::data_input_name(spec);
@@ -82,9 +82,16 @@ fn tensor_literal(t: &Tensor, data: Option<DType>) -> Option<String> {
             }
         })
         .collect::<Option<_>>()?;
-    match t.shape().len() {
-        0 => values.into_iter().next(),
-        1 => Some(list(values.into_iter())),
-        _ => None,
+    nested(&values, t.shape())
+}
+
+/// Row-major `values` of `shape` as nested lists (a scalar for rank 0).
+fn nested(values: &[String], shape: &[u64]) -> Option<String> {
+    let Some((&d, inner)) = shape.split_first() else { return values.first().cloned() };
+    if d == 0 && !inner.is_empty() {
+        return None; // `[]` says one empty axis: the dims inside it would be lost
     }
+    let chunk = if d == 0 { 0 } else { values.len() / d as usize };
+    let rows = (0..d as usize).map(|i| nested(&values[i * chunk..(i + 1) * chunk], inner));
+    Some(list(rows.collect::<Option<Vec<_>>>()?.into_iter()))
 }

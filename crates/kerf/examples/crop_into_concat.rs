@@ -23,6 +23,7 @@ fn crop(shape: [u64; 2], start: [i64; 2], size: [u64; 2], mode: BoundaryMode) ->
         fill_bits: 0,
         output_shape: size.to_vec(),
         windows: vec![],
+        gathered: None,
     }
 }
 

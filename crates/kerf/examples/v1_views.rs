@@ -70,6 +70,7 @@ fn v1<T: Element + Default + PartialEq + std::fmt::Debug>(iters: usize, of: fn(u
         fill_bits: 0,
         output_shape: vec![N as u64, 2048],
         windows: vec![],
+        gathered: None,
     };
     let jit = Jit::default();
     let contiguous = Array2::from_shape_fn((N, N), |(i, j)| of(i * N + j));

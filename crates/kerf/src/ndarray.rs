@@ -252,6 +252,7 @@ fn output_layout<T, D: Dimension>(
 ///     fill_bits: 0,
 ///     output_shape: vec![6, 2],
 ///     windows: vec![],
+///     gathered: None,
 /// };
 /// let mut out = Array2::<f32>::zeros((6, 2));
 /// run_strided(&Jit::default(), &plan, a.t(), out.view_mut())?;
@@ -522,6 +523,7 @@ mod tests {
                     mode,
                     fill_bits: 7,
                     windows: Vec::new(),
+                    gathered: None,
                 };
                 let expected = kerf_ir::reference::slice(&plan, tensor_from_array(v).view()).unwrap();
                 let out_shape: Vec<usize> = plan.output_shape.iter().map(|&d| d as usize).collect();
@@ -555,6 +557,7 @@ mod tests {
             fill_bits: 0,
             output_shape: vec![1, 1],
             windows: Vec::new(),
+            gathered: None,
         };
         let mut out = ::ndarray::Array2::<i32>::zeros((1, 1));
         assert!(run_strided(&jit, &plan, base.view(), out.view_mut()).is_err());
@@ -607,6 +610,7 @@ mod tests {
                 mode,
                 fill_bits: 9,
                 windows: Vec::new(),
+                gathered: None,
             };
             let expected =
                 run::<_, i16, _>(&*jit.compile_plan(&kerf_ir::Plan::Slice(plan.clone())).unwrap(), Some(input.view()))

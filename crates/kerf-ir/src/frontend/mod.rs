@@ -1,6 +1,7 @@
 //! Vendor frontends: the only place that knows vendor rules. Each validates a request
 //! against its spec and lowers it to a [`Plan`] with exactly the rules of specs/SEMANTICS.md.
 
+mod gather;
 mod moves;
 mod onnx_pad;
 mod onnx_slice;
@@ -52,6 +53,10 @@ fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
         "openvino.transpose" => moves::openvino_transpose(v),
         "openvino.tile" => moves::openvino_tile(v),
         "openvino.roll" => moves::openvino_roll(v),
+        "onnx.gather" => gather::onnx_gather(v),
+        "onnx.gather_elements" => gather::onnx_gather_elements(v),
+        "openvino.gather" => gather::openvino_gather(v),
+        "tensorrt.gather" => gather::tensorrt_gather(v),
         other => Err(Error::Invalid { what: format!("{other}: a spec exists but kerf has no frontend for it") }),
     }
 }
@@ -114,6 +119,7 @@ pub(crate) fn in_bounds_slice(
         fill_bits: 0,
         output_shape,
         windows: Vec::new(),
+        gathered: None,
     })
 }
 

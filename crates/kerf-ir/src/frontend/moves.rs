@@ -45,6 +45,7 @@ fn moved(
         fill_bits: 0,
         output_shape,
         windows: Vec::new(),
+        gathered: None,
     };
     plan.set_reading(source, order);
     // The frontends build valid plans; the check names the op if one did not.

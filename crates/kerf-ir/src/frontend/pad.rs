@@ -57,6 +57,7 @@ pub(crate) fn plan(
         fill_bits,
         output_shape,
         windows,
+        gathered: None,
     }))
 }
 

@@ -137,5 +137,6 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         fill_bits,
         output_shape,
         windows: Vec::new(),
+        gathered: None,
     }))
 }
