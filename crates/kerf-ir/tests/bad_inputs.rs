@@ -19,7 +19,7 @@ fn rows() -> Vec<(&'static str, Request, &'static str)> {
     let i4 = Tensor::from_bytes(DType::I4, &[3], &[0x21, 0x03]).unwrap();
     vec![
         // generic request checks
-        ("unknown op", Request::new("onnx.gather"), "unknown op `onnx.gather`"),
+        ("unknown op", Request::new("onnx.scatter"), "unknown op `onnx.scatter`"),
         ("unknown version", onnx(9, arange_i32(&[3]), &[0], &[1], None, None), "unknown version 9"),
         ("unknown attribute", trt4("wrap").attr("pads", [1]), "unknown attribute `pads`"),
         ("attribute of wrong type", trt4("wrap").attr("size", 2.5), "attribute `size` must be of type int_list"),
@@ -371,6 +371,11 @@ fn rows() -> Vec<(&'static str, Request, &'static str)> {
         ),
         // values needed but not given
         ("parameter input without values", trt4("wrap").input_meta("start", DType::I64, &[2]), "has no values"),
+        (
+            "gather indices without values",
+            Request::new("onnx.gather").input_meta("data", DType::F32, &[3]).input_meta("indices", DType::I64, &[2]),
+            "input `indices` has no values",
+        ),
     ]
 }
 

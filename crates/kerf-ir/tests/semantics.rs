@@ -1157,3 +1157,134 @@ fn openvino_roll_shifts_add() {
     assert!(error(&roll(Tensor::from_i64s(&[1]), &[0, 0])).contains("shift_axes_length"));
     assert!(error(&roll(Tensor::from_i64s(&[1]), &[1])).contains("axis_in_range"));
 }
+
+fn gather(op: &str, data: Tensor, indices: Tensor) -> Request {
+    Request::new(op).input("data", data).input("indices", indices)
+}
+
+fn i64s_of(shape: &[u64], values: &[i64]) -> Tensor {
+    Tensor::from_i64s(values).reshaped(shape).unwrap()
+}
+
+#[test]
+fn gather_output_shape() {
+    // Axis 1 of [2, 3, 2] by indices of shape [2, 2]: [2, 2, 2, 2].
+    let r = gather("onnx.gather", arange_i32(&[2, 3, 2]), i64s_of(&[2, 2], &[0, 2, 1, 1])).attr("axis", 1i64);
+    let out = run(&r).unwrap();
+    assert_eq!(out.shape(), &[2, 2, 2, 2]);
+    assert_eq!(ints(&out), [0, 1, 4, 5, 2, 3, 2, 3, 6, 7, 10, 11, 8, 9, 8, 9]);
+    // A 0-d index removes the axis.
+    let out = run(&gather("onnx.gather", arange_i32(&[3, 2]), scalar_i64(2))).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64][..], vec![4, 5]));
+    // Empty indices: an empty axis.
+    let out = run(&gather("onnx.gather", arange_i32(&[3, 2]), Tensor::from_i64s(&[]))).unwrap();
+    assert_eq!(out.shape(), &[0, 2]);
+}
+
+#[test]
+fn gather_negative_indices_count_from_the_end() {
+    for version in [1, 11, 13] {
+        let r = gather("onnx.gather", arange_i32(&[4]), Tensor::from_i64s(&[-1, -4, 0])).version(version);
+        assert_eq!(ints(&run(&r).unwrap()), [3, 0, 0], "Gather-{version}");
+    }
+    let r = gather("onnx.gather_elements", arange_i32(&[3]), Tensor::from_i64s(&[-3, -1]));
+    assert_eq!(ints(&run(&r).unwrap()), [0, 2]);
+    let r = gather("openvino.gather", arange_i32(&[3]), Tensor::from_i64s(&[-1])).input("axis", scalar_i64(0));
+    assert_eq!(ints(&run(&r.version(8)).unwrap()), [2]);
+}
+
+#[test]
+fn gather_index_out_of_range_is_an_error() {
+    let onnx = |i: i64| gather("onnx.gather", arange_i32(&[3]), Tensor::from_i64s(&[i]));
+    for i in [3, -4, i64::MIN, i64::MAX] {
+        assert!(error(&onnx(i)).contains("indices_in_range"), "{i}");
+    }
+    let ov = |v: u32, i: i64| {
+        gather("openvino.gather", arange_i32(&[3]), Tensor::from_i64s(&[i])).input("axis", scalar_i64(0)).version(v)
+    };
+    for v in [1, 7] {
+        assert!(error(&ov(v, -1)).contains("indices_in_range"), "Gather-{v}");
+        assert!(error(&ov(v, 3)).contains("indices_in_range"), "Gather-{v}");
+    }
+    let trt = |i: i64| gather("tensorrt.gather", arange_i32(&[3]), Tensor::from_i64s(&[i]));
+    assert!(error(&trt(-1)).contains("indices_in_range"));
+    assert!(error(&trt(3)).contains("indices_in_range"));
+    assert_eq!(ints(&run(&trt(2)).unwrap()), [2]);
+}
+
+#[test]
+fn openvino_gather_8_reads_out_of_range_as_zero() {
+    let r = gather("openvino.gather", arange_i32(&[2, 3]), Tensor::from_i64s(&[3, -4, 1, i64::MIN]))
+        .input("axis", scalar_i64(1))
+        .version(8);
+    let out = run(&r).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 4][..], vec![0, 0, 1, 0, 0, 0, 4, 0]));
+}
+
+#[test]
+fn openvino_gather_batch_dims() {
+    // batch_dims 1 (and -1: counted from the indices' rank 2): row b read by indices row b.
+    for batch in [1i64, -1] {
+        let r = gather("openvino.gather", arange_i32(&[2, 3]), i64s_of(&[2, 2], &[2, 0, 1, 1]))
+            .input("axis", scalar_i64(1))
+            .attr("batch_dims", batch)
+            .version(8);
+        assert_eq!(ints(&run(&r).unwrap()), [2, 0, 4, 4], "batch_dims {batch}");
+    }
+    // Dims between the batch and the axis: [2, 2, 3] by [2, 1] on axis 2, batch 1.
+    let r = gather("openvino.gather", arange_i32(&[2, 2, 3]), i64s_of(&[2, 1], &[2, 0]))
+        .input("axis", scalar_i64(2))
+        .attr("batch_dims", 1i64)
+        .version(7);
+    let out = run(&r).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 2, 1][..], vec![2, 5, 6, 9]));
+    let bad = |batch: i64, axis: i64| {
+        error(
+            &gather("openvino.gather", arange_i32(&[2, 3]), i64s_of(&[2, 2], &[0, 0, 0, 0]))
+                .input("axis", scalar_i64(axis))
+                .attr("batch_dims", batch)
+                .version(8),
+        )
+    };
+    assert!(bad(1, 0).contains("batch_dims_at_most_axis"));
+    assert!(bad(3, 1).contains("batch_dims_in_range"));
+    let r = gather("openvino.gather", arange_i32(&[2, 3]), i64s_of(&[3, 1], &[0, 0, 0]))
+        .input("axis", scalar_i64(1))
+        .attr("batch_dims", 1i64);
+    assert!(error(&r.version(8)).contains("batch_dims_match"));
+}
+
+#[test]
+fn gather_elements_reads_one_element_per_index() {
+    let r = gather("onnx.gather_elements", arange_i32(&[2, 3]), i64s_of(&[2, 3], &[1, 0, 1, 0, 0, 1]));
+    assert_eq!(ints(&run(&r).unwrap()), [3, 1, 5, 0, 1, 5]);
+    // ONNX: off the axis the dims equal data's; TensorRT's element mode allows smaller.
+    let smaller = i64s_of(&[2, 2], &[1, 0, 0, 1]);
+    assert!(error(&gather("onnx.gather_elements", arange_i32(&[2, 3]), smaller.clone())).contains("indices_dims"));
+    let trt = gather("tensorrt.gather", arange_i32(&[2, 3]), smaller).attr("mode", "element");
+    assert_eq!(ints(&run(&trt).unwrap()), [3, 1, 0, 4]);
+    assert!(error(&gather("onnx.gather_elements", arange_i32(&[2, 3]), Tensor::from_i64s(&[0]))).contains("indices_rank"));
+}
+
+#[test]
+fn tensorrt_gather_modes() {
+    // Default, one elementwise dim: indices' batch dim 1 broadcasts over data's 2.
+    let r = gather("tensorrt.gather", arange_i32(&[2, 3]), i64s_of(&[1, 2], &[2, 0]))
+        .attr("axis", 1i64)
+        .attr("num_elementwise_dims", 1i64);
+    let out = run(&r).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 2][..], vec![2, 0, 5, 3]));
+    // nd: GatherND with batch_dims = num_elementwise_dims.
+    let nd = gather("tensorrt.gather", arange_i32(&[2, 2, 2]), i64s_of(&[2, 2], &[0, 1, 1, 0])).attr("mode", "nd");
+    let out = run(&nd).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 2][..], vec![2, 3, 4, 5]));
+    let nd1 = gather("tensorrt.gather", arange_i32(&[2, 2, 2]), i64s_of(&[2, 1, 2], &[0, 1, 1, 0]))
+        .attr("mode", "nd")
+        .attr("num_elementwise_dims", 1i64);
+    let out = run(&nd1).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 1][..], vec![1, 6]));
+    let el = gather("tensorrt.gather", arange_i32(&[2]), Tensor::from_i64s(&[0]))
+        .attr("mode", "element")
+        .attr("num_elementwise_dims", 1i64);
+    assert!(error(&el).contains("num_elementwise_dims"));
+}
