@@ -1263,7 +1263,9 @@ fn gather_elements_reads_one_element_per_index() {
     assert!(error(&gather("onnx.gather_elements", arange_i32(&[2, 3]), smaller.clone())).contains("indices_dims"));
     let trt = gather("tensorrt.gather", arange_i32(&[2, 3]), smaller).attr("mode", "element");
     assert_eq!(ints(&run(&trt).unwrap()), [3, 1, 0, 4]);
-    assert!(error(&gather("onnx.gather_elements", arange_i32(&[2, 3]), Tensor::from_i64s(&[0]))).contains("indices_rank"));
+    assert!(
+        error(&gather("onnx.gather_elements", arange_i32(&[2, 3]), Tensor::from_i64s(&[0]))).contains("indices_rank")
+    );
 }
 
 #[test]

@@ -361,6 +361,89 @@ pub fn random_fill(rng: &mut Rng) -> Request {
 }
 
 /// A random permutation of `0..n`.
+/// Whether `op`'s data input takes `dtype`.
+fn takes(op: &str, dtype: DType) -> bool {
+    let Ok(spec) = kerf::op_spec(op) else { return false };
+    let set = spec.inputs.first().and_then(|i| spec.type_set(&i.types));
+    set.is_some_and(|s| s.contains(&dtype.name()))
+}
+
+/// A gather of data of `shape` (rank ≥ 1) by random indices, mostly in range (each
+/// vendor's own range, so the request is valid; OpenVINO Gather-8 also out of it: zeros):
+/// ONNX Gather and GatherElements, OpenVINO Gather with batch dims, TensorRT's three modes.
+pub fn random_gather_for(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
+    let rank = shape.len();
+    let axis = rng.below(rank as u64) as usize;
+    let d = shape[axis] as i64;
+    let index = |rng: &mut Rng, lo: i64| if d == 0 { 0 } else { rng.range(lo, d - 1) };
+    let indices = |rng: &mut Rng, ishape: &[u64], lo: i64| {
+        let n: u64 = ishape.iter().product();
+        let v: Vec<i64> = (0..n).map(|_| index(rng, lo)).collect();
+        Tensor::from_i64s(&v).reshaped(ishape).expect("a shape of n elements")
+    };
+    let small_shape = |rng: &mut Rng| -> Vec<u64> { (0..rng.below(3)).map(|_| rng.below(4)).collect() };
+    let choice = rng.below(5);
+    let fits = |op: &str| d > 0 && takes(op, dtype);
+    match choice {
+        0 if fits("onnx.gather") => {
+            let ishape = small_shape(rng);
+            Request::new("onnx.gather")
+                .version(13)
+                .input_meta("data", dtype, shape)
+                .input("indices", indices(rng, &ishape, -d))
+                .attr("axis", if rng.chance(50) { axis as i64 } else { axis as i64 - rank as i64 })
+        }
+        1 if fits("onnx.gather_elements") => {
+            // Off the axis data's dims; on it any extent.
+            let mut ishape = shape.to_vec();
+            ishape[axis] = rng.below(4);
+            Request::new("onnx.gather_elements")
+                .version(13)
+                .input_meta("data", dtype, shape)
+                .input("indices", indices(rng, &ishape, -d))
+                .attr("axis", axis as i64)
+        }
+        2 | 3 if fits("tensorrt.gather") => {
+            let (mode, ishape, elementwise) = match choice {
+                2 => {
+                    let mut ishape = shape.to_vec();
+                    ishape[axis] = rng.below(4);
+                    ("element", ishape, 0)
+                }
+                _ if axis > 0 && rng.chance(50) => {
+                    let mut ishape = vec![if rng.chance(30) { 1 } else { shape[0] }];
+                    ishape.extend(small_shape(rng));
+                    ("default", ishape, 1)
+                }
+                _ => ("default", small_shape(rng), 0),
+            };
+            Request::new("tensorrt.gather")
+                .input_meta("data", dtype, shape)
+                .input("indices", indices(rng, &ishape, 0))
+                .attr("axis", axis as i64)
+                .attr("mode", mode)
+                .attr("num_elementwise_dims", elementwise)
+        }
+        _ => {
+            // OpenVINO Gather-8 takes every dtype: batch dims up to the axis, indices
+            // partly out of range (zeros).
+            let batch = rng.below(axis as u64 + 1) as usize;
+            let mut ishape = shape[..batch].to_vec();
+            ishape.extend(small_shape(rng));
+            let n: u64 = ishape.iter().product();
+            let v: Vec<i64> = (0..n)
+                .map(|_| if rng.chance(10) { rng.range(-2 * d - 2, 2 * d + 2) } else { index(rng, -d) })
+                .collect();
+            Request::new("openvino.gather")
+                .version(8)
+                .input_meta("data", dtype, shape)
+                .input("indices", Tensor::from_i64s(&v).reshaped(&ishape).expect("a shape of n elements"))
+                .input("axis", Tensor::from_i64s(&[axis as i64]).reshaped(&[]).expect("one element"))
+                .attr("batch_dims", batch as i64)
+        }
+    }
+}
+
 fn random_perm(rng: &mut Rng, n: usize) -> Vec<i64> {
     let mut perm: Vec<i64> = (0..n as i64).collect();
     for i in (1..n).rev() {
@@ -405,6 +488,9 @@ fn random_reshape(rng: &mut Rng, shape: &[u64]) -> Vec<u64> {
 /// input of `dtype` and `shape`, the data input given by dtype and shape only.
 pub fn random_move_for(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
     let rank = shape.len();
+    if rank > 0 && rng.chance(12) {
+        return random_gather_for(rng, dtype, shape);
+    }
     let version = |rng: &mut Rng, v: &[u32]| *rng.pick(v);
     match rng.below(13) {
         10 => {
