@@ -32,6 +32,8 @@ OPS = {
     "Tile": ("onnx.tile", (6, 13), ["input", "repeats"]),
     "DepthToSpace": ("onnx.depth_to_space", (1, 11, 13, 28), ["input"]),
     "SpaceToDepth": ("onnx.space_to_depth", (1, 13, 28), ["input"]),
+    "Gather": ("onnx.gather", (1, 11, 13), ["data", "indices"]),
+    "GatherElements": ("onnx.gather_elements", (11, 13), ["data", "indices"]),
 }
 
 
