@@ -40,6 +40,17 @@ macro_rules! by_rank {
 /// The ndarray job doing `plan`'s work on `input` (the kernel's input bytes, row-major).
 pub fn ndarray_job(plan: &Plan, input: Option<&[u8]>) -> Result<Box<dyn Job>, String> {
     match plan {
+        Plan::Slice(p) if p.gathered.is_some() => {
+            let input = input.ok_or("a gather reads an input")?;
+            match p.dtype.byte_width() {
+                Some(1) => gather_job::<u8>(p, input),
+                Some(2) => gather_job::<u16>(p, input),
+                Some(4) => gather_job::<u32>(p, input),
+                Some(8) => gather_job::<u64>(p, input),
+                Some(16) => gather_job::<u128>(p, input),
+                _ => Err(format!("ndarray has no element type for {} (packed or not plain memory)", p.dtype)),
+            }
+        }
         Plan::Slice(p) if !p.reads_in_place() => {
             let input = input.ok_or("a move reads an input")?;
             let rank = p.source().len();
@@ -254,6 +265,54 @@ impl<T: Word, D: Dimension> Job for SliceJob<T, D> {
 
 /// A move that reads whole axes (Transpose, Reshape, DepthToSpace, Expand): as a user of
 /// ndarray writes it, `assign` from the input reshaped, its axes permuted and broadcast.
+/// A gather as ndarray users write one into a preallocated array: per index, the
+/// gathered axis's sub-array at that coordinate assigned to the output's at its position
+/// (ndarray's `select` allocates its result).
+struct GatherJob<T> {
+    input: Array<T, IxDyn>,
+    axis: usize,
+    coords: Vec<usize>,
+    out: Array<T, IxDyn>,
+}
+
+fn gather_job<T: Word>(p: &SlicePlan, input: &[u8]) -> Result<Box<dyn Job>, String> {
+    let g = p.gathered.as_ref().ok_or("not a gather")?;
+    let source = p.source();
+    let plain = p.mode == kerf::BoundaryMode::StrictBounds
+        && p.order.iter().enumerate().all(|(j, &k)| j == k)
+        && p.windows.is_empty()
+        && p.axes
+            .iter()
+            .enumerate()
+            .all(|(k, a)| a.start == 0 && a.step == 1 && (k == g.axis || a.extent == source[k]));
+    if !plain {
+        return Err("the ndarray peer gathers whole sub-arrays by coordinates in range only".into());
+    }
+    let w = size_of::<T>();
+    let want = p.input_len() as usize * w;
+    if input.len() != want {
+        return Err(format!("the input has {} bytes, the plan reads {want}", input.len()));
+    }
+    let values: Vec<T> = input.chunks_exact(w).map(T::from_le).collect();
+    let input = Array::from_shape_vec(dim::<IxDyn>(source)?, values).map_err(|e| e.to_string())?;
+    let coords = g.coords.iter().map(|&c| c as usize).collect();
+    let out = Array::from_elem(dim::<IxDyn>(&p.core_shape())?, T::default());
+    Ok(Box::new(GatherJob { input, axis: g.axis, coords, out }))
+}
+
+impl<T: Word> Job for GatherJob<T> {
+    fn run(&mut self) {
+        let axis = ndarray::Axis(self.axis);
+        for (y, &c) in self.coords.iter().enumerate() {
+            self.out.index_axis_mut(axis, y).assign(&self.input.index_axis(axis, c));
+        }
+    }
+
+    fn output_bytes(&self) -> Vec<u8> {
+        bytes_of(&self.out)
+    }
+}
+
 struct MoveJob<T, D> {
     input: Array<T, D>,
     order: D,

@@ -130,6 +130,19 @@ fn axis_op_kernels() {
         ),
         ("expand", op("onnx.expand", "input", &[4, 1, 32]).input("shape", ints(&[4, 3, 32]))),
         ("tile", op("onnx.tile", "input", &[3, 5]).input("repeats", ints(&[2, 3]))),
+        // Rows by constant indices: more runs than segments, so a table of row offsets.
+        (
+            "gather_rows",
+            op("onnx.gather", "data", &[16, 32])
+                .input("indices", ints(&[3, 11, 0, 14, 9, 9, 1, 15, 4, 2, 12, 7, 5, 13, 8, 6, 10, 0])),
+        ),
+        // Consecutive columns: one run, a row copy.
+        ("gather_columns", op("onnx.gather", "data", &[16, 32]).attr("axis", 1).input("indices", ints(&[4, 5, 6, 7]))),
+        (
+            "gather_elements",
+            op("onnx.gather_elements", "data", &[4, 3])
+                .input("indices", ints(&[3, 0, 1, 2, 2, 0]).reshaped(&[2, 3]).unwrap()),
+        ),
     ] {
         let plan = kerf_ir::lower(&request).unwrap();
         let nest = kerf_ir::schedule::schedule(&plan).unwrap();

@@ -129,6 +129,17 @@ def rows(rng):
     move_row("DS1 depth to space", "ds1_crd", rng.standard_normal((1, 256, 128, 128)).astype(np.float32),
              lambda x: x.reshape(1, 64, 2, 2, 128, 128).transpose(0, 1, 4, 2, 5, 3).reshape(1, 64, 256, 256),
              helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="CRD"))
+    # GA1: an embedding lookup, the indices those of the request file.
+    import tomllib
+    with open(os.path.join(HERE, "ga1_embedding.toml"), "rb") as f:
+        idx = np.array(tomllib.load(f)["inputs"]["indices"]["values"], dtype=np.int64)
+    table = rng.standard_normal((50000, 768)).astype(np.float32)
+    want = table[idx]
+    o = out(want.shape)
+    peers = {"numpy": (lambda: np.take(table, idx, axis=0, out=o), o),
+             "onnxruntime": ort_session(helper.make_node("Gather", ["x", "indices"], ["y"], axis=0),
+                                        {"x": table}, want.shape, {"indices": idx})}
+    r.append(("GA1 gather", "ga1_embedding", "memcpy", want, peers))
     return r
 
 
