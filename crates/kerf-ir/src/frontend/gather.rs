@@ -63,7 +63,9 @@ fn coordinate(op: &str, indexing: Indexing, at: usize, i: i64, d: u64, axis: usi
 
 /// The plan of a gather: the input read as `source` (a row-major reshape of it), source
 /// axis `axis` through `coords` (`None`: a zero), every other axis whole, the core in
-/// source order reshaped into `output_shape`.
+/// source order reshaped into `output_shape`. A vendor whose gathers may read zeros
+/// (`indexing`) plans in fill mode whatever the indices, so that one dynamic kernel runs
+/// every call of that op, dtype and rank.
 fn gathered(
     dtype: crate::DType,
     input_shape: Vec<u64>,
@@ -71,8 +73,9 @@ fn gathered(
     axis: usize,
     coords: Vec<Option<u64>>,
     output_shape: Vec<u64>,
+    indexing: Indexing,
 ) -> Result<Plan, Error> {
-    let zeros = coords.iter().any(Option::is_none);
+    let zeros = matches!(indexing, Indexing::SignedOrZero);
     // A zero reads coordinate -1, outside every axis: the fill value (0) in fill mode.
     let coords: Vec<i64> = coords.into_iter().map(|c| c.map_or(-1, |c| c as i64)).collect();
     let axes = source
@@ -156,7 +159,7 @@ fn gather_axis(
         for (at, &i) in idx.iter().enumerate() {
             coords.push(coordinate(op, indexing, at, i, d, axis)?);
         }
-        return gathered(dtype, shape.to_vec(), shape.to_vec(), axis, coords, output_shape);
+        return gathered(dtype, shape.to_vec(), shape.to_vec(), axis, coords, output_shape, indexing);
     }
     // Leading axes [0, axis] merged: the positions run over (batch, between, index).
     let between: u64 = shape[batch..axis].iter().product();
@@ -183,7 +186,7 @@ fn gather_axis(
     }
     let mut source = vec![shape[..=axis].iter().product::<u64>()];
     source.extend(&shape[axis + 1..]);
-    gathered(dtype, shape.to_vec(), source, 0, coords, output_shape)
+    gathered(dtype, shape.to_vec(), source, 0, coords, output_shape, indexing)
 }
 
 /// GatherElements: output element i reads data at i with its `axis` coordinate replaced
@@ -242,7 +245,7 @@ fn gather_elements_plan(
         }));
     }
     let source = vec![volume(shape).unwrap_or(0)];
-    gathered(dtype, shape.to_vec(), source, 0, coords, ishape.to_vec())
+    gathered(dtype, shape.to_vec(), source, 0, coords, ishape.to_vec(), indexing)
 }
 
 /// GatherND over `batch` batch dims: the indices' last dim q names q coordinates of the
@@ -311,7 +314,7 @@ fn gather_nd_plan(
     }
     let mut source = vec![shape[..batch + q].iter().product::<u64>()];
     source.extend(&shape[batch + q..]);
-    gathered(dtype, shape.to_vec(), source, 0, coords, output_shape)
+    gathered(dtype, shape.to_vec(), source, 0, coords, output_shape, indexing)
 }
 
 pub(super) fn onnx_gather(v: &Validated<'_>) -> Result<Plan, Error> {
