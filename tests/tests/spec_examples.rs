@@ -114,4 +114,11 @@ examples_on_every_backend! {
     openvino_transpose: "openvino.transpose",
     openvino_tile: "openvino.tile",
     openvino_roll: "openvino.roll",
+    openvino_broadcast: "openvino.broadcast",
+    openvino_depth_to_space: "openvino.depth_to_space",
+    openvino_space_to_depth: "openvino.space_to_depth",
+    openvino_reshape: "openvino.reshape",
+    openvino_squeeze: "openvino.squeeze",
+    openvino_unsqueeze: "openvino.unsqueeze",
+    tensorrt_shuffle: "tensorrt.shuffle",
 }

@@ -52,6 +52,13 @@ fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
         "openvino.transpose" => moves::openvino_transpose(v),
         "openvino.tile" => moves::openvino_tile(v),
         "openvino.roll" => moves::openvino_roll(v),
+        "openvino.broadcast" => moves::openvino_broadcast(v),
+        "openvino.depth_to_space" => moves::openvino_depth_to_space(v),
+        "openvino.space_to_depth" => moves::openvino_space_to_depth(v),
+        "openvino.reshape" => moves::openvino_reshape(v),
+        "openvino.squeeze" => moves::openvino_squeeze(v),
+        "openvino.unsqueeze" => moves::openvino_unsqueeze(v),
+        "tensorrt.shuffle" => moves::tensorrt_shuffle(v),
         other => Err(Error::Invalid { what: format!("{other}: a spec exists but kerf has no frontend for it") }),
     }
 }
