@@ -1367,7 +1367,9 @@ fn shuffle_by_steps(shape: &[u64], first: &[i64], dims: &[i64], second: &[i64]) 
 
 #[test]
 fn trt_shuffle_folds_into_one_plan() {
-    let cases: &[(&[u64], &[i64], &[i64], &[i64])] = &[
+    // (input shape, first_transpose, reshape_dims, second_transpose)
+    type Case<'a> = (&'a [u64], &'a [i64], &'a [i64], &'a [i64]);
+    let cases: &[Case] = &[
         (&[2, 3, 4], &[2, 0, 1], &[4, 6], &[1, 0]),
         (&[4, 6], &[1, 0], &[2, 3, 2, 2], &[3, 1, 0, 2]),
         (&[2, 3, 4, 5], &[3, 1, 0, 2], &[5, 6, 4], &[2, 0, 1]),

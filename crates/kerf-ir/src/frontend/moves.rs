@@ -839,7 +839,7 @@ fn shuffle_reading(
         let mut last = begin;
         let mut f = Vec::new();
         for &r in r_ends.iter().filter(|&&r| r > begin && r < end) {
-            if r % last == 0 && end % r == 0 {
+            if r.is_multiple_of(last) && end.is_multiple_of(r) {
                 f.push((r / last) as u64);
                 cuts.push(r);
                 last = r;
