@@ -1386,7 +1386,21 @@ fn trt_shuffle_folds_into_one_plan() {
         let plan = kerf_ir::lower(&shuffle(shape, Some(first), Some(dims), Some(second))).unwrap();
         assert!(matches!(plan, kerf_ir::Plan::Slice(_)));
     }
-    // [3, 2] → [2, 3] then transposed: the regrouped factors are separated; no single plan.
-    let e = error(&shuffle(&[2, 3], Some(&[1, 0]), Some(&[2, 3]), Some(&[1, 0])));
+    // [3, 2] → [2, 3] then transposed: the regrouped factors are separated; no single plan,
+    // but a chain of two shuffles (transpose and reshape, then transpose) that runs it.
+    let hard = shuffle(&[2, 3], Some(&[1, 0]), Some(&[2, 3]), Some(&[1, 0]));
+    let e = error(&hard);
     assert!(e.contains("one kernel cannot express"), "{e}");
+    let chain = kerf_ir::frontend::as_chain(&hard).unwrap().expect("a chain");
+    let plans = kerf_ir::chain::lower_chain(&chain).unwrap();
+    let segments = kerf_ir::chain::compose_segments(&plans).unwrap();
+    let out = kerf_ir::chain::evaluate_segments(&segments, Some(arange_i32(&[2, 3]).view())).unwrap();
+    let want = shuffle_by_steps(&[2, 3], &[1, 0], &[2, 3], &[1, 0]);
+    assert_eq!((out.shape(), ints(&out)), (want.shape(), ints(&want)));
+    assert_eq!(ints(&out), [0, 4, 3, 2, 1, 5]);
+    assert!(
+        kerf_ir::frontend::as_chain(&shuffle(&[2, 3, 4], Some(&[2, 0, 1]), Some(&[4, 6]), Some(&[1, 0])))
+            .unwrap()
+            .is_none()
+    );
 }

@@ -30,6 +30,20 @@ pub fn lower(request: &Request) -> Result<Plan, Error> {
     lower_validated(&v)
 }
 
+/// A valid request that lowers to no single plan, as the chain of requests that runs it
+/// (each step one kernel or fused with its neighbours, [`crate::chain`]); `Ok(None)` for
+/// every request [`lower`] takes. Today only a TensorRT Shuffle whose reshape regroups
+/// factors that its second transpose then separates: its first transpose and reshape, then
+/// its second transpose. An invalid request is the error [`lower`] gives.
+pub fn as_chain(request: &Request) -> Result<Option<crate::chain::ChainRequest>, Error> {
+    if request.op != "tensorrt.shuffle" {
+        return Ok(None);
+    }
+    let spec = spec(&request.op)?;
+    let v = validate(spec, request).map_err(Error::from_list)?;
+    moves::shuffle_chain(&v, request)
+}
+
 fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
     match v.op() {
         "tensorrt.slice" => tensorrt_slice::lower(v),

@@ -6,9 +6,10 @@
 //! permuted order, the core reshaped into the output shape.
 
 use super::data_input;
+use crate::chain::ChainRequest;
 use crate::error::Error;
 use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
-use crate::request::{AttrValue, Validated};
+use crate::request::{AttrValue, Request, Validated};
 use crate::tensor::volume;
 
 /// A plan that reads `source` (a reshape of the input) whole, its axes in `order`, into
@@ -761,7 +762,11 @@ fn trt_permutation(v: &Validated<'_>, name: &str, rule: &str, rank: usize) -> Re
     Ok(perm)
 }
 
-pub(super) fn tensorrt_shuffle(v: &Validated<'_>) -> Result<Plan, Error> {
+/// A TensorRT Shuffle's parts: the input's shape, the first transpose, the reshaped
+/// shape (the transposed one when there is no reshape) and the second transpose.
+type ShuffleParts = (Vec<u64>, Vec<usize>, Vec<u64>, Vec<usize>);
+
+fn shuffle_parts(v: &Validated<'_>) -> Result<ShuffleParts, Error> {
     let op = v.op();
     let shape = data_input(v, "input")?.shape().to_vec();
     let first = trt_permutation(v, "first_transpose", "first_transpose_is_permutation", shape.len())?;
@@ -775,15 +780,36 @@ pub(super) fn tensorrt_shuffle(v: &Validated<'_>) -> Result<Plan, Error> {
         }
     };
     let second = trt_permutation(v, "second_transpose", "second_transpose_is_permutation", reshaped.len())?;
+    Ok((shape, first, reshaped, second))
+}
+
+pub(super) fn tensorrt_shuffle(v: &Validated<'_>) -> Result<Plan, Error> {
+    let op = v.op();
+    let (shape, first, reshaped, second) = shuffle_parts(v)?;
     let out: Vec<u64> = second.iter().map(|&j| reshaped[j]).collect();
     let (source, order) = shuffle_reading(&shape, &first, &reshaped, &second).ok_or_else(|| Error::Invalid {
         what: format!(
-            "{op}: the reshape from {:?} to {reshaped:?} regroups axes that second_transpose {second:?} then separates; \
-             one kernel cannot express that: run it as two steps (a chain of the transpose-reshape and the transpose)",
+            "{op}: the reshape from {:?} to {reshaped:?} regroups axes that second_transpose {second:?} then \
+             separates, which one kernel cannot express; kerf's run functions (`kerf run`, run_reference, \
+             run_jit) run it as two kernels, a derived or compiled kernel is one",
             first.iter().map(|&k| shape[k]).collect::<Vec<_>>()
         ),
     })?;
     permuted(v, "input", source, order, out)
+}
+
+/// A Shuffle no single plan can express, as two shuffles: its first transpose and
+/// reshape, then its second transpose. `None` when it is one plan.
+pub(super) fn shuffle_chain(v: &Validated<'_>, request: &Request) -> Result<Option<ChainRequest>, Error> {
+    let (shape, first, reshaped, second) = shuffle_parts(v)?;
+    if shuffle_reading(&shape, &first, &reshaped, &second).is_some() {
+        return Ok(None);
+    }
+    let mut head = request.clone();
+    head.attributes.remove("second_transpose");
+    let second: Vec<i64> = second.iter().map(|&j| j as i64).collect();
+    let tail = Request::new(v.op()).version(v.version).attr("first_transpose", second);
+    Ok(Some(ChainRequest { steps: vec![head, tail] }))
 }
 
 /// Transpose by `first`, reshape to `reshaped`, transpose by `second`, as one reading of
