@@ -1404,3 +1404,64 @@ fn trt_shuffle_folds_into_one_plan() {
             .is_none()
     );
 }
+
+/// Random shuffles against the three moves run one by one: the folded plan where one
+/// exists, else the two-step chain [`kerf_ir::frontend::as_chain`] gives.
+#[test]
+fn trt_shuffle_random_against_its_steps() {
+    let mut rng = kerf_testkit::random::Rng::new(7);
+    let perm = |rng: &mut kerf_testkit::random::Rng, n: usize| {
+        let mut p: Vec<i64> = (0..n as i64).collect();
+        for i in (1..n).rev() {
+            p.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        p
+    };
+    let (mut folded, mut chained) = (0, 0);
+    for _ in 0..400 {
+        let shape: Vec<u64> = (0..rng.below(5)).map(|_| 1 + rng.below(4)).collect();
+        let first = perm(&mut rng, shape.len());
+        // The volume's prime factors in a random order, grouped at random, with unit axes.
+        let mut primes = Vec::new();
+        for &d in &shape {
+            let mut d = d;
+            for p in [2, 3] {
+                while d % p == 0 {
+                    primes.push(p);
+                    d /= p;
+                }
+            }
+        }
+        for i in (1..primes.len()).rev() {
+            primes.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut dims: Vec<i64> = Vec::new();
+        for p in primes {
+            match dims.last_mut() {
+                Some(last) if rng.chance(40) => *last *= p as i64,
+                _ => dims.push(p as i64),
+            }
+            if rng.chance(10) {
+                dims.push(1);
+            }
+        }
+        let second = perm(&mut rng, dims.len());
+        let request = shuffle(&shape, Some(&first), Some(&dims), Some(&second)).attr("zero_is_placeholder", false);
+        let want = shuffle_by_steps(&shape, &first, &dims, &second);
+        let got = match kerf_ir::frontend::as_chain(&request).unwrap() {
+            None => {
+                folded += 1;
+                run(&request).unwrap()
+            }
+            Some(chain) => {
+                chained += 1;
+                let plans = kerf_ir::chain::lower_chain(&chain).unwrap();
+                let segments = kerf_ir::chain::compose_segments(&plans).unwrap();
+                kerf_ir::chain::evaluate_segments(&segments, Some(arange_i32(&shape).view())).unwrap()
+            }
+        };
+        let what = format!("{shape:?} {first:?} {dims:?} {second:?}");
+        assert_eq!((got.shape(), ints(&got)), (want.shape(), ints(&want)), "{what}");
+    }
+    assert!(folded > 100 && chained > 10, "{folded} folded, {chained} chained");
+}
