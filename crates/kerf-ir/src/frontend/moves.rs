@@ -791,7 +791,7 @@ pub(super) fn tensorrt_shuffle(v: &Validated<'_>) -> Result<Plan, Error> {
         what: format!(
             "{op}: the reshape from {:?} to {reshaped:?} regroups axes that second_transpose {second:?} then \
              separates, which one kernel cannot express; kerf's run functions (`kerf run`, run_reference, \
-             run_jit) run it as two kernels, a derived or compiled kernel is one",
+             run_jit, Python's kerf.run) run it as two kernels, a derived or compiled kernel is one",
             first.iter().map(|&k| shape[k]).collect::<Vec<_>>()
         ),
     })?;
