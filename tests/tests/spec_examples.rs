@@ -118,4 +118,11 @@ examples_on_every_backend! {
     onnx_gather_elements: "onnx.gather_elements",
     openvino_gather: "openvino.gather",
     tensorrt_gather: "tensorrt.gather",
+    openvino_broadcast: "openvino.broadcast",
+    openvino_depth_to_space: "openvino.depth_to_space",
+    openvino_space_to_depth: "openvino.space_to_depth",
+    openvino_reshape: "openvino.reshape",
+    openvino_squeeze: "openvino.squeeze",
+    openvino_unsqueeze: "openvino.unsqueeze",
+    tensorrt_shuffle: "tensorrt.shuffle",
 }

@@ -160,7 +160,7 @@ fn attr_value(v: &Value) -> Option<AttrValue> {
             Some(ints) => AttrValue::IntList(i64s(&ints)?),
             None => AttrValue::FloatList(numbers(l)?),
         },
-        Value::Bool(_) => return None,
+        Value::Bool(b) => AttrValue::Bool(*b),
     })
 }
 

@@ -20,6 +20,8 @@ pub enum AttrValue {
     Str(String),
     IntList(Vec<i64>),
     FloatList(Vec<f64>),
+    /// A `bool` attribute's value (request files: TOML `true`/`false`).
+    Bool(bool),
 }
 
 impl AttrValue {
@@ -32,6 +34,7 @@ impl AttrValue {
             AttrValue::Str(_) => "a string",
             AttrValue::IntList(_) => "a list of integers",
             AttrValue::FloatList(_) => "a list of floats",
+            AttrValue::Bool(_) => "a boolean",
         }
     }
 
@@ -50,6 +53,7 @@ impl std::fmt::Display for AttrValue {
             AttrValue::Str(v) => write!(f, "\"{v}\""),
             AttrValue::IntList(v) => write!(f, "{v:?}"),
             AttrValue::FloatList(v) => write!(f, "{v:?}"),
+            AttrValue::Bool(v) => write!(f, "{v}"),
         }
     }
 }
@@ -147,6 +151,11 @@ impl<const N: usize> From<[i64; N]> for AttrValue {
         AttrValue::IntList(v.to_vec())
     }
 }
+impl From<bool> for AttrValue {
+    fn from(v: bool) -> Self {
+        AttrValue::Bool(v)
+    }
+}
 impl From<Vec<f64>> for AttrValue {
     fn from(v: Vec<f64>) -> Self {
         AttrValue::FloatList(v)
@@ -163,6 +172,7 @@ pub mod toml_like {
             Value::Integer(i) => AttrValue::Int(*i),
             Value::Float(f) => AttrValue::Float(*f),
             Value::String(s) => AttrValue::Str(s.clone()),
+            Value::Boolean(b) => AttrValue::Bool(*b),
             Value::Array(a) => {
                 if a.iter().all(|x| x.is_integer()) {
                     AttrValue::IntList(a.iter().filter_map(|x| x.as_integer()).collect())
@@ -199,6 +209,13 @@ impl<'a> Validated<'a> {
     pub fn attr_str(&self, name: &str) -> Option<&str> {
         match self.attr(name)? {
             AttrValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// A `bool` attribute's value (given or default).
+    pub fn attr_bool(&self, name: &str) -> Option<bool> {
+        match self.attr(name)? {
+            AttrValue::Bool(b) => Some(*b),
             _ => None,
         }
     }
@@ -253,6 +270,7 @@ fn type_matches(ty: AttrType, v: &AttrValue) -> bool {
             | (AttrType::Float, AttrValue::Int(_) | AttrValue::Float(_))
             | (AttrType::String | AttrType::Dtype, AttrValue::Str(_))
             | (AttrType::IntList | AttrType::Mask, AttrValue::IntList(_))
+            | (AttrType::Bool, AttrValue::Bool(_))
             | (AttrType::FloatList, AttrValue::IntList(_) | AttrValue::FloatList(_))
             | (
                 AttrType::FloatOrList,
@@ -428,6 +446,7 @@ pub fn type_description(ty: AttrType) -> &'static str {
         AttrType::FloatList => "a list of numbers like [0.5, 1]",
         AttrType::FloatOrList => "a number or a list of numbers",
         AttrType::Mask => "a list of 0/1 flags like [1, 0]",
+        AttrType::Bool => "true or false",
     }
 }
 

@@ -1290,3 +1290,311 @@ fn tensorrt_gather_modes() {
         .attr("num_elementwise_dims", 1i64);
     assert!(error(&el).contains("num_elementwise_dims"));
 }
+
+fn broadcast(version: u32, mode: &str, data: Tensor, target: &[i64], mapping: Option<&[i64]>) -> Request {
+    let r = Request::new("openvino.broadcast")
+        .version(version)
+        .attr("mode", mode)
+        .input("data", data)
+        .input("target_shape", Tensor::from_i64s(target));
+    match mapping {
+        Some(m) => r.input("axes_mapping", Tensor::from_i64s(m)),
+        None => r,
+    }
+}
+
+#[test]
+fn openvino_broadcast_modes() {
+    let out = run(&broadcast(1, "numpy", arange_i32(&[2]), &[2, 2], None)).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 2][..], vec![0, 1, 0, 1]));
+    // explicit: data axis 0 at output axis 0, axis 1 new.
+    let out = run(&broadcast(1, "explicit", arange_i32(&[2]), &[2, 2], Some(&[0]))).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 2][..], vec![0, 0, 1, 1]));
+    let out = run(&broadcast(3, "bidirectional", arange_i32(&[2, 1]), &[3], None)).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 3][..], vec![0, 0, 0, 1, 1, 1]));
+    // Bidirectional keeps the data's larger dims; numpy mode refuses a shorter target.
+    assert_eq!(run(&broadcast(3, "bidirectional", arange_i32(&[2, 3]), &[1], None)).unwrap().shape(), &[2, 3]);
+    assert!(error(&broadcast(1, "bidirectional", arange_i32(&[2]), &[2], None)).contains("bidirectional_from_3"));
+    assert!(error(&broadcast(3, "numpy", arange_i32(&[2, 3]), &[3], None)).contains("target_rank"));
+    assert!(error(&broadcast(3, "numpy", arange_i32(&[2]), &[3], None)).contains("shapes_broadcast"));
+    assert!(error(&broadcast(3, "numpy", arange_i32(&[2]), &[-2], None)).contains("shapes_broadcast"));
+    assert!(error(&broadcast(1, "explicit", arange_i32(&[2, 2]), &[2, 2], None)).contains("axes_mapping_length"));
+    assert!(error(&broadcast(1, "explicit", arange_i32(&[2, 2]), &[2, 2], Some(&[0]))).contains("axes_mapping_length"));
+    assert!(error(&broadcast(1, "numpy", arange_i32(&[2]), &[2], Some(&[0]))).contains("axes_mapping_length"));
+    for bad in [&[1, 0][..], &[0, 0], &[0, 2], &[-1, 0]] {
+        let e = error(&broadcast(1, "explicit", arange_i32(&[2, 2]), &[2, 2], Some(bad)));
+        assert!(e.contains("axes_mapping_increasing"), "{bad:?}: {e}");
+    }
+}
+
+#[test]
+fn openvino_broadcast_explicit_unit_dims_broadcast() {
+    // A data dim of 1 broadcasts in explicit mode too.
+    let out = run(&broadcast(1, "explicit", arange_i32(&[1, 2]), &[3, 2, 2], Some(&[0, 2]))).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[3u64, 2, 2][..], vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]));
+    // Zero-size dims as numpy: 1 to 0 is empty, 0 to 0 too; 0 to 1 one way is an error.
+    assert_eq!(run(&broadcast(1, "explicit", arange_i32(&[1]), &[0, 2], Some(&[0]))).unwrap().shape(), &[0, 2]);
+    assert_eq!(run(&broadcast(1, "numpy", arange_i32(&[0, 1]), &[0, 4], None)).unwrap().shape(), &[0, 4]);
+    assert!(error(&broadcast(1, "numpy", arange_i32(&[0]), &[1], None)).contains("shapes_broadcast"));
+    assert_eq!(run(&broadcast(3, "bidirectional", arange_i32(&[0]), &[1], None)).unwrap().shape(), &[0]);
+}
+
+fn blocks(op: &str, data: Tensor, b: i64, mode: &str) -> Request {
+    Request::new(op).input("data", data).attr("block_size", b).attr("mode", mode)
+}
+
+#[test]
+fn openvino_depth_to_space_any_spatial_rank() {
+    let d2s = "openvino.depth_to_space";
+    // Four spatial axes' worth of ONNX: on [1, 4, 1, 2] blocks_first is DCR, depth_first CRD.
+    let dcr = [0, 2, 1, 3, 4, 6, 5, 7];
+    let out = run(&blocks(d2s, arange_i32(&[1, 4, 1, 2]), 2, "blocks_first")).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[1u64, 1, 2, 4][..], dcr.to_vec()));
+    let out = run(&blocks(d2s, arange_i32(&[1, 8, 1, 1]), 2, "depth_first")).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[1u64, 2, 2, 2][..], (0..8).collect::<Vec<_>>()));
+    // One spatial axis: [1, 4, 2] with b = 2.
+    let out = run(&blocks(d2s, arange_i32(&[1, 4, 2]), 2, "blocks_first")).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[1u64, 2, 4][..], vec![0, 4, 1, 5, 2, 6, 3, 7]));
+    let out = run(&blocks(d2s, arange_i32(&[1, 4, 2]), 2, "depth_first")).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[1u64, 2, 4][..], vec![0, 2, 1, 3, 4, 6, 5, 7]));
+    // Three spatial axes: C divisible by b³.
+    assert_eq!(run(&blocks(d2s, arange_i32(&[1, 8, 1, 2, 1]), 2, "blocks_first")).unwrap().shape(), &[1, 1, 2, 4, 2]);
+    assert!(error(&blocks(d2s, arange_i32(&[1, 4, 1, 1, 1]), 2, "blocks_first")).contains("block_size_divides"));
+    assert!(error(&blocks(d2s, arange_i32(&[4, 2]), 2, "blocks_first")).contains("data_rank_at_least_3"));
+    assert!(error(&blocks(d2s, arange_i32(&[1, 4, 2]), 0, "blocks_first")).contains("block_size_divides"));
+}
+
+#[test]
+fn openvino_space_to_depth_any_spatial_rank() {
+    let s2d = "openvino.space_to_depth";
+    // Inverse of DepthToSpace in the same mode.
+    for mode in ["blocks_first", "depth_first"] {
+        for shape in [&[1u64, 2, 4][..], &[2, 1, 2, 4], &[1, 2, 2, 2, 4]] {
+            let there = run(&blocks(s2d, arange_i32(shape), 2, mode)).unwrap();
+            let back = run(&blocks("openvino.depth_to_space", there, 2, mode)).unwrap();
+            assert_eq!((back.shape(), ints(&back)), (shape, ints(&arange_i32(shape))), "{mode} {shape:?}");
+        }
+    }
+    let out = run(&blocks(s2d, arange_i32(&[1, 1, 4]), 2, "blocks_first")).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[1u64, 2, 2][..], vec![0, 2, 1, 3]));
+    assert!(error(&blocks(s2d, arange_i32(&[1, 1, 4, 3]), 2, "depth_first")).contains("block_size_divides"));
+    assert!(error(&blocks(s2d, arange_i32(&[4]), 2, "depth_first")).contains("data_rank_at_least_3"));
+}
+
+fn ov_reshape(data: Tensor, shape: &[i64], special_zero: bool) -> Request {
+    Request::new("openvino.reshape")
+        .input("data", data)
+        .input("shape", Tensor::from_i64s(shape))
+        .attr("special_zero", special_zero)
+}
+
+#[test]
+fn openvino_reshape_special_zero() {
+    assert_eq!(run(&ov_reshape(arange_i32(&[2, 6]), &[0, 2, -1], true)).unwrap().shape(), &[2, 2, 3]);
+    assert_eq!(run(&ov_reshape(arange_i32(&[0, 3]), &[3, 0], false)).unwrap().shape(), &[3, 0]);
+    assert!(error(&ov_reshape(arange_i32(&[2, 6]), &[0, 2, -1], false)).contains("no_zero_with_inferred"));
+    assert!(error(&ov_reshape(arange_i32(&[6]), &[6, 0], true)).contains("zero_copies_existing_dim"));
+    assert!(error(&ov_reshape(arange_i32(&[2, 3]), &[-1, -1], true)).contains("one_inferred_dim"));
+    assert!(error(&ov_reshape(arange_i32(&[0, 3]), &[0, -1], true)).contains("no_zero_with_inferred"));
+    assert!(error(&ov_reshape(arange_i32(&[2, 3]), &[4], true)).contains("volume_preserved"));
+    // special_zero is required.
+    let req = Request::new("openvino.reshape").input("data", arange_i32(&[2])).input("shape", Tensor::from_i64s(&[2]));
+    assert!(error(&req).contains("special_zero"));
+}
+
+#[test]
+fn bool_attributes_take_booleans() {
+    let req = Request::new("openvino.reshape")
+        .input("data", arange_i32(&[2]))
+        .input("shape", Tensor::from_i64s(&[2]))
+        .attr("special_zero", 1i64);
+    let e = error(&req);
+    assert!(e.contains("special_zero") && e.contains("true or false"), "{e}");
+    let req = Request::new("tensorrt.shuffle").input("input", arange_i32(&[2])).attr("zero_is_placeholder", "yes");
+    assert!(error(&req).contains("zero_is_placeholder"));
+    // The attribute value from TOML.
+    let v = "b = true".parse::<kerf_spec::TomlTable>().unwrap()["b"].clone();
+    assert_eq!(kerf_ir::AttrValue::from_toml(&v), Some(kerf_ir::AttrValue::Bool(true)));
+}
+
+fn ov_squeeze(data: Tensor, axes: Option<&[i64]>) -> Request {
+    let r = Request::new("openvino.squeeze").input("data", data);
+    match axes {
+        Some(a) => r.input("axes", Tensor::from_i64s(a)),
+        None => r,
+    }
+}
+
+#[test]
+fn openvino_squeeze_keeps_non_unit_axes() {
+    assert_eq!(run(&ov_squeeze(arange_i32(&[1, 2, 1]), Some(&[0, 1]))).unwrap().shape(), &[2, 1]);
+    assert_eq!(run(&ov_squeeze(arange_i32(&[1, 2, 1]), Some(&[]))).unwrap().shape(), &[2]);
+    assert_eq!(run(&ov_squeeze(arange_i32(&[1, 2, 1]), None)).unwrap().shape(), &[2]);
+    assert_eq!(run(&ov_squeeze(arange_i32(&[1, 2, 1]), Some(&[-1, 2, 2]))).unwrap().shape(), &[1, 2]);
+    assert_eq!(run(&ov_squeeze(arange_i32(&[3, 1, 0]), Some(&[-2]))).unwrap().shape(), &[3, 0]);
+    assert!(error(&ov_squeeze(arange_i32(&[1, 2]), Some(&[2]))).contains("axis_in_range"));
+    assert!(error(&ov_squeeze(arange_i32(&[1, 2]), Some(&[-3]))).contains("axis_in_range"));
+}
+
+#[test]
+fn openvino_unsqueeze_ignores_duplicates() {
+    let unsq = |shape: &[u64], axes: &[i64]| {
+        Request::new("openvino.unsqueeze").input("data", arange_i32(shape)).input("axes", Tensor::from_i64s(axes))
+    };
+    assert_eq!(run(&unsq(&[2], &[0, 0])).unwrap().shape(), &[1, 2]);
+    assert_eq!(run(&unsq(&[4, 6], &[-2, -4])).unwrap().shape(), &[1, 4, 1, 6]);
+    assert_eq!(run(&unsq(&[2, 6], &[3, 0, 3])).unwrap().shape(), &[1, 2, 6, 1]);
+    let scalar_axis = Request::new("openvino.unsqueeze").input("data", arange_i32(&[2])).input("axes", scalar_i64(-1));
+    assert_eq!(run(&scalar_axis).unwrap().shape(), &[2, 1]);
+    assert!(error(&unsq(&[2], &[2, -1])).contains("axes_distinct"));
+    assert!(error(&unsq(&[2], &[2])).contains("axis_in_range"));
+}
+
+fn shuffle(shape: &[u64], first: Option<&[i64]>, dims: Option<&[i64]>, second: Option<&[i64]>) -> Request {
+    let mut r = Request::new("tensorrt.shuffle").input("input", arange_i32(shape));
+    for (name, v) in [("first_transpose", first), ("reshape_dims", dims), ("second_transpose", second)] {
+        if let Some(v) = v {
+            r = r.attr(name, v.to_vec());
+        }
+    }
+    r
+}
+
+#[test]
+fn trt_shuffle_numpy_permutations() {
+    // CHW → HWC with [1, 2, 0]: output axis i is input axis order[i].
+    let out = run(&shuffle(&[2, 1, 3], Some(&[1, 2, 0]), None, None)).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[1u64, 3, 2][..], vec![0, 3, 1, 4, 2, 5]));
+    let out = run(&shuffle(&[2, 3], None, Some(&[3, 2]), Some(&[1, 0]))).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 3][..], vec![0, 2, 4, 1, 3, 5]));
+    // The runtime input replaces the attribute.
+    let req = shuffle(&[2, 3], None, Some(&[3, 2]), None).input("reshape_dims", Tensor::from_i64s(&[6]));
+    assert_eq!(run(&req).unwrap().shape(), &[6]);
+    for bad in [&[0, 0][..], &[0], &[0, 2], &[-1, 0]] {
+        assert!(error(&shuffle(&[2, 3], Some(bad), None, None)).contains("first_transpose_is_permutation"));
+    }
+    assert!(error(&shuffle(&[2, 3], None, Some(&[6]), Some(&[1, 0]))).contains("second_transpose_is_permutation"));
+}
+
+#[test]
+fn trt_shuffle_placeholder_reads_the_input() {
+    // [2, 3] transposed is [3, 2]; the 0 copies the input's dim 0 (2), not the transposed 3.
+    let out = run(&shuffle(&[2, 3], Some(&[1, 0]), Some(&[0, -1]), None)).unwrap();
+    assert_eq!((out.shape(), ints(&out)), (&[2u64, 3][..], vec![0, 3, 1, 4, 2, 5]));
+    let no_placeholder = |dims: &[i64]| shuffle(&[2, 0], None, Some(dims), None).attr("zero_is_placeholder", false);
+    assert_eq!(run(&no_placeholder(&[0, 2])).unwrap().shape(), &[0, 2]);
+    assert!(error(&no_placeholder(&[0, -1])).contains("no_zero_with_inferred"));
+    assert!(error(&shuffle(&[0, 2], None, Some(&[0, -1]), None)).contains("no_zero_with_inferred"));
+    assert!(error(&shuffle(&[2], None, Some(&[2, 0]), None)).contains("zero_copies_existing_dim"));
+    assert!(error(&shuffle(&[2, 3], None, Some(&[-1, -1]), None)).contains("one_inferred_dim"));
+    assert!(error(&shuffle(&[2, 3], None, Some(&[5, 5]), None)).contains("volume_preserved"));
+}
+
+/// The shuffle as three moves, one by one on the reference: the oracle of its one plan.
+fn shuffle_by_steps(shape: &[u64], first: &[i64], dims: &[i64], second: &[i64]) -> Tensor {
+    let t = run(&Request::new("onnx.transpose").input("data", arange_i32(shape)).attr("perm", first.to_vec())).unwrap();
+    let reshape = Request::new("onnx.reshape").attr("allowzero", 1i64).input("data", t);
+    let r = run(&reshape.input("shape", Tensor::from_i64s(dims))).unwrap();
+    run(&Request::new("onnx.transpose").input("data", r).attr("perm", second.to_vec())).unwrap()
+}
+
+#[test]
+fn trt_shuffle_folds_into_one_plan() {
+    // (input shape, first_transpose, reshape_dims, second_transpose)
+    type Case<'a> = (&'a [u64], &'a [i64], &'a [i64], &'a [i64]);
+    let cases: &[Case] = &[
+        (&[2, 3, 4], &[2, 0, 1], &[4, 6], &[1, 0]),
+        (&[4, 6], &[1, 0], &[2, 3, 2, 2], &[3, 1, 0, 2]),
+        (&[2, 3, 4, 5], &[3, 1, 0, 2], &[5, 6, 4], &[2, 0, 1]),
+        (&[1, 1, 2], &[2, 1, 0], &[1, 2, 1, 1, 1], &[1, 0, 2, 4, 3]),
+        (&[6, 4], &[1, 0], &[4, 2, 3], &[0, 2, 1]),
+        // A regrouped run the second transpose keeps whole: [10, 6] → [4, 15] moved as one.
+        (&[2, 6, 10], &[0, 2, 1], &[2, 4, 15], &[1, 2, 0]),
+        (&[3, 0, 2], &[2, 0, 1], &[2, 0], &[1, 0]),
+    ];
+    for &(shape, first, dims, second) in cases {
+        let out = run(&shuffle(shape, Some(first), Some(dims), Some(second))).unwrap();
+        let want = shuffle_by_steps(shape, first, dims, second);
+        assert_eq!((out.shape(), ints(&out)), (want.shape(), ints(&want)), "{shape:?} {first:?} {dims:?} {second:?}");
+        let plan = kerf_ir::lower(&shuffle(shape, Some(first), Some(dims), Some(second))).unwrap();
+        assert!(matches!(plan, kerf_ir::Plan::Slice(_)));
+    }
+    // [3, 2] → [2, 3] then transposed: the regrouped factors are separated; no single plan,
+    // but a chain of two shuffles (transpose and reshape, then transpose) that runs it.
+    let hard = shuffle(&[2, 3], Some(&[1, 0]), Some(&[2, 3]), Some(&[1, 0]));
+    let e = error(&hard);
+    assert!(e.contains("one kernel cannot express"), "{e}");
+    let chain = kerf_ir::frontend::as_chain(&hard).unwrap().expect("a chain");
+    let plans = kerf_ir::chain::lower_chain(&chain).unwrap();
+    let segments = kerf_ir::chain::compose_segments(&plans).unwrap();
+    let out = kerf_ir::chain::evaluate_segments(&segments, Some(arange_i32(&[2, 3]).view())).unwrap();
+    let want = shuffle_by_steps(&[2, 3], &[1, 0], &[2, 3], &[1, 0]);
+    assert_eq!((out.shape(), ints(&out)), (want.shape(), ints(&want)));
+    assert_eq!(ints(&out), [0, 4, 3, 2, 1, 5]);
+    assert!(
+        kerf_ir::frontend::as_chain(&shuffle(&[2, 3, 4], Some(&[2, 0, 1]), Some(&[4, 6]), Some(&[1, 0])))
+            .unwrap()
+            .is_none()
+    );
+}
+
+/// Random shuffles against the three moves run one by one: the folded plan where one
+/// exists, else the two-step chain [`kerf_ir::frontend::as_chain`] gives.
+#[test]
+fn trt_shuffle_random_against_its_steps() {
+    let mut rng = kerf_testkit::random::Rng::new(7);
+    let perm = |rng: &mut kerf_testkit::random::Rng, n: usize| {
+        let mut p: Vec<i64> = (0..n as i64).collect();
+        for i in (1..n).rev() {
+            p.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        p
+    };
+    let (mut folded, mut chained) = (0, 0);
+    for _ in 0..400 {
+        let shape: Vec<u64> = (0..rng.below(5)).map(|_| 1 + rng.below(4)).collect();
+        let first = perm(&mut rng, shape.len());
+        // The volume's prime factors in a random order, grouped at random, with unit axes.
+        let mut primes = Vec::new();
+        for &d in &shape {
+            let mut d = d;
+            for p in [2, 3] {
+                while d % p == 0 {
+                    primes.push(p);
+                    d /= p;
+                }
+            }
+        }
+        for i in (1..primes.len()).rev() {
+            primes.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut dims: Vec<i64> = Vec::new();
+        for p in primes {
+            match dims.last_mut() {
+                Some(last) if rng.chance(40) => *last *= p as i64,
+                _ => dims.push(p as i64),
+            }
+            if rng.chance(10) {
+                dims.push(1);
+            }
+        }
+        let second = perm(&mut rng, dims.len());
+        let request = shuffle(&shape, Some(&first), Some(&dims), Some(&second)).attr("zero_is_placeholder", false);
+        let want = shuffle_by_steps(&shape, &first, &dims, &second);
+        let got = match kerf_ir::frontend::as_chain(&request).unwrap() {
+            None => {
+                folded += 1;
+                run(&request).unwrap()
+            }
+            Some(chain) => {
+                chained += 1;
+                let plans = kerf_ir::chain::lower_chain(&chain).unwrap();
+                let segments = kerf_ir::chain::compose_segments(&plans).unwrap();
+                kerf_ir::chain::evaluate_segments(&segments, Some(arange_i32(&shape).view())).unwrap()
+            }
+        };
+        let what = format!("{shape:?} {first:?} {dims:?} {second:?}");
+        assert_eq!((got.shape(), ints(&got)), (want.shape(), ints(&want)), "{what}");
+    }
+    assert!(folded > 100 && chained > 10, "{folded} folded, {chained} chained");
+}

@@ -173,6 +173,9 @@ fn oversized_int(array: &ArrayArg<'_>) -> PyResult<Option<String>> {
 
 /// A Python value as an attribute value.
 fn attr_value(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
+    if let Some(b) = boolean(value)? {
+        return Ok(AttrValue::Bool(b));
+    }
     if value.is_instance_of::<PyString>() {
         return Ok(AttrValue::Str(value.extract::<String>().map_err(|e| e.to_string())?));
     }
@@ -199,6 +202,19 @@ fn attr_value(value: &Bound<'_, PyAny>) -> Result<AttrValue, String> {
     })
 }
 
+/// A Python bool or a numpy bool scalar (`np.True_`): a `bool` attribute's value.
+fn boolean(value: &Bound<'_, PyAny>) -> Result<Option<bool>, String> {
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Ok(Some(b.is_true()));
+    }
+    let py = value.py();
+    let np_bool = numpy(py).and_then(|np| np.getattr(pyo3::intern!(py, "bool_"))).map_err(|e| e.to_string())?;
+    if value.is_instance(&np_bool).unwrap_or(false) {
+        return value.is_truthy().map(Some).map_err(|e| e.to_string());
+    }
+    Ok(None)
+}
+
 enum Number {
     Int(i64),
     /// Past i64: the u64 of a `u64` attribute (a seed); validation refuses it elsewhere.
@@ -222,9 +238,7 @@ fn number(value: &Bound<'_, PyAny>) -> Result<Number, String> {
 fn python_number(value: &Bound<'_, PyAny>) -> Result<Number, String> {
     let kind = || value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     if value.is_instance_of::<PyBool>() {
-        return Err(format!(
-            "{value} is a bool; attributes are ints, floats, strings or lists of numbers (write 0 or 1)"
-        ));
+        return Err(format!("{value} is a bool; attribute lists hold numbers only (write 0 or 1)"));
     }
     if value.is_instance_of::<PyInt>() {
         return value
@@ -236,5 +250,5 @@ fn python_number(value: &Bound<'_, PyAny>) -> Result<Number, String> {
     if value.is_instance_of::<PyFloat>() {
         return value.extract::<f64>().map(Number::Float).map_err(|e| e.to_string());
     }
-    Err(format!("a {} is not an attribute value (an int, a float, a str or a list of numbers)", kind()))
+    Err(format!("a {} is not an attribute value (an int, a float, a str, a bool or a list of numbers)", kind()))
 }

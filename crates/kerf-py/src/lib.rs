@@ -19,7 +19,7 @@ use errors::{KerfError, KerfResult, invalid};
 use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyWeakrefReference};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyWeakrefReference};
 use std::sync::{Arc, OnceLock};
 
 /// The process's JIT.
@@ -77,9 +77,54 @@ fn run<'py>(
         let array = arrays::numpy(py)?.getattr("array")?.call1((list, "object"))?;
         return array.call_method1("reshape", (PyTuple::new(py, t.shape())?,));
     }
-    let kernel = py.detach(|| jit.compile(&call.request)).py(py)?;
     let form = call.data.as_ref().map_or(Form::Natural, |(_, d)| d.form);
+    // A request no single kernel expresses runs as its chain of kernels.
+    if let Some(chain) = kerf::chain::as_chain(&call.request).py(py)? {
+        return run_chain(py, op, jit, chain, call.data.as_ref(), out, form);
+    }
+    let kernel = py.detach(|| jit.compile(&call.request)).py(py)?;
     execute(py, op, &kernel, call.data.as_ref().map(|(name, a)| (name.as_str(), a)), out, form)
+}
+
+/// `kerf.run` of a request no single kernel expresses ([`kerf::chain::as_chain`]): the
+/// chain's kernels on a copy of the data; the output a new array of `form`, or written
+/// into `out` (checked as for a kernel).
+fn run_chain<'py>(
+    py: Python<'py>,
+    op: &str,
+    jit: &'static Jit,
+    mut chain: kerf::chain::ChainRequest,
+    data: Option<&(String, ArrayArg<'py>)>,
+    out: Option<&Bound<'py, PyAny>>,
+    form: Form,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Some((name, a)) = data {
+        let t = a.tensor()?.map_err(|e| invalid(py, Some(op), Some(name), format!("input `{name}`: {e}")))?;
+        chain.steps[0].inputs.insert(name.clone(), kerf::InputArg::Tensor(t));
+    }
+    let t = py.detach(|| kerf::chain::run_chain_jit(jit, &chain, true, false)).py(py)?;
+    let (dtype, shape) = (t.dtype(), t.shape().to_vec());
+    let out = out.map(|obj| checked_out(py, op, obj, dtype, &shape)).transpose()?;
+    let form = out.as_ref().map_or(form, |o| o.form);
+    let packed = t.bytes().unwrap_or_default();
+    let bytes = if matches!(dtype, DType::I4 | DType::U4) {
+        // kerf packs two elements per byte, numpy holds one.
+        let mut unpacked = vec![0u8; t.len() as usize];
+        arrays::unpack_nibbles(packed, &mut unpacked, dtype, form);
+        unpacked
+    } else {
+        packed.to_vec()
+    };
+    let np = arrays::numpy(py)?;
+    let flat = np.getattr("frombuffer")?.call1((PyBytes::new(py, &bytes), dtypes::descr_for(py, dtype, form)?))?;
+    let shaped = flat.call_method1("reshape", (PyTuple::new(py, &shape)?,))?;
+    match out {
+        Some(o) => {
+            np.getattr("copyto")?.call1((&o.array, &shaped))?;
+            Ok(o.array.into_any())
+        }
+        None => shaped.call_method0("copy"),
+    }
 }
 
 /// Compile an op into a `kerf.Kernel` to run many times on caller-owned arrays.
@@ -202,8 +247,13 @@ impl Kernel {
 
 /// Check `out` against the kernel's output: a numpy array (or `kerf.raw(...)`) of its
 /// dtype and shape, C-contiguous, native byte order, writeable. It is never copied.
-fn checked_out<'py>(py: Python<'py>, op: &str, obj: &Bound<'py, PyAny>, kernel: &JitKernel) -> PyResult<ArrayArg<'py>> {
-    let (dtype, shape) = (kernel.dtype(), kernel.output_shape());
+fn checked_out<'py>(
+    py: Python<'py>,
+    op: &str,
+    obj: &Bound<'py, PyAny>,
+    dtype: DType,
+    shape: &[u64],
+) -> PyResult<ArrayArg<'py>> {
     let bad = |m: String| invalid(py, Some(op), Some("out"), m);
     let (array, form, dtype_ok) = if let Ok(raw) = obj.cast::<Raw>() {
         let array = raw.get().array.bind(py).clone();
@@ -259,7 +309,7 @@ fn execute<'py>(
         _ => {}
     }
     let out = match out {
-        Some(obj) => checked_out(py, op, obj, kernel)?,
+        Some(obj) => checked_out(py, op, obj, kernel.dtype(), kernel.output_shape())?,
         None => arrays::empty(py, kernel.output_shape(), dtype, form)?,
     };
     // While the GIL is released another thread may call `resize(refcheck=False)` on either

@@ -197,6 +197,30 @@ def test_numpy_scalars_are_values_like_python_numbers():
     same(got, x[1:3])
 
 
+def test_bool_attributes_take_python_and_numpy_bools():
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    for special_zero in (True, np.True_):
+        out = kerf.run("openvino.reshape", data=x, shape=[0, 3, -1], special_zero=special_zero)
+        np.testing.assert_array_equal(out, x.reshape(2, 3, 2))
+    out = kerf.run("openvino.reshape", data=x, shape=[3, 4], special_zero=False)
+    np.testing.assert_array_equal(out, x.reshape(3, 4))
+    out = kerf.run("tensorrt.shuffle", input=x, first_transpose=[1, 0], reshape_dims=[0, -1], zero_is_placeholder=True)
+    np.testing.assert_array_equal(out, x.T.reshape(2, 6))
+
+
+def test_a_shuffle_of_two_kernels_runs():
+    # [4, 6] transposed, read as [4, 6] and transposed again: no single kernel says it.
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    want = x.T.reshape(4, 6).T
+    args = dict(input=x, first_transpose=[1, 0], reshape_dims=[4, 6], second_transpose=[1, 0])
+    np.testing.assert_array_equal(kerf.run("tensorrt.shuffle", **args), want)
+    out = np.empty((6, 4), np.float32)
+    assert kerf.run("tensorrt.shuffle", out=out, **args) is out
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(kerf.KerfError, match="one kernel cannot express"):
+        kerf.compile("tensorrt.shuffle", **args)
+
+
 def test_strings_slice_on_onnx():
     x = np.array([["a", "bb", "ccc"], ["d", "", "f"]], dtype=object)
     same(kerf.run("onnx.slice", data=x, starts=[2], ends=[-4], axes=[1], steps=[-1]), x[:, ::-1])

@@ -67,6 +67,20 @@ CASES = {
         None,
         "begin_mask",
     ),
+    "int_for_bool_attribute": (
+        lambda: kerf.run("openvino.reshape", data=X, shape=[4, 3], special_zero=1),
+        "must be of type bool",
+        "openvino.reshape",
+        None,
+        "special_zero",
+    ),
+    "bool_for_int_attribute": (
+        lambda: kerf.run("onnx.reshape", data=X, shape=[4, 3], allowzero=True),
+        "must be of type int",
+        "onnx.reshape",
+        None,
+        "allowzero",
+    ),
     "dict_attribute": (
         lambda: kerf.run("tensorrt.slice", **{**SLICE, "stride": {"a": 1}}),
         "a dict is not an attribute value",

@@ -56,6 +56,8 @@ pub enum AttrType {
     FloatOrList,
     /// A list of 0/1 flags.
     Mask,
+    /// A boolean (TOML `true`/`false`).
+    Bool,
 }
 
 impl AttrType {
@@ -70,6 +72,7 @@ impl AttrType {
             AttrType::FloatList => "float_list",
             AttrType::FloatOrList => "float_or_list",
             AttrType::Mask => "mask",
+            AttrType::Bool => "bool",
         }
     }
 }
@@ -236,6 +239,7 @@ fn value_has_type(ty: AttrType, v: &TomlValue) -> bool {
         AttrType::Mask => list_of(&|x| matches!(x.as_integer(), Some(0 | 1))),
         AttrType::FloatList => list_of(&is_number),
         AttrType::FloatOrList => is_number(v) || list_of(&is_number),
+        AttrType::Bool => v.is_bool(),
     }
 }
 
@@ -536,6 +540,13 @@ pub const SPEC_FILES: &[(&str, &str)] = &[
     ("specs/onnx.gather_elements.toml", include_str!("../specs/onnx.gather_elements.toml")),
     ("specs/openvino.gather.toml", include_str!("../specs/openvino.gather.toml")),
     ("specs/tensorrt.gather.toml", include_str!("../specs/tensorrt.gather.toml")),
+    ("specs/openvino.broadcast.toml", include_str!("../specs/openvino.broadcast.toml")),
+    ("specs/openvino.depth_to_space.toml", include_str!("../specs/openvino.depth_to_space.toml")),
+    ("specs/openvino.space_to_depth.toml", include_str!("../specs/openvino.space_to_depth.toml")),
+    ("specs/openvino.reshape.toml", include_str!("../specs/openvino.reshape.toml")),
+    ("specs/openvino.squeeze.toml", include_str!("../specs/openvino.squeeze.toml")),
+    ("specs/openvino.unsqueeze.toml", include_str!("../specs/openvino.unsqueeze.toml")),
+    ("specs/tensorrt.shuffle.toml", include_str!("../specs/tensorrt.shuffle.toml")),
 ];
 
 /// All embedded specs, parsed once. The embedded files are checked by this crate's

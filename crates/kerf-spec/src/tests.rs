@@ -46,6 +46,13 @@ fn every_embedded_spec_parses() {
             "onnx.gather_elements",
             "openvino.gather",
             "tensorrt.gather",
+            "openvino.broadcast",
+            "openvino.depth_to_space",
+            "openvino.space_to_depth",
+            "openvino.reshape",
+            "openvino.squeeze",
+            "openvino.unsqueeze",
+            "tensorrt.shuffle",
         ]
     );
     assert_eq!(reg.ops().len(), SPEC_FILES.len());
@@ -759,6 +766,9 @@ fn attribute_value_types() {
     assert!(value_has_type(IntList, &v("[]")));
     assert!(!value_has_type(IntList, &v("[1.5]")));
     assert!(value_has_type(Mask, &v("[0, 1]")));
+    assert!(value_has_type(Bool, &v("true")));
+    assert!(!value_has_type(Bool, &v("1")));
+    assert!(!value_has_type(Int, &v("false")));
     assert!(!value_has_type(Mask, &v("[2]")));
     assert!(value_has_type(FloatList, &v("[1, 2.5]")));
     assert!(value_has_type(FloatOrList, &v("1.0")));

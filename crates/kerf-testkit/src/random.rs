@@ -484,7 +484,8 @@ fn random_reshape(rng: &mut Rng, shape: &[u64]) -> Vec<u64> {
 
 /// A random op of the axis-moving family (Transpose, Reshape, Flatten, Squeeze,
 /// Unsqueeze, Identity, Expand, Tile, DepthToSpace, SpaceToDepth; OpenVINO's Transpose,
-/// Tile and Roll) that lowers on a data
+/// Tile, Roll, Broadcast, DepthToSpace, SpaceToDepth, Reshape, Squeeze and Unsqueeze;
+/// TensorRT's Shuffle) that lowers on a data
 /// input of `dtype` and `shape`, the data input given by dtype and shape only.
 pub fn random_move_for(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
     let rank = shape.len();
@@ -492,7 +493,77 @@ pub fn random_move_for(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
         return random_gather_for(rng, dtype, shape);
     }
     let version = |rng: &mut Rng, v: &[u32]| *rng.pick(v);
-    match rng.below(13) {
+    match rng.below(20) {
+        13 => random_ov_broadcast(rng, dtype, shape),
+        k @ (14 | 15) if rank >= 3 => {
+            let d2s = k == 14;
+            let spatial = &shape[2..];
+            // A block of 2 where it divides, else 1.
+            let divides = if d2s {
+                2u64.checked_pow(spatial.len() as u32).is_some_and(|bk| shape[1].is_multiple_of(bk))
+            } else {
+                spatial.iter().all(|d| d.is_multiple_of(2))
+            };
+            let b = if divides && rng.chance(70) { 2 } else { 1 };
+            let op = if d2s { "openvino.depth_to_space" } else { "openvino.space_to_depth" };
+            Request::new(op)
+                .input_meta("data", dtype, shape)
+                .attr("block_size", b)
+                .attr("mode", *rng.pick(&["blocks_first", "depth_first"]))
+        }
+        16 => {
+            let target = random_reshape(rng, shape);
+            // A 0 of an empty target is an empty axis only without special_zero.
+            let special_zero = rng.chance(50) && !target.contains(&0);
+            let mut dims: Vec<i64> = target.iter().map(|&d| d as i64).collect();
+            if !target.contains(&0) && !dims.is_empty() && rng.chance(40) {
+                let i = rng.below(dims.len() as u64) as usize;
+                dims[i] = -1;
+            }
+            if special_zero {
+                for (i, d) in dims.iter_mut().enumerate() {
+                    if shape.get(i) == Some(&(*d as u64)) && *d > 0 && rng.chance(30) {
+                        *d = 0;
+                    }
+                }
+            }
+            Request::new("openvino.reshape")
+                .input_meta("data", dtype, shape)
+                .input("shape", Tensor::from_i64s(&dims))
+                .attr("special_zero", special_zero)
+        }
+        17 => {
+            // Any axes, non-unit ones too (kept), repeats, or none.
+            let axes: Vec<i64> = if rank == 0 {
+                Vec::new()
+            } else {
+                (0..rng.below(rank as u64 + 2)).map(|_| rng.range(-(rank as i64), rank as i64 - 1)).collect()
+            };
+            let r = Request::new("openvino.squeeze").input_meta("data", dtype, shape);
+            if axes.is_empty() && rng.chance(50) { r } else { r.input("axes", Tensor::from_i64s(&axes)) }
+        }
+        18 => {
+            let new = 1 + rng.below(2) as i64;
+            let out_rank = rank as i64 + new;
+            let mut axes: Vec<i64> = Vec::new();
+            while (axes.len() as i64) < new {
+                let k = rng.range(0, out_rank - 1);
+                if !axes.contains(&k) {
+                    axes.push(k);
+                }
+            }
+            // Negative forms, and a repeat (ignored).
+            for a in axes.iter_mut() {
+                if rng.chance(40) {
+                    *a -= out_rank;
+                }
+            }
+            if rng.chance(20) {
+                axes.push(axes[0]);
+            }
+            Request::new("openvino.unsqueeze").input_meta("data", dtype, shape).input("axes", Tensor::from_i64s(&axes))
+        }
+        19 => random_trt_shuffle(rng, dtype, shape),
         10 => {
             let order = if rng.chance(20) { Vec::new() } else { random_perm(rng, rank) };
             Request::new("openvino.transpose")
@@ -593,6 +664,100 @@ pub fn random_move_for(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
         }
         _ => Request::new("onnx.identity").version(13).input_meta("input", dtype, shape),
     }
+}
+
+/// A random OpenVINO Broadcast (numpy, explicit or bidirectional mode) that lowers on
+/// data of `shape`.
+fn random_ov_broadcast(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
+    let rank = shape.len();
+    let grow = |rng: &mut Rng, d: u64| if d == 1 { rng.range(0, 3) } else { d as i64 };
+    let r = Request::new("openvino.broadcast").input_meta("data", dtype, shape);
+    match rng.below(3) {
+        0 => {
+            let mut target: Vec<i64> = shape.iter().map(|&d| grow(rng, d)).collect();
+            for _ in 0..rng.below(2) {
+                target.insert(0, rng.range(0, 3));
+            }
+            r.version(*rng.pick(&[1, 3])).input("target_shape", Tensor::from_i64s(&target))
+        }
+        1 => {
+            // The data's axes at increasing positions of a longer target; new axes anywhere.
+            let out_rank = rank + rng.below(3) as usize;
+            let mut mapping: Vec<usize> = (0..out_rank).collect();
+            while mapping.len() > rank {
+                mapping.remove(rng.below(mapping.len() as u64) as usize);
+            }
+            let mut target: Vec<i64> = (0..out_rank).map(|_| rng.range(1, 3)).collect();
+            for (i, &k) in mapping.iter().enumerate() {
+                target[k] = grow(rng, shape[i]);
+            }
+            let mapping: Vec<i64> = mapping.iter().map(|&k| k as i64).collect();
+            r.version(*rng.pick(&[1, 3]))
+                .attr("mode", "explicit")
+                .input("target_shape", Tensor::from_i64s(&target))
+                .input("axes_mapping", Tensor::from_i64s(&mapping))
+        }
+        _ => {
+            // Bidirectional: a 1 on either side, a shorter or longer target.
+            let mut target: Vec<i64> = shape
+                .iter()
+                .map(|&d| {
+                    if d == 1 {
+                        rng.range(1, 3)
+                    } else if rng.chance(40) {
+                        1
+                    } else {
+                        d as i64
+                    }
+                })
+                .collect();
+            if rng.chance(30) && !target.is_empty() {
+                target.remove(0);
+            } else if rng.chance(30) {
+                target.insert(0, rng.range(1, 3));
+            }
+            r.version(3).attr("mode", "bidirectional").input("target_shape", Tensor::from_i64s(&target))
+        }
+    }
+}
+
+/// A random TensorRT Shuffle that lowers on data of `shape`: a first transpose, a random
+/// reshape of its result (0 placeholders where the input's dim agrees, a -1), a second
+/// transpose — left out where the three do not fold into one plan.
+fn random_trt_shuffle(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Request {
+    let first = random_perm(rng, shape.len());
+    let transposed: Vec<u64> = first.iter().map(|&k| shape[k as usize]).collect();
+    let target = random_reshape(rng, &transposed);
+    let mut dims: Vec<i64> = target.iter().map(|&d| d as i64).collect();
+    // A 0 of an empty target is an empty axis only without placeholders.
+    let placeholder = rng.chance(70) && !target.contains(&0);
+    if placeholder {
+        for (i, d) in dims.iter_mut().enumerate() {
+            if shape.get(i) == Some(&(*d as u64)) && *d > 0 && rng.chance(30) {
+                *d = 0;
+            }
+        }
+    }
+    if !target.contains(&0) && !dims.is_empty() && rng.chance(30) {
+        let i = rng.below(dims.len() as u64) as usize;
+        dims[i] = -1;
+    }
+    let mut r = Request::new("tensorrt.shuffle").input_meta("input", dtype, shape);
+    if !rng.chance(10) {
+        r = r.attr("first_transpose", first);
+    }
+    if !placeholder {
+        r = r.attr("zero_is_placeholder", false);
+    }
+    r = if rng.chance(30) {
+        r.input("reshape_dims", Tensor::from_i64s(&dims))
+    } else if rng.chance(90) {
+        r.attr("reshape_dims", dims)
+    } else {
+        r.attr("reshape_dims", target.iter().map(|&d| d as i64).collect::<Vec<_>>())
+    };
+    let with_second = r.clone().attr("second_transpose", random_perm(rng, target.len()));
+    if kerf::lower(&with_second).is_ok() { with_second } else { r }
 }
 
 /// A random op of the axis-moving family on a random input (see [`random_move_for`]);
@@ -709,5 +874,40 @@ mod tests {
             }
         }
         assert!(long >= 20, "{long} of 40 chains have more than one step");
+    }
+}
+
+#[cfg(test)]
+mod move_tests {
+    use super::*;
+
+    const ALWAYS_LOWER: [&str; 7] = [
+        "openvino.broadcast",
+        "openvino.depth_to_space",
+        "openvino.space_to_depth",
+        "openvino.reshape",
+        "openvino.squeeze",
+        "openvino.unsqueeze",
+        "tensorrt.shuffle",
+    ];
+
+    /// The OpenVINO and TensorRT ops of the axis family come out of `random_move_for`, and
+    /// each of their requests lowers on the shape it was drawn for.
+    #[test]
+    fn random_moves_lower_and_draw_every_op() {
+        let mut rng = Rng::new(5);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..3000 {
+            let rank = rng.below(5) as usize;
+            let shape: Vec<u64> = (0..rank).map(|_| if rng.chance(5) { 0 } else { 1 + rng.below(4) }).collect();
+            let request = random_move_for(&mut rng, DType::F32, &shape);
+            if ALWAYS_LOWER.contains(&request.op.as_str()) {
+                kerf::lower(&request).unwrap_or_else(|e| panic!("{e}: {request:?}"));
+                seen.insert(request.op.clone());
+            }
+        }
+        for op in ALWAYS_LOWER {
+            assert!(seen.contains(op), "{op} never drawn");
+        }
     }
 }

@@ -58,6 +58,7 @@ fn attr_literal(v: &AttrValue) -> Option<String> {
         AttrValue::UInt(u) => u.to_string(),
         AttrValue::Float(f) => float(*f)?,
         AttrValue::Str(s) => format!("{s:?}"),
+        AttrValue::Bool(b) => b.to_string(),
         AttrValue::IntList(l) => list(l.iter().map(i64::to_string)),
         AttrValue::FloatList(l) => list(l.iter().map(|&f| float(f)).collect::<Option<Vec<_>>>()?.into_iter()),
     })

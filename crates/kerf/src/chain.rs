@@ -4,6 +4,9 @@
 
 use crate::{Error, Jit, Kernel, Plan, Tensor, data_input};
 pub use kerf_ir::chain::{ChainRequest, FusedChain, Head, Segment};
+/// A valid request no single plan expresses, as the chain that runs it (see
+/// [`kerf_ir::frontend::as_chain`]); [`crate::run_jit`] and [`crate::run_reference`] run it so.
+pub use kerf_ir::frontend::as_chain;
 
 /// A chain lowered step by step ([`kerf_ir::chain::lower_chain`]) and composed into
 /// segments ([`kerf_ir::chain::compose_segments`]).

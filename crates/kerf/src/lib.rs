@@ -96,6 +96,12 @@ pub fn data_input(request: &Request) -> Result<Option<&Tensor>, Error> {
 
 /// Lower a request and evaluate it with the reference interpreter (the oracle).
 pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
+    // A request no single plan expresses runs as its chain ([`kerf_ir::frontend::as_chain`]).
+    if let Some(chain) = kerf_ir::frontend::as_chain(request)? {
+        let plans = kerf_ir::chain::lower_chain(&chain)?;
+        let segments = kerf_ir::chain::compose_segments(&plans)?;
+        return kerf_ir::chain::evaluate_segments(&segments, data_input(request)?.map(Tensor::view));
+    }
     let plan = lower(request)?;
     let data = match &plan {
         Plan::Slice(_) => data_input(request)?,
@@ -110,6 +116,10 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
 /// String tensors go through the JIT as fixed-width elements or element indices (see
 /// [`run_jit_strings`]).
 pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Error> {
+    // A request no single plan expresses runs as its chain, one kernel per segment.
+    if let Some(chain) = kerf_ir::frontend::as_chain(request)? {
+        return chain::run_chain_jit(jit, &chain, true, dynamic);
+    }
     let plan = lower(request)?;
     let data = match &plan {
         Plan::Slice(_) => data_input(request)?,

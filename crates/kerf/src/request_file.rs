@@ -186,7 +186,7 @@ fn from_raw(raw: &RawRequest, text: &str, lists: &values::Lists, path: &Path) ->
     for (name, value) in &raw.attributes {
         let not_attribute = |what: String| {
             format!(
-                "attribute `{}`: {what} is not an attribute value (an integer, a float, a string or a list of numbers)",
+                "attribute `{}`: {what} is not an attribute value (an integer, a float, a string, a boolean or a list of numbers)",
                 name.get_ref()
             )
         };

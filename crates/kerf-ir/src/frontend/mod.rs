@@ -31,6 +31,20 @@ pub fn lower(request: &Request) -> Result<Plan, Error> {
     lower_validated(&v)
 }
 
+/// A valid request that lowers to no single plan, as the chain of requests that runs it
+/// (each step one kernel or fused with its neighbours, [`crate::chain`]); `Ok(None)` for
+/// every request [`lower`] takes. Today only a TensorRT Shuffle whose reshape regroups
+/// factors that its second transpose then separates: its first transpose and reshape, then
+/// its second transpose. An invalid request is the error [`lower`] gives.
+pub fn as_chain(request: &Request) -> Result<Option<crate::chain::ChainRequest>, Error> {
+    if request.op != "tensorrt.shuffle" {
+        return Ok(None);
+    }
+    let spec = spec(&request.op)?;
+    let v = validate(spec, request).map_err(Error::from_list)?;
+    moves::shuffle_chain(&v, request)
+}
+
 fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
     match v.op() {
         "tensorrt.slice" => tensorrt_slice::lower(v),
@@ -57,6 +71,13 @@ fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
         "onnx.gather_elements" => gather::onnx_gather_elements(v),
         "openvino.gather" => gather::openvino_gather(v),
         "tensorrt.gather" => gather::tensorrt_gather(v),
+        "openvino.broadcast" => moves::openvino_broadcast(v),
+        "openvino.depth_to_space" => moves::openvino_depth_to_space(v),
+        "openvino.space_to_depth" => moves::openvino_space_to_depth(v),
+        "openvino.reshape" => moves::openvino_reshape(v),
+        "openvino.squeeze" => moves::openvino_squeeze(v),
+        "openvino.unsqueeze" => moves::openvino_unsqueeze(v),
+        "tensorrt.shuffle" => moves::tensorrt_shuffle(v),
         other => Err(Error::Invalid { what: format!("{other}: a spec exists but kerf has no frontend for it") }),
     }
 }
