@@ -218,7 +218,7 @@ fn random_slice(rng: &mut Rng) -> SlicePlan {
 /// Break one invariant of a valid slice plan (or leave it valid, 1 time in 10).
 fn break_slice(rng: &mut Rng, p: &mut SlicePlan) -> &'static str {
     let rank = p.axes.len();
-    match rng.below(14) {
+    match rng.below(18) {
         0 => {
             // An output shape whose volume is not the axes' (findings: heap overflow).
             let grow = 1 + rng.below(1000);
@@ -334,6 +334,51 @@ fn break_slice(rng: &mut Rng, p: &mut SlicePlan) -> &'static str {
             p.mode = BoundaryMode::StrictBounds;
             p.output_shape = p.core_shape();
             "valid source reshape"
+        }
+        14 | 15 if rank > 0 => {
+            // A gathered axis (valid: coordinates in range in strict mode, any in the
+            // others, whose modes map them), its positions an affine run of the list.
+            let k = rng.below(rank as u64) as usize;
+            let d = p.input_shape[k] as i64;
+            let n = 1 + rng.below(12) as usize;
+            let strict = p.mode == BoundaryMode::StrictBounds;
+            let coords: Vec<i64> = (0..n)
+                .map(|_| if strict || d == 0 { rng.range(0, (d - 1).max(0)) } else { rng.range(-2 * d, 2 * d) })
+                .collect();
+            let extent = rng.below(n as u64 + 1);
+            let reversed = extent > 0 && rng.chance(30);
+            p.axes[k] = AxisRead {
+                extent,
+                start: if reversed { extent as i64 - 1 } else { 0 },
+                step: if reversed { -1 } else { 1 },
+            };
+            p.gathered = Some(kerf_ir::Gathered { axis: k, coords: coords.into() });
+            p.output_shape = p.core_shape();
+            "valid gathered axis"
+        }
+        16 if rank > 0 => {
+            // Positions past the list, or a gathered axis past the rank.
+            let k = rng.below(rank as u64) as usize;
+            let n = rng.below(4) as usize;
+            if rng.chance(50) {
+                p.axes[k] = AxisRead { extent: n as u64 + 1 + rng.below(3), start: 0, step: 1 };
+                p.gathered = Some(kerf_ir::Gathered { axis: k, coords: vec![0; n].into() });
+            } else {
+                p.gathered = Some(kerf_ir::Gathered { axis: rank + rng.below(2) as usize, coords: vec![0].into() });
+            }
+            p.output_shape = p.core_shape();
+            "gathered positions vs the list"
+        }
+        17 if rank > 0 => {
+            // A strict gather whose coordinates leave the axis.
+            let k = rng.below(rank as u64) as usize;
+            let d = p.input_shape[k] as i64;
+            p.mode = BoundaryMode::StrictBounds;
+            p.axes[k] = AxisRead { extent: 2, start: 0, step: 1 };
+            let out = if rng.chance(50) { d } else { -1 - rng.range(0, 3) };
+            p.gathered = Some(kerf_ir::Gathered { axis: k, coords: vec![0.min(d - 1).max(0), out].into() });
+            p.output_shape = p.core_shape();
+            "strict gather outside the input"
         }
         _ => "unchanged",
     }
