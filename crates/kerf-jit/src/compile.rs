@@ -4,11 +4,12 @@
 
 use crate::abi::{self, Prepared};
 use crate::builder::Gen;
+use crate::host::{HELPERS, Helper};
 use crate::linspace::{self, LinKind};
 use crate::random;
 use crate::slice::{self, DynSlice, StaticSlice};
 use crate::threading::{self, Split};
-use crate::{Jit, JitKernel, head, jit_error, policy, repeat, stream, tile};
+use crate::{Jit, JitKernel, jit_error, policy};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetFrontendConfig};
@@ -55,7 +56,7 @@ pub(crate) struct Code {
 }
 
 impl Code {
-    /// Whether the code calls [`tile::tile_copy`] (see [`policy::tiles`]).
+    /// Whether the code calls [`crate::tile::tile_copy`] (see [`policy::tiles`]).
     pub(crate) fn tiled(&self) -> bool {
         matches!(&self.source, Emitter::Slice { nest, .. } if policy::tiles(nest))
     }
@@ -176,26 +177,6 @@ pub(crate) fn check_view_dtype(dtype: DType) -> Result<(), Error> {
     Ok(())
 }
 
-/// How many host functions kernels may call.
-pub(crate) const HELPERS: usize = 9;
-
-/// The host functions kernels call, whose arguments are i64s (pointers and sizes):
-/// symbol, address, the function index kernels import it by (its declaration order),
-/// and the number of arguments.
-fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
-    [
-        (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX, 3),
-        (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
-        (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
-        (stream::FILL_SYMBOL, stream::stream_fill as *const u8, stream::FILL_FUNC_INDEX, 4),
-        (stream::LINSPACE_SYMBOL, stream::stream_linspace as *const u8, stream::LINSPACE_FUNC_INDEX, 4),
-        (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
-        (head::SYMBOL, head::head_run as *const u8, head::FUNC_INDEX, 5),
-        (tile::SYMBOL, tile::tile_copy as *const u8, tile::FUNC_INDEX, tile::ARGS),
-        (stream::STRIDE2_SYMBOL, stream::stream_stride2 as *const u8, stream::STRIDE2_FUNC_INDEX, 4),
-    ]
-}
-
 impl Jit {
     fn build(&self, source: Emitter) -> Result<(Arc<Code>, Vec<i64>), Error> {
         // Both ISAs are the host's: one frontend configuration.
@@ -220,16 +201,16 @@ impl Jit {
         // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
         builder.symbol("memcpy", libc_memcpy as *const u8);
         builder.symbol("memset", libc_memset as *const u8);
-        for (symbol, f, _, _) in helpers() {
-            builder.symbol(symbol, f);
+        for &h in Helper::ALL {
+            builder.symbol(h.symbol(), h.address());
         }
         let mut module = JITModule::new(builder);
         // Declared first, in order, so that their ids are the indices kernels name them by.
-        for (symbol, _, index, args) in helpers() {
+        for &h in Helper::ALL {
             let mut sig = cranelift_codegen::ir::Signature::new(self.call_conv);
-            sig.params.extend(vec![cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); args]);
-            let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(jit_error)?;
-            debug_assert_eq!(id.as_u32(), index);
+            sig.params.extend(vec![cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); h.args()]);
+            let id = module.declare_function(h.symbol(), Linkage::Import, &sig).map_err(jit_error)?;
+            debug_assert_eq!(id.as_u32(), h.index());
         }
         let id = module.declare_function(&name, Linkage::Export, &ctx.func.signature).map_err(jit_error)?;
         let disasm = std::env::var_os("KERF_JIT_DISASM").is_some();
@@ -342,7 +323,7 @@ impl Emitter {
         }
     }
 
-    /// Whether the kernel writes its output with cache-bypassing stores (see [`stream`]).
+    /// Whether the kernel writes its output with cache-bypassing stores (see [`crate::stream`]).
     fn streams(&self) -> bool {
         match self {
             Emitter::Fill(nest) => policy::fill_streams(nest),

@@ -56,6 +56,7 @@ mod builder;
 mod cache;
 mod compile;
 mod head;
+mod host;
 mod linspace;
 mod nest;
 mod nibbles;

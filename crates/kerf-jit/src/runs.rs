@@ -37,21 +37,21 @@ impl Gen<'_> {
     /// `n` bytes from `src` to `dst` through cache-bypassing stores (a call to
     /// [`crate::stream::stream_copy`]; the caller of the kernel fences afterwards).
     pub fn stream_copy(&mut self, dst: Value, src: Value, n: Value) {
-        self.call_helper(crate::stream::FUNC_INDEX, &[dst, src, n]);
+        self.call_helper(crate::host::Helper::StreamCopy, &[dst, src, n]);
     }
     /// `n` elements of `w` bytes from every other element at `src` to `dst` through
     /// cache-bypassing stores (a call to [`crate::stream::stream_stride2`]; the caller of
     /// the kernel fences afterwards).
     pub fn stream_stride2(&mut self, dst: Value, src: Value, n: Value, w: u8) {
         let w = self.c(w as i64);
-        self.call_helper(crate::stream::STRIDE2_FUNC_INDEX, &[dst, src, n, w]);
+        self.call_helper(crate::host::Helper::StreamStride2, &[dst, src, n, w]);
     }
     /// The bytes [dst, dst + total) repeat every `filled` bytes, the first `filled` of
     /// them written: copy them forward (a call to [`crate::repeat::repeat`], when there is
     /// anything to copy).
     pub fn repeat_bytes(&mut self, dst: Value, filled: Value, total: Value) {
         let more = self.b.ins().icmp(IntCC::SignedLessThan, filled, total);
-        self.if_then(more, |g| g.call_helper(crate::repeat::FUNC_INDEX, &[dst, filled, total]));
+        self.if_then(more, |g| g.call_helper(crate::host::Helper::Repeat, &[dst, filled, total]));
     }
     /// A run of `n` elements of `w` bytes written to `dst` in chunks: `piece(buf, at, k)`
     /// writes the run's elements `at .. at + k` to the stack buffer `buf`, which is then
@@ -124,13 +124,13 @@ impl Gen<'_> {
                 (self.b.ins().extractlane(v, 0), self.b.ins().extractlane(v, 1))
             }
         };
-        self.call_helper(crate::stream::FILL_FUNC_INDEX, &[dst, n, lo, hi]);
+        self.call_helper(crate::host::Helper::StreamFill, &[dst, n, lo, hi]);
     }
 
     /// `n` f32 values `start + coef·j` (j from 0; exact, so that any order of sums gives
     /// them) at `dst` through cache-bypassing stores ([`crate::stream::stream_linspace`]).
     pub fn stream_linspace(&mut self, dst: Value, n: Value, start_bits: Value, coef_bits: Value) {
-        self.call_helper(crate::stream::LINSPACE_FUNC_INDEX, &[dst, n, start_bits, coef_bits]);
+        self.call_helper(crate::host::Helper::StreamLinspace, &[dst, n, start_bits, coef_bits]);
     }
 
     /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last

@@ -821,7 +821,7 @@ impl<'n> StaticSlice<'n> {
             g.c(wi),
             g.c(g.stream as i64),
         ];
-        g.call_helper(crate::tile::FUNC_INDEX, &args);
+        g.call_helper(crate::host::Helper::TileCopy, &args);
     }
 
     /// The repetition of a dim's period that starts at position `ybase`, every segment
