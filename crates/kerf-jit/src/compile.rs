@@ -6,6 +6,7 @@ use crate::abi::{self, Prepared};
 use crate::builder::Gen;
 use crate::host::{HELPERS, Helper};
 use crate::linspace::{self, LinKind};
+use crate::map::{Origin, OwnedViews};
 use crate::random;
 use crate::slice::{self, DynSlice, StaticSlice};
 use crate::threading::{self, Split};
@@ -18,7 +19,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use kerf_ir::schedule::{self, FillBody, LoopNest};
-use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan, SlicePlan};
+use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The host's ISA with `regalloc` as its register allocator.
@@ -96,8 +97,12 @@ pub(crate) enum DynOp {
         head: bool,
         fills: bool,
     },
-    /// A slice writing an output view (its strides may leave gaps): see
-    /// [`Jit::compile_dynamic_views`].
+    /// A slice writing an output view (its strides may leave gaps): a dynamic kernel
+    /// compiled with an output view ([`crate::Options::output`]). A kernel apart from the
+    /// dense one of its kind, so that dense outputs keep their code: here no dim is taken
+    /// as dense (repetitions are recomputed, fill rows go position by position) and
+    /// innermost runs check their output stride (contiguous rows are still copied and
+    /// filled whole).
     SliceView(BoundaryMode),
     Random {
         normal: bool,
@@ -138,11 +143,6 @@ impl DynKey {
             DynOp::Slice(m) => DynKey { op: DynOp::SliceView(m), ..self.clone() },
             _ => self.clone(),
         })
-    }
-    /// Whether a plan of this key runs on the code of `kernel`: its own kind's, or the
-    /// kernel of its kind that writes output views.
-    pub(crate) fn runs_on(&self, kernel: &DynKey) -> bool {
-        self == kernel || self.view().is_ok_and(|v| &v == kernel)
     }
     /// Whether this kernel writes output views.
     pub(crate) fn writes_views(&self) -> bool {
@@ -237,15 +237,24 @@ impl Jit {
             code,
             prepared: Prepared::new(plan.dtype(), args, split, input_len, output_len),
             plan: plan.clone(),
+            origin: Origin::Plan,
+            views: OwnedViews::default(),
             dynamic: None,
             threads: self.settings.threads,
         }))
     }
 
-    /// A static kernel from a loop nest no single plan says (a fused chain, a strided
-    /// input: see `nest`), emitted as a plan's static kernel is; `plan` states its
-    /// buffers (dtype, shapes, mode, fill value) for [`JitKernel::plan`].
-    pub(crate) fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
+    /// A static kernel from a loop nest no single plan says (a fused chain, views: see
+    /// `map`), emitted as a plan's static kernel is; `plan` states its buffers (dtype,
+    /// shapes, mode, fill value) for [`JitKernel::plan`], `origin` and `views` what it was
+    /// compiled from.
+    pub(crate) fn build_nest(
+        &self,
+        nest: LoopNest,
+        plan: Plan,
+        origin: Origin,
+        views: OwnedViews,
+    ) -> Result<Arc<JitKernel>, Error> {
         nest.verify()?;
         slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
             what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
@@ -258,7 +267,9 @@ impl Jit {
         let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
             code,
-            plan: Plan::Slice(plan),
+            plan,
+            origin,
+            views,
             prepared: Prepared::new(dtype, args, split, input_len, output_len),
             dynamic: None,
             threads: self.settings.threads,
