@@ -3,9 +3,10 @@
 //! 1 to 16 bytes.
 
 use crate::builder::{Elem, Gen, elem_type};
-use crate::policy::{CALL_MIN_BYTES, REVERSE_STRAIGHT_MAX_BYTES, STRAIGHT_MAX_BYTES, STREAM_CHUNK};
+use crate::policy::{CALL_MIN_BYTES, Lowering, STREAM_CHUNK, lowering};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Type, Value, types};
+use kerf_ir::schedule::Run;
 
 /// The pieces a straight-line run of known length is moved in, widest first.
 const STRAIGHT_PIECES: [(u64, Type); 5] =
@@ -88,9 +89,8 @@ impl Gen<'_> {
     /// Copy `n` bytes (known as `known` when constant) from `src` to `dst`.
     /// `n` is a multiple of `align` (the element width), which leaves out smaller pieces.
     pub fn copy_bytes(&mut self, dst: Value, src: Value, n: Value, known: Option<u64>, align: u64) {
-        match known {
-            Some(0) => {}
-            Some(k) if k <= STRAIGHT_MAX_BYTES => {
+        match (lowering(Run::Copy, known, true), known) {
+            (Lowering::Straight, Some(k)) => {
                 let mut at = 0u64;
                 for (size, ty) in STRAIGHT_PIECES {
                     while k - at >= size {
@@ -100,12 +100,12 @@ impl Gen<'_> {
                     }
                 }
             }
-            Some(k) if k >= CALL_MIN_BYTES => self.copy_call(dst, src, n),
-            Some(_) => self.copy_small(dst, src, n, align),
-            None => {
+            (Lowering::Call, _) => self.copy_call(dst, src, n),
+            (Lowering::ByLength, _) => {
                 let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
                 self.if_else(big, |g| g.copy_call(dst, src, n), |g| g.copy_small(dst, src, n, align));
             }
+            _ => self.copy_small(dst, src, n, align),
         }
     }
 
@@ -199,10 +199,11 @@ impl Gen<'_> {
             };
             g.st(v, d, off);
         };
+        // With streaming stores a long fill is a call whatever its bytes (`memset` true).
         if self.stream {
-            match known {
-                Some(k) if k >= CALL_MIN_BYTES => return self.stream_fill(dst, n, s),
-                None => {
+            match lowering(Run::Fill, known, true) {
+                Lowering::Call => return self.stream_fill(dst, n, s),
+                Lowering::ByLength => {
                     let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
                     return self.if_else(
                         big,
@@ -222,9 +223,9 @@ impl Gen<'_> {
                 let ch = g.b.ins().iconst(types::I8, byte as i64);
                 g.b.call_memset(g.cfg, dst, ch, n);
             };
-            match known {
-                Some(k) if k >= CALL_MIN_BYTES => return memset(self),
-                None => {
+            match lowering(Run::Fill, known, true) {
+                Lowering::Call => return memset(self),
+                Lowering::ByLength => {
                     let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
                     let small = Splat { byte: None, ..s };
                     return self.if_else(big, memset, |g| g.fill_bytes(dst, n, None, small));
@@ -232,9 +233,8 @@ impl Gen<'_> {
                 _ => {}
             }
         }
-        match known {
-            Some(0) => {}
-            Some(k) if k <= STRAIGHT_MAX_BYTES => {
+        match (lowering(Run::Fill, known, s.byte.is_some()), known) {
+            (Lowering::Straight, Some(k)) => {
                 let mut at = 0u64;
                 for (size, ty) in STRAIGHT_PIECES {
                     while k - at >= size {
@@ -331,7 +331,7 @@ impl Gen<'_> {
             *m = ((lanes - 1 - i / wi) * wi + i % wi) as u8;
         }
         if let Some(k) = self.known(n)
-            && (k * wi) as u64 <= REVERSE_STRAIGHT_MAX_BYTES
+            && lowering(Run::Reverse, Some((k * wi) as u64), false) == Lowering::Straight
         {
             // A short run of known length: straight-line code.
             let mut j = 0;
