@@ -236,18 +236,17 @@ fn chain_op(nest: &LoopNest) -> DynOp {
 }
 
 /// The key of the dynamic kernel `what` runs on through `views` (a kernel writing output
-/// views when `views.output` is set), the map validated first; for a chain, also its nest
-/// (scheduled and verified: its key depends on it), which [`dynamic_args`] encodes.
+/// views when `views.output` is set), the map validated first; and its nest, scheduled
+/// and verified, where it has one apart from its plan's (a chain, whose key depends on
+/// it; a plan through views), which [`dynamic_args`] encodes.
 fn dynamic_key(what: &Map<'_>, views: Views<'_>) -> Result<(DynKey, Option<LoopNest>), Error> {
     let (key, nest) = match what {
+        Map::Plan(plan) if views.is_dense() => (DynKey::of(plan)?, None),
         Map::Plan(plan) => {
-            if views.is_dense() {
-                return Ok((DynKey::of(plan)?, None));
-            }
-            if matches!(plan.as_ref(), Plan::Fill(_)) {
-                return Err(fill_views());
-            }
-            (DynKey::of(plan)?, None)
+            let key = DynKey::of(plan)?;
+            let nest = nest_of(what, views)?;
+            nest.verify()?;
+            (key, Some(nest))
         }
         Map::Chain(fused) => {
             let nest = nest_of(what, views)?;
@@ -262,24 +261,12 @@ fn dynamic_key(what: &Map<'_>, views: Views<'_>) -> Result<(DynKey, Option<LoopN
     Ok((key, nest))
 }
 
-/// The argument block of `what` through `views` for the dynamic kernel `key` (from
-/// [`dynamic_key`], with its `nest`): every number checked on the host first.
-fn dynamic_args(
-    what: &Map<'_>,
-    views: Views<'_>,
-    key: &DynKey,
-    nest: Option<LoopNest>,
-) -> Result<crate::abi::Prepared, Error> {
+/// The argument block of `what` for the dynamic kernel `key` (from [`dynamic_key`], with
+/// its `nest`, which states the views): every number checked on the host first.
+fn dynamic_args(what: &Map<'_>, key: &DynKey, nest: Option<LoopNest>) -> Result<crate::abi::Prepared, Error> {
     match (what, nest) {
-        (Map::Plan(plan), _) if views.is_dense() => prepare_dynamic(plan, key),
-        (Map::Plan(_), _) => {
-            let nest = nest_of(what, views)?;
-            nest.verify()?;
-            encode_slice(&nest, key.rank, key.writes_views(), false)
-        }
-        (Map::Chain(_), Some(nest)) => {
-            encode_slice(&nest, key.rank, key.writes_views(), matches!(key.op, DynOp::Chain { .. }))
-        }
+        (_, Some(nest)) => encode_slice(&nest, key.rank, key.writes_views(), matches!(key.op, DynOp::Chain { .. })),
+        (Map::Plan(plan), None) => prepare_dynamic(plan, key),
         (Map::Chain(_), None) => unreachable!("dynamic_key schedules chains"),
     }
 }
@@ -329,18 +316,13 @@ impl Jit {
     fn dynamic_kernel(&self, what: &Map<'_>, views: Views<'_>) -> Result<Arc<JitKernel>, Error> {
         let (key, nest) = dynamic_key(what, views)?;
         let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
-        let (plan, origin) = match what {
-            Map::Plan(p) if views.is_dense() => (p.as_ref().clone(), Origin::Plan),
-            Map::Plan(p) => {
-                let nest = nest_of(what, views)?;
-                (carrier(&nest, shapes(what), views), Origin::Slice(p.as_ref().clone()))
-            }
-            Map::Chain(f) => {
-                let nest = nest.as_ref().expect("dynamic_key schedules chains");
-                (carrier(nest, shapes(what), views), Origin::Chain((*f).clone()))
-            }
+        let (plan, origin) = match (what, &nest) {
+            (Map::Plan(p), None) => (p.as_ref().clone(), Origin::Plan),
+            (Map::Plan(p), Some(nest)) => (carrier(nest, shapes(what), views), Origin::Slice(p.as_ref().clone())),
+            (Map::Chain(f), Some(nest)) => (carrier(nest, shapes(what), views), Origin::Chain((*f).clone())),
+            (Map::Chain(_), None) => unreachable!("dynamic_key schedules chains"),
         };
-        let prepared = dynamic_args(what, views, &key, nest)?;
+        let prepared = dynamic_args(what, &key, nest)?;
         Ok(Arc::new(JitKernel {
             code,
             plan,
@@ -428,7 +410,7 @@ impl JitKernel {
                 found: format!("{found:?}"),
             });
         }
-        let prepared = dynamic_args(&what, views, key, nest)?;
+        let prepared = dynamic_args(&what, key, nest)?;
         self.run_prepared(&prepared, input, output)
     }
 }
