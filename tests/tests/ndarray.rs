@@ -1,7 +1,7 @@
 //! The facade's `ndarray` feature: arrays in any layout through compiled kernels.
 
 use kerf::ndarray::{array_from_tensor, run, run_into, tensor_from_array, view_of_tensor};
-use kerf::{DType, Jit, Kernel, Request};
+use kerf::{DType, Jit, Kernel, Options, Request};
 use ndarray::{Array2, ArrayD, IxDyn, s};
 
 fn slice_request(shape: &[u64]) -> Request {
@@ -16,7 +16,7 @@ fn slice_request(shape: &[u64]) -> Request {
 #[test]
 fn jit_kernels_run_on_arrays_of_any_layout() {
     let jit = Jit::default();
-    let kernel = jit.compile(&slice_request(&[2, 3])).unwrap();
+    let kernel = jit.compile(&slice_request(&[2, 3]), &Options::STATIC).unwrap();
     let a = Array2::from_shape_fn((3, 2), |(i, j)| (i * 10 + j) as f32);
     // A transposed view (not contiguous): copied through a buffer, same answer.
     let input = a.t();
@@ -48,7 +48,7 @@ fn fill_kernels_and_zero_copy_views() {
         .attr("operation", "linspace")
         .attr("alpha", 1.0)
         .attr("beta", vec![10.0, 1.0]);
-    let kernel = jit.compile(&request).unwrap();
+    let kernel = jit.compile(&request, &Options::STATIC).unwrap();
     assert_eq!(kernel.dtype(), DType::F32);
     let out = run::<_, f32, ndarray::Ix2>(kernel.as_ref(), None).unwrap();
     assert_eq!(out.as_slice().unwrap(), &[1.0, 2.0, 3.0, 11.0, 12.0, 13.0]);

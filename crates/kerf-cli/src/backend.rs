@@ -2,7 +2,7 @@
 
 use crate::CliError;
 use kerf::request_file::{ChainFile, RequestFile};
-use kerf::{DType, Jit, JitSettings, Kernel, Plan, Request, Tensor};
+use kerf::{DType, Jit, JitSettings, Kernel, Options, Plan, Request, Tensor};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -93,7 +93,7 @@ pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKern
         Plan::Slice(p) if p.dtype == DType::String => kerf::string_slice_as(&p, DType::U64, 0),
         plan => plan,
     };
-    Ok(if dynamic { jit.compile_dynamic_plan(&plan)? } else { jit.compile_plan(&plan)? })
+    Ok(jit.compile(&plan, &Options::dynamic(dynamic))?)
 }
 
 /// Run a chain file: fused (on the JIT one kernel where a loop nest can say the chain,
@@ -119,13 +119,13 @@ pub fn compile_chain(file: &ChainFile, dynamic: bool) -> Result<Arc<kerf::JitKer
     let lowered = kerf::chain::lower_chain(&file.chain()).map_err(err)?;
     let jit = jit().map_err(|e| CliError::new(format!("{}: {e}", file.path.display())))?;
     let fused = lowered.fused().map_err(err)?;
-    let kernel = if dynamic { jit.compile_dynamic_chain(fused) } else { jit.compile_chain(fused) };
-    kernel.map_err(err)?.ok_or_else(|| {
-        CliError::new(format!(
+    if fused.dtype == DType::String {
+        return Err(CliError::new(format!(
             "{}: this chain does not fuse into one kernel: its elements are strings, which the JIT does not move",
             file.path.display()
-        ))
-    })
+        )));
+    }
+    jit.compile(fused, &Options::dynamic(dynamic)).map_err(err)
 }
 
 /// The Cranelift IR of a request's kernel (its data input may be given by dtype and shape).
@@ -171,9 +171,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
             }
             let settings = JitSettings { threads: threads as usize, ..JitSettings::default() };
             let new_jit = || Jit::new(settings.clone()).map_err(|e| err(e.into()));
-            let build = |jit: &Jit, plan: &Plan| {
-                if dynamic { jit.compile_dynamic_plan(plan) } else { jit.compile_plan(plan) }
-            };
+            let build = |jit: &Jit, plan: &Plan| jit.compile(plan, &Options::dynamic(dynamic));
             // Compile time: plan → machine code on fresh JITs (the first one also warms
             // up Cranelift's own lazy state, so it is left out of the median).
             let mut times = Vec::new();

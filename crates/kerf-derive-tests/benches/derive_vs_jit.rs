@@ -8,7 +8,7 @@
 
 use criterion::{Criterion, black_box};
 use kerf::{DType, Kernel, Request, Tensor};
-use kerf_jit::Jit;
+use kerf_jit::{Jit, Options};
 use std::time::{Duration, Instant};
 
 // ---------------------------------------------------------------- derived kernels
@@ -204,7 +204,7 @@ fn table(jit: &Jit) {
     println!("\n| id | derive ms | JIT ms | JIT / derive | derive / baseline | JIT / baseline | baseline |");
     println!("|---|---|---|---|---|---|---|");
     for r in rows() {
-        let jk = jit.compile(&r.request).unwrap();
+        let jk = jit.compile(&r.request, &Options::STATIC).unwrap();
         let mut b = buffers(r.derived.as_ref());
         let mut out2 = b.output.clone();
         // Same bits from both before timing anything (a disagreement is flagged in the row).
@@ -243,7 +243,7 @@ fn table(jit: &Jit) {
         );
     }
     // W6: one call on caller buffers, in ns (batches of 1000 calls, medians).
-    let jk = jit.compile(&w6_request()).unwrap();
+    let jk = jit.compile(&w6_request(), &Options::STATIC).unwrap();
     let input = [0u8; 36];
     let (mut o1, mut o2) = ([0u8; 16], [0u8; 16]);
     let typed_in = [0f32; 9];
@@ -273,7 +273,7 @@ fn table(jit: &Jit) {
 
 fn criterion_groups(c: &mut Criterion, jit: &Jit) {
     for r in rows() {
-        let jk = jit.compile(&r.request).unwrap();
+        let jk = jit.compile(&r.request, &Options::STATIC).unwrap();
         let mut b = buffers(r.derived.as_ref());
         let mut g = c.benchmark_group(r.id);
         g.sample_size(10).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1));
@@ -282,7 +282,7 @@ fn criterion_groups(c: &mut Criterion, jit: &Jit) {
         g.bench_function("jit", |bn| bn.iter(|| run(jk.as_ref(), input, &mut b.output)));
         g.finish();
     }
-    let jk = jit.compile(&w6_request()).unwrap();
+    let jk = jit.compile(&w6_request(), &Options::STATIC).unwrap();
     let input = [0u8; 36];
     let mut out = [0u8; 16];
     c.bench_function("W6 derive", |bn| bn.iter(|| W6.run_bytes(Some(black_box(&input)), &mut out).unwrap()));

@@ -2,7 +2,7 @@
 //! dtype family, kept when they lower and stay small; each is derived (build.rs), and the
 //! derived kernel must give the reference's bits and the JIT's.
 
-use kerf::{Kernel, Tensor};
+use kerf::{Kernel, Options, Tensor};
 use kerf_derive_tests::check_against_reference;
 
 /// The kernel derived from request `index` of `seed`'s sequence, on pattern data.
@@ -11,7 +11,7 @@ fn check(kernel: &dyn Kernel, seed: u64, index: u64) {
     let got = check_against_reference(kernel, &request);
     let jit = kerf_jit::Jit::default();
     let data = kerf::data_input(&request).unwrap();
-    let jit_out = jit.compile(&request).unwrap().run_tensor(data.map(Tensor::view)).unwrap();
+    let jit_out = jit.compile(&request, &Options::STATIC).unwrap().run_tensor(data.map(Tensor::view)).unwrap();
     assert_eq!(got.bytes(), jit_out.bytes(), "derive and JIT differ on {request:?}");
 }
 

@@ -10,7 +10,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use kerf_ir::{DType, Kernel, Plan, Request, Tensor};
-use kerf_jit::{Jit, JitKernel, JitSettings};
+use kerf_jit::{Jit, JitKernel, JitSettings, Options, Views};
 use kerf_reliability::{Flush, GuardedBuf};
 use kerf_testkit::random::{Rng, random_chain, random_request};
 use std::fmt::Display;
@@ -284,14 +284,14 @@ pub fn run(data: &[u8]) {
         kerf_ir::reference::evaluate(plan, view()).expect("the reference runs every plan the frontends lower");
     let expected = expected.bytes().expect("byte dtypes only").to_vec();
 
-    let stat = jit().compile_plan(plan).unwrap_or_else(|e| panic!("static compile refused {plan}: {e}"));
+    let stat = jit().compile(plan, &Options::STATIC).unwrap_or_else(|e| panic!("static compile refused {plan}: {e}"));
     agree(plan, "static", flush, input.as_deref(), &expected, |i, o| stat.run_bytes(i, o));
-    let dynk = jit().compile_dynamic_plan(plan).unwrap_or_else(|e| panic!("dynamic compile refused {plan}: {e}"));
+    let dynk = jit().compile(plan, &Options::DYNAMIC).unwrap_or_else(|e| panic!("dynamic compile refused {plan}: {e}"));
     agree(plan, "dynamic", flush, input.as_deref(), &expected, |i, o| dynk.run_bytes(i, o));
     let others: Vec<Arc<JitKernel>> = pool().lock().unwrap().clone();
     for other in others.iter().filter(|o| o.plan() != plan) {
         agree(plan, "dynamic via another kernel", flush, input.as_deref(), &expected, |i, o| {
-            other.run_plan(plan, i, o)
+            other.run(plan, Views::DENSE, i, o)
         });
     }
     let mut p = pool().lock().unwrap();
@@ -312,12 +312,11 @@ fn chain(plans: &[Plan], view: Option<kerf_ir::TensorView<'_>>, input: Option<&[
     let f = chain::evaluate_fused(&fused, view).unwrap_or_else(|e| panic!("fused reference refused {fused}: {e}"));
     assert_eq!(f, unfused, "the fused reference differs from the steps\n{fused}");
     let expected = unfused.bytes().expect("byte dtypes only");
-    let stat = jit().compile_chain(&fused).unwrap_or_else(|e| panic!("static chain compile refused {fused}: {e}"));
-    if let Some(k) = stat {
-        agree(&fused, "static chain", flush, input, expected, |i, o| k.run_bytes(i, o));
-    }
-    let dynk = jit().compile_dynamic_chain(&fused).unwrap_or_else(|e| panic!("dynamic chain refused {fused}: {e}"));
-    if let Some(k) = dynk {
-        agree(&fused, "dynamic chain", flush, input, expected, |i, o| k.run_bytes(i, o));
-    }
+    // (A chain of bytes is always one loop nest: strings have no bytes above.)
+    let stat =
+        jit().compile(&fused, &Options::STATIC).unwrap_or_else(|e| panic!("static chain compile refused {fused}: {e}"));
+    agree(&fused, "static chain", flush, input, expected, |i, o| stat.run_bytes(i, o));
+    let dynk =
+        jit().compile(&fused, &Options::DYNAMIC).unwrap_or_else(|e| panic!("dynamic chain refused {fused}: {e}"));
+    agree(&fused, "dynamic chain", flush, input, expected, |i, o| dynk.run_bytes(i, o));
 }

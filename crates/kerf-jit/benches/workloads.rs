@@ -12,7 +12,7 @@
 use criterion::{Criterion, black_box};
 use kerf_ir::tensor::{TensorView, ViewData};
 use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, Tensor, reference};
-use kerf_jit::{Jit, JitSettings};
+use kerf_jit::{Jit, JitSettings, Options};
 use std::time::{Duration, Instant};
 
 struct Workload {
@@ -170,7 +170,7 @@ fn reference_run(plan: &Plan, input: &[u8]) {
 
 fn criterion_groups(c: &mut Criterion, jit: &Jit) {
     for w in workloads() {
-        let k = jit.compile_plan(&w.plan).unwrap();
+        let k = jit.compile(&w.plan, &Options::STATIC).unwrap();
         let mut b = buffers(&w.plan);
         let mut g = c.benchmark_group(w.id.clone());
         g.sample_size(10).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1));
@@ -184,16 +184,16 @@ fn criterion_groups(c: &mut Criterion, jit: &Jit) {
         }
         g.finish();
     }
-    let k = jit.compile_plan(&w6()).unwrap();
+    let k = jit.compile(&w6(), &Options::STATIC).unwrap();
     let input = vec![0u8; 36];
     let mut out = [0u8; 16];
     c.bench_function("W6 call", |bn| bn.iter(|| k.run_bytes(Some(black_box(&input)), &mut out).unwrap()));
     c.bench_function("W6 reference", |bn| bn.iter(|| reference_run(&w6(), &input)));
     // The plan built once: the hit is the lookup, not the plan's construction.
     let plan = w6();
-    c.bench_function("C1 cache hit", |bn| bn.iter(|| jit.compile_plan(black_box(&plan)).unwrap()));
+    c.bench_function("C1 cache hit", |bn| bn.iter(|| jit.compile(black_box(&plan), &Options::STATIC).unwrap()));
     c.bench_function("C1 compile W6", |bn| {
-        bn.iter(|| Jit::new(JitSettings::default()).unwrap().compile_plan(&w6()).unwrap())
+        bn.iter(|| Jit::new(JitSettings::default()).unwrap().compile(&w6(), &Options::STATIC).unwrap())
     });
 }
 
@@ -210,7 +210,7 @@ fn table(jit: &Jit) {
     println!("\n| id | kerf ms | baseline ms | ratio | reference ratio |");
     println!("|---|---|---|---|---|");
     for w in workloads().into_iter().filter(|w| wanted(&w.id)) {
-        let k = jit.compile_plan(&w.plan).unwrap();
+        let k = jit.compile(&w.plan, &Options::STATIC).unwrap();
         let mut b = buffers(&w.plan);
         let input = w.plan.input_shape().map(|_| b.input.clone());
         let out = &mut b.output;
@@ -258,8 +258,8 @@ fn table(jit: &Jit) {
         }
     };
     for (t, w) in workloads().into_iter().filter_map(|w| row(&w).map(|t| (t, w))) {
-        let k1 = jit.compile_plan(&w.plan).unwrap();
-        let k2 = two.compile_plan(&w.plan).unwrap();
+        let k1 = jit.compile(&w.plan, &Options::STATIC).unwrap();
+        let k2 = two.compile(&w.plan, &Options::STATIC).unwrap();
         let mut b = buffers(&w.plan);
         let input = w.plan.input_shape().map(|_| b.input.clone());
         let (o1, o2) = (&mut b.output, &mut b.scratch);
@@ -276,7 +276,7 @@ fn table(jit: &Jit) {
 }
 
 fn w6_row(jit: &Jit) {
-    let k = jit.compile_plan(&w6()).unwrap();
+    let k = jit.compile(&w6(), &Options::STATIC).unwrap();
     let input = vec![0u8; 36];
     let mut out = [0u8; 16];
     let n = 200_000;
@@ -314,7 +314,7 @@ fn c1_row(jit: &Jit) {
         for _ in 0..7 {
             let fresh = Jit::new(JitSettings::default()).unwrap();
             let t = Instant::now();
-            fresh.compile_plan(plan).unwrap();
+            fresh.compile(plan, &Options::STATIC).unwrap();
             each.push(t.elapsed());
         }
         let m = median(each);
@@ -344,10 +344,10 @@ fn c1_row(jit: &Jit) {
         println!("\nCranelift passes, {n} compiles of the plans but F2/F3 (seconds):\n{sum}");
     }
     let plan = w6();
-    jit.compile_plan(&plan).unwrap();
+    jit.compile(&plan, &Options::STATIC).unwrap();
     let t = Instant::now();
     for _ in 0..100_000 {
-        black_box(jit.compile_plan(black_box(&plan)).unwrap());
+        black_box(jit.compile(black_box(&plan), &Options::STATIC).unwrap());
     }
     let hit = t.elapsed() / 100_000;
     println!("| C1 compile (median) | {:.0} us | cache hit {} ns | | |", compile.as_secs_f64() * 1e6, hit.as_nanos());

@@ -148,7 +148,9 @@ impl Prepared {
 pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool, chain: bool) -> Result<Prepared, Error> {
     if nest.out_view.is_some() && !view {
         return Err(Error::Invalid {
-            what: "output view: this dynamic kernel writes dense outputs; take the one that writes views (Jit::compile_dynamic_views)".into(),
+            what:
+                "output view: this dynamic kernel writes dense outputs; compile one for output views (Options::output)"
+                    .into(),
         });
     }
     if view && chain {

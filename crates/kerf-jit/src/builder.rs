@@ -15,6 +15,8 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::FunctionBuilder;
 
+use crate::host::Helper;
+
 /// How one element sits in memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Elem {
@@ -59,8 +61,9 @@ pub(crate) struct Gen<'a> {
     /// them anew). A short list searched in order: a block has a few constants, and this
     /// was measurably quicker than a hash map.
     pub consts: (Option<Block>, Vec<(i64, Value)>),
-    /// The host functions the kernel calls (see `helpers` in compile.rs), once imported.
-    pub helpers: [Option<FuncRef>; crate::compile::HELPERS],
+    /// The host functions the kernel calls (see [`crate::host`]), once imported: one slot
+    /// per [`Helper`].
+    pub helpers: [Option<FuncRef>; crate::host::HELPERS],
     /// Whether long copies and fills write with cache-bypassing stores (the kernel's
     /// output is large, see [`crate::policy::STREAM_MIN_BYTES`]; the host fences after).
     pub stream: bool,
@@ -186,14 +189,16 @@ impl<'a> Gen<'a> {
         }
         self.b.ins().smin(a, b)
     }
-    /// A call to the host function declared at `index` of the kernel's module (see
-    /// `helpers` in compile.rs), whose arguments are i64s.
-    pub(crate) fn call_helper(&mut self, index: u32, args: &[Value]) {
+    /// A call to a host function (see [`crate::host`]), imported on its first call; its
+    /// arguments are i64s.
+    pub(crate) fn call_helper(&mut self, helper: Helper, args: &[Value]) {
+        debug_assert_eq!(args.len(), helper.args(), "{helper:?}");
+        let index = helper.index();
         let f = match self.helpers[index as usize] {
             Some(f) => f,
             None => {
                 let mut sig = Signature::new(self.cfg.default_call_conv);
-                sig.params.extend(args.iter().map(|_| AbiParam::new(types::I64)));
+                sig.params.extend((0..helper.args()).map(|_| AbiParam::new(types::I64)));
                 let signature = self.b.import_signature(sig);
                 let name = self.b.func.declare_imported_user_function(UserExternalName::new(0, index));
                 let f = self.b.import_function(ExtFuncData {

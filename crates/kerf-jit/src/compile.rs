@@ -4,11 +4,13 @@
 
 use crate::abi::{self, Prepared};
 use crate::builder::Gen;
+use crate::host::{HELPERS, Helper};
 use crate::linspace::{self, LinKind};
+use crate::map::{Origin, OwnedViews};
 use crate::random;
 use crate::slice::{self, DynSlice, StaticSlice};
 use crate::threading::{self, Split};
-use crate::{Jit, JitKernel, head, jit_error, policy, repeat, stream, tile};
+use crate::{Jit, JitKernel, jit_error, policy};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetFrontendConfig};
@@ -17,7 +19,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use kerf_ir::schedule::{self, FillBody, LoopNest};
-use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan, SlicePlan};
+use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The host's ISA with `regalloc` as its register allocator.
@@ -55,7 +57,7 @@ pub(crate) struct Code {
 }
 
 impl Code {
-    /// Whether the code calls [`tile::tile_copy`] (see [`policy::tiles`]).
+    /// Whether the code calls [`crate::tile::tile_copy`] (see [`policy::tiles`]).
     pub(crate) fn tiled(&self) -> bool {
         matches!(&self.source, Emitter::Slice { nest, .. } if policy::tiles(nest))
     }
@@ -95,8 +97,12 @@ pub(crate) enum DynOp {
         head: bool,
         fills: bool,
     },
-    /// A slice writing an output view (its strides may leave gaps): see
-    /// [`Jit::compile_dynamic_views`].
+    /// A slice writing an output view (its strides may leave gaps): a dynamic kernel
+    /// compiled with an output view ([`crate::Options::output`]). A kernel apart from the
+    /// dense one of its kind, so that dense outputs keep their code: here no dim is taken
+    /// as dense (repetitions are recomputed, fill rows go position by position) and
+    /// innermost runs check their output stride (contiguous rows are still copied and
+    /// filled whole).
     SliceView(BoundaryMode),
     Random {
         normal: bool,
@@ -140,11 +146,6 @@ impl DynKey {
             _ => self.clone(),
         })
     }
-    /// Whether a plan of this key runs on the code of `kernel`: its own kind's, or the
-    /// kernel of its kind that writes output views.
-    pub(crate) fn runs_on(&self, kernel: &DynKey) -> bool {
-        self == kernel || self.view().is_ok_and(|v| &v == kernel)
-    }
     /// Whether this kernel writes output views.
     pub(crate) fn writes_views(&self) -> bool {
         matches!(self.op, DynOp::SliceView(_))
@@ -178,26 +179,6 @@ pub(crate) fn check_view_dtype(dtype: DType) -> Result<(), Error> {
     Ok(())
 }
 
-/// How many host functions kernels may call.
-pub(crate) const HELPERS: usize = 9;
-
-/// The host functions kernels call, whose arguments are i64s (pointers and sizes):
-/// symbol, address, the function index kernels import it by (its declaration order),
-/// and the number of arguments.
-fn helpers() -> [(&'static str, *const u8, u32, usize); HELPERS] {
-    [
-        (stream::SYMBOL, stream::stream_copy as *const u8, stream::FUNC_INDEX, 3),
-        (repeat::SYMBOL, repeat::repeat as *const u8, repeat::FUNC_INDEX, 3),
-        (repeat::NIBBLES_SYMBOL, repeat::repeat_nibbles as *const u8, repeat::NIBBLES_FUNC_INDEX, 4),
-        (stream::FILL_SYMBOL, stream::stream_fill as *const u8, stream::FILL_FUNC_INDEX, 4),
-        (stream::LINSPACE_SYMBOL, stream::stream_linspace as *const u8, stream::LINSPACE_FUNC_INDEX, 4),
-        (random::SYMBOL, random::random_fill as *const u8, random::FUNC_INDEX, 5),
-        (head::SYMBOL, head::head_run as *const u8, head::FUNC_INDEX, 5),
-        (tile::SYMBOL, tile::tile_copy as *const u8, tile::FUNC_INDEX, tile::ARGS),
-        (stream::STRIDE2_SYMBOL, stream::stream_stride2 as *const u8, stream::STRIDE2_FUNC_INDEX, 4),
-    ]
-}
-
 impl Jit {
     fn build(&self, source: Emitter) -> Result<(Arc<Code>, Vec<i64>), Error> {
         // Both ISAs are the host's: one frontend configuration.
@@ -222,16 +203,16 @@ impl Jit {
         // The one symbol kernels call; known here, it needs no dynamic-linker lookup.
         builder.symbol("memcpy", libc_memcpy as *const u8);
         builder.symbol("memset", libc_memset as *const u8);
-        for (symbol, f, _, _) in helpers() {
-            builder.symbol(symbol, f);
+        for &h in Helper::ALL {
+            builder.symbol(h.symbol(), h.address());
         }
         let mut module = JITModule::new(builder);
         // Declared first, in order, so that their ids are the indices kernels name them by.
-        for (symbol, _, index, args) in helpers() {
+        for &h in Helper::ALL {
             let mut sig = cranelift_codegen::ir::Signature::new(self.call_conv);
-            sig.params.extend(vec![cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); args]);
-            let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(jit_error)?;
-            debug_assert_eq!(id.as_u32(), index);
+            sig.params.extend(vec![cranelift_codegen::ir::AbiParam::new(cranelift_codegen::ir::types::I64); h.args()]);
+            let id = module.declare_function(h.symbol(), Linkage::Import, &sig).map_err(jit_error)?;
+            debug_assert_eq!(id.as_u32(), h.index());
         }
         let id = module.declare_function(&name, Linkage::Export, &ctx.func.signature).map_err(jit_error)?;
         let disasm = std::env::var_os("KERF_JIT_DISASM").is_some();
@@ -258,15 +239,24 @@ impl Jit {
             code,
             prepared: Prepared::new(plan.dtype(), args, split, input_len, output_len),
             plan: plan.clone(),
+            origin: Origin::Plan,
+            views: OwnedViews::default(),
             dynamic: None,
             threads: self.settings.threads,
         }))
     }
 
-    /// A static kernel from a loop nest no single plan says (a fused chain, a strided
-    /// input: see `nest`), emitted as a plan's static kernel is; `plan` states its
-    /// buffers (dtype, shapes, mode, fill value) for [`JitKernel::plan`].
-    pub(crate) fn build_nest(&self, nest: LoopNest, plan: SlicePlan) -> Result<Arc<JitKernel>, Error> {
+    /// A static kernel from a loop nest no single plan says (a fused chain, views: see
+    /// `map`), emitted as a plan's static kernel is; `plan` states its buffers (dtype,
+    /// shapes, mode, fill value) for [`JitKernel::plan`], `origin` and `views` what it was
+    /// compiled from.
+    pub(crate) fn build_nest(
+        &self,
+        nest: LoopNest,
+        plan: Plan,
+        origin: Origin,
+        views: OwnedViews,
+    ) -> Result<Arc<JitKernel>, Error> {
         nest.verify()?;
         slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
             what: "the JIT moves bytes and cannot move strings; string chains run on the reference interpreter".into(),
@@ -279,7 +269,9 @@ impl Jit {
         let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
             code,
-            plan: Plan::Slice(plan),
+            plan,
+            origin,
+            views,
             prepared: Prepared::new(dtype, args, split, input_len, output_len),
             dynamic: None,
             threads: self.settings.threads,
@@ -344,7 +336,7 @@ impl Emitter {
         }
     }
 
-    /// Whether the kernel writes its output with cache-bypassing stores (see [`stream`]).
+    /// Whether the kernel writes its output with cache-bypassing stores (see [`crate::stream`]).
     fn streams(&self) -> bool {
         match self {
             Emitter::Fill(nest) => policy::fill_streams(nest),

@@ -9,11 +9,6 @@ use crate::builder::Gen;
 use cranelift_codegen::ir::Value;
 use kerf_ir::{DType, FillKind, FillPlan, Linspace};
 
-/// The index of [`head_run`] among a kernel module's functions (its declaration order,
-/// after [`crate::random::random_fill`]), and its symbol.
-pub(crate) const FUNC_INDEX: u32 = 6;
-pub(crate) const SYMBOL: &str = "kerf_head_run";
-
 /// Argument-block layout of a fill head (i64 words): its kind, rank and alpha (i64, f64
 /// bits or f32 bits), then for random fills beta's f32 bits and the seed, for linspaces
 /// per axis its row-major stride, extent and beta (i64 or f64 bits).
@@ -66,7 +61,7 @@ pub(crate) fn encode(p: &FillPlan) -> Vec<i64> {
 /// Emit a call of [`head_run`]: `count` elements from byte address `dst`, the j-th the
 /// head's element `start + stride·j`; `head` is the address of its block.
 pub(crate) fn emit_run(g: &mut Gen, dst: Value, head: Value, start: Value, stride: Value, count: Value) {
-    g.call_helper(FUNC_INDEX, &[dst, head, start, stride, count]);
+    g.call_helper(crate::host::Helper::HeadRun, &[dst, head, start, stride, count]);
 }
 
 /// Elements `start + stride·j` (j < count) of the fill head whose block ([`encode`]) is

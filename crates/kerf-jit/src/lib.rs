@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use kerf_ir::{DType, Kernel, Request, Tensor};
-//! use kerf_jit::Jit;
+//! use kerf_jit::{Jit, Options};
 //!
 //! let jit = Jit::default();
 //! let request = Request::new("tensorrt.slice")
@@ -12,7 +12,7 @@
 //!     .attr("start", [0, 0])
 //!     .attr("size", [2, 2])
 //!     .attr("stride", [1, 1]);
-//! let kernel = jit.compile(&request).unwrap();
+//! let kernel = jit.compile(&request, &Options::STATIC).unwrap();
 //! let input: Vec<u8> = (0..9).flat_map(|v| (v as f32).to_le_bytes()).collect();
 //! let mut output = vec![0u8; 16];
 //! kernel.run_bytes(Some(&input), &mut output).unwrap();
@@ -21,10 +21,13 @@
 //! assert!(kernel.clif().contains("function %kerf_slice_strict_bounds_f32"));
 //! ```
 //!
-//! Static kernels bake every number in; dynamic kernels ([`Jit::compile_dynamic`]) are
-//! specialized on the op, mode, dtype and rank only and read the rest from an argument
-//! block computed per call ([`JitKernel::run_plan`]). Every check (buffer lengths, plan
-//! bounds, the schedule's invariants) happens on the host before machine code runs.
+//! One entry point, [`Jit::compile`], takes what a kernel is compiled from (a [`Map`]: a
+//! plan or a fused chain) and [`Options`]: static kernels bake every number in; dynamic
+//! kernels ([`Options::DYNAMIC`]) are specialized on the op, mode, dtype and rank only and
+//! read the rest from an argument block computed per call ([`JitKernel::run`], which
+//! takes another map of the kind, and the views of the layout the kernel was compiled
+//! for). Every check (buffer lengths, plan bounds, views, the schedule's invariants)
+//! happens on the host before machine code runs.
 //!
 //! Compile latency: the emitters fold constants and known branches themselves and
 //! place every value where it is needed, so Cranelift runs without its mid-end;
@@ -48,16 +51,17 @@
 //! calls split over threads; `stream`, `repeat`, `random`, `head` and `tile` the host
 //! functions kernels call (a random fill is one call of `kerf_ir::random`'s vectorized
 //! block fill; a fused chain that starts with a fill computes that fill's elements by
-//! `head`); `nest` the kernels of fused chains and strided inputs; `cache` the kernel
-//! cache.
+//! `head`), declared once in `host`'s table; `map` the one compile entry point and run
+//! (plans, fused chains, views; static and dynamic); `cache` the kernel cache.
 
 mod abi;
 mod builder;
 mod cache;
 mod compile;
 mod head;
+mod host;
 mod linspace;
-mod nest;
+mod map;
 mod nibbles;
 mod policy;
 mod random;
@@ -70,13 +74,15 @@ mod tile;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;
-use kerf_ir::{DType, Error, FillKind, Kernel, Plan, PlanKernel, Request, SlicePlan};
+use kerf_ir::{DType, Error, FillKind, Plan, PlanKernel};
 use std::sync::Arc;
 
-use abi::{Bytes, Prepared, prepare_dynamic};
-use cache::{Lru, PlanKey, PlanRef};
+use abi::{Bytes, Prepared};
+use cache::{Lru, PlanKey};
 use compile::Code;
 pub use compile::DynKey;
+pub use map::{IntoMap, Map, Options, Views};
+use map::{Origin, OwnedViews};
 pub use policy::MAX_THREADS;
 
 /// Settings of a [`Jit`].
@@ -101,6 +107,9 @@ impl Default for JitSettings {
 pub struct JitKernel {
     code: Arc<Code>,
     plan: Plan,
+    /// What the kernel was compiled from (see [`Map`]), and through which views.
+    origin: Origin,
+    views: OwnedViews,
     prepared: Prepared,
     dynamic: Option<DynKey>,
     threads: usize,
@@ -108,7 +117,12 @@ pub struct JitKernel {
 
 impl std::fmt::Debug for JitKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JitKernel").field("plan", &self.plan).field("dynamic", &self.dynamic).finish()
+        f.debug_struct("JitKernel")
+            .field("plan", &self.plan)
+            .field("origin", &self.origin)
+            .field("views", &self.views)
+            .field("dynamic", &self.dynamic)
+            .finish()
     }
 }
 
@@ -164,11 +178,12 @@ impl JitKernel {
     pub fn is_tiled(&self) -> bool {
         self.code.tiled()
     }
-    /// Whether this is a dynamic kernel (see [`Jit::compile_dynamic`]).
+    /// Whether this is a dynamic kernel (see [`Options`]).
     pub fn is_dynamic(&self) -> bool {
         self.dynamic.is_some()
     }
-    /// The plan this kernel was compiled for (for dynamic kernels: the one `run_bytes` runs).
+    /// The plan this kernel was compiled for (for dynamic kernels: the one `run_bytes` runs;
+    /// for chains and views: the buffers it reads and writes, see [`Jit::compile`]).
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
@@ -195,6 +210,65 @@ impl JitKernel {
         Ok(())
     }
 
+    /// Run this kernel reading its input through a pointer: what [`Kernel::run_bytes`]
+    /// does, for an input buffer the caller may not hold as a slice (a view whose gaps
+    /// other code may be writing). The output is checked as `run_bytes` checks it.
+    ///
+    /// # Safety
+    /// Every input element this kernel reads must be readable at `input` plus its offset
+    /// times the element width, for the whole call. A static kernel
+    /// compiled with an input view ([`Options::input`]) reads only elements of that view
+    /// (offsets `offset + Σ i_k·strides[k]` for indices inside the shape), so a pointer to
+    /// element 0 of a buffer in which that view's elements are readable satisfies this.
+    ///
+    /// [`Kernel::run_bytes`]: kerf_ir::Kernel::run_bytes
+    pub unsafe fn run_from_ptr(&self, input: *const u8, output: &mut [u8]) -> Result<(), Error> {
+        let bytes = Self::check_output(&self.prepared, output)?;
+        if bytes.input.is_some() && input.is_null() {
+            return Err(no_input());
+        }
+        if bytes.odd_nibble
+            && let Some(b) = output.last_mut()
+        {
+            *b = 0;
+        }
+        // The caller vouches for the input (this function's contract); the output was
+        // checked to hold exactly the elements the verified nest writes.
+        self.call(&self.prepared, input, output.as_mut_ptr());
+        Ok(())
+    }
+
+    /// [`run_from_ptr`](Self::run_from_ptr) writing its output through a pointer too: for
+    /// a kernel writing an output view ([`Options::output`]), whose buffer holds
+    /// elements the caller does not own (between the view's), so that no slice over it may
+    /// be formed.
+    ///
+    /// # Safety
+    /// As for `run_from_ptr` for `input`; and every output element this kernel writes must
+    /// be writable at `output` plus its offset times the element width, with no other
+    /// access to it during the call. A static kernel compiled with an output view writes only
+    /// the elements of that view (offsets `offset + Σ i_k·strides[k]`
+    /// for indices inside the shape, verified distinct and inside the view's buffer), so a
+    /// pointer to element 0 of a buffer in which that view's elements are writable and
+    /// exclusively borrowed satisfies this.
+    pub unsafe fn run_from_ptrs(&self, input: *const u8, output: *mut u8) -> Result<(), Error> {
+        let bytes = self.prepared.bytes.clone()?;
+        if bytes.odd_nibble {
+            return Err(Error::Invalid {
+                what: "an output of an odd number of 4-bit elements is written through a slice (run_from_ptr)".into(),
+            });
+        }
+        if bytes.input.is_some() && input.is_null() {
+            return Err(no_input());
+        }
+        if output.is_null() {
+            return Err(Error::Invalid { what: "a kernel needs its output buffer".into() });
+        }
+        // The caller vouches for both buffers (this function's contract).
+        self.call(&self.prepared, input, output);
+        Ok(())
+    }
+
     /// Check that `output` holds exactly `prepared`'s output bytes; returns the buffers'
     /// byte lengths.
     #[inline]
@@ -207,37 +281,6 @@ impl JitKernel {
             return Err(length_error("kernel output", bytes.output, output.len()));
         }
         Ok(bytes)
-    }
-
-    /// Run another plan on a dynamic kernel: it must have this kernel's op, mode, dtype
-    /// and rank. The plan is scheduled and checked (bounds included) before any machine
-    /// code runs. On a static kernel, only its own plan is accepted.
-    pub fn run_plan(&self, plan: &Plan, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
-        let Some(key) = &self.dynamic else {
-            if plan == &self.plan {
-                return self.run_bytes(input, output);
-            }
-            return Err(Error::Mismatch {
-                what: "plan of a static kernel".into(),
-                expected: self.plan.to_string(),
-                found: plan.to_string(),
-            });
-        };
-        let found = DynKey::of(plan)?;
-        if !found.runs_on(key) {
-            return Err(Error::Mismatch {
-                what: "plan of a dynamic kernel".into(),
-                expected: format!("{key:?}"),
-                found: format!("{found:?}"),
-            });
-        }
-        let prepared = prepare_dynamic(plan, key)?;
-        self.run_prepared(&prepared, input, output)
-    }
-
-    /// [`run_plan`](Self::run_plan) for a slice plan.
-    pub fn run_slice_plan(&self, plan: &SlicePlan, input: &[u8], output: &mut [u8]) -> Result<(), Error> {
-        self.run_plan(&Plan::Slice(plan.clone()), Some(input), output)
     }
 }
 
@@ -299,44 +342,6 @@ impl Jit {
         &self.settings
     }
 
-    /// Lower a request (see [`kerf_ir::lower`]) and compile its plan into a static kernel.
-    pub fn compile(&self, request: &Request) -> Result<Arc<JitKernel>, Error> {
-        self.compile_plan(&kerf_ir::lower(request)?)
-    }
-
-    /// Compile a plan into a static kernel, or return the cached one.
-    pub fn compile_plan(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
-        // A plan equal to a cached one (`PlanKey`'s equality) validates as that one did
-        // when it was compiled: a hit needs no validation, nor a clone of the plan.
-        if let Some(hit) = self.kernels.get(&PlanRef(plan)) {
-            return hit;
-        }
-        plan.validate()?;
-        check_dtype(plan)?;
-        self.kernels.get_or_init(PlanKey::of(plan), || self.build_static(plan))
-    }
-
-    /// Lower a request and compile a dynamic kernel for its op, mode, dtype and rank; the
-    /// kernel runs that request's plan with `run_bytes` and any other plan of the same
-    /// kind with [`JitKernel::run_plan`], without recompiling.
-    pub fn compile_dynamic(&self, request: &Request) -> Result<Arc<JitKernel>, Error> {
-        self.compile_dynamic_plan(&kerf_ir::lower(request)?)
-    }
-
-    /// [`compile_dynamic`](Self::compile_dynamic) from a plan.
-    pub fn compile_dynamic_plan(&self, plan: &Plan) -> Result<Arc<JitKernel>, Error> {
-        let key = DynKey::of(plan)?;
-        let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
-        let prepared = prepare_dynamic(plan, &key)?;
-        Ok(Arc::new(JitKernel {
-            code,
-            plan: plan.clone(),
-            prepared,
-            dynamic: Some(key),
-            threads: self.settings.threads,
-        }))
-    }
-
     /// Kernels currently cached (static, dynamic).
     pub fn cached(&self) -> (usize, usize) {
         (self.kernels.len(), self.dynamic.len())
@@ -364,7 +369,7 @@ mod tests {
             let want = kerf_ir::reference::evaluate(&plan, None).unwrap();
             let want = want.bytes().unwrap();
             let ew = if dtype == DType::F16 { 2 } else { 4 };
-            for k in [jit.compile_plan(&plan).unwrap(), jit.compile_dynamic_plan(&plan).unwrap()] {
+            for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit.compile(&plan, &Options::DYNAMIC).unwrap()] {
                 // SAFETY: `entry` is the finalized code of a function with this signature.
                 let f: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(k.code.entry) };
                 for (lo, hi) in

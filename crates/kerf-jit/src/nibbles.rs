@@ -155,6 +155,6 @@ impl Gen<'_> {
     pub fn repeat_nibbles(&mut self, start: Value, filled: Value, total: Value) {
         let more = self.b.ins().icmp(IntCC::SignedLessThan, filled, total);
         let out = self.out;
-        self.if_then(more, |g| g.call_helper(crate::repeat::NIBBLES_FUNC_INDEX, &[out, start, filled, total]));
+        self.if_then(more, |g| g.call_helper(crate::host::Helper::RepeatNibbles, &[out, start, filled, total]));
     }
 }

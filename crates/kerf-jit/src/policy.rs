@@ -22,6 +22,43 @@ pub(crate) const STRAIGHT_MAX_BYTES: u64 = 64;
 /// vectors at most), and so are not staged for streaming (see [`stages`]).
 pub(crate) const REVERSE_STRAIGHT_MAX_BYTES: u64 = 256;
 
+/// How an innermost run is moved (see [`lowering`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lowering {
+    /// Straight-line loads and stores (a known length; none for 0 bytes).
+    Straight,
+    /// One call: memcpy, memset, or a streaming host function.
+    Call,
+    /// An emitted loop.
+    Loop,
+    /// A length known at run time only: a call from [`CALL_MIN_BYTES`] up, else a loop
+    /// (one branch).
+    ByLength,
+}
+
+/// The one table from a run's kind and length to its lowering, which the emitters
+/// ([`crate::runs`]: `copy_bytes`, `fill_bytes`, `reverse`) and [`row_kernel`] both read.
+/// `known`: the run's bytes when known at compile time; `memset`: whether a fill is of one
+/// repeated byte (or written with streaming stores), so that a long one is a call.
+/// Broadcasts are fills of a loaded element, never one call; strided runs always loop
+/// (staged or not, see [`stages`]).
+pub(crate) fn lowering(run: Run, known: Option<u64>, memset: bool) -> Lowering {
+    let sized = |call: bool| match known {
+        Some(k) if k <= STRAIGHT_MAX_BYTES => Lowering::Straight,
+        Some(k) if call && k >= CALL_MIN_BYTES => Lowering::Call,
+        Some(_) => Lowering::Loop,
+        None if call => Lowering::ByLength,
+        None => Lowering::Loop,
+    };
+    match run {
+        Run::Copy => sized(true),
+        Run::Fill => sized(memset),
+        Run::Broadcast => sized(false),
+        Run::Reverse if known.is_some_and(|k| k <= REVERSE_STRAIGHT_MAX_BYTES) => Lowering::Straight,
+        Run::Reverse | Run::Strided(_) => Lowering::Loop,
+    }
+}
+
 // ----- tiled blocks ---------------------------------------------------------------------
 
 /// Rows of a tile of [`crate::tile::tile_copy`] (positions of the outer dim): each tile
@@ -162,9 +199,9 @@ pub(crate) const LIGHT_DEPTH: usize = 8;
 
 /// Whether every loop of a static slice kernel moves a row or more per iteration through
 /// a call (memcpy, memset) or straight-line code, so that no loop is tight enough for
-/// register allocation to matter. Mirrors what [`crate::slice::StaticSlice`] and
-/// [`crate::runs`] emit for each segment (the thresholds above). Dim 0's counts are only
-/// known at run time.
+/// register allocation to matter: each segment's run looked up in [`lowering`], the table
+/// the emitters read (as if not streaming: streaming kernels' long fills are calls too,
+/// which this leaves out). Dim 0's counts are only known at run time.
 pub(crate) fn row_kernel(nest: &LoopNest) -> bool {
     let Layout::Bytes(w) = nest.dtype.layout() else { return false };
     let w = w as u64;
@@ -183,20 +220,19 @@ pub(crate) fn row_kernel(nest: &LoopNest) -> bool {
     if nest.dims.is_empty() || nest.dims[inner].extent.saturating_mul(w) < ROW_MIN_BYTES {
         return false;
     }
-    let (call, straight) = (CALL_MIN_BYTES, STRAIGHT_MAX_BYTES);
     nest.dims.iter().enumerate().all(|(k, dim)| {
         let Indexing::Segments(segs) = &dim.indexing else { return false };
         segs.iter().all(|seg| {
             let bytes = seg.len().saturating_mul(dim.out_stride).saturating_mul(w);
             match (k == inner, seg.run()) {
+                // An outer fill is one fill of the block (dim 0's length known at run
+                // time), taken only of one repeated byte.
+                (false, Run::Fill) => {
+                    fill_memset && lowering(Run::Fill, (k > 0).then_some(bytes), true) != Lowering::Loop
+                }
                 // An outer affine segment is a loop over the next dim.
-                (false, Run::Fill) => fill_memset && (k == 0 || bytes >= call || bytes <= straight),
                 (false, _) => true,
-                (true, Run::Copy) => bytes >= call || bytes <= straight,
-                (true, Run::Fill) => bytes <= straight || (fill_memset && bytes >= call),
-                (true, Run::Broadcast) => bytes <= straight,
-                (true, Run::Reverse) => bytes <= REVERSE_STRAIGHT_MAX_BYTES,
-                (true, Run::Strided(_)) => false,
+                (true, run) => lowering(run, Some(bytes), fill_memset) != Lowering::Loop,
             }
         })
     })
@@ -308,3 +344,86 @@ pub(crate) fn stride2_streams(w: u8) -> bool {
 /// A repeating dim's written prefix stops doubling at this many bytes (see
 /// [`crate::repeat`]), so that the source of every further copy stays in the L2 cache.
 pub(crate) const REPEAT_CHUNK: usize = 64 << 10;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerf_ir::{BoundaryMode, DType, Plan};
+
+    /// [`row_kernel`] as it was written before it read [`lowering`], its thresholds
+    /// inline: the oracle that the table changed no decision (and so no kernel's
+    /// register allocator).
+    fn row_kernel_inline(nest: &LoopNest) -> bool {
+        let Layout::Bytes(w) = nest.dtype.layout() else { return false };
+        let w = w as u64;
+        let fill = nest.fill_bits.to_le_bytes();
+        let fill_memset = fill[..w as usize].iter().all(|&b| b == fill[0]);
+        let inner = nest.dims.len().saturating_sub(1);
+        if nest.dims.iter().any(|d| d.repeats()) || nest.looped_dims().contains(&true) || !nest.dense_from(0) {
+            return false;
+        }
+        if nest.dims.len() == 1 {
+            return matches!(nest.dims[0].segments(), Some([seg]) if seg.run() == Run::Copy);
+        }
+        if nest.dims.is_empty() || nest.dims[inner].extent.saturating_mul(w) < ROW_MIN_BYTES {
+            return false;
+        }
+        let (call, straight) = (CALL_MIN_BYTES, STRAIGHT_MAX_BYTES);
+        nest.dims.iter().enumerate().all(|(k, dim)| {
+            let Indexing::Segments(segs) = &dim.indexing else { return false };
+            segs.iter().all(|seg| {
+                let bytes = seg.len().saturating_mul(dim.out_stride).saturating_mul(w);
+                match (k == inner, seg.run()) {
+                    (false, Run::Fill) => fill_memset && (k == 0 || bytes >= call || bytes <= straight),
+                    (false, _) => true,
+                    (true, Run::Copy) => bytes >= call || bytes <= straight,
+                    (true, Run::Fill) => bytes <= straight || (fill_memset && bytes >= call),
+                    (true, Run::Broadcast) => bytes <= straight,
+                    (true, Run::Reverse) => bytes <= REVERSE_STRAIGHT_MAX_BYTES,
+                    (true, Run::Strided(_)) => false,
+                }
+            })
+        })
+    }
+
+    /// Crops, pads, reversals, broadcasts and strided reads of rows around the thresholds
+    /// (bytes from a few to several kilobytes, fill values of one repeated byte or not):
+    /// the table decides as the inline thresholds did.
+    #[test]
+    fn row_kernel_decides_as_its_inline_thresholds_did() {
+        let (mut nests, mut rows) = (0, 0);
+        for dtype in [DType::U8, DType::I16, DType::F32, DType::F64, DType::C128] {
+            for mode in [BoundaryMode::StrictBounds, BoundaryMode::Clamp, BoundaryMode::Fill] {
+                for fill_bits in [0u128, 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10] {
+                    for cols in [3u64, 16, 40, 64, 100, 256, 300, 1100, 2048] {
+                        for (start, step) in [(0i64, 1i64), (5, 1), (-7, 1), (-300, 1), (0, -1), (2, 2), (1, 0)] {
+                            for (rows_out, row_start) in [(1u64, 0i64), (4, 0), (6, -1), (3, 2)] {
+                                let extent = if step == 2 { cols / 2 } else { cols };
+                                let mut p = kerf_testkit::plans::slice_plan(
+                                    dtype,
+                                    &[4, cols],
+                                    &[(rows_out, row_start, 1), (extent.max(1), start, step)],
+                                    mode,
+                                );
+                                if mode == BoundaryMode::Fill {
+                                    let bits = 8 * dtype.byte_width().unwrap_or(16) as u32;
+                                    p.fill_bits = fill_bits & u128::MAX.checked_shr(128 - bits).unwrap_or(u128::MAX);
+                                }
+                                let plan = Plan::Slice(p);
+                                if plan.validate().is_err() {
+                                    continue;
+                                }
+                                let Plan::Slice(p) = &plan else { unreachable!() };
+                                let Ok(nest) = kerf_ir::schedule::slice(p) else { continue };
+                                assert_eq!(row_kernel(&nest), row_kernel_inline(&nest), "{plan}");
+                                nests += 1;
+                                rows += usize::from(row_kernel(&nest));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(nests > 1000 && rows > 50, "{nests} nests, {rows} row kernels");
+    }
+}

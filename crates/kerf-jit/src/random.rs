@@ -7,11 +7,6 @@
 
 use crate::builder::Gen;
 
-/// The index of [`random_fill`] among a kernel module's functions (its declaration
-/// order, after [`crate::stream::stream_linspace`]), and its symbol.
-pub(crate) const FUNC_INDEX: u32 = 5;
-pub(crate) const SYMBOL: &str = "kerf_random_fill";
-
 /// Argument-block layout of random fill kernels, static and dynamic (i64 words): f32
 /// bits of alpha and beta, and the seed.
 pub(crate) mod args {
@@ -43,7 +38,7 @@ fn kind(normal: bool, f16: bool) -> i64 {
 pub(crate) fn emit(g: &mut Gen, normal: bool, f16: bool) {
     let (out, args, lo, hi) = (g.out, g.args, g.lo, g.hi);
     let kind = g.c(kind(normal, f16));
-    g.call_helper(FUNC_INDEX, &[out, args, lo, hi, kind]);
+    g.call_helper(crate::host::Helper::RandomFill, &[out, args, lo, hi, kind]);
 }
 
 /// Elements `[lo, hi)` of the random fill whose argument block ([`encode`]) is at `args`

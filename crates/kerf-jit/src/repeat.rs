@@ -8,13 +8,6 @@
 
 use crate::policy::REPEAT_CHUNK as CHUNK;
 
-/// The indices of [`repeat`] and [`repeat_nibbles`] among a kernel module's functions
-/// (their declaration order, after [`crate::stream::stream_copy`]), and their symbols.
-pub(crate) const FUNC_INDEX: u32 = 1;
-pub(crate) const NIBBLES_FUNC_INDEX: u32 = 2;
-pub(crate) const SYMBOL: &str = "kerf_repeat";
-pub(crate) const NIBBLES_SYMBOL: &str = "kerf_repeat_nibbles";
-
 /// Bytes `[filled, total)` of `dst` copied from the bytes before them, which repeat with
 /// period `filled` (the first `filled` bytes are written). Nothing happens unless
 /// `0 < filled < total`.

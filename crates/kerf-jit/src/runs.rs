@@ -3,9 +3,10 @@
 //! 1 to 16 bytes.
 
 use crate::builder::{Elem, Gen, elem_type};
-use crate::policy::{CALL_MIN_BYTES, REVERSE_STRAIGHT_MAX_BYTES, STRAIGHT_MAX_BYTES, STREAM_CHUNK};
+use crate::policy::{CALL_MIN_BYTES, Lowering, STREAM_CHUNK, lowering};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Type, Value, types};
+use kerf_ir::schedule::Run;
 
 /// The pieces a straight-line run of known length is moved in, widest first.
 const STRAIGHT_PIECES: [(u64, Type); 5] =
@@ -37,21 +38,21 @@ impl Gen<'_> {
     /// `n` bytes from `src` to `dst` through cache-bypassing stores (a call to
     /// [`crate::stream::stream_copy`]; the caller of the kernel fences afterwards).
     pub fn stream_copy(&mut self, dst: Value, src: Value, n: Value) {
-        self.call_helper(crate::stream::FUNC_INDEX, &[dst, src, n]);
+        self.call_helper(crate::host::Helper::StreamCopy, &[dst, src, n]);
     }
     /// `n` elements of `w` bytes from every other element at `src` to `dst` through
     /// cache-bypassing stores (a call to [`crate::stream::stream_stride2`]; the caller of
     /// the kernel fences afterwards).
     pub fn stream_stride2(&mut self, dst: Value, src: Value, n: Value, w: u8) {
         let w = self.c(w as i64);
-        self.call_helper(crate::stream::STRIDE2_FUNC_INDEX, &[dst, src, n, w]);
+        self.call_helper(crate::host::Helper::StreamStride2, &[dst, src, n, w]);
     }
     /// The bytes [dst, dst + total) repeat every `filled` bytes, the first `filled` of
     /// them written: copy them forward (a call to [`crate::repeat::repeat`], when there is
     /// anything to copy).
     pub fn repeat_bytes(&mut self, dst: Value, filled: Value, total: Value) {
         let more = self.b.ins().icmp(IntCC::SignedLessThan, filled, total);
-        self.if_then(more, |g| g.call_helper(crate::repeat::FUNC_INDEX, &[dst, filled, total]));
+        self.if_then(more, |g| g.call_helper(crate::host::Helper::Repeat, &[dst, filled, total]));
     }
     /// A run of `n` elements of `w` bytes written to `dst` in chunks: `piece(buf, at, k)`
     /// writes the run's elements `at .. at + k` to the stack buffer `buf`, which is then
@@ -88,9 +89,8 @@ impl Gen<'_> {
     /// Copy `n` bytes (known as `known` when constant) from `src` to `dst`.
     /// `n` is a multiple of `align` (the element width), which leaves out smaller pieces.
     pub fn copy_bytes(&mut self, dst: Value, src: Value, n: Value, known: Option<u64>, align: u64) {
-        match known {
-            Some(0) => {}
-            Some(k) if k <= STRAIGHT_MAX_BYTES => {
+        match (lowering(Run::Copy, known, true), known) {
+            (Lowering::Straight, Some(k)) => {
                 let mut at = 0u64;
                 for (size, ty) in STRAIGHT_PIECES {
                     while k - at >= size {
@@ -100,12 +100,12 @@ impl Gen<'_> {
                     }
                 }
             }
-            Some(k) if k >= CALL_MIN_BYTES => self.copy_call(dst, src, n),
-            Some(_) => self.copy_small(dst, src, n, align),
-            None => {
+            (Lowering::Call, _) => self.copy_call(dst, src, n),
+            (Lowering::ByLength, _) => {
                 let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
                 self.if_else(big, |g| g.copy_call(dst, src, n), |g| g.copy_small(dst, src, n, align));
             }
+            _ => self.copy_small(dst, src, n, align),
         }
     }
 
@@ -124,13 +124,13 @@ impl Gen<'_> {
                 (self.b.ins().extractlane(v, 0), self.b.ins().extractlane(v, 1))
             }
         };
-        self.call_helper(crate::stream::FILL_FUNC_INDEX, &[dst, n, lo, hi]);
+        self.call_helper(crate::host::Helper::StreamFill, &[dst, n, lo, hi]);
     }
 
     /// `n` f32 values `start + coef·j` (j from 0; exact, so that any order of sums gives
     /// them) at `dst` through cache-bypassing stores ([`crate::stream::stream_linspace`]).
     pub fn stream_linspace(&mut self, dst: Value, n: Value, start_bits: Value, coef_bits: Value) {
-        self.call_helper(crate::stream::LINSPACE_FUNC_INDEX, &[dst, n, start_bits, coef_bits]);
+        self.call_helper(crate::host::Helper::StreamLinspace, &[dst, n, start_bits, coef_bits]);
     }
 
     /// Copy fewer than a few hundred bytes: 16-byte chunks, then an overlapping last
@@ -199,10 +199,11 @@ impl Gen<'_> {
             };
             g.st(v, d, off);
         };
+        // With streaming stores a long fill is a call whatever its bytes (`memset` true).
         if self.stream {
-            match known {
-                Some(k) if k >= CALL_MIN_BYTES => return self.stream_fill(dst, n, s),
-                None => {
+            match lowering(Run::Fill, known, true) {
+                Lowering::Call => return self.stream_fill(dst, n, s),
+                Lowering::ByLength => {
                     let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
                     return self.if_else(
                         big,
@@ -222,9 +223,9 @@ impl Gen<'_> {
                 let ch = g.b.ins().iconst(types::I8, byte as i64);
                 g.b.call_memset(g.cfg, dst, ch, n);
             };
-            match known {
-                Some(k) if k >= CALL_MIN_BYTES => return memset(self),
-                None => {
+            match lowering(Run::Fill, known, true) {
+                Lowering::Call => return memset(self),
+                Lowering::ByLength => {
                     let big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, CALL_MIN_BYTES as i64);
                     let small = Splat { byte: None, ..s };
                     return self.if_else(big, memset, |g| g.fill_bytes(dst, n, None, small));
@@ -232,9 +233,8 @@ impl Gen<'_> {
                 _ => {}
             }
         }
-        match known {
-            Some(0) => {}
-            Some(k) if k <= STRAIGHT_MAX_BYTES => {
+        match (lowering(Run::Fill, known, s.byte.is_some()), known) {
+            (Lowering::Straight, Some(k)) => {
                 let mut at = 0u64;
                 for (size, ty) in STRAIGHT_PIECES {
                     while k - at >= size {
@@ -331,7 +331,7 @@ impl Gen<'_> {
             *m = ((lanes - 1 - i / wi) * wi + i % wi) as u8;
         }
         if let Some(k) = self.known(n)
-            && (k * wi) as u64 <= REVERSE_STRAIGHT_MAX_BYTES
+            && lowering(Run::Reverse, Some((k * wi) as u64), false) == Lowering::Straight
         {
             // A short run of known length: straight-line code.
             let mut j = 0;

@@ -8,20 +8,6 @@
 //! ([`crate::policy::STREAM_MIN_BYTES`]); the host
 //! fences ([`fence`]) after a kernel that streams, before the output is read.
 
-/// The index of [`stream_copy`] among a kernel module's functions: it is declared first.
-pub(crate) const FUNC_INDEX: u32 = 0;
-
-/// The symbol kernels call.
-pub(crate) const SYMBOL: &str = "kerf_stream_copy";
-
-/// The index of [`stream_fill`] among a kernel module's functions, and its symbol.
-pub(crate) const FILL_FUNC_INDEX: u32 = 3;
-pub(crate) const FILL_SYMBOL: &str = "kerf_stream_fill";
-
-/// The index of [`stream_linspace`] among a kernel module's functions, and its symbol.
-pub(crate) const LINSPACE_FUNC_INDEX: u32 = 4;
-pub(crate) const LINSPACE_SYMBOL: &str = "kerf_stream_linspace";
-
 /// Streaming stores write whole cache lines only, from the first 64-byte aligned byte of
 /// a run (the bytes before and after go through the cache): a line written in part by
 /// streaming stores is flushed in part, which costs more than reading it.
@@ -234,10 +220,6 @@ unsafe fn linspace_body_avx2(dst: *mut f32, n: usize, start: f32, coef: f32) {
         j += 16;
     }
 }
-
-/// The index of [`stream_stride2`] among a kernel module's functions, and its symbol.
-pub(crate) const STRIDE2_FUNC_INDEX: u32 = 8;
-pub(crate) const STRIDE2_SYMBOL: &str = "kerf_stream_stride2";
 
 /// The element widths [`stream_stride2`] has an AVX2 path for (others take the portable
 /// one; see [`crate::policy::stride2_streams`]).

@@ -13,12 +13,6 @@
 
 use crate::policy::{TILE_BAND_BYTES, TILE_ROW_BYTES, TILE_ROWS};
 
-/// The index of [`tile_copy`] among a kernel module's functions (its declaration order,
-/// after the others of `helpers` in compile.rs), its symbol and its argument count.
-pub(crate) const FUNC_INDEX: u32 = 7;
-pub(crate) const SYMBOL: &str = "kerf_tile_copy";
-pub(crate) const ARGS: usize = 9;
-
 /// Bytes of a cache line: the transposes move squares of one line per side.
 const LINE: usize = 64;
 

@@ -4,7 +4,7 @@
 use kerf_ir::chain::{self, ChainRequest};
 use kerf_ir::schedule::Strided;
 use kerf_ir::{BoundaryMode, DType, Kernel, Request, Tensor};
-use kerf_jit::Jit;
+use kerf_jit::{Jit, Options};
 use kerf_testkit::plans::slice_plan;
 
 fn ints(v: &[i64]) -> Tensor {
@@ -56,7 +56,7 @@ fn fused_chain_clif_snapshots() {
     for (name, steps) in cases {
         let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
         let fused = chain::compose(&plans).unwrap();
-        let kernel = jit.compile_chain(&fused).unwrap().expect("these chains fuse");
+        let kernel = jit.compile(&fused, &Options::STATIC).expect("these chains fuse");
         let clif = kernel.clif();
         assert_eq!(clif.matches("function ").count(), 1, "{clif}");
         insta::assert_snapshot!(format!("chain_{name}"), clif);
@@ -73,7 +73,7 @@ fn strided_input_clif_snapshots() {
         ("transposed", Strided { offset: 0, strides: vec![1, 64], buffer_len: 64 * 64 }),
         ("stride2", Strided { offset: 0, strides: vec![128, 2], buffer_len: 64 * 128 }),
     ] {
-        let kernel = jit.compile_strided(&plan, &view).unwrap();
+        let kernel = jit.compile(&plan, &Options::STATIC.input(&view)).unwrap();
         insta::assert_snapshot!(format!("strided_w2_{name}"), kernel.clif());
     }
 }
@@ -140,8 +140,8 @@ fn fill_head_and_fill_level_clif_snapshots() {
             steps[0].inputs.insert("data".into(), kerf_ir::InputArg::Tensor(x.clone()));
         }
         let expected = chain::evaluate_unfused(&plans, input.as_ref().map(Tensor::view)).unwrap();
-        let kernel = jit.compile_chain(&fused).unwrap().expect("every chain of bytes fuses");
-        let dynamic = jit.compile_dynamic_chain(&fused).unwrap().expect("and on a dynamic kernel");
+        let kernel = jit.compile(&fused, &Options::STATIC).expect("every chain of bytes fuses");
+        let dynamic = jit.compile(&fused, &Options::DYNAMIC).expect("and on a dynamic kernel");
         for k in [&kernel, &dynamic] {
             assert_eq!(k.run_tensor(input.as_ref().map(Tensor::view)).unwrap(), expected, "{name}\n{fused}");
             assert_eq!(k.clif().matches("function ").count(), 1);
@@ -193,7 +193,7 @@ fn fused_fill_heads_and_levels_on_threads() {
         let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
         let fused = chain::compose(&plans).unwrap();
         let expected = chain::evaluate_unfused(&plans, input.as_ref().map(Tensor::view)).unwrap();
-        for k in [jit.compile_chain(&fused).unwrap(), jit.compile_dynamic_chain(&fused).unwrap()] {
+        for k in [jit.compile(&fused, &Options::STATIC), jit.compile(&fused, &Options::DYNAMIC)] {
             let k = k.expect("every chain of bytes fuses");
             assert!(k.run_tensor(input.as_ref().map(Tensor::view)).unwrap() == expected, "{fused}");
         }
@@ -209,14 +209,15 @@ fn output_view_clif_snapshots() {
     let jit = Jit::default();
     let crop = slice_plan(DType::F32, &[64, 64], &[(64, 0, 1), (32, 16, 1)], BoundaryMode::StrictBounds);
     let into_columns = Strided { offset: 32, strides: vec![64, 1], buffer_len: 64 * 64 };
-    let kernel = jit.compile_views(&crop, None, Some(&into_columns)).unwrap();
+    let kernel = jit.compile(&crop, &Options::STATIC.output(&into_columns)).unwrap();
     insta::assert_snapshot!("view_w2_into_columns", kernel.clif());
     let pad = slice_plan(DType::U16, &[3, 4], &[(7, -2, 1), (9, -2, 1)], BoundaryMode::Reflect);
     let transposed = Strided { offset: 0, strides: vec![1, 7], buffer_len: 63 };
-    let kernel = jit.compile_views(&pad, None, Some(&transposed)).unwrap();
+    let kernel = jit.compile(&pad, &Options::STATIC.output(&transposed)).unwrap();
     insta::assert_snapshot!("view_reflect_into_transposed", kernel.clif());
     let fill = kerf_ir::SlicePlan { mode: BoundaryMode::Fill, ..pad };
-    let kernel = jit.compile_dynamic_views(&fill).unwrap();
+    let dense = Strided::contiguous(&fill.output_shape).unwrap();
+    let kernel = jit.compile(&fill, &Options::DYNAMIC.output(&dense)).unwrap();
     insta::assert_snapshot!("view_dynamic_fill_u16_r2", kernel.clif());
 }
 
@@ -228,9 +229,9 @@ fn tiled_transposed_clif_snapshot() {
     let jit = Jit::default();
     let plan = slice_plan(DType::F32, &[128, 128], &[(128, 0, 1), (64, 32, 1)], BoundaryMode::StrictBounds);
     let transposed = Strided { offset: 0, strides: vec![1, 128], buffer_len: 128 * 128 };
-    let kernel = jit.compile_strided(&plan, &transposed).unwrap();
+    let kernel = jit.compile(&plan, &Options::STATIC.input(&transposed)).unwrap();
     assert!(kernel.is_tiled());
     insta::assert_snapshot!("strided_w2_transposed_tiled", kernel.clif());
     let narrow = slice_plan(DType::F32, &[128, 128], &[(128, 0, 1), (7, 32, 1)], BoundaryMode::StrictBounds);
-    assert!(!jit.compile_strided(&narrow, &transposed).unwrap().is_tiled());
+    assert!(!jit.compile(&narrow, &Options::STATIC.input(&transposed)).unwrap().is_tiled());
 }

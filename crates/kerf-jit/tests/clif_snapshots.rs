@@ -4,7 +4,7 @@
 //! is the same on every x86-64 host. With CI=true a changed snapshot fails.
 
 use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Linspace, Plan, SlicePlan};
-use kerf_jit::{Jit, JitSettings};
+use kerf_jit::{Jit, JitSettings, Options};
 use kerf_testkit::plans::slice_plan;
 
 fn jit() -> Jit {
@@ -34,9 +34,9 @@ fn slice_kernels() {
     for mode in BoundaryMode::ALL {
         for dtype in [DType::U8, DType::F16, DType::F32, DType::F64, DType::C128, DType::I4] {
             let p = Plan::Slice(plan(dtype, mode));
-            let k = jit.compile_plan(&p).unwrap();
+            let k = jit.compile(&p, &Options::STATIC).unwrap();
             insta::assert_snapshot!(format!("static_{mode}_{dtype}"), k.clif());
-            let d = jit.compile_dynamic_plan(&p).unwrap();
+            let d = jit.compile(&p, &Options::DYNAMIC).unwrap();
             insta::assert_snapshot!(format!("dynamic_{mode}_{dtype}"), d.clif());
         }
     }
@@ -58,7 +58,7 @@ fn slice_special_runs() {
         ("broadcast_f64", one(DType::F64, 10, 40, 3, 0)),
         ("nibble_shift", one(DType::I4, 4096, 4095, 1, 1)),
     ] {
-        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&p).unwrap().clif());
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile(&p, &Options::STATIC).unwrap().clif());
     }
 }
 
@@ -78,7 +78,7 @@ fn slice_repeating_and_looped_dims() {
             plan(DType::U8, BoundaryMode::Clamp, &[4, 4, 4, 4], &[(9, -2, 1), (9, -2, 1), (9, -2, 1), (9, -2, 1)]),
         ),
     ] {
-        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&p).unwrap().clif());
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile(&p, &Options::STATIC).unwrap().clif());
     }
 }
 
@@ -105,8 +105,8 @@ fn fill_kernels() {
         ("random_normal_f32", fill(DType::F32, &[100], FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 })),
         ("random_normal_f16", fill(DType::F16, &[100], FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 })),
     ] {
-        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&p).unwrap().clif());
-        insta::assert_snapshot!(format!("dynamic_{name}"), jit.compile_dynamic_plan(&p).unwrap().clif());
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile(&p, &Options::STATIC).unwrap().clif());
+        insta::assert_snapshot!(format!("dynamic_{name}"), jit.compile(&p, &Options::DYNAMIC).unwrap().clif());
     }
 }
 
@@ -147,7 +147,7 @@ fn axis_op_kernels() {
         let plan = kerf_ir::lower(&request).unwrap();
         let nest = kerf_ir::schedule::schedule(&plan).unwrap();
         insta::assert_snapshot!(format!("nest_{name}"), nest.to_string());
-        insta::assert_snapshot!(format!("static_{name}"), jit.compile_plan(&plan).unwrap().clif());
+        insta::assert_snapshot!(format!("static_{name}"), jit.compile(&plan, &Options::STATIC).unwrap().clif());
     }
     let window = ChainRequest {
         steps: vec![
@@ -159,5 +159,5 @@ fn axis_op_kernels() {
     let fused = compose(&lower_chain(&window).unwrap()).unwrap();
     let nest = kerf_ir::schedule::chain(&fused).unwrap().unwrap();
     insta::assert_snapshot!("nest_window_partition", nest.to_string());
-    insta::assert_snapshot!("chain_window_partition", jit.compile_chain(&fused).unwrap().unwrap().clif());
+    insta::assert_snapshot!("chain_window_partition", jit.compile(&fused, &Options::STATIC).unwrap().clif());
 }

@@ -6,7 +6,7 @@ use kerf_ir::plan::{AxisRead, Window};
 use kerf_ir::schedule::Run;
 use kerf_ir::tensor::{TensorView, ViewData};
 use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, SlicePlan, Tensor, reference};
-use kerf_jit::{Jit, JitSettings};
+use kerf_jit::{Jit, JitSettings, Options, Views};
 use proptest::prelude::*;
 use std::sync::{Arc, OnceLock};
 
@@ -61,7 +61,7 @@ fn expected(plan: &Plan, input: Option<(&SlicePlan, &[u8])>) -> Vec<u8> {
 fn run(kernel: &Arc<kerf_jit::JitKernel>, plan: &Plan, input: Option<&[u8]>, out_len: usize) -> Vec<u8> {
     let mut out = vec![0xa5u8; out_len];
     if kernel.is_dynamic() {
-        kernel.run_plan(plan, input, &mut out).unwrap();
+        kernel.run(plan, Views::DENSE, input, &mut out).unwrap();
     } else {
         kernel.run_bytes(input, &mut out).unwrap();
     }
@@ -73,14 +73,14 @@ fn check_slice(plan: &SlicePlan, seed: u64) -> Result<(), TestCaseError> {
     let input = bytes_of(plan.dtype, plan.input_len(), seed);
     let p = Plan::Slice(plan.clone());
     let want = expected(&p, Some((plan, &input)));
-    let k = jit().compile_plan(&p).unwrap();
+    let k = jit().compile(&p, &Options::STATIC).unwrap();
     prop_assert_eq!(&run(&k, &p, Some(&input), want.len()), &want, "static\n{}\n{}", p, k.clif());
-    let d = jit().compile_dynamic_plan(&p).unwrap();
+    let d = jit().compile(&p, &Options::DYNAMIC).unwrap();
     prop_assert_eq!(&run(&d, &p, Some(&input), want.len()), &want, "dynamic\n{}", p);
     let mut out = vec![0x5au8; want.len()];
     d.run_bytes(Some(&input), &mut out).unwrap();
     prop_assert_eq!(&out, &want, "dynamic run_bytes\n{}", p);
-    let t = jit_threads().compile_plan(&p).unwrap();
+    let t = jit_threads().compile(&p, &Options::STATIC).unwrap();
     prop_assert_eq!(&run(&t, &p, Some(&input), want.len()), &want, "threads\n{}", p);
     Ok(())
 }
@@ -89,9 +89,9 @@ fn check_fill(plan: &FillPlan) -> Result<(), TestCaseError> {
     let p = Plan::Fill(plan.clone());
     let want = expected(&p, None);
     for (what, k) in [
-        ("static", jit().compile_plan(&p).unwrap()),
-        ("dynamic", jit().compile_dynamic_plan(&p).unwrap()),
-        ("threads", jit_threads().compile_plan(&p).unwrap()),
+        ("static", jit().compile(&p, &Options::STATIC).unwrap()),
+        ("dynamic", jit().compile(&p, &Options::DYNAMIC).unwrap()),
+        ("threads", jit_threads().compile(&p, &Options::STATIC).unwrap()),
     ] {
         let got = run(&k, &p, None, want.len());
         prop_assert_eq!(&got, &want, "{}\n{}", what, p);
@@ -463,7 +463,7 @@ fn check_request(request: &Request, seed: u64) -> Result<(), TestCaseError> {
         Plan::Slice(p) => {
             check_slice(p, seed)?;
             let input = bytes_of(p.dtype, p.input_len(), seed);
-            let k = jit().compile(request).unwrap();
+            let k = jit().compile(request, &Options::STATIC).unwrap();
             let want = expected(&plan, Some((p, &input)));
             prop_assert_eq!(run(&k, &plan, Some(&input), want.len()), want);
         }
@@ -498,7 +498,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
         windows: Vec::new(),
         gathered: None,
     };
-    let k = jit().compile_dynamic_plan(&Plan::Slice(first)).unwrap();
+    let k = jit().compile(&Plan::Slice(first), &Options::DYNAMIC).unwrap();
     let clif = k.clif().to_string();
     for (d0, d1, n0, n1, s0, s1) in
         [(3u64, 9u64, 10u64, 2u64, -7i64, 4i64), (1, 1, 3, 3, 0, -1), (9, 2, 0, 5, 3, 3), (5, 5, 12, 40, -20, -3)]
@@ -518,7 +518,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
         let input = bytes_of(DType::F32, p.input_len(), 3);
         let want = expected(&Plan::Slice(p.clone()), Some((&p, &input)));
         let mut out = vec![0u8; want.len()];
-        k.run_slice_plan(&p, &input, &mut out).unwrap();
+        k.run(&p, Views::DENSE, Some(&input), &mut out).unwrap();
         assert_eq!(out, want);
     }
     // Same code: no recompilation.
@@ -526,7 +526,7 @@ fn one_dynamic_kernel_runs_many_shapes() {
     // Another mode is refused.
     let other = kerf_testkit::plans::slice_plan(DType::F32, &[2, 2], &[(2, 0, 1), (2, 0, 1)], BoundaryMode::Wrap);
     let mut out = vec![0u8; 16];
-    assert!(k.run_slice_plan(&other, &[0u8; 16], &mut out).is_err());
+    assert!(k.run(&other, Views::DENSE, Some(&[0u8; 16]), &mut out).is_err());
 }
 
 /// Pads given at run time need no recompilation: one dynamic kernel (op, mode, dtype,
@@ -557,7 +557,7 @@ fn one_dynamic_kernel_runs_many_pads() {
     ] {
         // Its own JIT: the shared one compiles other tests' kernels meanwhile.
         let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 8 }).unwrap();
-        let k = jit.compile_dynamic_plan(&first).unwrap();
+        let k = jit.compile(&first, &Options::DYNAMIC).unwrap();
         let clif = k.clif().to_string();
         let compiled = jit.cached().1;
         for p in others {
@@ -565,7 +565,7 @@ fn one_dynamic_kernel_runs_many_pads() {
             let input = bytes_of(DType::F32, s.input_len(), 5);
             let want = expected(&p, Some((s, &input)));
             let mut out = vec![0u8; want.len()];
-            k.run_plan(&p, Some(&input), &mut out).unwrap();
+            k.run(&p, Views::DENSE, Some(&input), &mut out).unwrap();
             assert_eq!(out, want, "{p}");
         }
         assert_eq!((k.clif(), jit.cached().1), (clif.as_str(), compiled), "no recompilation");
@@ -587,15 +587,15 @@ fn checks_happen_before_machine_code() {
         gathered: None,
     };
     // A strict plan reading past the input is refused at compile time...
-    assert!(jit().compile_plan(&Plan::Slice(p.clone())).is_err());
+    assert!(jit().compile(&Plan::Slice(p.clone()), &Options::STATIC).is_err());
     // ...and per call by a dynamic kernel.
     let ok = SlicePlan { axes: vec![AxisRead { extent: 2, start: 2, step: 1 }], output_shape: vec![2], ..p.clone() };
-    let k = jit().compile_dynamic_plan(&Plan::Slice(ok.clone())).unwrap();
+    let k = jit().compile(&Plan::Slice(ok.clone()), &Options::DYNAMIC).unwrap();
     let mut out = [0u8; 3];
-    assert!(k.run_slice_plan(&p, &[1, 2, 3, 4], &mut out).is_err());
+    assert!(k.run(&p, Views::DENSE, Some(&[1, 2, 3, 4]), &mut out).is_err());
     // Wrong buffer lengths.
     let mut out2 = [0u8; 2];
-    assert!(k.run_slice_plan(&ok, &[1, 2, 3], &mut out2).is_err());
+    assert!(k.run(&ok, Views::DENSE, Some(&[1, 2, 3]), &mut out2).is_err());
     let mut out3 = [0u8; 3];
     assert!(k.run_bytes(Some(&[1, 2, 3, 4]), &mut out3).is_err());
     k.run_bytes(Some(&[1, 2, 3, 4]), &mut out2).unwrap();
@@ -608,7 +608,7 @@ fn strings_are_refused_with_a_clear_error() {
         .input("data", Tensor::from_strings(&[2], ["a", "b"]).unwrap())
         .input("starts", i64s(&[0]))
         .input("ends", i64s(&[1]));
-    let e = jit().compile(&r).unwrap_err().to_string();
+    let e = jit().compile(&r, &Options::STATIC).unwrap_err().to_string();
     assert!(e.contains("string"), "{e}");
 }
 
@@ -630,14 +630,14 @@ fn the_cache_compiles_once_and_evicts() {
         })
     };
     let kernels: Vec<_> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..8).map(|_| s.spawn(|| jit.compile_plan(&plan(5)).unwrap())).collect();
+        let hs: Vec<_> = (0..8).map(|_| s.spawn(|| jit.compile(&plan(5), &Options::STATIC).unwrap())).collect();
         hs.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for k in &kernels {
         assert!(Arc::ptr_eq(k, &kernels[0]), "one plan compiles once");
     }
     for n in 6..12 {
-        jit.compile_plan(&plan(n)).unwrap();
+        jit.compile(&plan(n), &Options::STATIC).unwrap();
     }
     assert_eq!(jit.cached().0, 4);
     // The evicted kernel still runs: its code lives while it is referenced.
@@ -645,7 +645,7 @@ fn the_cache_compiles_once_and_evicts() {
     let mut out = vec![0u8; 20];
     kernels[0].run_bytes(Some(&input), &mut out).unwrap();
     assert_eq!(out, input[..20]);
-    assert!(!Arc::ptr_eq(&jit.compile_plan(&plan(5)).unwrap(), &kernels[0]));
+    assert!(!Arc::ptr_eq(&jit.compile(&plan(5), &Options::STATIC).unwrap(), &kernels[0]));
 }
 
 /// A cache hit skips validation and the plan's clone: only a plan that one kernel serves
@@ -667,7 +667,7 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
         gathered: None,
     };
     let run = |plan: &SlicePlan| {
-        let k = jit.compile_plan(&Plan::Slice(plan.clone())).unwrap();
+        let k = jit.compile(&Plan::Slice(plan.clone()), &Options::STATIC).unwrap();
         let mut out = vec![0u8; 4];
         k.run_bytes(Some(&[10, 20]), &mut out).unwrap();
         (k, out)
@@ -680,7 +680,7 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
     // Invalid plans are refused with a kernel of their shape cached: reading outside the
     // input in strict mode, a fill value wider than the dtype.
     for bad in [slice(BoundaryMode::StrictBounds, 0), slice(BoundaryMode::Fill, 0x100)] {
-        let e = jit.compile_plan(&Plan::Slice(bad)).unwrap_err().to_string();
+        let e = jit.compile(&Plan::Slice(bad), &Options::STATIC).unwrap_err().to_string();
         assert!(e.contains("slice plan"), "{e}");
     }
     // 0.0 and -0.0 compare equal as floats but give other bits (-0.0 + -0.0·i is -0.0).
@@ -693,7 +693,7 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
     };
     for alpha in [0.0, -0.0, 0.0] {
         let mut out = vec![0u8; 8];
-        jit.compile_plan(&linspace(alpha)).unwrap().run_bytes(None, &mut out).unwrap();
+        jit.compile(&linspace(alpha), &Options::STATIC).unwrap().run_bytes(None, &mut out).unwrap();
         assert_eq!(out, [(alpha as f32).to_le_bytes(); 2].concat(), "alpha {alpha:?}");
     }
     assert_eq!(jit.cached().0, 5);
@@ -785,7 +785,7 @@ fn large_outputs_stream_copies_and_fills() {
             let plan = pad(dtype, mode, rows, cols, bits);
             // The static kernel calls the streaming copy (host function 0) and, where it
             // has borders to fill, the streaming fill (host function 3).
-            let clif = jit().compile_plan(&Plan::Slice(plan.clone())).unwrap().clif().to_string();
+            let clif = jit().compile(&Plan::Slice(plan.clone()), &Options::STATIC).unwrap().clif().to_string();
             assert!(clif.contains("= u0:0 "), "{mode} {dtype}: no streaming copy\n{clif}");
             if mode == BoundaryMode::Fill {
                 assert!(clif.contains("= u0:3 "), "{mode} {dtype}: no streaming fill\n{clif}");
@@ -825,7 +825,7 @@ fn large_stride2_slices_stream_through_the_host() {
     {
         for (n1, start1) in [(2048, 0), (2053, 1), (1031, 0)] {
             let p = plan(dtype, n1, start1);
-            let clif = jit().compile_plan(&Plan::Slice(p.clone())).unwrap().clif().to_string();
+            let clif = jit().compile(&Plan::Slice(p.clone()), &Options::STATIC).unwrap().clif().to_string();
             assert_eq!(clif.contains("= u0:8 "), host, "{dtype} {n1} +{start1}\n{clif}");
             check_slice(&p, 60 + k as u64).unwrap();
         }
@@ -876,7 +876,7 @@ fn dynamic_kernel_code_grows_linearly_with_rank() {
     for mode in BoundaryMode::ALL {
         let lines = |rank: usize| {
             let p = Plan::Slice(plan(mode, rank));
-            let k = jit.compile_dynamic_plan(&p).unwrap();
+            let k = jit.compile(&p, &Options::DYNAMIC).unwrap();
             let input = bytes_of(DType::F32, plan(mode, rank).input_len(), rank as u64);
             let want = expected(&p, Some((&plan(mode, rank), &input)));
             assert_eq!(run(&k, &p, Some(&input), want.len()), want, "{mode} rank {rank}");
@@ -909,7 +909,7 @@ fn onnx_slice_of_a_thousand_unit_axes() {
     let input = bytes_of(DType::F32, p.input_len(), 9);
     let want = expected(&plan, Some((p, &input)));
     let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 8 }).unwrap();
-    for k in [jit.compile_plan(&plan).unwrap(), jit.compile_dynamic_plan(&plan).unwrap()] {
+    for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit.compile(&plan, &Options::DYNAMIC).unwrap()] {
         assert_eq!(run(&k, &plan, Some(&input), want.len()), want);
         assert!(clif_lines(&k) < 20_000, "{} lines", clif_lines(&k));
         assert!(k.argument_words() < 1000, "{} words", k.argument_words());
@@ -951,9 +951,9 @@ fn tiny_inputs_repeated_to_ten_million_elements() {
             };
             let plan = Plan::Slice(p.clone());
             for k in [
-                jit().compile_plan(&plan).unwrap(),
-                jit().compile_dynamic_plan(&plan).unwrap(),
-                jit_threads().compile_plan(&plan).unwrap(),
+                jit().compile(&plan, &Options::STATIC).unwrap(),
+                jit().compile(&plan, &Options::DYNAMIC).unwrap(),
+                jit_threads().compile(&plan, &Options::STATIC).unwrap(),
             ] {
                 let out = run(&k, &plan, Some(&input), dtype.buffer_bytes(n).unwrap());
                 assert!(k.argument_words() < 64, "{} words", k.argument_words());
@@ -1035,7 +1035,7 @@ fn padded_rows_are_walked() {
             let nest = kerf_ir::schedule::slice(&plan).unwrap();
             let reading = nest.dims[1].segments().unwrap().iter().filter(|s| s.run() != Run::Fill).count();
             assert_eq!(reading, if mode == BoundaryMode::Fill { 1 } else { 3 }, "{nest}");
-            let clif = jit().compile_plan(&Plan::Slice(plan.clone())).unwrap().clif().to_string();
+            let clif = jit().compile(&Plan::Slice(plan.clone()), &Options::STATIC).unwrap().clif().to_string();
             // (Every call of memcpy imports it anew.)
             let calls = clif.lines().filter(|l| l.contains(" = %Memcpy ")).count();
             assert_eq!(calls, 1, "{mode} {dtype}\n{nest}\n{clif}");

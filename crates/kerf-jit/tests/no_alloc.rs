@@ -2,7 +2,7 @@
 //! nothing: every allocation of this thread is counted around them.
 
 use kerf_ir::{AxisRead, BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, SlicePlan};
-use kerf_jit::Jit;
+use kerf_jit::{Jit, Options};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -64,18 +64,18 @@ fn calls_and_cache_hits_allocate_nothing() {
         kind: FillKind::Linspace(Linspace::Float { alpha: 1.0, beta: vec![0.5, 0.25] }),
     });
     for plan in [slice(BoundaryMode::StrictBounds, 0), slice(BoundaryMode::Fill, -1), linspace] {
-        let kernel = jit.compile_plan(&plan).unwrap();
+        let kernel = jit.compile(&plan, &Options::STATIC).unwrap();
         let input = plan.input_shape().map(|_| vec![7u8; 36]);
         let mut out = vec![0u8; 16];
         let n = allocations(|| {
             for _ in 0..100 {
                 kernel.run_bytes(input.as_deref(), &mut out).unwrap();
-                drop(jit.compile_plan(&plan).unwrap());
+                drop(jit.compile(&plan, &Options::STATIC).unwrap());
             }
         });
         assert_eq!(n, 0, "{plan}");
-        assert!(std::sync::Arc::ptr_eq(&kernel, &jit.compile_plan(&plan).unwrap()));
+        assert!(std::sync::Arc::ptr_eq(&kernel, &jit.compile(&plan, &Options::STATIC).unwrap()));
     }
     // The counter counts: a miss compiles (and allocates).
-    assert!(allocations(|| drop(jit.compile_plan(&slice(BoundaryMode::Clamp, 0)).unwrap())) > 0);
+    assert!(allocations(|| drop(jit.compile(&slice(BoundaryMode::Clamp, 0), &Options::STATIC).unwrap())) > 0);
 }

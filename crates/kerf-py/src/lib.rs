@@ -16,7 +16,7 @@ use args::Meta;
 use arrays::{ArrayArg, Raw};
 use dtypes::Form;
 use errors::{KerfError, KerfResult, invalid};
-use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _};
+use kerf::{DType, Jit, JitKernel, JitSettings, Kernel as _, Options};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyWeakrefReference};
@@ -82,7 +82,7 @@ fn run<'py>(
     if let Some(chain) = kerf::chain::as_chain(&call.request).py(py)? {
         return run_chain(py, op, jit, chain, call.data.as_ref(), out, form);
     }
-    let kernel = py.detach(|| jit.compile(&call.request)).py(py)?;
+    let kernel = py.detach(|| jit.compile(&call.request, &Options::STATIC)).py(py)?;
     execute(py, op, &kernel, call.data.as_ref().map(|(name, a)| (name.as_str(), a)), out, form)
 }
 
@@ -154,8 +154,7 @@ fn compile(
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
-    let kernel =
-        py.detach(|| if dynamic { jit.compile_dynamic(&call.request) } else { jit.compile(&call.request) }).py(py)?;
+    let kernel = py.detach(|| jit.compile(&call.request, &Options::dynamic(dynamic))).py(py)?;
     let form = call.data.as_ref().map_or(Form::Natural, |(_, d)| d.form);
     Ok(Kernel { kernel, op: op.to_string(), form })
 }

@@ -203,7 +203,7 @@ pub enum GuardFailure {
     Wrong { flush: Flush, first_diff: usize, got: Vec<u8>, expected: Vec<u8> },
 }
 
-/// How a guarded run calls the kernel: `run_bytes`, or `run_plan` of a dynamic kernel.
+/// How a guarded run calls the kernel: `run_bytes`, or `run` of a dynamic kernel.
 pub type RunFn<'a> = dyn Fn(&dyn Kernel, Option<&[u8]>, &mut [u8]) -> Result<(), Error> + 'a;
 
 /// Run `kernel` on `input` with both buffers guarded, in both flush variants, and compare

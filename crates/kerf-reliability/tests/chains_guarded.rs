@@ -12,7 +12,7 @@ use kerf::chain::ChainRequest;
 use kerf_ir::chain;
 use kerf_ir::schedule::Strided;
 use kerf_ir::{AxisRead, BoundaryMode, DType, Kernel, Plan, Request, SlicePlan, Tensor};
-use kerf_jit::{Jit, JitSettings};
+use kerf_jit::{Jit, JitSettings, Options, Views};
 use kerf_reliability::*;
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -97,12 +97,12 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
         if fused_ref.bytes() != Some(expected.as_slice()) {
             failures.push(format!("fused reference: {}", what()));
         }
-        let kernel = jit.compile_chain(&fused).unwrap_or_else(|e| panic!("compile_chain: {e}: {}", what()));
-        // Every chain fuses into one kernel but strings (the JIT moves bytes).
-        if kernel.is_none() != (fused.dtype == kerf_ir::DType::String) {
-            failures.push(format!("fuses: {}: {}", kernel.is_some(), what()));
+        let kernel = jit.compile(&fused, &Options::STATIC);
+        // Every chain fuses into one kernel but strings (the JIT moves bytes: it refuses them).
+        if kernel.is_err() != (fused.dtype == kerf_ir::DType::String) {
+            failures.push(format!("fuses: {:?}: {}", kernel.as_ref().err(), what()));
         }
-        if let Some(k) = kernel {
+        if let Ok(k) = kernel {
             fused_runs += 1;
             fused_fill_heads += u64::from(input.is_none());
             let nest = kerf_ir::schedule::chain(&fused).unwrap().expect("the kernel's nest");
@@ -110,7 +110,7 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
             if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
                 failures.push(format!("fused jit: {}: {f:?}", what()));
             }
-            let d = jit.compile_dynamic_chain(&fused).unwrap().expect("fuses as the static kernel does");
+            let d = jit.compile(&fused, &Options::DYNAMIC).expect("fuses as the static kernel does");
             if let Err(f) = run_guarded(d.as_ref(), input.as_deref(), &expected, &run_bytes) {
                 failures.push(format!("fused dynamic jit: {}: {f:?}", what()));
             }
@@ -120,7 +120,7 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
             let mut data = input.clone();
             for (k, plan) in plans.iter().enumerate() {
                 let step_expected = reference_bytes(plan, data.as_deref()).unwrap();
-                let kernel = if dynamic { jit.compile_dynamic_plan(plan) } else { jit.compile_plan(plan) };
+                let kernel = jit.compile(plan, &Options::dynamic(dynamic));
                 let kernel = kernel.unwrap_or_else(|e| panic!("step {}: {e}: {}", k + 1, what()));
                 if let Err(f) = run_guarded(kernel.as_ref(), data.as_deref(), &step_expected, &run_bytes) {
                     failures.push(format!("step {} (dynamic {dynamic}): {}: {f:?}", k + 1, what()));
@@ -159,13 +159,13 @@ fn gather(plan: &SlicePlan, view: &Strided, buffer: &[u8]) -> Vec<u8> {
 fn check_input_view(jit: &Jit, plan: &SlicePlan, view: &Strided, buffer: &[u8], failures: &mut Vec<String>) -> bool {
     let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gather(plan, view, buffer))).unwrap();
     let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
-    let k = jit.compile_strided(plan, view).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let k = jit.compile(plan, &Options::STATIC.input(view)).unwrap_or_else(|e| panic!("{what}: {e}"));
     if let Err(f) = run_guarded(k.as_ref(), Some(buffer), &expected, &run_bytes) {
         failures.push(format!("static: {what}: {f:?}"));
     }
-    let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
+    let d = jit.compile(plan, &Options::DYNAMIC.input(view)).unwrap();
     let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
-        d.run_strided(plan, view, input.unwrap_or_default(), out)
+        d.run(plan, Views::DENSE.input(view), Some(input.unwrap_or_default()), out)
     };
     if let Err(f) = run_guarded(d.as_ref(), Some(buffer), &expected, &run_dyn) {
         failures.push(format!("dynamic: {what}: {f:?}"));
@@ -208,11 +208,18 @@ fn strided_inputs_stay_inside_guarded_buffers() {
         .attr("stride", [1, 1]);
     let Ok(Plan::Slice(plan)) = kerf_ir::lower(&request) else { panic!("the plan lowers") };
     let outside = Strided { offset: 1, strides: vec![4, 1], buffer_len: 12 };
-    let e = jit.compile_strided(&plan, &outside).unwrap_err().to_string();
+    let e = jit.compile(&plan, &Options::STATIC.input(&outside)).unwrap_err().to_string();
     assert!(e.contains("input view") && e.contains("outside its buffer"), "{e}");
-    let d = jit.compile_dynamic_plan(&Plan::Slice(plan.clone())).unwrap();
-    let e = d.run_strided(&plan, &outside, &[0u8; 48], &mut [0u8; 16]).unwrap_err().to_string();
+    let e = jit.compile(&plan, &Options::DYNAMIC.input(&outside)).unwrap_err().to_string();
+    assert!(e.contains("input view") && e.contains("outside its buffer"), "{e}");
+    let inside = Strided::contiguous(&plan.input_shape).unwrap();
+    let d = jit.compile(&plan, &Options::DYNAMIC.input(&inside)).unwrap();
+    let e = d.run(&plan, Views::DENSE.input(&outside), Some(&[0u8; 48]), &mut [0u8; 16]).unwrap_err().to_string();
     assert!(e.contains("input view"), "{e}");
+    // A view passed to a kernel compiled for another layout is refused, naming the side.
+    let dense = jit.compile(&plan, &Options::DYNAMIC).unwrap();
+    let e = dense.run(&plan, Views::DENSE.input(&inside), Some(&[0u8; 48]), &mut [0u8; 16]).unwrap_err().to_string();
+    assert!(e.contains("input layout"), "{e}");
 }
 
 /// A random output view of `shape`: the axes in a random order of memory, each stride
@@ -297,18 +304,17 @@ fn strided_outputs_stay_inside_guarded_buffers() {
         let expected = chain::evaluate_unfused(&plans, Some(data.view())).unwrap();
         let expected = scatter_into(expected.bytes().unwrap(), &out_shape, &out_view, w, 0x5A);
         let what = format!("{plans:?}\ninput {in_view:?}\noutput {out_view:?}");
-        let views = (Some(&in_view), Some(&out_view));
+        let views = Views { input: Some(&in_view), output: Some(&out_view) };
         match (&fused, &plans[0]) {
             (Some(f), _) if kerf_ir::schedule::chain(f).is_ok_and(|n| n.is_some_and(|n| !n.levels.is_empty())) => {
                 // Nests with fill levels write no output view: both kernels refuse, saying why.
-                for r in
-                    [jit.compile_chain_views(f, views.0, views.1), jit.compile_dynamic_chain_views(f, views.0, views.1)]
+                for r in [jit.compile(f, &Options::STATIC.views(views)), jit.compile(f, &Options::DYNAMIC.views(views))]
                 {
                     match r {
                         Err(e) if e.to_string().contains("fill levels") && e.to_string().contains("no output view") => {
                         }
                         other => {
-                            failures.push(format!("fill levels into a view: {what}: {:?}", other.map(|k| k.is_some())))
+                            failures.push(format!("fill levels into a view: {what}: {:?}", other.map(|_| "compiled")))
                         }
                     }
                 }
@@ -316,26 +322,27 @@ fn strided_outputs_stay_inside_guarded_buffers() {
                 continue;
             }
             (Some(f), _) => {
-                let Some(k) = must(jit.compile_chain_views(f, views.0, views.1), &what) else {
+                if f.dtype == DType::String {
                     continue; // a chain of strings: no nest
-                };
+                }
+                let k = must(jit.compile(f, &Options::STATIC.views(views)), &what);
                 if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
                     failures.push(format!("static chain: {what}: {f:?}"));
                 }
-                let d = must(jit.compile_dynamic_chain_views(f, views.0, views.1), &what).expect("fuses");
+                let d = must(jit.compile(f, &Options::DYNAMIC.views(views)), &what);
                 if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_bytes) {
                     failures.push(format!("dynamic chain: {what}: {f:?}"));
                 }
                 chains += 1;
             }
             (None, Plan::Slice(p)) => {
-                let k = must(jit.compile_views(p, views.0, views.1), &what);
+                let k = must(jit.compile(p, &Options::STATIC.views(views)), &what);
                 if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
                     failures.push(format!("static: {what}: {f:?}"));
                 }
-                let d = must(jit.compile_dynamic_views(p), &what);
+                let d = must(jit.compile(p, &Options::DYNAMIC.views(views)), &what);
                 let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
-                    d.run_views(p, views.0, input.unwrap_or_default(), views.1, out)
+                    d.run(p, views, Some(input.unwrap_or_default()), out)
                 };
                 if let Err(f) = run_guarded(d.as_ref(), Some(&buffer), &expected, &run_dyn) {
                     failures.push(format!("dynamic: {what}: {f:?}"));
@@ -392,7 +399,7 @@ fn bad_output_views_are_refused() {
         (Strided { offset: 2, strides: vec![4, 1], buffer_len: 8 }, ["output view", "outside its buffer"]),
         (Strided { offset: 0, strides: vec![4], buffer_len: 100 }, ["output view", "strides"]),
     ] {
-        let e = jit.compile_views(&plan, None, Some(&view)).unwrap_err().to_string();
+        let e = jit.compile(&plan, &Options::STATIC.output(&view)).unwrap_err().to_string();
         assert!(words.iter().all(|w| e.contains(w)), "{view:?}: {e}");
     }
 }
@@ -417,13 +424,13 @@ fn threaded_calls_write_output_views() {
     let expected = scatter_into(&dense, &plan.output_shape, &view, 2, 0x5A);
     for threads in [1, 4] {
         let jit = Jit::new(JitSettings { threads, cache_capacity: 8 }).unwrap();
-        let k = jit.compile_views(&plan, None, Some(&view)).unwrap();
+        let k = jit.compile(&plan, &Options::STATIC.output(&view)).unwrap();
         if let Err(f) = run_guarded(k.as_ref(), Some(&input), &expected, &run_bytes) {
             panic!("static, {threads} threads: {f:?}");
         }
-        let d = jit.compile_dynamic_views(&plan).unwrap();
+        let d = jit.compile(&plan, &Options::DYNAMIC.output(&view)).unwrap();
         let run_dyn = |_: &dyn Kernel, input: Option<&[u8]>, out: &mut [u8]| {
-            d.run_views(&plan, None, input.unwrap_or_default(), Some(&view), out)
+            d.run(&plan, Views::DENSE.output(&view), Some(input.unwrap_or_default()), out)
         };
         if let Err(f) = run_guarded(d.as_ref(), Some(&input), &expected, &run_dyn) {
             panic!("dynamic, {threads} threads: {f:?}");
@@ -466,14 +473,14 @@ fn fill_heads_and_fill_levels_write_no_output_views() {
         let shape = &fused.output_shape;
         // Rows apart: every element of the output in a buffer twice as wide.
         let view = Strided { offset: 0, strides: vec![2 * shape[1] as i64, 1], buffer_len: 2 * shape[0] * shape[1] };
-        let static_err = jit.compile_chain_views(&fused, None, Some(&view)).map(|k| k.is_some());
-        let dynamic_err = jit.compile_dynamic_chain_views(&fused, None, Some(&view)).map(|k| k.is_some());
+        let static_err = jit.compile(&fused, &Options::STATIC.output(&view));
+        let dynamic_err = jit.compile(&fused, &Options::DYNAMIC.output(&view));
         for e in [static_err, dynamic_err] {
             let e = e.unwrap_err().to_string();
             assert!(e.contains(why) && e.contains("writes no output view"), "{fused}: {e}");
         }
         let expected = chain::evaluate_unfused(&plans, input.as_ref().map(Tensor::view)).unwrap();
-        for k in [jit.compile_chain(&fused).unwrap(), jit.compile_dynamic_chain(&fused).unwrap()] {
+        for k in [jit.compile(&fused, &Options::STATIC), jit.compile(&fused, &Options::DYNAMIC)] {
             let k = k.expect("a chain of bytes fuses");
             assert_eq!(k.run_tensor(input.as_ref().map(Tensor::view)).unwrap(), expected, "{fused}");
         }

@@ -3,7 +3,7 @@
 //! kernels of one kind share one compiled code; kernels outlive their JIT and its cache.
 
 use kerf_ir::{DType, Kernel, Plan, Request, Tensor};
-use kerf_jit::{Jit, JitKernel, JitSettings};
+use kerf_jit::{Jit, JitKernel, JitSettings, Options};
 use kerf_reliability::{Flush, GuardedBuf, Rng, random_input, reference_bytes};
 use std::sync::{Arc, Barrier};
 
@@ -47,7 +47,7 @@ fn hammer(kernel: &Arc<JitKernel>, plan: &Plan, rounds: usize) {
 fn many_threads_run_one_static_kernel_at_once() {
     let jit = Jit::default();
     let req = reflect_request();
-    let kernel = jit.compile(&req).unwrap();
+    let kernel = jit.compile(&req, &Options::STATIC).unwrap();
     hammer(&kernel, &kerf_ir::lower(&req).unwrap(), 200);
 }
 
@@ -55,7 +55,7 @@ fn many_threads_run_one_static_kernel_at_once() {
 fn many_threads_run_one_dynamic_kernel_at_once() {
     let jit = Jit::default();
     let req = reflect_request();
-    let kernel = jit.compile_dynamic(&req).unwrap();
+    let kernel = jit.compile(&req, &Options::DYNAMIC).unwrap();
     hammer(&kernel, &kerf_ir::lower(&req).unwrap(), 200);
 }
 
@@ -69,7 +69,7 @@ fn many_threads_run_one_internally_threaded_kernel_at_once() {
         .attr("size", [2048, 2048])
         .attr("stride", [1, -1])
         .attr("mode", "wrap");
-    let kernel = jit.compile(&req).unwrap();
+    let kernel = jit.compile(&req, &Options::STATIC).unwrap();
     hammer(&kernel, &kerf_ir::lower(&req).unwrap(), 3);
 }
 
@@ -84,7 +84,7 @@ fn one_plan_asked_for_concurrently_compiles_once() {
                 .map(|_| {
                     s.spawn(|| {
                         barrier.wait();
-                        jit.compile(&req).unwrap()
+                        jit.compile(&req, &Options::STATIC).unwrap()
                     })
                 })
                 .collect();
@@ -109,7 +109,7 @@ fn dynamic_kernels_of_one_kind_share_one_compiled_code_across_threads() {
                     // Different plans, same op, mode, dtype and rank.
                     let req = reflect_request().attr("start", [-t, 3 * t]).attr("size", [10 + t, 20]);
                     barrier.wait();
-                    (jit.compile_dynamic(&req).unwrap(), req)
+                    (jit.compile(&req, &Options::DYNAMIC).unwrap(), req)
                 })
             })
             .collect();
@@ -136,11 +136,11 @@ fn kernels_outlive_their_jit() {
     let req = reflect_request();
     let (stat, dynk) = {
         let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 1 }).unwrap();
-        let s = jit.compile(&req).unwrap();
-        let d = jit.compile_dynamic(&req).unwrap();
+        let s = jit.compile(&req, &Options::STATIC).unwrap();
+        let d = jit.compile(&req, &Options::DYNAMIC).unwrap();
         // Push both out of the one-entry caches.
-        jit.compile(&reflect_request().attr("size", [1, 1])).unwrap();
-        jit.compile_dynamic(&reflect_request().attr("mode", "wrap")).unwrap();
+        jit.compile(&reflect_request().attr("size", [1, 1]), &Options::STATIC).unwrap();
+        jit.compile(&reflect_request().attr("mode", "wrap"), &Options::DYNAMIC).unwrap();
         (s, d)
     };
     let plan = kerf_ir::lower(&req).unwrap();

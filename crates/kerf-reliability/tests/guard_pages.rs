@@ -7,7 +7,7 @@
 //! the first seed.
 
 use kerf_ir::{Kernel, Plan};
-use kerf_jit::{Jit, JitKernel, JitSettings};
+use kerf_jit::{Jit, JitKernel, JitSettings, Options, Views};
 use kerf_reliability::*;
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ fn jit_kernels_stay_inside_guarded_buffers_on_random_plans() {
         }
         let what = describe(&plan);
 
-        match jit.compile_plan(&plan) {
+        match jit.compile(&plan, &Options::STATIC) {
             Ok(k) => {
                 tally.static_runs += 1;
                 if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
@@ -67,7 +67,7 @@ fn jit_kernels_stay_inside_guarded_buffers_on_random_plans() {
             }
             Err(e) => tally.jit_refused.push(format!("static: {what}: {e}")),
         }
-        match jit.compile_dynamic_plan(&plan) {
+        match jit.compile(&plan, &Options::DYNAMIC) {
             Ok(k) => {
                 tally.dynamic_runs += 1;
                 if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
@@ -77,11 +77,14 @@ fn jit_kernels_stay_inside_guarded_buffers_on_random_plans() {
                 if let Some(other) = dynamic_pool.iter().find(|o| {
                     !Arc::ptr_eq(o, &k) && o.plan() != &plan && {
                         let mut probe = vec![0u8; expected.len()];
-                        !matches!(o.run_plan(&plan, input.as_deref(), &mut probe), Err(kerf_ir::Error::Mismatch { .. }))
+                        !matches!(
+                            o.run(&plan, Views::DENSE, input.as_deref(), &mut probe),
+                            Err(kerf_ir::Error::Mismatch { .. })
+                        )
                     }
                 }) {
                     tally.dynamic_other_plan_runs += 1;
-                    let run = |_: &dyn Kernel, i: Option<&[u8]>, o: &mut [u8]| other.run_plan(&plan, i, o);
+                    let run = |_: &dyn Kernel, i: Option<&[u8]>, o: &mut [u8]| other.run(&plan, Views::DENSE, i, o);
                     if let Err(f) = run_guarded(other.as_ref(), input.as_deref(), &expected, &run) {
                         failures.push(format!("dynamic (other plan's kernel): {what}: {f:?}"));
                     }
@@ -147,7 +150,7 @@ fn threaded_jit_kernels_stay_inside_guarded_buffers() {
         plans += 1;
         let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
         let expected = reference_bytes(&plan, input.as_deref()).unwrap();
-        for k in [jit.compile_plan(&plan).unwrap(), jit.compile_dynamic_plan(&plan).unwrap()] {
+        for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit.compile(&plan, &Options::DYNAMIC).unwrap()] {
             if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
                 let f = match f {
                     GuardFailure::Wrong { flush, first_diff, .. } => {
@@ -188,7 +191,7 @@ fn large_stride2_slices_stay_inside_guarded_buffers() {
             let plan = kerf_ir::lower(&req).unwrap();
             let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
             let expected = reference_bytes(&plan, input.as_deref()).unwrap();
-            for k in [jit.compile_plan(&plan).unwrap(), jit2.compile_plan(&plan).unwrap()] {
+            for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit2.compile(&plan, &Options::STATIC).unwrap()] {
                 if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
                     let f = match f {
                         GuardFailure::Wrong { flush, first_diff, .. } => {

@@ -3,7 +3,7 @@
 //! and a dynamic kernel compiled for another plan of its kind.
 
 use kerf_ir::{Kernel, Plan, Request};
-use kerf_jit::Jit;
+use kerf_jit::{Jit, Options, Views};
 use kerf_reliability::reference_bytes;
 
 fn agree(req: &Request, other: &Request) {
@@ -11,13 +11,13 @@ fn agree(req: &Request, other: &Request) {
     let expected = reference_bytes(&plan, None).unwrap();
     let jit = Jit::default();
     let mut out = vec![0u8; expected.len()];
-    jit.compile_plan(&plan).unwrap().run_bytes(None, &mut out).unwrap();
+    jit.compile(&plan, &Options::STATIC).unwrap().run_bytes(None, &mut out).unwrap();
     assert_eq!(out, expected, "static kernel: {plan}");
     out.fill(0);
-    jit.compile_dynamic_plan(&plan).unwrap().run_bytes(None, &mut out).unwrap();
+    jit.compile(&plan, &Options::DYNAMIC).unwrap().run_bytes(None, &mut out).unwrap();
     assert_eq!(out, expected, "dynamic kernel: {plan}");
     out.fill(0);
-    jit.compile_dynamic(other).unwrap().run_plan(&plan, None, &mut out).unwrap();
+    jit.compile(other, &Options::DYNAMIC).unwrap().run(&plan, Views::DENSE, None, &mut out).unwrap();
     assert_eq!(out, expected, "another plan's dynamic kernel: {plan}");
 }
 

@@ -11,7 +11,7 @@
 //! This file holds one test so that no other test's memory is counted.
 
 use kerf_ir::{BoundaryMode, DType, Kernel, Request, Tensor};
-use kerf_jit::{Jit, JitSettings};
+use kerf_jit::{Jit, JitSettings, Options};
 use kerf_reliability::rss_bytes;
 use std::sync::Arc;
 use std::time::Instant;
@@ -52,9 +52,9 @@ fn a_bounded_cache_keeps_memory_bounded_under_many_distinct_compiles() {
     // Warm up: fill the cache once, so the baseline includes a full cache.
     let start = Instant::now();
     let held_requests: Vec<Request> = (0..8).map(|i| plan_request(i * 37)).collect();
-    let held: Vec<_> = held_requests.iter().map(|r| jit.compile(r).unwrap()).collect();
+    let held: Vec<_> = held_requests.iter().map(|r| jit.compile(r, &Options::STATIC).unwrap()).collect();
     for i in 0..2 * CAPACITY as u64 {
-        jit.compile(&plan_request(1_000_000_000 + i)).unwrap();
+        jit.compile(&plan_request(1_000_000_000 + i), &Options::STATIC).unwrap();
     }
     let rss_before = rss_bytes();
 
@@ -67,7 +67,7 @@ fn a_bounded_cache_keeps_memory_bounded_under_many_distinct_compiles() {
                     let mut samples = Vec::new();
                     for n in 0..per_thread {
                         // Distinct across threads: even and odd plan numbers.
-                        let k = jit.compile(&plan_request(2 * n + t)).unwrap();
+                        let k = jit.compile(&plan_request(2 * n + t), &Options::STATIC).unwrap();
                         assert_eq!(k.output_shape(), &[96]);
                         if n % 5000 == 4999 {
                             samples.push(rss_bytes());

@@ -14,7 +14,7 @@
 
 use kerf_ir::schedule;
 use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Kernel, Linspace, Plan, SlicePlan};
-use kerf_jit::{Jit, JitKernel};
+use kerf_jit::{Jit, JitKernel, Options, Views};
 use kerf_reliability::{Flush, GuardedBuf, Rng, claimed_bytes};
 use std::sync::Arc;
 
@@ -82,29 +82,31 @@ fn every_api(plan: &Plan, input: Option<&[u8]>, donor: Option<&Arc<JitKernel>>) 
         },
     ));
     outcomes.push((
-        "compile_plan + run_bytes",
-        match jit().compile_plan(plan) {
+        "static + run_bytes",
+        match jit().compile(plan, &Options::STATIC) {
             Ok(k) => guarded(plan, input, &|i, o| k.run_bytes(i, o)),
             Err(e) => Outcome::Refused(e),
         },
     ));
     outcomes.push((
-        "compile_dynamic_plan + run_bytes",
-        match jit().compile_dynamic_plan(plan) {
+        "dynamic + run_bytes",
+        match jit().compile(plan, &Options::DYNAMIC) {
             Ok(k) => guarded(plan, input, &|i, o| k.run_bytes(i, o)),
             Err(e) => Outcome::Refused(e),
         },
     ));
     if let Some(k) = donor {
-        outcomes
-            .push(("run_plan on another plan's dynamic kernel", guarded(plan, input, &|i, o| k.run_plan(plan, i, o))));
+        outcomes.push((
+            "run on another plan's dynamic kernel",
+            guarded(plan, input, &|i, o| k.run(plan, Views::DENSE, i, o)),
+        ));
     }
     // A threaded JIT splits the call over its outermost loop.
     static THREADED: std::sync::OnceLock<Jit> = std::sync::OnceLock::new();
     let threaded = THREADED.get_or_init(|| Jit::new(kerf_jit::JitSettings { threads: 2, cache_capacity: 64 }).unwrap());
     outcomes.push((
-        "threaded compile_plan + run_bytes",
-        match threaded.compile_plan(plan) {
+        "threaded static + run_bytes",
+        match threaded.compile(plan, &Options::STATIC) {
             Ok(k) => guarded(plan, input, &|i, o| k.run_bytes(i, o)),
             Err(e) => Outcome::Refused(e),
         },
@@ -149,15 +151,15 @@ fn slice(dtype: DType, input: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMo
 }
 
 /// Finding 1: an output shape of 1 element over an axis of 1,000 wrote 3,996 bytes past
-/// a 4-byte output through compile_plan, compile_dynamic_plan and run_plan.
+/// a 4-byte output through static and dynamic kernels and a dynamic kernel's run.
 #[test]
 fn an_output_shape_smaller_than_the_axes_is_refused_everywhere() {
     let lying = Plan::Slice(slice(DType::F32, &[1000], &[(1000, 0, 1)], BoundaryMode::StrictBounds, &[1]));
     let honest = Plan::Slice(slice(DType::F32, &[1000], &[(10, 0, 1)], BoundaryMode::StrictBounds, &[10]));
-    let donor = jit().compile_dynamic_plan(&honest).unwrap();
+    let donor = jit().compile(&honest, &Options::DYNAMIC).unwrap();
     let input = vec![1u8; 4000];
     assert!(!check(&lying, Some(&input), Some(&donor)));
-    let err = jit().compile_plan(&lying).unwrap_err().to_string();
+    let err = jit().compile(&lying, &Options::STATIC).unwrap_err().to_string();
     assert!(err.contains("output_shape [1]") && err.contains("[1000]"), "{err}");
 }
 
@@ -172,7 +174,7 @@ fn a_linspace_without_its_coefficients_is_refused_everywhere() {
             kind: FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: beta.clone() }),
         });
         assert!(!check(&lying, None, None), "beta {beta:?}");
-        let err = jit().compile_dynamic_plan(&lying).unwrap_err().to_string();
+        let err = jit().compile(&lying, &Options::DYNAMIC).unwrap_err().to_string();
         assert!(err.contains(&format!("beta has {} entries for an output of rank 3", beta.len())), "{err}");
     }
 }
@@ -457,9 +459,9 @@ fn malformed_plans_are_refused_through_every_api() {
     for case in 0..cases {
         let (plan, what, donor) = if rng.chance(70) {
             let mut p = random_slice(&mut rng);
-            // A dynamic kernel compiled for the valid plan, before it is broken: run_plan
+            // A dynamic kernel compiled for the valid plan, before it is broken: run
             // on it must refuse the broken one (or run it, if it stays valid).
-            let donor = jit().compile_dynamic_plan(&Plan::Slice(p.clone())).ok();
+            let donor = jit().compile(&Plan::Slice(p.clone()), &Options::DYNAMIC).ok();
             let what = break_slice(&mut rng, &mut p);
             (Plan::Slice(p), what, donor)
         } else {
@@ -504,9 +506,9 @@ fn malformed_plans_are_refused_through_every_api() {
     assert!(refused > cases / 2 && valid > cases / 20, "the generator should produce both kinds: {refused} / {valid}");
 }
 
-/// Issue 20, finding 4: `compile_dynamic_views` panicked for every i4/u4 plan
-/// (`unreachable!` in the dynamic kernel's emitter, inside the kernel cache's initializer,
-/// so every later call panicked again) where the static `compile_views` refuses. Packed
+/// Issue 20, finding 4: the dynamic kernel writing output views panicked for every i4/u4
+/// plan (`unreachable!` in the dynamic kernel's emitter, inside the kernel cache's
+/// initializer, so every later call panicked again) where the static one refuses. Packed
 /// 4-bit plans at every compile entry: dense outputs run (guarded, the reference's bytes),
 /// output views are refused with an error naming the rule — every time, never a panic.
 #[test]
@@ -523,32 +525,36 @@ fn packed_4bit_plans_at_every_compile_entry() {
             // Writing [4, 5] into a [4, 6] buffer.
             let out_view = schedule::Strided { offset: 0, strides: vec![6, 1], buffer_len: 24 };
             let runs: Vec<(&str, Result<Arc<JitKernel>, Error>)> = vec![
-                ("compile_plan", jit().compile_plan(&plan)),
-                ("compile_dynamic_plan", jit().compile_dynamic_plan(&plan)),
-                ("compile_strided", jit().compile_strided(&p, &dense)),
-                ("compile_views dense", jit().compile_views(&p, Some(&dense), None)),
+                ("static", jit().compile(&plan, &Options::STATIC)),
+                ("dynamic", jit().compile(&plan, &Options::DYNAMIC)),
+                ("static, input view", jit().compile(&p, &Options::STATIC.input(&dense))),
+                ("dynamic, input view", jit().compile(&p, &Options::DYNAMIC.input(&dense))),
             ];
             for (entry, k) in runs {
                 let k = k.unwrap_or_else(|e| panic!("{entry} refused {dtype} {mode}: {e}"));
                 let r = run_guarded(k.as_ref(), Some(&input), &want, &run_bytes);
                 assert!(r.is_ok(), "{entry} {dtype} {mode}: {r:?}");
             }
-            let dynamic = jit().compile_dynamic_plan(&plan).unwrap();
+            let dynamic = jit().compile(&plan, &Options::DYNAMIC.input(&dense)).unwrap();
             let r = run_guarded(dynamic.as_ref(), Some(&input), &want, &|_, i, o| {
-                dynamic.run_strided(&p, &dense, i.unwrap_or_default(), o)
+                dynamic.run(&p, Views::DENSE.input(&dense), Some(i.unwrap_or_default()), o)
             });
-            assert!(r.is_ok(), "run_strided {dtype} {mode}: {r:?}");
+            assert!(r.is_ok(), "run through an input view {dtype} {mode}: {r:?}");
             let mut out = vec![0u8; 12];
             let refusals = [
-                ("compile_views to a view", jit().compile_views(&p, None, Some(&out_view)).err()),
-                ("compile_dynamic_views", jit().compile_dynamic_views(&p).err()),
+                ("static, output view", jit().compile(&p, &Options::STATIC.output(&out_view)).err()),
+                ("dynamic, output view", jit().compile(&p, &Options::DYNAMIC.output(&out_view)).err()),
                 // The same key again: an error again, not a panic from the cache.
-                ("compile_dynamic_views again", jit().compile_dynamic_views(&p).err()),
-                ("run_views to a view", dynamic.run_views(&p, None, &input, Some(&out_view), &mut out).err()),
+                ("dynamic, output view again", jit().compile(&p, &Options::DYNAMIC.output(&out_view)).err()),
+                // No kernel writes 4-bit views: a dense one refuses the layout.
+                (
+                    "run into an output view",
+                    dynamic.run(&p, Views::DENSE.input(&dense).output(&out_view), Some(&input), &mut out).err(),
+                ),
             ];
             for (entry, e) in refusals {
                 let e = e.unwrap_or_else(|| panic!("{entry} accepted an output view of {dtype}")).to_string();
-                assert!(e.contains("4-bit") || e.contains("writes dense outputs"), "{entry}: {e}");
+                assert!(e.contains("4-bit") || e.contains("output layout"), "{entry}: {e}");
             }
         }
     }
@@ -566,9 +572,9 @@ fn packed_4bit_plans_at_every_compile_entry() {
     let f = kerf::chain::lower_chain(&chain).unwrap().fused().unwrap().clone();
     let view = schedule::Strided { offset: 0, strides: vec![4, 1], buffer_len: 8 };
     for e in [
-        jit().compile_chain_views(&f, None, Some(&view)).err(),
-        jit().compile_dynamic_chain_views(&f, None, Some(&view)).err(),
-        jit().compile_dynamic_chain_views(&f, None, Some(&view)).err(),
+        jit().compile(&f, &Options::STATIC.output(&view)).err(),
+        jit().compile(&f, &Options::DYNAMIC.output(&view)).err(),
+        jit().compile(&f, &Options::DYNAMIC.output(&view)).err(),
     ] {
         assert!(e.expect("an output view of i4 is refused").to_string().contains("4-bit"));
     }

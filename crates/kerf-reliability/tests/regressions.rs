@@ -2,6 +2,7 @@
 //! panicked, overflowed or allocated without bound. Each names where it was found.
 
 use kerf_ir::{DType, Kernel, Request, Tensor};
+use kerf_jit::Options;
 use kerf_testkit::npy_v1;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -148,7 +149,7 @@ fn schedule_and_jit_with_an_empty_leading_axis_and_huge_inner_axes() {
     let plan = kerf_ir::lower(&req).unwrap();
     kerf_ir::schedule::schedule(&plan).unwrap();
     let jit = kerf_jit::Jit::default();
-    for k in [jit.compile_plan(&plan).unwrap(), jit.compile_dynamic_plan(&plan).unwrap()] {
+    for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit.compile(&plan, &Options::DYNAMIC).unwrap()] {
         let mut out = [0u8; 4];
         k.run_bytes(Some(&[]), &mut out).unwrap();
         assert_eq!(i32::from_le_bytes(out), 7);
@@ -181,7 +182,7 @@ fn ndarray_run_refuses_an_output_it_cannot_allocate() {
         .attr("size", [1i64 << 42])
         .attr("stride", [0])
         .attr("mode", "wrap");
-    let kernel = kerf_jit::Jit::default().compile(&req).unwrap();
+    let kernel = kerf_jit::Jit::default().compile(&req, &Options::STATIC).unwrap();
     let input = ndarray::Array1::<f32>::zeros(4);
     let r = std::panic::catch_unwind(|| kerf::ndarray::run(kernel.as_ref(), Some(input.view())))
         .unwrap_or_else(|_| panic!("kerf::ndarray::run panicked"));
@@ -292,7 +293,7 @@ fn dynamic_kernels_of_high_rank_are_small() {
     for rank in [12usize, 14, 16, 64, 200] {
         let req = wrap_of_one_element(rank);
         let plan = kerf_ir::lower(&req).unwrap();
-        let (k, max) = largest_allocation(|| jit.compile_dynamic_plan(&plan).unwrap());
+        let (k, max) = largest_allocation(|| jit.compile(&plan, &Options::DYNAMIC).unwrap());
         assert!(max < 16 * MIB, "rank {rank}: allocated {max} bytes compiling");
         let mut out = vec![0u8; 1 << rank.min(16)];
         if rank <= 16 {
@@ -320,7 +321,7 @@ fn onnx_slice_of_a_thousand_unit_axes_is_cheap_dynamically() {
         .input("axes", Tensor::from_i64s(&[500]));
     let plan = kerf_ir::lower(&req).unwrap();
     let jit = kerf_jit::Jit::default();
-    let (k, max) = largest_allocation(|| jit.compile_dynamic_plan(&plan).unwrap());
+    let (k, max) = largest_allocation(|| jit.compile(&plan, &Options::DYNAMIC).unwrap());
     assert!(max < 16 * MIB, "allocated {max} bytes compiling");
     let input: Vec<u8> = (0..6f32 as i32).flat_map(|v| (v as f32).to_le_bytes()).collect();
     let mut out = vec![0u8; 16];
@@ -353,7 +354,7 @@ fn repeating_a_tiny_input_allocates_nothing_per_output_element() {
         for dynamic in [false, true] {
             out.fill(0);
             let (r, max) = largest_allocation(|| {
-                let k = if dynamic { jit.compile_dynamic_plan(&plan) } else { jit.compile_plan(&plan) }.unwrap();
+                let k = jit.compile(&plan, &Options::dynamic(dynamic)).unwrap();
                 k.run_bytes(Some(&input), &mut out)
             });
             r.unwrap();
@@ -403,7 +404,7 @@ fn jit_threads_are_capped() {
     let input: Vec<u8> = (0..1024 * 1024u32).flat_map(|v| v.to_le_bytes()).collect();
     let want = kerf_reliability::reference_bytes(&plan, Some(&input)).unwrap();
     let mut out = vec![0u8; want.len()];
-    jit.compile_plan(&plan).unwrap().run_bytes(Some(&input), &mut out).unwrap();
+    jit.compile(&plan, &Options::STATIC).unwrap().run_bytes(Some(&input), &mut out).unwrap();
     assert!(out == want);
 }
 

@@ -4,7 +4,7 @@
 //!
 //! `cargo run -p kerf --example dynamic`
 
-use kerf::{DType, Jit, Request, Tensor};
+use kerf::{DType, Jit, Options, Request, Tensor, Views};
 
 /// A wrap slice of a 1-D i32 input of `n` elements: `size` elements from `start`.
 fn request(n: u64, start: i64, size: i64) -> Request {
@@ -18,12 +18,12 @@ fn request(n: u64, start: i64, size: i64) -> Request {
 
 fn main() -> Result<(), kerf::Error> {
     let jit = Jit::default();
-    let kernel = jit.compile_dynamic(&request(4, 0, 4))?;
+    let kernel = jit.compile(&request(4, 0, 4), &Options::DYNAMIC)?;
     for (n, start, size) in [(4, -1, 6), (3, 2, 5), (5, -7, 3)] {
         let plan = kerf::lower(&request(n, start, size))?;
         let input: Vec<u8> = (0..n as i32).flat_map(i32::to_le_bytes).collect();
         let mut output = vec![0u8; size as usize * 4];
-        kernel.run_plan(&plan, Some(&input), &mut output)?;
+        kernel.run(&plan, Views::DENSE, Some(&input), &mut output)?;
         let got = Tensor::from_bytes(DType::I32, &[size as u64], &output)?;
         // Wrap reads index (start + i) mod n.
         let want: Vec<i64> = (0..size).map(|i| (start + i).rem_euclid(n as i64)).collect();

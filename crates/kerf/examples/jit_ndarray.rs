@@ -3,7 +3,7 @@
 //!
 //! `cargo run -p kerf --example jit_ndarray --features ndarray`
 
-use kerf::{DType, Jit, Kernel, Request};
+use kerf::{DType, Jit, Kernel, Options, Request};
 use ndarray::{arr2, array};
 
 fn main() -> Result<(), kerf::Error> {
@@ -14,7 +14,7 @@ fn main() -> Result<(), kerf::Error> {
         .attr("size", [2, 7])
         .attr("stride", [1, 1])
         .attr("mode", "reflect");
-    let kernel = jit.compile(&request)?;
+    let kernel = jit.compile(&request, &Options::STATIC)?;
     let x = arr2(&[[0f32, 1., 2.], [3., 4., 5.]]);
     let y = kerf::ndarray::run(kernel.as_ref(), Some(x.view()))?;
     println!("{x}\n→ reflect →\n{y}");

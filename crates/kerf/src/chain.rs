@@ -2,7 +2,7 @@
 //! fused kernels as its reshapes allow (one, for almost every chain), and run fused or
 //! step by step (the comparison every test makes).
 
-use crate::{Error, Jit, Kernel, Plan, Tensor, data_input};
+use crate::{DType, Error, Jit, Kernel, Options, Plan, Tensor, data_input};
 pub use kerf_ir::chain::{ChainRequest, FusedChain, Head, Segment};
 /// A valid request no single plan expresses, as the chain that runs it (see
 /// [`kerf_ir::frontend::as_chain`]); [`crate::run_jit`] and [`crate::run_reference`] run it so.
@@ -62,9 +62,9 @@ pub fn run_chain_reference(chain: &ChainRequest, fused: bool) -> Result<Tensor, 
     }
 }
 
-/// Run a chain on the JIT: fused, one kernel ([`Jit::compile_chain`], or with `dynamic`
-/// the chain's nest as the arguments of a dynamic kernel, [`Jit::compile_dynamic_chain`]),
-/// or with `fused` false (or for a chain no single nest can say, see
+/// Run a chain on the JIT: fused, one kernel ([`Jit::compile`] of the fused chain; with
+/// `dynamic` the chain's nest as the arguments of a dynamic kernel), or with `fused` false
+/// (or for a chain of strings, which no single nest of bytes says, see
 /// [`kerf_ir::schedule::chain`]) one kernel per step, static or dynamic.
 pub fn run_chain_jit(jit: &Jit, chain: &ChainRequest, fused: bool, dynamic: bool) -> Result<Tensor, Error> {
     let lowered = lower_chain(chain)?;
@@ -76,11 +76,11 @@ pub fn run_chain_jit(jit: &Jit, chain: &ChainRequest, fused: bool, dynamic: bool
     let mut out: Option<Tensor> = None;
     for s in &lowered.segments {
         let data = out.as_ref().or(input);
-        let kernel = if dynamic { jit.compile_dynamic_chain(&s.fused)? } else { jit.compile_chain(&s.fused)? };
-        out = Some(match kernel {
-            Some(kernel) => kernel.run_tensor(data.map(Tensor::view))?,
+        out = Some(if s.fused.dtype == DType::String {
             // Strings: the segment's steps one by one.
-            None => run_steps_jit(jit, &lowered.plans[s.steps.clone()], data, dynamic)?,
+            run_steps_jit(jit, &lowered.plans[s.steps.clone()], data, dynamic)?
+        } else {
+            jit.compile(&s.fused, &Options::dynamic(dynamic))?.run_tensor(data.map(Tensor::view))?
         });
     }
     out.ok_or_else(|| Error::Invalid { what: "a chain has at least one step".into() })

@@ -8,7 +8,7 @@
 //! `ndarray` arrays and [`Tensor`]s.
 //!
 //! ```
-//! use kerf::{DType, Jit, Kernel, Request, Tensor};
+//! use kerf::{DType, Jit, Kernel, Options, Request, Tensor};
 //!
 //! // The top-left 2x2 of a 3x3 arange: compile once, run on caller-owned buffers.
 //! let jit = Jit::default();
@@ -17,7 +17,7 @@
 //!     .attr("start", [0, 0])
 //!     .attr("size", [2, 2])
 //!     .attr("stride", [1, 1]);
-//! let kernel = jit.compile(&request).unwrap();
+//! let kernel = jit.compile(&request, &Options::STATIC).unwrap();
 //! let input: Vec<u8> = (0..9).flat_map(|v: i32| v.to_le_bytes()).collect();
 //! let mut output = [0u8; 16];
 //! kernel.run_bytes(Some(&input), &mut output).unwrap(); // no allocation
@@ -62,7 +62,7 @@ pub use kerf_ir::{
     PlanKernel, Request, SlicePlan, Tensor, TensorView, Window, lower, reference,
 };
 #[cfg(feature = "jit")]
-pub use kerf_jit::{Jit, JitKernel, JitSettings, MAX_THREADS};
+pub use kerf_jit::{IntoMap, Jit, JitKernel, JitSettings, MAX_THREADS, Map, Options, Views};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerf_spec as spec;
 pub use num_complex;
@@ -135,7 +135,7 @@ pub fn run_plan_jit(jit: &Jit, plan: &Plan, data: Option<&Tensor>, dynamic: bool
         let data = data.ok_or_else(|| Error::Invalid { what: "a string slice needs its data".into() })?;
         return run_jit_strings(jit, plan, data, dynamic);
     }
-    let kernel = if dynamic { jit.compile_dynamic_plan(plan)? } else { jit.compile_plan(plan)? };
+    let kernel = jit.compile(plan, &Options::dynamic(dynamic))?;
     kernel.run_tensor(data.map(Tensor::view))
 }
 
@@ -166,7 +166,7 @@ pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> 
     let too_large = || Error::TooLarge { what: format!("a string tensor of shape {:?}", slice.output_shape) };
     let compile = |dtype: DType, fill_bits: u128| {
         let p = string_slice_as(slice, dtype, fill_bits);
-        if dynamic { jit.compile_dynamic_plan(&p) } else { jit.compile_plan(&p) }
+        jit.compile(&p, &Options::dynamic(dynamic))
     };
     let element = match width {
         1 => Some(DType::U8),

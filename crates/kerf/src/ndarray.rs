@@ -13,7 +13,7 @@
 use ::ndarray::{ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, IxDyn};
 use kerf_ir::schedule::Strided;
 use kerf_ir::{DType, Error, Kernel, SlicePlan, Tensor};
-use kerf_jit::Jit;
+use kerf_jit::{Jit, Options};
 
 /// Rust element types that are kerf dtypes: plain little-endian values, no padding.
 ///
@@ -233,7 +233,7 @@ fn output_layout<T, D: Dimension>(
 /// Run a slice plan on the JIT reading `input` and writing `output` where they lie,
 /// whatever their layouts (transposed, sliced with steps, reversed; inputs broadcast
 /// too: strides of any sign, zero included) — no copy of either. The kernel is compiled
-/// for both views' strides ([`Jit::compile_views`]; not cached); elements of the array
+/// for both views' strides ([`Jit::compile`] with [`crate::Options`]' views; not cached); elements of the array
 /// that `output` views into but does not include are left as they were.
 ///
 /// ```
@@ -310,7 +310,7 @@ impl StridedKernel {
         check_dtype::<T>(plan.dtype)?;
         check_shape("input", &input.raw_dim(), &plan.input_shape)?;
         let (view, lo) = strided_of(input)?;
-        let kernel = jit.compile_views(plan, Some(&view), None)?;
+        let kernel = jit.compile(plan, &Options::STATIC.input(&view))?;
         Ok(StridedKernel { plan: plan.clone(), view, lo, out: None, kernel })
     }
 
@@ -330,7 +330,7 @@ impl StridedKernel {
         }
         let (view, lo) = strided_of(input)?;
         let (turned, out_view, out_lo) = output_layout(plan, output)?;
-        let kernel = jit.compile_views(&turned, Some(&view), Some(&out_view))?;
+        let kernel = jit.compile(&turned, &Options::STATIC.input(&view).output(&out_view))?;
         Ok(StridedKernel { plan: plan.clone(), view, lo, out: Some((out_view, out_lo)), kernel })
     }
 
@@ -393,7 +393,7 @@ impl StridedKernel {
 
 /// Run a fused chain ([`crate::chain::lower_chain`]) on the JIT as one kernel reading
 /// `input` and writing `output` where they lie, no copy of either: what
-/// [`run_strided`] does for one plan ([`Jit::compile_chain_views`]; compiled per call).
+/// [`run_strided`] does for one plan ([`Jit::compile`] with views; compiled per call).
 /// Refused: output axes of negative stride (a chain is not turned around), a chain that
 /// starts with a fill (it reads no input), one with fill levels (two fill values) written
 /// into an output that is not in standard layout, and a chain of strings (run those step
@@ -410,9 +410,11 @@ pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
     let (in_view, lo) = strided_of(&input)?;
     let dense = output.is_standard_layout();
     let (out_view, out_lo) = strided_of(&output.view())?;
-    let kernel = jit.compile_chain_views(fused, Some(&in_view), (!dense).then_some(&out_view))?.ok_or_else(|| {
-        Error::Invalid { what: "a chain of strings is not one loop nest: run it step by step".into() }
-    })?;
+    if fused.dtype == DType::String {
+        return Err(Error::Invalid { what: "a chain of strings is not one loop nest: run it step by step".into() });
+    }
+    let options = Options::STATIC.input(&in_view);
+    let kernel = jit.compile(fused, &if dense { options } else { options.output(&out_view) })?;
     // `lo` (≤ 0): from the view's first element to its lowest-addressed one (from its shape and strides).
     // SAFETY: so the pointer is to an element of the input array's allocation.
     let base = unsafe { input.as_ptr().offset(lo) }.cast::<u8>();
@@ -613,8 +615,7 @@ mod tests {
                 gathered: None,
             };
             let expected =
-                run::<_, i16, _>(&*jit.compile_plan(&kerf_ir::Plan::Slice(plan.clone())).unwrap(), Some(input.view()))
-                    .unwrap();
+                run::<_, i16, _>(&*jit.compile(&plan, &crate::Options::STATIC).unwrap(), Some(input.view())).unwrap();
             let [a, b, c] = [0, 1, 2].map(|k| plan.output_shape[k] as usize);
             // Memory order (c, a, b), every other element along b, reversed along a.
             let mut big = ::ndarray::Array3::<i16>::from_elem((c, a + 1, 2 * b), -1);
