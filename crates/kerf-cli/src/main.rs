@@ -136,14 +136,19 @@ enum Command {
         #[arg(long, value_enum)]
         peer: Vec<bench::Peer>,
     },
-    /// Run every spec example on the default backend, showing input, output and IR,
-    /// each checked against the reference interpreter and the spec's expected output
+    /// Run every spec example on the default backend, each checked against the reference
+    /// interpreter and the spec's expected output: one line per example (`--verbose`: its
+    /// input, output and IR too)
     Demo {
         /// Only this op's examples
         #[arg(long, value_name = "ID")]
         op: Option<String>,
-        /// One line per example (no arrays, no IR)
-        #[arg(long)]
+        /// Show each example in full: its attributes, inputs, output, plan, loop nest and
+        /// Cranelift IR
+        #[arg(short, long)]
+        verbose: bool,
+        /// One line per example: the default (kept so that old scripts work)
+        #[arg(long, hide = true, conflicts_with = "verbose")]
         brief: bool,
     },
 }
@@ -310,7 +315,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Bench { request, json, threads, iters, backend, dynamic, peer } => {
             bench::bench(&request, &bench::Options { json, threads, iters, backend, dynamic, peers: peer }, out)
         }
-        Command::Demo { op, brief } => demo::demo(op.as_deref(), brief, out),
+        Command::Demo { op, verbose, brief: _ } => demo::demo(op.as_deref(), !verbose, out),
     }
 }
 

@@ -703,7 +703,7 @@ fn stdout_errors_are_one_error_line() {
         &["clif", req],
         &["expand", req],
         &["bench", req, "--iters", "1"],
-        &["demo", "--op", "tensorrt.fill", "--brief"],
+        &["demo", "--op", "tensorrt.fill"],
     ];
     for args in commands {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
@@ -1005,7 +1005,7 @@ fn pad_family_through_every_command() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!((v["baseline"].as_str(), v["bytes"].as_u64()), (Some("memcpy"), Some(12 * 12 * 4)), "{v}");
     for op in ["onnx.pad", "openvino.pad", "openvino.slice"] {
-        let out = kerf().args(["demo", "--op", op, "--brief"]).output().unwrap();
+        let out = kerf().args(["demo", "--op", op]).output().unwrap();
         assert!(out.status.success(), "{op}: {}", stdout(&out));
         let out = kerf().args(["spec", op]).output().unwrap();
         assert!(out.status.success() && stdout(&out).contains(op), "{op}");
@@ -1133,18 +1133,57 @@ fn bench_refuses_huge_counts_by_name() {
 
 // ------------------------------------------------------------------------------ demo
 
+/// `kerf demo` (the README's first command): one line per example, every one checked.
 #[test]
 fn demo_runs_every_spec_example() {
     let out = kerf().arg("demo").output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{}\n{}", text, stderr(&out));
-    assert!(text.contains("seed_basic") && text.contains("output: f32[2, 2]"), "{text}");
     let total: usize = kerf::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    let ok: Vec<&str> = text.lines().filter(|l| l.starts_with("ok ")).collect();
+    assert_eq!(ok.len(), total, "one line per example:\n{text}");
+    assert!(ok.iter().any(|l| l.ends_with("tensorrt.slice/seed_basic")), "{text}");
+    // The header, a line per example, a blank line and the summary: nothing else.
+    assert_eq!(text.lines().count(), total + 3, "{text}");
     assert!(text.contains(&format!("{total} examples: {total} ok, 0 failed")), "{text}");
-    let out = kerf().args(["demo", "--op", "tensorrt.fill", "--brief"]).output().unwrap();
-    assert!(out.status.success());
-    assert!(stdout(&out).lines().filter(|l| l.starts_with("ok ")).count() >= 1);
+    for verbose_only in ["input ", "output: ", "cranelift IR", "loop nest"] {
+        assert!(!text.contains(verbose_only), "`{verbose_only}` without --verbose:\n{text}");
+    }
     fails(&["demo", "--op", "nope.op"], &["unknown op `nope.op`"]);
+}
+
+/// `--verbose` shows each example in full: inputs, output, plan, loop nest and IR.
+#[test]
+fn demo_verbose_shows_arrays_and_ir() {
+    let out = kerf().args(["demo", "--verbose"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}\n{}", text, stderr(&out));
+    let total: usize = kerf::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    assert!(text.contains("seed_basic") && text.contains("output: f32[2, 2]"), "{text}");
+    for needle in ["  input ", "  plan:", "  loop nest:", "  cranelift IR", "function %kerf_"] {
+        assert!(text.contains(needle), "`{needle}` missing:\n{text}");
+    }
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 0, "no one-line form:\n{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("  ok: ")).count(), total, "{text}");
+    assert!(text.contains(&format!("{total} examples: {total} ok, 0 failed")), "{text}");
+    let short = kerf().args(["demo", "--op", "tensorrt.fill", "-v"]).output().unwrap();
+    assert!(short.status.success() && stdout(&short).contains("cranelift IR"), "{}", stderr(&short));
+}
+
+/// `--brief`, the old spelling of the default, is still accepted (hidden from the help)
+/// and prints exactly what the default prints; with `--verbose` it is a usage error.
+#[test]
+fn demo_brief_is_a_hidden_alias_of_the_default() {
+    let default = kerf().args(["demo", "--op", "tensorrt.fill"]).output().unwrap();
+    let brief = kerf().args(["demo", "--op", "tensorrt.fill", "--brief"]).output().unwrap();
+    assert!(default.status.success() && brief.status.success(), "{}", stderr(&brief));
+    assert_eq!(stdout(&brief), stdout(&default));
+    assert!(stdout(&brief).lines().any(|l| l.starts_with("ok    tensorrt.fill/")), "{}", stdout(&brief));
+    let help = stdout(&kerf().args(["demo", "--help"]).output().unwrap());
+    assert!(help.contains("--verbose") && !help.contains("--brief"), "{help}");
+    let out = kerf().args(["demo", "--brief", "--verbose"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--verbose"), "{}", stderr(&out));
 }
 
 /// The WORKLOADS.md benchmark requests in tests/data/bench all compile (running them is
