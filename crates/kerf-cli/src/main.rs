@@ -114,14 +114,17 @@ enum Command {
         /// baseline_median_ns, ratio (median_ns / baseline_median_ns), compile_us (plan →
         /// machine code, nothing cached), cache_hit_ns (the same plan from the kernel
         /// cache; null for the reference), threads, bytes (of the output); for a chain also
-        /// unfused_median_ns (its steps' kernels one after another) and speedup_vs_unfused
+        /// unfused_median_ns (its steps' kernels one after another) and speedup_vs_unfused.
+        /// Beside each median (median_ns, baseline_median_ns, unfused_median_ns, and
+        /// compile_us, cache_hit_ns) its samples' min, 10th and 90th percentile (nearest
+        /// rank) and max: min_ns, p10_ns, p90_ns, max_ns, baseline_min_ns, ..., compile_max_us
         #[arg(long)]
         json: bool,
         /// Threads the kernel may use (JIT: a large call splits its outermost loop)
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=kerf::MAX_THREADS as i64))]
         threads: u32,
-        /// Timed samples of the kernel and of the baseline (the median is reported), at
-        /// most 100,000
+        /// Timed samples of the kernel and of the baseline (min / median / max are
+        /// reported), at most 100,000
         #[arg(long, default_value_t = 51, value_parser = clap::value_parser!(u32).range(1..=bench::MAX_ITERS as i64))]
         iters: u32,
         /// The backend that runs the kernel
@@ -132,7 +135,8 @@ enum Command {
         dynamic: bool,
         /// Also time a peer library doing the same job on its own preallocated arrays
         /// (its output checked equal to the kernel's), with the same protocol; JSON adds
-        /// peers.NAME = { median_ns, baseline_median_ns, ratio }
+        /// peers.NAME = { median_ns, baseline_median_ns, ratio } (with their min, p10, p90
+        /// and max)
         #[arg(long, value_enum)]
         peer: Vec<bench::Peer>,
     },

@@ -1118,6 +1118,111 @@ fn bench_peer_ndarray() {
     fails(&["bench", chain.to_str().unwrap(), "--peer", "ndarray"], &["--peer", "chains"]);
 }
 
+/// Each median of `bench --json` (under `prefix`, in `unit`) has its samples' min, 10th
+/// and 90th percentile and max beside it, in order.
+fn assert_spread(v: &serde_json::Value, prefix: &str, median: &str, unit: &str) {
+    let get = |stat: &str| {
+        let key = format!("{prefix}{stat}_{unit}");
+        v[&key].as_f64().filter(|x| *x > 0.0).unwrap_or_else(|| panic!("{key}: {v}"))
+    };
+    let m = v[median].as_f64().unwrap_or_else(|| panic!("{median}: {v}"));
+    let (min, p10, p90, max) = (get("min"), get("p10"), get("p90"), get("max"));
+    assert!(min <= p10 && p10 <= m && m <= p90 && p90 <= max, "{prefix}*_{unit} out of order: {v}");
+}
+
+/// `kerf bench` prints min / median / max with units for each timed figure; `--json` keeps
+/// every key it had and adds each median's min, p10, p90 and max beside it.
+#[test]
+fn bench_reports_min_median_max() {
+    let s = Scratch::new();
+    let slice = s.write(
+        "slice.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 1]\nsize = [64, 32]\nstride = [1, 2]\n\
+         [inputs]\ninput = { dtype = \"f32\", shape = [64, 64] }\n",
+    );
+    let chain = conformance("chain_pad_0010").join("request.toml");
+    let chain = chain.to_str().unwrap();
+    // A figure: a number and its unit.
+    let timed = |cell: &str| {
+        let (num, unit) = cell.trim().split_once(' ').unwrap_or_else(|| panic!("no unit in `{cell}`"));
+        num.parse::<f64>().unwrap_or_else(|_| panic!("`{cell}`"));
+        assert!(["ns", "µs", "ms", "s"].contains(&unit), "`{cell}`");
+    };
+    // Each timed row holds min / median / max, each with its unit.
+    let rows = |text: &str, labels: &[&str]| {
+        assert!(text.lines().nth(1).is_some_and(|l| l.split_whitespace().eq(["min", "median", "max"])), "{text}");
+        for label in labels {
+            let row = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap_or_else(|| panic!("no `{label}` row:\n{text}"));
+            let cells: Vec<&str> = row.trim_start()[label.len()..].split('/').collect();
+            assert_eq!(cells.len(), 3, "`{row}`");
+            timed(cells[0]);
+            timed(cells[1]);
+            timed(cells[2].split("   (").next().unwrap());
+        }
+    };
+    let out = kerf().args(["bench", &slice, "--iters", "5", "--peer", "ndarray"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.lines().next().unwrap().ends_with("5 samples each:"), "{text}");
+    rows(&text, &["kernel", "memcpy", "ndarray", "compile", "cache hit"]);
+    assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("memcpy")).count(), 2, "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("ratio")), "{text}");
+    let out = kerf().args(["bench", chain, "--iters", "3"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    rows(&stdout(&out), &["fused", "memcpy", "unfused", "compile"]);
+    let out = kerf().args(["bench", &slice, "--iters", "3", "--backend", "reference"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.lines().any(|l| l.trim_start().starts_with("cache hit") && l.contains("n/a")), "{text}");
+
+    // JSON: the old keys as they were, the spread beside each median.
+    let out = kerf().args(["bench", &slice, "--json", "--iters", "7", "--peer", "ndarray"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["median_ns", "baseline_median_ns", "ratio", "compile_us", "cache_hit_ns"] {
+        assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+    }
+    assert_eq!(
+        (v["baseline"].as_str(), v["threads"].as_u64(), v["bytes"].as_u64()),
+        (Some("memcpy"), Some(1), Some(64 * 32 * 4))
+    );
+    let ratio = v["median_ns"].as_f64().unwrap() / v["baseline_median_ns"].as_f64().unwrap();
+    assert!((ratio - v["ratio"].as_f64().unwrap()).abs() < 1e-9 * ratio.max(1.0), "{v}");
+    assert_spread(&v, "", "median_ns", "ns");
+    assert_spread(&v, "baseline_", "baseline_median_ns", "ns");
+    assert_spread(&v, "compile_", "compile_us", "us");
+    assert_spread(&v, "cache_hit_", "cache_hit_ns", "ns");
+    let p = &v["peers"]["ndarray"];
+    let ratio = p["median_ns"].as_f64().unwrap() / p["baseline_median_ns"].as_f64().unwrap();
+    assert!((ratio - p["ratio"].as_f64().unwrap()).abs() < 1e-9 * ratio.max(1.0), "{v}");
+    assert_spread(p, "", "median_ns", "ns");
+    assert_spread(p, "baseline_", "baseline_median_ns", "ns");
+    // One sample: every figure is that sample.
+    let out = kerf().args(["bench", &slice, "--json", "--iters", "1"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["min_ns", "p10_ns", "p90_ns", "max_ns"] {
+        assert_eq!(v[key], v["median_ns"], "{key}: {v}");
+    }
+    // The reference has no cache: its cache-hit figures are all null.
+    let out = kerf().args(["bench", &slice, "--json", "--iters", "2", "--backend", "reference"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["cache_hit_ns", "cache_hit_min_ns", "cache_hit_p10_ns", "cache_hit_p90_ns", "cache_hit_max_ns"] {
+        assert!(v.get(key).is_some_and(serde_json::Value::is_null), "{key}: {v}");
+    }
+    // A chain: the fused, baseline and unfused times, each with its spread.
+    let out = kerf().args(["bench", chain, "--json", "--iters", "5"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["median_ns", "baseline_median_ns", "ratio", "unfused_median_ns", "speedup_vs_unfused", "compile_us"] {
+        assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+    }
+    assert_spread(&v, "", "median_ns", "ns");
+    assert_spread(&v, "baseline_", "baseline_median_ns", "ns");
+    assert_spread(&v, "unfused_", "unfused_median_ns", "ns");
+}
+
 /// Counts are checked before anything is allocated for them: a huge `--iters` is a usage
 /// error naming the flag and its range (it once aborted allocating 34 GB for samples).
 #[test]
