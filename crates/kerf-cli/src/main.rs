@@ -59,6 +59,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run a request file and print the output array, or write it to a .npy file
+    #[command(after_help = "Example:\n  kerf run request.toml -o out.npy")]
     Run {
         /// The request file (TOML)
         request: PathBuf,
@@ -83,13 +84,16 @@ enum Command {
         unfused: bool,
     },
     /// List every op with its versions and summary
+    #[command(after_help = "Example:\n  kerf ops")]
     Ops,
     /// Print an op's spec: attributes, inputs, type sets, rules and examples
+    #[command(after_help = "Example:\n  kerf spec tensorrt.slice")]
     Spec {
         /// The op id, e.g. tensorrt.slice (see `kerf ops`)
         id: String,
     },
     /// Print the Cranelift IR of a request's JIT kernel
+    #[command(after_help = "Example:\n  kerf clif request.toml --dynamic")]
     Clif {
         /// The request file (TOML); the data input may be given as { dtype, shape }
         request: PathBuf,
@@ -98,6 +102,7 @@ enum Command {
         dynamic: bool,
     },
     /// Print the Rust the derive macro generates for a request
+    #[command(after_help = "Example:\n  kerf expand request.toml --name CropRows")]
     Expand {
         /// The request file (TOML); the data input may be given as { dtype, shape }
         request: PathBuf,
@@ -107,6 +112,7 @@ enum Command {
     },
     /// Time a request's kernel against memcpy (slices) or memset (fills) of its output; for
     /// a chain file, its fused kernel, also against its steps run one by one
+    #[command(after_help = "Example:\n  kerf bench request.toml --iters 101 --json")]
     Bench {
         /// The request file (TOML); inputs may be given as { dtype, shape } alone
         request: PathBuf,
@@ -143,6 +149,7 @@ enum Command {
     /// Run every spec example on the default backend, each checked against the reference
     /// interpreter and the spec's expected output: one line per example (`--verbose`: its
     /// input, output and IR too)
+    #[command(after_help = "Example:\n  kerf demo --op onnx.pad --verbose")]
     Demo {
         /// Only this op's examples
         #[arg(long, value_name = "ID")]

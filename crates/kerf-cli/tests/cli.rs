@@ -97,6 +97,41 @@ fn help_for_every_subcommand() {
     assert!(stderr(&out).contains("Usage"));
 }
 
+/// Each subcommand's help (`--help` and `-h`) ends with one example invocation of it;
+/// the ones that need no file run as they are written.
+#[test]
+fn every_subcommand_help_ends_with_an_example() {
+    for sub in ["run", "ops", "spec", "clif", "expand", "bench", "demo"] {
+        let mut example = None;
+        for flag in ["--help", "-h"] {
+            let out = kerf().args([sub, flag]).output().unwrap();
+            assert!(out.status.success(), "kerf {sub} {flag}");
+            let text = stdout(&out);
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let [.., heading, last] = lines[..] else { panic!("kerf {sub} {flag}: {text}") };
+            assert_eq!(heading, "Example:", "kerf {sub} {flag}: {text}");
+            let want = format!("  kerf {sub}");
+            assert!(last == want || last.starts_with(&format!("{want} ")), "kerf {sub} {flag}: `{last}`");
+            assert_eq!(text.matches("Example:").count(), 1, "one example: {text}");
+            example = Some(last.trim().to_string());
+        }
+        // The flags an example uses are flags the subcommand takes.
+        let example = example.unwrap();
+        let help = stdout(&kerf().args([sub, "--help"]).output().unwrap());
+        for flag in example.split_whitespace().filter(|w| w.starts_with("--")) {
+            let listed =
+                help.lines().any(|l| l.trim_start().starts_with('-') && l.split_whitespace().any(|w| w == flag));
+            assert!(listed, "kerf {sub}: {flag} is not in its options: {help}");
+        }
+        if matches!(sub, "ops" | "spec" | "demo") {
+            let words: Vec<&str> = example.split_whitespace().skip(1).collect();
+            let out = kerf().args(&words).output().unwrap();
+            assert!(out.status.success(), "`{example}`: {}", stderr(&out));
+            assert!(!stdout(&out).is_empty(), "`{example}`");
+        }
+    }
+}
+
 #[test]
 fn ops_lists_every_op_with_versions() {
     let out = kerf().arg("ops").output().unwrap();
