@@ -61,7 +61,9 @@ enum Command {
     /// Run a request file and print the output array, or write it to a .npy file
     #[command(after_help = "Example:\n  kerf run request.toml -o out.npy")]
     Run {
-        /// The request file (TOML)
+        /// The request file (TOML), or `-` to read the request from standard input: its
+        /// relative .npy paths then resolve against the current directory, and errors
+        /// name it `<stdin>`
         request: PathBuf,
         /// Write the output here (.npy), like `cp`: to a temporary file beside OUT, renamed
         /// over it only when the run succeeds, so a failed or interrupted run leaves OUT as
@@ -330,6 +332,33 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     }
 }
 
+/// What `kerf run -` calls the request it reads from standard input.
+const STDIN_NAME: &str = "<stdin>";
+
+/// `kerf run -`: the request (or chain) on standard input, read to its end, at most as
+/// large as a request file may be; relative `.npy` paths resolve against the current
+/// directory (`<stdin>` has no directory).
+fn stdin_request() -> Result<AnyFile, CliError> {
+    use std::io::Read;
+    let max = kerf::request_file::MAX_REQUEST_BYTES;
+    let mut bytes = Vec::new();
+    io::stdin()
+        .lock()
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::new(format!("{STDIN_NAME}: cannot read standard input: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(CliError::new(format!(
+            "{STDIN_NAME}: the request is over {} MiB; kerf reads requests of at most {} MiB (put large tensors in .npy files)",
+            max >> 20,
+            max >> 20
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|e| CliError::new(format!("{STDIN_NAME}: the request is not UTF-8 text ({e})")))?;
+    Ok(kerf::request_file::parse_any(&text, Path::new(STDIN_NAME))?)
+}
+
 /// `w6_slice.toml` → `W6Slice`; `Derived` when the name makes no identifier.
 fn struct_name(request: &Path) -> String {
     let stem = request.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -354,13 +383,20 @@ fn run(
 ) -> Result<(), CliError> {
     // OUT is checked first, so that a run is not wasted on an output that will be refused.
     let target = output.map(output::check).transpose()?;
-    let file = kerf::request_file::load_any(request)?;
+    let from_stdin = request == Path::new("-");
+    let file = if from_stdin { stdin_request()? } else { kerf::request_file::load_any(request)? };
     let npy_paths = match &file {
         AnyFile::Request(f) => f.npy_paths().to_vec(),
         AnyFile::Chain(f) => f.npy_paths(),
     };
     if let Some(target) = &target {
-        target.refuse_input(request, "the request file")?;
+        if from_stdin {
+            // Standard input redirected from OUT (`kerf run - -o x.npy < x.npy`).
+            #[cfg(unix)]
+            target.refuse_input(Path::new("/dev/stdin"), "the request file (standard input)")?;
+        } else {
+            target.refuse_input(request, "the request file")?;
+        }
         for npy in &npy_paths {
             target.refuse_input(npy, "an input")?;
         }

@@ -354,6 +354,125 @@ fn good_and_bad(s: &Scratch) -> (String, String) {
     (good, bad)
 }
 
+/// `kerf run -` reads the request (or a chain) from standard input; its relative `.npy`
+/// paths resolve against the current directory, and so does a relative `-o`.
+#[test]
+fn run_reads_the_request_from_stdin() {
+    let case = conformance("trt_slice_seed_fill");
+    let text = std::fs::read_to_string(case.join("request.toml")).unwrap();
+    let want = kerf::npy::read(&case.join("expected.npy")).unwrap();
+    // From the request's own directory: what naming the file prints.
+    let by_name = kerf().args(["run", case.join("request.toml").to_str().unwrap()]).output().unwrap();
+    assert!(by_name.status.success());
+    let out = kerf().current_dir(&case).args(["run", "-"]).write_stdin(text.clone()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), stdout(&by_name));
+    assert_eq!(stderr(&out), "");
+    // From another directory holding input.npy: written to a relative OUT there.
+    let s = Scratch::new();
+    std::fs::copy(case.join("input.npy"), s.path("input.npy")).unwrap();
+    let out = kerf().current_dir(s.dir.path()).args(["run", "-", "-o", "out.npy"]).write_stdin(text.clone()).output();
+    let out = out.unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(kerf::npy::read(&s.path("out.npy")).unwrap(), want);
+    assert_eq!(files_in(s.dir.path()), ["input.npy", "out.npy"]);
+    // Against the current directory, not the request's: elsewhere there is no input.npy.
+    let elsewhere = Scratch::new();
+    let out = kerf().current_dir(elsewhere.dir.path()).args(["run", "-", "-o", "out.npy"]).write_stdin(text).output();
+    let out = out.unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: input.npy: ") && err.lines().count() == 1, "{err}");
+    assert!(files_in(elsewhere.dir.path()).is_empty(), "{:?}", files_in(elsewhere.dir.path()));
+    // A chain file on standard input.
+    let chain = conformance("chain_pad_0010");
+    let by_name = kerf().args(["run", chain.join("request.toml").to_str().unwrap()]).output().unwrap();
+    let text = std::fs::read_to_string(chain.join("request.toml")).unwrap();
+    let out = kerf().current_dir(&chain).args(["run", "-"]).write_stdin(text).output().unwrap();
+    assert!(out.status.success() && by_name.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), stdout(&by_name));
+    // The help says so.
+    let help = stdout(&kerf().args(["run", "--help"]).output().unwrap());
+    assert!(help.contains("`-` to read the request from standard input"), "{help}");
+    assert!(help.contains("resolve against the current directory"), "{help}");
+}
+
+/// `kerf run -` keeps every guarantee of `kerf run`: one error line per mistake (naming
+/// `<stdin>` and the line), no new or partial output file after an error (an existing one
+/// left as it was), and OUT refused, never replaced, when it is not a regular file, is an
+/// input of the run, or is the file standard input reads.
+#[test]
+fn run_from_stdin_keeps_every_guarantee() {
+    let s = Scratch::new();
+    let case = conformance("trt_slice_seed_fill");
+    std::fs::copy(case.join("input.npy"), s.path("input.npy")).unwrap();
+    let good = std::fs::read_to_string(case.join("request.toml")).unwrap();
+    let input = std::fs::read(s.path("input.npy")).unwrap();
+    let fails_on = |args: &[&str], stdin: std::process::Stdio, needles: &[&str]| -> String {
+        let out = std::process::Command::new(kerf_bin())
+            .current_dir(s.dir.path())
+            .env("RUST_BACKTRACE", "1")
+            .arg("run")
+            .args(args)
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.is_empty() && err.lines().all(|l| l.starts_with("error: ")), "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("internal error"), "{args:?}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: `{n}` missing from {err}");
+        }
+        assert_eq!(stdout(&out), "", "{args:?}");
+        err
+    };
+    let text = |t: &str| {
+        let path = s.path("stdin.txt");
+        std::fs::write(&path, t).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::process::Stdio::from(file)
+    };
+    // Two mistakes: two lines, each at its place in <stdin>; no output file.
+    let two = "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 0]\nsize = [3, 3]\nstride = [1, 1]\n\
+               mode = \"bogus\"\nfoo = 1\n[inputs]\ninput = \"input.npy\"\n";
+    let err = fails_on(&["-", "-o", "out.npy"], text(two), &[]);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("error: <stdin>:6:1: ") && lines[0].contains("`mode`"), "{err}");
+    assert!(lines[1].starts_with("error: <stdin>:7:1: ") && lines[1].contains("`foo`"), "{err}");
+    fails_on(&["-"], text("op = \n"), &["<stdin>:1:"]);
+    fails_on(&["-"], text(""), &["<stdin>"]);
+    let bytes = std::process::Stdio::from({
+        std::fs::write(s.path("bin"), [b'o', b'p', 0xff, 0xfe]).unwrap();
+        std::fs::File::open(s.path("bin")).unwrap()
+    });
+    fails_on(&["-"], bytes, &["<stdin>", "not UTF-8"]);
+    std::fs::remove_file(s.path("bin")).unwrap();
+    assert_eq!(files_in(s.dir.path()), ["input.npy"], "no output after an error");
+    // An existing OUT is left as it was by a failed run.
+    std::fs::write(s.path("out.npy"), b"before").unwrap();
+    fails_on(&["-", "-o", "out.npy"], text(two), &["<stdin>:6:1"]);
+    assert_eq!(std::fs::read(s.path("out.npy")).unwrap(), b"before");
+    // Refused, never replaced: a directory, an input of the run, the file stdin reads.
+    std::fs::create_dir(s.path("dir")).unwrap();
+    fails_on(&["-", "-o", "dir"], text(&good), &["dir", "never replaces"]);
+    fails_on(&["-", "-o", "input.npy"], text(&good), &["input.npy", "an input"]);
+    assert_eq!(std::fs::read(s.path("input.npy")).unwrap(), input);
+    std::fs::write(s.path("req.npy"), &good).unwrap();
+    let req = std::process::Stdio::from(std::fs::File::open(s.path("req.npy")).unwrap());
+    fails_on(&["-", "-o", "req.npy"], req, &["req.npy", "the request file"]);
+    assert_eq!(std::fs::read_to_string(s.path("req.npy")).unwrap(), good);
+    assert_eq!(files_in(s.dir.path()), ["dir", "input.npy", "out.npy", "req.npy"]);
+    assert!(files_in(&s.path("dir")).is_empty());
+    // And the same request on stdin succeeds, replacing the file kerf may write.
+    let out = kerf().current_dir(s.dir.path()).args(["run", "-", "-o", "out.npy"]).write_stdin(good).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let want = kerf::npy::read(&case.join("expected.npy")).unwrap();
+    assert_eq!(kerf::npy::read(&s.path("out.npy")).unwrap(), want);
+}
+
 /// The temporary files kerf may have left in a folder.
 fn temporaries(dir: &Path) -> Vec<String> {
     files_in(dir).into_iter().filter(|f| f.starts_with('.') && f.ends_with(".tmp")).collect()
