@@ -137,10 +137,11 @@ pub fn clif(file: &RequestFile, dynamic: bool) -> Result<String, CliError> {
 /// A compiled kernel with what compiling it cost.
 pub struct Compiled {
     pub kernel: Arc<dyn Kernel>,
-    /// Plan → kernel with nothing cached, in µs (the median of a few fresh JITs).
-    pub compile_us: f64,
-    /// Plan → kernel answered by the kernel cache, in ns; `None` for the reference.
-    pub cache_hit_ns: Option<f64>,
+    /// Plan → kernel with nothing cached, in µs: one sample per fresh JIT.
+    pub compile_us: Vec<f64>,
+    /// Plan → kernel answered by the kernel cache, in ns per call: one sample per batch of
+    /// calls; `None` for the reference.
+    pub cache_hit_ns: Option<Vec<f64>>,
     /// Threads the kernel may use.
     pub threads: u32,
 }
@@ -158,7 +159,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
             }
             let t = Instant::now();
             let kernel = kerf::ReferenceKernel::new(&file.request).map_err(|e| err(e.into()))?;
-            let compile_us = t.elapsed().as_secs_f64() * 1e6;
+            let compile_us = vec![t.elapsed().as_secs_f64() * 1e6];
             Ok(Compiled { kernel: Arc::new(kernel), compile_us, cache_hit_ns: None, threads: 1 })
         }
         Backend::Jit => {
@@ -173,7 +174,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
             let new_jit = || Jit::new(settings.clone()).map_err(|e| err(e.into()));
             let build = |jit: &Jit, plan: &Plan| jit.compile(plan, &Options::dynamic(dynamic));
             // Compile time: plan → machine code on fresh JITs (the first one also warms
-            // up Cranelift's own lazy state, so it is left out of the median).
+            // up Cranelift's own lazy state, so it is left out of the samples).
             let mut times = Vec::new();
             for i in 0..6 {
                 let jit = new_jit()?;
@@ -185,7 +186,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
                     times.push(us);
                 }
             }
-            let compile_us = median(&mut times);
+            let compile_us = times;
             // Cache hit: the same plan again on a JIT that has it (for a dynamic kernel
             // that includes scheduling the plan and encoding its arguments). Repetitions
             // per sample fill about 20 µs and at most 1000, so a plan that is slow to
@@ -204,7 +205,7 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
                 }
                 hits.push(t.elapsed().as_nanos() as f64 / reps as f64);
             }
-            let cache_hit_ns = Some(median(&mut hits));
+            let cache_hit_ns = Some(hits);
             Ok(Compiled { kernel, compile_us, cache_hit_ns, threads })
         }
     }

@@ -1,6 +1,8 @@
-//! `kerf bench`: a kernel's median time on preallocated buffers against the same run's
+//! `kerf bench`: a kernel's time on preallocated buffers against the same run's
 //! baseline — memcpy of the output bytes for slices, memset for fills — so that the
-//! machine's drift cancels in the ratio (see WORKLOADS.md).
+//! machine's drift cancels in the ratio of the medians (see WORKLOADS.md). Every timed
+//! figure is reported as min / median / max of its samples (JSON: also the 10th and 90th
+//! percentiles).
 
 use crate::backend::{self, Backend};
 use crate::{CliError, outln};
@@ -97,7 +99,7 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
     kernel.run_bytes(input.as_deref(), &mut out).map_err(|e| here(e.to_string()))?;
 
     let mut base = Baseline::new(out_bytes, input.is_none()).map_err(here)?;
-    let (median_ns, baseline_median_ns) = measure_pair(
+    let (kernel_ns, baseline_ns) = measure_pair(
         iters,
         || {
             let r = kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out));
@@ -105,6 +107,7 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
         },
         || base.run(),
     );
+    let (median_ns, baseline_median_ns) = (kernel_ns.median, baseline_ns.median);
     // Each peer: its job's output equals the kernel's, then the same protocol.
     let mut peers = Vec::new();
     for &peer in &opts.peers {
@@ -125,21 +128,35 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
     }
     let baseline = base.name();
     let ratio = if baseline_median_ns > 0.0 { median_ns / baseline_median_ns } else { f64::INFINITY };
-    let finite = |v: f64| if v.is_finite() { serde_json::json!(v) } else { serde_json::Value::Null };
+    let compile_us = Stats::of(&mut compiled.compile_us.clone());
+    let cache_hit_ns = compiled.cache_hit_ns.clone().map(|mut v| Stats::of(&mut v));
     if json {
         let mut obj = serde_json::json!({
             "median_ns": median_ns,
             "baseline": baseline,
             "baseline_median_ns": baseline_median_ns,
             "ratio": finite(ratio),
-            "compile_us": compiled.compile_us,
-            "cache_hit_ns": compiled.cache_hit_ns,
+            "compile_us": compile_us.median,
+            "cache_hit_ns": cache_hit_ns.map(|s| s.median),
             "threads": compiled.threads,
             "bytes": out_bytes,
         });
+        kernel_ns.add_to(&mut obj, "", "ns");
+        baseline_ns.add_to(&mut obj, "baseline_", "ns");
+        compile_us.add_to(&mut obj, "compile_", "us");
+        match cache_hit_ns {
+            Some(hit) => hit.add_to(&mut obj, "cache_hit_", "ns"),
+            None => Stats::add_nulls(&mut obj, "cache_hit_", "ns"),
+        }
         if !peers.is_empty() {
             let each = peers.iter().map(|&(name, ns, base)| {
-                let o = serde_json::json!({ "median_ns": ns, "baseline_median_ns": base, "ratio": finite(ns / base) });
+                let mut o = serde_json::json!({
+                    "median_ns": ns.median,
+                    "baseline_median_ns": base.median,
+                    "ratio": finite(ns.median / base.median),
+                });
+                ns.add_to(&mut o, "", "ns");
+                base.add_to(&mut o, "baseline_", "ns");
                 (name.to_string(), o)
             });
             obj["peers"] = serde_json::Value::Object(each.collect());
@@ -149,24 +166,106 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
         let kind = if dynamic { "dynamic" } else { "static" };
         outln!(
             w,
-            "{} on {} ({kind}), {out_bytes} output bytes, {} thread(s), median of {iters} samples:",
+            "{} on {} ({kind}), {out_bytes} output bytes, {} thread(s), {iters} samples each:",
             file.request.op,
             backend.name(),
             compiled.threads
         );
-        outln!(w, "  kernel    {:>14.1} ns", median_ns);
-        outln!(w, "  {baseline:<9} {:>14.1} ns", baseline_median_ns);
-        outln!(w, "  ratio     {:>14.3}", ratio);
-        outln!(w, "  compile   {:>14.1} µs", compiled.compile_us);
-        match compiled.cache_hit_ns {
-            Some(ns) => outln!(w, "  cache hit {:>14.1} ns", ns),
-            None => outln!(w, "  cache hit {:>14}", "n/a"),
+        outln!(w, "{}", Stats::header());
+        outln!(w, "{}", kernel_ns.row("kernel", ""));
+        outln!(w, "{}", baseline_ns.row(baseline, ""));
+        outln!(w, "  {:<10} {ratio:>10.3}   (kernel median / {baseline} median)", "ratio");
+        for &(name, ns, base) in &peers {
+            outln!(w, "{}", ns.row(name, ""));
+            outln!(w, "{}", base.row(baseline, &format!("   (timed beside {name})")));
+            outln!(w, "  {:<10} {:>10.3}   ({name} median / its {baseline} median)", "ratio", ns.median / base.median);
         }
-        for (name, ns, base) in peers {
-            outln!(w, "  {name:<9} {:>14.1} ns, {baseline} {:.1} ns, ratio {:.3}", ns, base, ns / base);
+        let n = match compiled.compile_us.len() {
+            1 => "1 sample".to_string(),
+            n => format!("{n} samples"),
+        };
+        outln!(w, "{}", compile_us.scaled(1e3).row("compile", &format!("   ({n}, nothing cached)")));
+        match (cache_hit_ns, &compiled.cache_hit_ns) {
+            (Some(hit), Some(v)) => outln!(w, "{}", hit.row("cache hit", &format!("   ({} samples)", v.len()))),
+            _ => outln!(w, "  {:<10} {:>10}   (the reference has no kernel cache)", "cache hit", "n/a"),
         }
     }
     Ok(())
+}
+
+/// A number for JSON; an infinite or NaN ratio is `null`.
+fn finite(v: f64) -> serde_json::Value {
+    if v.is_finite() { serde_json::json!(v) } else { serde_json::Value::Null }
+}
+
+/// A timed figure's samples summarized: nanoseconds (microseconds for compile times).
+#[derive(Clone, Copy, Debug)]
+struct Stats {
+    min: f64,
+    p10: f64,
+    median: f64,
+    p90: f64,
+    max: f64,
+}
+
+impl Stats {
+    /// The text form's column header, aligned with [`Stats::row`].
+    fn header() -> String {
+        format!("  {:<10} {:>10}   {:>10}   {:>10}", "", "min", "median", "max")
+    }
+
+    /// The summary of `samples` (sorted in place); percentiles by nearest rank, the median
+    /// as [`backend::median`] takes it. No samples: every figure NaN.
+    fn of(samples: &mut [f64]) -> Stats {
+        let median = backend::median(samples);
+        let n = samples.len();
+        if n == 0 {
+            return Stats { min: f64::NAN, p10: f64::NAN, median, p90: f64::NAN, max: f64::NAN };
+        }
+        let rank = |p: usize| samples[(p * n).div_ceil(100).clamp(1, n) - 1];
+        Stats { min: samples[0], p10: rank(10), median, p90: rank(90), max: samples[n - 1] }
+    }
+
+    /// Every figure times `k` (µs → ns).
+    fn scaled(self, k: f64) -> Stats {
+        Stats { min: self.min * k, p10: self.p10 * k, median: self.median * k, p90: self.p90 * k, max: self.max * k }
+    }
+
+    /// `{prefix}min_{unit}`, `{prefix}p10_{unit}`, `{prefix}p90_{unit}` and
+    /// `{prefix}max_{unit}` beside the median the object already holds.
+    fn add_to(&self, obj: &mut serde_json::Value, prefix: &str, unit: &str) {
+        for (name, v) in [("min", self.min), ("p10", self.p10), ("p90", self.p90), ("max", self.max)] {
+            obj[format!("{prefix}{name}_{unit}")] = finite(v);
+        }
+    }
+
+    /// The same keys as [`Stats::add_to`], each `null` (a figure that was not measured).
+    fn add_nulls(obj: &mut serde_json::Value, prefix: &str, unit: &str) {
+        for name in ["min", "p10", "p90", "max"] {
+            obj[format!("{prefix}{name}_{unit}")] = serde_json::Value::Null;
+        }
+    }
+
+    /// `  label   min / median / max`, each in ns, µs, ms or s as its size calls for, then
+    /// `note`.
+    fn row(&self, label: &str, note: &str) -> String {
+        format!("  {label:<10} {:>10} / {:>10} / {:>10}{note}", time(self.min), time(self.median), time(self.max))
+    }
+}
+
+/// A time in nanoseconds with its unit: `812.4 ns`, `12.35 µs`, `3.456 ms`, `1.234 s`.
+fn time(ns: f64) -> String {
+    if !ns.is_finite() {
+        "n/a".into()
+    } else if ns < 1e3 {
+        format!("{ns:.1} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.3} ms", ns / 1e6)
+    } else {
+        format!("{:.3} s", ns / 1e9)
+    }
 }
 
 /// The baseline a kernel is timed against: a memset (fills) or a memcpy (everything
@@ -215,8 +314,8 @@ fn try_alloc(n: usize) -> Result<Vec<u8>, String> {
     Ok(v)
 }
 
-/// Median ns per call of `f` and of `g`, sampled alternately so drift hits both alike.
-fn measure_pair(iters: u32, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64) {
+/// Ns per call of `f` and of `g`, sampled alternately so drift hits both alike.
+fn measure_pair(iters: u32, mut f: impl FnMut(), mut g: impl FnMut()) -> (Stats, Stats) {
     let reps_f = calibrate(&mut f);
     let reps_g = calibrate(&mut g);
     let mut sf = Vec::with_capacity(iters as usize);
@@ -225,7 +324,7 @@ fn measure_pair(iters: u32, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f
         sf.push(sample(&mut f, reps_f));
         sg.push(sample(&mut g, reps_g));
     }
-    (backend::median(&mut sf), backend::median(&mut sg))
+    (Stats::of(&mut sf), Stats::of(&mut sg))
 }
 
 /// How many calls one sample makes (and a warm-up).
@@ -323,14 +422,14 @@ fn bench_chain(
         return Err(here("the fused kernel's output differs from the steps' (a bug in kerf)".into()));
     }
     let mut base = Baseline::new(out_bytes, false).map_err(here)?;
-    let (median_ns, baseline_median_ns) = measure_pair(
+    let (fused_ns, baseline_ns) = measure_pair(
         iters,
         || {
             black_box(kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out))).ok();
         },
         || base.run(),
     );
-    let (_, unfused_median_ns) = measure_pair(
+    let (_, unfused_ns) = measure_pair(
         iters,
         || {
             black_box(kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out))).ok();
@@ -339,11 +438,12 @@ fn bench_chain(
             black_box(run_unfused(black_box(&mut inter))).ok();
         },
     );
+    let (median_ns, baseline_median_ns, unfused_median_ns) = (fused_ns.median, baseline_ns.median, unfused_ns.median);
     let ratio = if baseline_median_ns > 0.0 { median_ns / baseline_median_ns } else { f64::INFINITY };
     let speedup = unfused_median_ns / median_ns;
-    let finite = |v: f64| if v.is_finite() { serde_json::json!(v) } else { serde_json::Value::Null };
+    let compile = Stats::of(&mut [compile_us]);
     if json {
-        let obj = serde_json::json!({
+        let mut obj = serde_json::json!({
             "median_ns": median_ns,
             "baseline": base.name(),
             "baseline_median_ns": baseline_median_ns,
@@ -356,19 +456,25 @@ fn bench_chain(
             "threads": threads,
             "bytes": out_bytes,
         });
+        fused_ns.add_to(&mut obj, "", "ns");
+        baseline_ns.add_to(&mut obj, "baseline_", "ns");
+        unfused_ns.add_to(&mut obj, "unfused_", "ns");
+        compile.add_to(&mut obj, "compile_", "us");
+        Stats::add_nulls(&mut obj, "cache_hit_", "ns");
         outln!(w, "{obj}");
     } else {
         outln!(
             w,
-            "chain of {} steps, fused on jit, {out_bytes} output bytes, {threads} thread(s), median of {iters} samples:",
+            "chain of {} steps, fused on jit, {out_bytes} output bytes, {threads} thread(s), {iters} samples each:",
             lowered.plans.len()
         );
-        outln!(w, "  fused     {:>14.1} ns", median_ns);
-        outln!(w, "  {:<9} {:>14.1} ns", base.name(), baseline_median_ns);
-        outln!(w, "  ratio     {:>14.3}", ratio);
-        outln!(w, "  unfused   {:>14.1} ns", unfused_median_ns);
-        outln!(w, "  speedup   {:>14.3}", speedup);
-        outln!(w, "  compile   {:>14.1} µs", compile_us);
+        outln!(w, "{}", Stats::header());
+        outln!(w, "{}", fused_ns.row("fused", ""));
+        outln!(w, "{}", baseline_ns.row(base.name(), ""));
+        outln!(w, "  {:<10} {ratio:>10.3}   (fused median / {} median)", "ratio", base.name());
+        outln!(w, "{}", unfused_ns.row("unfused", "   (the steps' kernels one after another)"));
+        outln!(w, "  {:<10} {speedup:>10.3}   (unfused median / fused median)", "speedup");
+        outln!(w, "{}", compile.scaled(1e3).row("compile", "   (1 sample, nothing cached)"));
     }
     Ok(())
 }

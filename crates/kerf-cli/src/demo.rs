@@ -1,5 +1,6 @@
-//! `kerf demo`: every spec example through the default backend, shown with its input,
-//! output and IR, and checked against the reference interpreter and the spec.
+//! `kerf demo`: every spec example through the default backend, checked against the
+//! reference interpreter and the spec: one line per example, or (`--verbose`) each shown
+//! with its input, output and IR.
 
 use crate::backend::{self, Backend, RunError};
 use crate::{CliError, outln};
@@ -15,6 +16,7 @@ macro_rules! say {
 use kerf::display::describe;
 use kerf::{Tensor, examples};
 
+/// `brief`: one line per example (the default); else each in full (`--verbose`).
 pub fn demo(only: Option<&str>, brief: bool, out: &mut dyn Write) -> Result<(), CliError> {
     let reg = kerf::spec::registry().map_err(|e| CliError::new(e.to_string()))?;
     if let Some(id) = only

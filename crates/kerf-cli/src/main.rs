@@ -59,8 +59,11 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run a request file and print the output array, or write it to a .npy file
+    #[command(after_help = "Example:\n  kerf run request.toml -o out.npy")]
     Run {
-        /// The request file (TOML)
+        /// The request file (TOML), or `-` to read the request from standard input: its
+        /// relative .npy paths then resolve against the current directory, and errors
+        /// name it `<stdin>`
         request: PathBuf,
         /// Write the output here (.npy), like `cp`: to a temporary file beside OUT, renamed
         /// over it only when the run succeeds, so a failed or interrupted run leaves OUT as
@@ -83,13 +86,16 @@ enum Command {
         unfused: bool,
     },
     /// List every op with its versions and summary
+    #[command(after_help = "Example:\n  kerf ops")]
     Ops,
     /// Print an op's spec: attributes, inputs, type sets, rules and examples
+    #[command(after_help = "Example:\n  kerf spec tensorrt.slice")]
     Spec {
         /// The op id, e.g. tensorrt.slice (see `kerf ops`)
         id: String,
     },
     /// Print the Cranelift IR of a request's JIT kernel
+    #[command(after_help = "Example:\n  kerf clif request.toml --dynamic")]
     Clif {
         /// The request file (TOML); the data input may be given as { dtype, shape }
         request: PathBuf,
@@ -98,6 +104,7 @@ enum Command {
         dynamic: bool,
     },
     /// Print the Rust the derive macro generates for a request
+    #[command(after_help = "Example:\n  kerf expand request.toml --name CropRows")]
     Expand {
         /// The request file (TOML); the data input may be given as { dtype, shape }
         request: PathBuf,
@@ -107,6 +114,7 @@ enum Command {
     },
     /// Time a request's kernel against memcpy (slices) or memset (fills) of its output; for
     /// a chain file, its fused kernel, also against its steps run one by one
+    #[command(after_help = "Example:\n  kerf bench request.toml --iters 101 --json")]
     Bench {
         /// The request file (TOML); inputs may be given as { dtype, shape } alone
         request: PathBuf,
@@ -114,14 +122,17 @@ enum Command {
         /// baseline_median_ns, ratio (median_ns / baseline_median_ns), compile_us (plan →
         /// machine code, nothing cached), cache_hit_ns (the same plan from the kernel
         /// cache; null for the reference), threads, bytes (of the output); for a chain also
-        /// unfused_median_ns (its steps' kernels one after another) and speedup_vs_unfused
+        /// unfused_median_ns (its steps' kernels one after another) and speedup_vs_unfused.
+        /// Beside each median (median_ns, baseline_median_ns, unfused_median_ns, and
+        /// compile_us, cache_hit_ns) its samples' min, 10th and 90th percentile (nearest
+        /// rank) and max: min_ns, p10_ns, p90_ns, max_ns, baseline_min_ns, ..., compile_max_us
         #[arg(long)]
         json: bool,
         /// Threads the kernel may use (JIT: a large call splits its outermost loop)
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=kerf::MAX_THREADS as i64))]
         threads: u32,
-        /// Timed samples of the kernel and of the baseline (the median is reported), at
-        /// most 100,000
+        /// Timed samples of the kernel and of the baseline (min / median / max are
+        /// reported), at most 100,000
         #[arg(long, default_value_t = 51, value_parser = clap::value_parser!(u32).range(1..=bench::MAX_ITERS as i64))]
         iters: u32,
         /// The backend that runs the kernel
@@ -132,18 +143,25 @@ enum Command {
         dynamic: bool,
         /// Also time a peer library doing the same job on its own preallocated arrays
         /// (its output checked equal to the kernel's), with the same protocol; JSON adds
-        /// peers.NAME = { median_ns, baseline_median_ns, ratio }
+        /// peers.NAME = { median_ns, baseline_median_ns, ratio } (with their min, p10, p90
+        /// and max)
         #[arg(long, value_enum)]
         peer: Vec<bench::Peer>,
     },
-    /// Run every spec example on the default backend, showing input, output and IR,
-    /// each checked against the reference interpreter and the spec's expected output
+    /// Run every spec example on the default backend, each checked against the reference
+    /// interpreter and the spec's expected output: one line per example (`--verbose`: its
+    /// input, output and IR too)
+    #[command(after_help = "Example:\n  kerf demo --op onnx.pad --verbose")]
     Demo {
         /// Only this op's examples
         #[arg(long, value_name = "ID")]
         op: Option<String>,
-        /// One line per example (no arrays, no IR)
-        #[arg(long)]
+        /// Show each example in full: its attributes, inputs, output, plan, loop nest and
+        /// Cranelift IR
+        #[arg(short, long)]
+        verbose: bool,
+        /// One line per example: the default (kept so that old scripts work)
+        #[arg(long, hide = true, conflicts_with = "verbose")]
         brief: bool,
     },
 }
@@ -310,8 +328,35 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Bench { request, json, threads, iters, backend, dynamic, peer } => {
             bench::bench(&request, &bench::Options { json, threads, iters, backend, dynamic, peers: peer }, out)
         }
-        Command::Demo { op, brief } => demo::demo(op.as_deref(), brief, out),
+        Command::Demo { op, verbose, brief: _ } => demo::demo(op.as_deref(), !verbose, out),
     }
+}
+
+/// What `kerf run -` calls the request it reads from standard input.
+const STDIN_NAME: &str = "<stdin>";
+
+/// `kerf run -`: the request (or chain) on standard input, read to its end, at most as
+/// large as a request file may be; relative `.npy` paths resolve against the current
+/// directory (`<stdin>` has no directory).
+fn stdin_request() -> Result<AnyFile, CliError> {
+    use std::io::Read;
+    let max = kerf::request_file::MAX_REQUEST_BYTES;
+    let mut bytes = Vec::new();
+    io::stdin()
+        .lock()
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::new(format!("{STDIN_NAME}: cannot read standard input: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(CliError::new(format!(
+            "{STDIN_NAME}: the request is over {} MiB; kerf reads requests of at most {} MiB (put large tensors in .npy files)",
+            max >> 20,
+            max >> 20
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|e| CliError::new(format!("{STDIN_NAME}: the request is not UTF-8 text ({e})")))?;
+    Ok(kerf::request_file::parse_any(&text, Path::new(STDIN_NAME))?)
 }
 
 /// `w6_slice.toml` → `W6Slice`; `Derived` when the name makes no identifier.
@@ -338,13 +383,20 @@ fn run(
 ) -> Result<(), CliError> {
     // OUT is checked first, so that a run is not wasted on an output that will be refused.
     let target = output.map(output::check).transpose()?;
-    let file = kerf::request_file::load_any(request)?;
+    let from_stdin = request == Path::new("-");
+    let file = if from_stdin { stdin_request()? } else { kerf::request_file::load_any(request)? };
     let npy_paths = match &file {
         AnyFile::Request(f) => f.npy_paths().to_vec(),
         AnyFile::Chain(f) => f.npy_paths(),
     };
     if let Some(target) = &target {
-        target.refuse_input(request, "the request file")?;
+        if from_stdin {
+            // Standard input redirected from OUT (`kerf run - -o x.npy < x.npy`).
+            #[cfg(unix)]
+            target.refuse_input(Path::new("/dev/stdin"), "the request file (standard input)")?;
+        } else {
+            target.refuse_input(request, "the request file")?;
+        }
         for npy in &npy_paths {
             target.refuse_input(npy, "an input")?;
         }

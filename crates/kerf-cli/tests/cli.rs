@@ -97,6 +97,41 @@ fn help_for_every_subcommand() {
     assert!(stderr(&out).contains("Usage"));
 }
 
+/// Each subcommand's help (`--help` and `-h`) ends with one example invocation of it;
+/// the ones that need no file run as they are written.
+#[test]
+fn every_subcommand_help_ends_with_an_example() {
+    for sub in ["run", "ops", "spec", "clif", "expand", "bench", "demo"] {
+        let mut example = None;
+        for flag in ["--help", "-h"] {
+            let out = kerf().args([sub, flag]).output().unwrap();
+            assert!(out.status.success(), "kerf {sub} {flag}");
+            let text = stdout(&out);
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let [.., heading, last] = lines[..] else { panic!("kerf {sub} {flag}: {text}") };
+            assert_eq!(heading, "Example:", "kerf {sub} {flag}: {text}");
+            let want = format!("  kerf {sub}");
+            assert!(last == want || last.starts_with(&format!("{want} ")), "kerf {sub} {flag}: `{last}`");
+            assert_eq!(text.matches("Example:").count(), 1, "one example: {text}");
+            example = Some(last.trim().to_string());
+        }
+        // The flags an example uses are flags the subcommand takes.
+        let example = example.unwrap();
+        let help = stdout(&kerf().args([sub, "--help"]).output().unwrap());
+        for flag in example.split_whitespace().filter(|w| w.starts_with("--")) {
+            let listed =
+                help.lines().any(|l| l.trim_start().starts_with('-') && l.split_whitespace().any(|w| w == flag));
+            assert!(listed, "kerf {sub}: {flag} is not in its options: {help}");
+        }
+        if matches!(sub, "ops" | "spec" | "demo") {
+            let words: Vec<&str> = example.split_whitespace().skip(1).collect();
+            let out = kerf().args(&words).output().unwrap();
+            assert!(out.status.success(), "`{example}`: {}", stderr(&out));
+            assert!(!stdout(&out).is_empty(), "`{example}`");
+        }
+    }
+}
+
 #[test]
 fn ops_lists_every_op_with_versions() {
     let out = kerf().arg("ops").output().unwrap();
@@ -317,6 +352,125 @@ fn good_and_bad(s: &Scratch) -> (String, String) {
          [inputs]\ninput = \"input.npy\"\n",
     );
     (good, bad)
+}
+
+/// `kerf run -` reads the request (or a chain) from standard input; its relative `.npy`
+/// paths resolve against the current directory, and so does a relative `-o`.
+#[test]
+fn run_reads_the_request_from_stdin() {
+    let case = conformance("trt_slice_seed_fill");
+    let text = std::fs::read_to_string(case.join("request.toml")).unwrap();
+    let want = kerf::npy::read(&case.join("expected.npy")).unwrap();
+    // From the request's own directory: what naming the file prints.
+    let by_name = kerf().args(["run", case.join("request.toml").to_str().unwrap()]).output().unwrap();
+    assert!(by_name.status.success());
+    let out = kerf().current_dir(&case).args(["run", "-"]).write_stdin(text.clone()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), stdout(&by_name));
+    assert_eq!(stderr(&out), "");
+    // From another directory holding input.npy: written to a relative OUT there.
+    let s = Scratch::new();
+    std::fs::copy(case.join("input.npy"), s.path("input.npy")).unwrap();
+    let out = kerf().current_dir(s.dir.path()).args(["run", "-", "-o", "out.npy"]).write_stdin(text.clone()).output();
+    let out = out.unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(kerf::npy::read(&s.path("out.npy")).unwrap(), want);
+    assert_eq!(files_in(s.dir.path()), ["input.npy", "out.npy"]);
+    // Against the current directory, not the request's: elsewhere there is no input.npy.
+    let elsewhere = Scratch::new();
+    let out = kerf().current_dir(elsewhere.dir.path()).args(["run", "-", "-o", "out.npy"]).write_stdin(text).output();
+    let out = out.unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: input.npy: ") && err.lines().count() == 1, "{err}");
+    assert!(files_in(elsewhere.dir.path()).is_empty(), "{:?}", files_in(elsewhere.dir.path()));
+    // A chain file on standard input.
+    let chain = conformance("chain_pad_0010");
+    let by_name = kerf().args(["run", chain.join("request.toml").to_str().unwrap()]).output().unwrap();
+    let text = std::fs::read_to_string(chain.join("request.toml")).unwrap();
+    let out = kerf().current_dir(&chain).args(["run", "-"]).write_stdin(text).output().unwrap();
+    assert!(out.status.success() && by_name.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), stdout(&by_name));
+    // The help says so.
+    let help = stdout(&kerf().args(["run", "--help"]).output().unwrap());
+    assert!(help.contains("`-` to read the request from standard input"), "{help}");
+    assert!(help.contains("resolve against the current directory"), "{help}");
+}
+
+/// `kerf run -` keeps every guarantee of `kerf run`: one error line per mistake (naming
+/// `<stdin>` and the line), no new or partial output file after an error (an existing one
+/// left as it was), and OUT refused, never replaced, when it is not a regular file, is an
+/// input of the run, or is the file standard input reads.
+#[test]
+fn run_from_stdin_keeps_every_guarantee() {
+    let s = Scratch::new();
+    let case = conformance("trt_slice_seed_fill");
+    std::fs::copy(case.join("input.npy"), s.path("input.npy")).unwrap();
+    let good = std::fs::read_to_string(case.join("request.toml")).unwrap();
+    let input = std::fs::read(s.path("input.npy")).unwrap();
+    let fails_on = |args: &[&str], stdin: std::process::Stdio, needles: &[&str]| -> String {
+        let out = std::process::Command::new(kerf_bin())
+            .current_dir(s.dir.path())
+            .env("RUST_BACKTRACE", "1")
+            .arg("run")
+            .args(args)
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.is_empty() && err.lines().all(|l| l.starts_with("error: ")), "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("internal error"), "{args:?}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: `{n}` missing from {err}");
+        }
+        assert_eq!(stdout(&out), "", "{args:?}");
+        err
+    };
+    let text = |t: &str| {
+        let path = s.path("stdin.txt");
+        std::fs::write(&path, t).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::process::Stdio::from(file)
+    };
+    // Two mistakes: two lines, each at its place in <stdin>; no output file.
+    let two = "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 0]\nsize = [3, 3]\nstride = [1, 1]\n\
+               mode = \"bogus\"\nfoo = 1\n[inputs]\ninput = \"input.npy\"\n";
+    let err = fails_on(&["-", "-o", "out.npy"], text(two), &[]);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("error: <stdin>:6:1: ") && lines[0].contains("`mode`"), "{err}");
+    assert!(lines[1].starts_with("error: <stdin>:7:1: ") && lines[1].contains("`foo`"), "{err}");
+    fails_on(&["-"], text("op = \n"), &["<stdin>:1:"]);
+    fails_on(&["-"], text(""), &["<stdin>"]);
+    let bytes = std::process::Stdio::from({
+        std::fs::write(s.path("bin"), [b'o', b'p', 0xff, 0xfe]).unwrap();
+        std::fs::File::open(s.path("bin")).unwrap()
+    });
+    fails_on(&["-"], bytes, &["<stdin>", "not UTF-8"]);
+    std::fs::remove_file(s.path("bin")).unwrap();
+    assert_eq!(files_in(s.dir.path()), ["input.npy"], "no output after an error");
+    // An existing OUT is left as it was by a failed run.
+    std::fs::write(s.path("out.npy"), b"before").unwrap();
+    fails_on(&["-", "-o", "out.npy"], text(two), &["<stdin>:6:1"]);
+    assert_eq!(std::fs::read(s.path("out.npy")).unwrap(), b"before");
+    // Refused, never replaced: a directory, an input of the run, the file stdin reads.
+    std::fs::create_dir(s.path("dir")).unwrap();
+    fails_on(&["-", "-o", "dir"], text(&good), &["dir", "never replaces"]);
+    fails_on(&["-", "-o", "input.npy"], text(&good), &["input.npy", "an input"]);
+    assert_eq!(std::fs::read(s.path("input.npy")).unwrap(), input);
+    std::fs::write(s.path("req.npy"), &good).unwrap();
+    let req = std::process::Stdio::from(std::fs::File::open(s.path("req.npy")).unwrap());
+    fails_on(&["-", "-o", "req.npy"], req, &["req.npy", "the request file"]);
+    assert_eq!(std::fs::read_to_string(s.path("req.npy")).unwrap(), good);
+    assert_eq!(files_in(s.dir.path()), ["dir", "input.npy", "out.npy", "req.npy"]);
+    assert!(files_in(&s.path("dir")).is_empty());
+    // And the same request on stdin succeeds, replacing the file kerf may write.
+    let out = kerf().current_dir(s.dir.path()).args(["run", "-", "-o", "out.npy"]).write_stdin(good).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let want = kerf::npy::read(&case.join("expected.npy")).unwrap();
+    assert_eq!(kerf::npy::read(&s.path("out.npy")).unwrap(), want);
 }
 
 /// The temporary files kerf may have left in a folder.
@@ -703,7 +857,7 @@ fn stdout_errors_are_one_error_line() {
         &["clif", req],
         &["expand", req],
         &["bench", req, "--iters", "1"],
-        &["demo", "--op", "tensorrt.fill", "--brief"],
+        &["demo", "--op", "tensorrt.fill"],
     ];
     for args in commands {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
@@ -1005,7 +1159,7 @@ fn pad_family_through_every_command() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!((v["baseline"].as_str(), v["bytes"].as_u64()), (Some("memcpy"), Some(12 * 12 * 4)), "{v}");
     for op in ["onnx.pad", "openvino.pad", "openvino.slice"] {
-        let out = kerf().args(["demo", "--op", op, "--brief"]).output().unwrap();
+        let out = kerf().args(["demo", "--op", op]).output().unwrap();
         assert!(out.status.success(), "{op}: {}", stdout(&out));
         let out = kerf().args(["spec", op]).output().unwrap();
         assert!(out.status.success() && stdout(&out).contains(op), "{op}");
@@ -1118,6 +1272,111 @@ fn bench_peer_ndarray() {
     fails(&["bench", chain.to_str().unwrap(), "--peer", "ndarray"], &["--peer", "chains"]);
 }
 
+/// Each median of `bench --json` (under `prefix`, in `unit`) has its samples' min, 10th
+/// and 90th percentile and max beside it, in order.
+fn assert_spread(v: &serde_json::Value, prefix: &str, median: &str, unit: &str) {
+    let get = |stat: &str| {
+        let key = format!("{prefix}{stat}_{unit}");
+        v[&key].as_f64().filter(|x| *x > 0.0).unwrap_or_else(|| panic!("{key}: {v}"))
+    };
+    let m = v[median].as_f64().unwrap_or_else(|| panic!("{median}: {v}"));
+    let (min, p10, p90, max) = (get("min"), get("p10"), get("p90"), get("max"));
+    assert!(min <= p10 && p10 <= m && m <= p90 && p90 <= max, "{prefix}*_{unit} out of order: {v}");
+}
+
+/// `kerf bench` prints min / median / max with units for each timed figure; `--json` keeps
+/// every key it had and adds each median's min, p10, p90 and max beside it.
+#[test]
+fn bench_reports_min_median_max() {
+    let s = Scratch::new();
+    let slice = s.write(
+        "slice.toml",
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 1]\nsize = [64, 32]\nstride = [1, 2]\n\
+         [inputs]\ninput = { dtype = \"f32\", shape = [64, 64] }\n",
+    );
+    let chain = conformance("chain_pad_0010").join("request.toml");
+    let chain = chain.to_str().unwrap();
+    // A figure: a number and its unit.
+    let timed = |cell: &str| {
+        let (num, unit) = cell.trim().split_once(' ').unwrap_or_else(|| panic!("no unit in `{cell}`"));
+        num.parse::<f64>().unwrap_or_else(|_| panic!("`{cell}`"));
+        assert!(["ns", "µs", "ms", "s"].contains(&unit), "`{cell}`");
+    };
+    // Each timed row holds min / median / max, each with its unit.
+    let rows = |text: &str, labels: &[&str]| {
+        assert!(text.lines().nth(1).is_some_and(|l| l.split_whitespace().eq(["min", "median", "max"])), "{text}");
+        for label in labels {
+            let row = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap_or_else(|| panic!("no `{label}` row:\n{text}"));
+            let cells: Vec<&str> = row.trim_start()[label.len()..].split('/').collect();
+            assert_eq!(cells.len(), 3, "`{row}`");
+            timed(cells[0]);
+            timed(cells[1]);
+            timed(cells[2].split("   (").next().unwrap());
+        }
+    };
+    let out = kerf().args(["bench", &slice, "--iters", "5", "--peer", "ndarray"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.lines().next().unwrap().ends_with("5 samples each:"), "{text}");
+    rows(&text, &["kernel", "memcpy", "ndarray", "compile", "cache hit"]);
+    assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("memcpy")).count(), 2, "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("ratio")), "{text}");
+    let out = kerf().args(["bench", chain, "--iters", "3"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    rows(&stdout(&out), &["fused", "memcpy", "unfused", "compile"]);
+    let out = kerf().args(["bench", &slice, "--iters", "3", "--backend", "reference"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.lines().any(|l| l.trim_start().starts_with("cache hit") && l.contains("n/a")), "{text}");
+
+    // JSON: the old keys as they were, the spread beside each median.
+    let out = kerf().args(["bench", &slice, "--json", "--iters", "7", "--peer", "ndarray"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["median_ns", "baseline_median_ns", "ratio", "compile_us", "cache_hit_ns"] {
+        assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+    }
+    assert_eq!(
+        (v["baseline"].as_str(), v["threads"].as_u64(), v["bytes"].as_u64()),
+        (Some("memcpy"), Some(1), Some(64 * 32 * 4))
+    );
+    let ratio = v["median_ns"].as_f64().unwrap() / v["baseline_median_ns"].as_f64().unwrap();
+    assert!((ratio - v["ratio"].as_f64().unwrap()).abs() < 1e-9 * ratio.max(1.0), "{v}");
+    assert_spread(&v, "", "median_ns", "ns");
+    assert_spread(&v, "baseline_", "baseline_median_ns", "ns");
+    assert_spread(&v, "compile_", "compile_us", "us");
+    assert_spread(&v, "cache_hit_", "cache_hit_ns", "ns");
+    let p = &v["peers"]["ndarray"];
+    let ratio = p["median_ns"].as_f64().unwrap() / p["baseline_median_ns"].as_f64().unwrap();
+    assert!((ratio - p["ratio"].as_f64().unwrap()).abs() < 1e-9 * ratio.max(1.0), "{v}");
+    assert_spread(p, "", "median_ns", "ns");
+    assert_spread(p, "baseline_", "baseline_median_ns", "ns");
+    // One sample: every figure is that sample.
+    let out = kerf().args(["bench", &slice, "--json", "--iters", "1"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["min_ns", "p10_ns", "p90_ns", "max_ns"] {
+        assert_eq!(v[key], v["median_ns"], "{key}: {v}");
+    }
+    // The reference has no cache: its cache-hit figures are all null.
+    let out = kerf().args(["bench", &slice, "--json", "--iters", "2", "--backend", "reference"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["cache_hit_ns", "cache_hit_min_ns", "cache_hit_p10_ns", "cache_hit_p90_ns", "cache_hit_max_ns"] {
+        assert!(v.get(key).is_some_and(serde_json::Value::is_null), "{key}: {v}");
+    }
+    // A chain: the fused, baseline and unfused times, each with its spread.
+    let out = kerf().args(["bench", chain, "--json", "--iters", "5"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["median_ns", "baseline_median_ns", "ratio", "unfused_median_ns", "speedup_vs_unfused", "compile_us"] {
+        assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+    }
+    assert_spread(&v, "", "median_ns", "ns");
+    assert_spread(&v, "baseline_", "baseline_median_ns", "ns");
+    assert_spread(&v, "unfused_", "unfused_median_ns", "ns");
+}
+
 /// Counts are checked before anything is allocated for them: a huge `--iters` is a usage
 /// error naming the flag and its range (it once aborted allocating 34 GB for samples).
 #[test]
@@ -1133,18 +1392,57 @@ fn bench_refuses_huge_counts_by_name() {
 
 // ------------------------------------------------------------------------------ demo
 
+/// `kerf demo` (the README's first command): one line per example, every one checked.
 #[test]
 fn demo_runs_every_spec_example() {
     let out = kerf().arg("demo").output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{}\n{}", text, stderr(&out));
-    assert!(text.contains("seed_basic") && text.contains("output: f32[2, 2]"), "{text}");
     let total: usize = kerf::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    let ok: Vec<&str> = text.lines().filter(|l| l.starts_with("ok ")).collect();
+    assert_eq!(ok.len(), total, "one line per example:\n{text}");
+    assert!(ok.iter().any(|l| l.ends_with("tensorrt.slice/seed_basic")), "{text}");
+    // The header, a line per example, a blank line and the summary: nothing else.
+    assert_eq!(text.lines().count(), total + 3, "{text}");
     assert!(text.contains(&format!("{total} examples: {total} ok, 0 failed")), "{text}");
-    let out = kerf().args(["demo", "--op", "tensorrt.fill", "--brief"]).output().unwrap();
-    assert!(out.status.success());
-    assert!(stdout(&out).lines().filter(|l| l.starts_with("ok ")).count() >= 1);
+    for verbose_only in ["input ", "output: ", "cranelift IR", "loop nest"] {
+        assert!(!text.contains(verbose_only), "`{verbose_only}` without --verbose:\n{text}");
+    }
     fails(&["demo", "--op", "nope.op"], &["unknown op `nope.op`"]);
+}
+
+/// `--verbose` shows each example in full: inputs, output, plan, loop nest and IR.
+#[test]
+fn demo_verbose_shows_arrays_and_ir() {
+    let out = kerf().args(["demo", "--verbose"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}\n{}", text, stderr(&out));
+    let total: usize = kerf::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    assert!(text.contains("seed_basic") && text.contains("output: f32[2, 2]"), "{text}");
+    for needle in ["  input ", "  plan:", "  loop nest:", "  cranelift IR", "function %kerf_"] {
+        assert!(text.contains(needle), "`{needle}` missing:\n{text}");
+    }
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 0, "no one-line form:\n{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("  ok: ")).count(), total, "{text}");
+    assert!(text.contains(&format!("{total} examples: {total} ok, 0 failed")), "{text}");
+    let short = kerf().args(["demo", "--op", "tensorrt.fill", "-v"]).output().unwrap();
+    assert!(short.status.success() && stdout(&short).contains("cranelift IR"), "{}", stderr(&short));
+}
+
+/// `--brief`, the old spelling of the default, is still accepted (hidden from the help)
+/// and prints exactly what the default prints; with `--verbose` it is a usage error.
+#[test]
+fn demo_brief_is_a_hidden_alias_of_the_default() {
+    let default = kerf().args(["demo", "--op", "tensorrt.fill"]).output().unwrap();
+    let brief = kerf().args(["demo", "--op", "tensorrt.fill", "--brief"]).output().unwrap();
+    assert!(default.status.success() && brief.status.success(), "{}", stderr(&brief));
+    assert_eq!(stdout(&brief), stdout(&default));
+    assert!(stdout(&brief).lines().any(|l| l.starts_with("ok    tensorrt.fill/")), "{}", stdout(&brief));
+    let help = stdout(&kerf().args(["demo", "--help"]).output().unwrap());
+    assert!(help.contains("--verbose") && !help.contains("--brief"), "{help}");
+    let out = kerf().args(["demo", "--brief", "--verbose"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--verbose"), "{}", stderr(&out));
 }
 
 /// The WORKLOADS.md benchmark requests in tests/data/bench all compile (running them is
