@@ -53,7 +53,7 @@ pub enum Schedule {
     Fill(FillNest),
 }
 
-/// The nest's listing (what `kerf demo` and the derive's docs show).
+/// The nest's listing (what `kerf demo --verbose` and the derive's docs show).
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
