@@ -8,23 +8,17 @@
 //! vendor's rule is known: an error naming the index, or — OpenVINO Gather-8 — a
 //! coordinate outside the axis, which the plan's fill mode turns into a zero.
 
+use super::moves::int_attr;
 use super::{data_input, normalize_axis};
 use crate::error::Error;
 use crate::plan::{AxisRead, BoundaryMode, Gathered, Plan, SlicePlan};
-use crate::request::{AttrValue, Validated, input_ints};
+use crate::request::{Validated, input_ints};
 use crate::tensor::volume;
 
 /// The values of index input `name` and its shape.
 fn index_input(v: &Validated<'_>, name: &str) -> Result<(Vec<i64>, Vec<u64>), Error> {
     let input = data_input(v, name)?;
     Ok((input_ints(v.op(), name, input)?, input.shape().to_vec()))
-}
-
-fn int_attr(v: &Validated<'_>, name: &str, default: i64) -> i64 {
-    match v.attr(name) {
-        Some(AttrValue::Int(i)) => *i,
-        _ => default,
-    }
 }
 
 /// How a vendor reads an index `i` of an axis of `d` elements.
@@ -321,7 +315,7 @@ pub(super) fn onnx_gather(v: &Validated<'_>) -> Result<Plan, Error> {
     let op = v.op();
     let data = data_input(v, "data")?;
     let shape = data.shape().to_vec();
-    let axis = data_axis(op, int_attr(v, "axis", 0), shape.len(), "axis")?;
+    let axis = data_axis(op, int_attr(v, "axis").unwrap_or(0), shape.len(), "axis")?;
     let (idx, ishape) = index_input(v, "indices")?;
     gather_axis(op, data.dtype(), &shape, (&idx, &ishape), axis, 0, false, Indexing::Signed)
 }
@@ -330,7 +324,7 @@ pub(super) fn onnx_gather_elements(v: &Validated<'_>) -> Result<Plan, Error> {
     let op = v.op();
     let data = data_input(v, "data")?;
     let shape = data.shape().to_vec();
-    let axis = data_axis(op, int_attr(v, "axis", 0), shape.len(), "axis")?;
+    let axis = data_axis(op, int_attr(v, "axis").unwrap_or(0), shape.len(), "axis")?;
     let (idx, ishape) = index_input(v, "indices")?;
     gather_elements_plan(op, data.dtype(), &shape, (&idx, &ishape), axis, true, Indexing::Signed)
 }
@@ -347,16 +341,13 @@ pub(super) fn openvino_gather(v: &Validated<'_>) -> Result<Plan, Error> {
     };
     let rank = shape.len();
     let irank = ishape.len() as i64;
-    let batch = int_attr(v, "batch_dims", 0);
-    let batch = if batch < 0 { batch + irank } else { batch };
+    let given = int_attr(v, "batch_dims").unwrap_or(0);
+    let batch = if given < 0 { given + irank } else { given };
     if batch < 0 || batch > irank {
         return Err(Error::rule(
             op,
             "batch_dims_in_range",
-            format!(
-                "batch_dims = {} is outside [-{irank}, {irank}] for indices of rank {irank}",
-                int_attr(v, "batch_dims", 0)
-            ),
+            format!("batch_dims = {given} is outside [-{irank}, {irank}] for indices of rank {irank}"),
         )
         .about_name("batch_dims"));
     }
@@ -380,7 +371,7 @@ pub(super) fn tensorrt_gather(v: &Validated<'_>) -> Result<Plan, Error> {
     let shape = data.shape().to_vec();
     let (idx, ishape) = index_input(v, "indices")?;
     let rank = shape.len();
-    let elementwise = int_attr(v, "num_elementwise_dims", 0);
+    let elementwise = int_attr(v, "num_elementwise_dims").unwrap_or(0);
     let mode = v.attr_str("mode").unwrap_or("default");
     let dims_rule = |allowed: &str| {
         Error::rule(
@@ -390,7 +381,7 @@ pub(super) fn tensorrt_gather(v: &Validated<'_>) -> Result<Plan, Error> {
         )
         .about_name("num_elementwise_dims")
     };
-    let axis = int_attr(v, "axis", 0);
+    let axis = int_attr(v, "axis").unwrap_or(0);
     let axis = usize::try_from(axis).ok().filter(|&a| a < rank).ok_or_else(|| {
         Error::rule(
             op,

@@ -92,7 +92,9 @@ fn reshaped(v: &Validated<'_>, name: &str, output_shape: Vec<u64>) -> Result<Pla
     permuted(v, name, shape, (0..rank).collect(), output_shape)
 }
 
-fn int_attr(v: &Validated<'_>, name: &str) -> Option<i64> {
+/// An integer attribute's value (`None` when absent: the spec's default is then the
+/// frontend's to apply).
+pub(super) fn int_attr(v: &Validated<'_>, name: &str) -> Option<i64> {
     match v.attr(name) {
         Some(AttrValue::Int(i)) => Some(*i),
         _ => None,

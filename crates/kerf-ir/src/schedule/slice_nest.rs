@@ -190,11 +190,11 @@ pub fn nest_mode(plan: &SlicePlan) -> BoundaryMode {
 }
 
 /// The positions of a gathered axis (validated: they index its list; `t` is the axis's
-/// input stride): one segment per run of coordinates that continue each other, or — with
-/// more runs than [`MAX_SEGMENTS_PER_AXIS`] and no fill position — a table of their
-/// offsets. A fill-mode plan keeps its runs as segments (fill positions are no table
-/// entry), so its kernel is the fill mode's; any other's tables run on the kernels of
-/// modes that repeat (see `kerf-jit`'s `DynKey`).
+/// input stride, its window non-empty): one segment per run of coordinates that continue
+/// each other, or — with more runs than [`MAX_SEGMENTS_PER_AXIS`] outside fill mode — a
+/// table of their offsets. A fill-mode plan keeps its runs as segments (fill positions
+/// are no table entry), so its kernel is the fill mode's; any other's tables run on the
+/// kernels of modes that repeat (see `kerf-jit`'s `DynKey`).
 fn gathered_axis(
     plan: &SlicePlan,
     g: &crate::plan::Gathered,
@@ -203,29 +203,31 @@ fn gathered_axis(
     what: &dyn Fn() -> String,
 ) -> Result<Indexing, Error> {
     let (a, w) = (plan.axes[k], plan.window(k));
+    // Only fill mode reads outside the axis (validated), so only it has fill positions.
+    let tabled = plan.mode != BoundaryMode::Fill;
     let mut segs: Vec<Segment> = Vec::new();
     let mut entries: Vec<i64> = Vec::new();
-    entries
-        .try_reserve_exact(a.extent as usize)
-        .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", a.extent) })?;
-    let mut fills = false;
+    if tabled {
+        entries
+            .try_reserve_exact(a.extent as usize)
+            .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", a.extent) })?;
+    }
     for y in 0..a.extent {
         let x = plan.x(k, y).and_then(|x| i64::try_from(x).ok());
         let x = x.ok_or_else(|| Error::Invalid { what: format!("{}: position {y} reads past its list", what()) })?;
         let s = match plan.mode.source_index(x, w.len) {
-            None => {
-                fills = true;
-                Segment::Fill { len: 1 }
-            }
+            None => Segment::Fill { len: 1 },
             Some(z) => {
                 let offset = to_i64((w.lo as i128 + z as i128) * t, &what())?;
-                entries.push(offset);
+                if tabled {
+                    entries.push(offset);
+                }
                 Segment::Affine { len: 1, offset, stride: 0 }
             }
         };
         push_merged(&mut segs, s);
     }
-    if segs.len() <= MAX_SEGMENTS_PER_AXIS || fills || plan.mode == BoundaryMode::Fill {
+    if segs.len() <= MAX_SEGMENTS_PER_AXIS || !tabled {
         return Ok(Indexing::Segments(segs));
     }
     let stage = TableStage {
