@@ -90,7 +90,7 @@ pub fn in_file(file: &RequestFile, e: RunError) -> CliError {
 pub fn compile_jit(request: &Request, dynamic: bool) -> Result<Arc<kerf::JitKernel>, RunError> {
     let jit = jit()?;
     let plan = match kerf::lower(request)? {
-        Plan::Slice(p) if p.dtype == DType::String => kerf::string_slice_as(&p, DType::U64, 0),
+        Plan::Step(p) if p.dtype == DType::String => kerf::string_slice_as(&p, DType::U64, 0),
         plan => plan,
     };
     Ok(jit.compile(&plan, &Options::dynamic(dynamic))?)

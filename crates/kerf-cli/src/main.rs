@@ -320,7 +320,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
                     kerf::expand_request(&file.request, &name).map_err(|e| CliError(file.describe_errors(&e)))?
                 }
                 AnyFile::Chain(file) => kerf::chain::lower_chain(&file.chain())
-                    .and_then(|l| kerf::expand_chain(l.fused()?, &name))
+                    .and_then(|l| kerf::expand_map(l.fused()?, &name))
                     .map_err(|e| file.describe_error(&e))?,
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)

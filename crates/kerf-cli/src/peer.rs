@@ -11,7 +11,7 @@
 //! has no random fill of its own (that is ndarray-rand, not a dependency of kerf), so
 //! random fills have no ndarray job.
 
-use kerf::{DType, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use kerf::{DType, FillKind, FillPlan, Linspace, Plan, Step};
 use ndarray::{Array, Dimension, Ix0, Ix1, Ix2, Ix3, Ix4, Ix5, Ix6, IxDyn, Slice};
 
 /// A peer's job on its own preallocated arrays: run it, and read its output's bytes.
@@ -40,7 +40,7 @@ macro_rules! by_rank {
 /// The ndarray job doing `plan`'s work on `input` (the kernel's input bytes, row-major).
 pub fn ndarray_job(plan: &Plan, input: Option<&[u8]>) -> Result<Box<dyn Job>, String> {
     match plan {
-        Plan::Slice(p) if p.gathered.is_some() => {
+        Plan::Step(p) if p.gathered.is_some() => {
             let input = input.ok_or("a gather reads an input")?;
             match p.dtype.byte_width() {
                 Some(1) => gather_job::<u8>(p, input),
@@ -51,7 +51,7 @@ pub fn ndarray_job(plan: &Plan, input: Option<&[u8]>) -> Result<Box<dyn Job>, St
                 _ => Err(format!("ndarray has no element type for {} (packed or not plain memory)", p.dtype)),
             }
         }
-        Plan::Slice(p) if !p.reads_in_place() => {
+        Plan::Step(p) if !p.reads_in_place() => {
             let input = input.ok_or("a move reads an input")?;
             let rank = p.source().len();
             match p.dtype.byte_width() {
@@ -63,7 +63,7 @@ pub fn ndarray_job(plan: &Plan, input: Option<&[u8]>) -> Result<Box<dyn Job>, St
                 _ => Err(format!("ndarray has no element type for {} (packed or not plain memory)", p.dtype)),
             }
         }
-        Plan::Slice(p) => {
+        Plan::Step(p) => {
             let input = input.ok_or("a slice reads an input")?;
             match p.dtype.byte_width() {
                 Some(1) => by_rank!(p.input_shape.len(), slice_job::<u8>(p, input)),
@@ -173,7 +173,7 @@ impl Run {
 }
 
 /// One axis's runs, greedily as long as possible: O(extent).
-fn runs(p: &SlicePlan, k: usize) -> Vec<Run> {
+fn runs(p: &Step, k: usize) -> Vec<Run> {
     let a = p.axes[k];
     let w = p.window(k);
     let mut out: Vec<Run> = Vec::new();
@@ -212,7 +212,7 @@ struct SliceJob<T, D> {
     pick: Vec<usize>,
 }
 
-fn slice_job<T: Word, D: Dimension + 'static>(p: &SlicePlan, input: &[u8]) -> Result<Box<dyn Job>, String> {
+fn slice_job<T: Word, D: Dimension + 'static>(p: &Step, input: &[u8]) -> Result<Box<dyn Job>, String> {
     let w = size_of::<T>();
     let want = p.input_len() as usize * w;
     if input.len() != want {
@@ -275,7 +275,7 @@ struct GatherJob<T> {
     out: Array<T, IxDyn>,
 }
 
-fn gather_job<T: Word>(p: &SlicePlan, input: &[u8]) -> Result<Box<dyn Job>, String> {
+fn gather_job<T: Word>(p: &Step, input: &[u8]) -> Result<Box<dyn Job>, String> {
     let g = p.gathered.as_ref().ok_or("not a gather")?;
     let source = p.source();
     let plain = p.mode == kerf::BoundaryMode::StrictBounds
@@ -319,7 +319,7 @@ struct MoveJob<T, D> {
     out: Array<T, D>,
 }
 
-fn move_job<T: Word, D: Dimension + 'static>(p: &SlicePlan, input: &[u8]) -> Result<Box<dyn Job>, String> {
+fn move_job<T: Word, D: Dimension + 'static>(p: &Step, input: &[u8]) -> Result<Box<dyn Job>, String> {
     let source = p.source();
     let whole = p.windows.is_empty()
         && p.axes
@@ -478,8 +478,8 @@ mod tests {
         assert_eq!(job.output_bytes(), want.bytes().unwrap(), "{plan:?} (run again)");
     }
 
-    fn slice(dtype: DType, shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> SlicePlan {
-        SlicePlan {
+    fn slice(dtype: DType, shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> Step {
+        Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype,
@@ -498,16 +498,16 @@ mod tests {
         }
     }
 
-    fn input_for(p: &SlicePlan) -> Tensor {
+    fn input_for(p: &Step) -> Tensor {
         let n = p.dtype.buffer_bytes(p.input_len()).unwrap();
         let bytes: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(37).wrapping_add(i as u8 >> 3)).collect();
         Tensor::from_bytes(p.dtype, &p.input_shape, &bytes).unwrap()
     }
 
-    fn check_slice(p: SlicePlan) {
+    fn check_slice(p: Step) {
         p.validate().unwrap_or_else(|e| panic!("{p:?}: {e}"));
         let x = input_for(&p);
-        check(&Plan::Slice(p), Some(&x));
+        check(&Plan::Step(p), Some(&x));
     }
 
     /// The W rows' jobs, at a smaller size: rows, columns, stride 2, reversed, and the
@@ -584,11 +584,11 @@ mod tests {
         let p = Plan::Fill(FillPlan { dtype: DType::F32, shape: vec![4], kind: random });
         let e = ndarray_job(&p, None).err().unwrap();
         assert!(e.contains("random_uniform") && e.contains("ndarray-rand"), "{e}");
-        let nibbles = Plan::Slice(slice(DType::I4, &[4], &[(2, 0, 1)], BoundaryMode::StrictBounds));
+        let nibbles = Plan::Step(slice(DType::I4, &[4], &[(2, 0, 1)], BoundaryMode::StrictBounds));
         let e = ndarray_job(&nibbles, Some(&[0, 0])).err().unwrap();
         assert!(e.contains("int4") || e.contains("i4"), "{e}");
         let e =
-            ndarray_job(&Plan::Slice(slice(DType::F32, &[4], &[(2, 0, 1)], BoundaryMode::StrictBounds)), Some(&[0; 3]))
+            ndarray_job(&Plan::Step(slice(DType::F32, &[4], &[(2, 0, 1)], BoundaryMode::StrictBounds)), Some(&[0; 3]))
                 .err()
                 .unwrap();
         assert!(e.contains("3 bytes") && e.contains("16"), "{e}");

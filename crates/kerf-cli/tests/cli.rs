@@ -1043,7 +1043,7 @@ fn clif_prints_the_kernels_ir() {
     let out = kerf().args(["clif", &req]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.starts_with("function %kerf_slice_wrap_f32"), "{text}");
+    assert!(text.starts_with("function %kerf_move_repeat_f32"), "{text}");
     assert!(text.trim_end().ends_with('}'), "{text}");
     let out = kerf().args(["clif", "--dynamic", &req]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -1153,7 +1153,7 @@ fn pad_family_through_every_command() {
          [inputs]\narg = { dtype = \"f32\", shape = [8, 8] }\npads_begin = [2, 2]\npads_end = [2, 2]\n",
     );
     let out = kerf().args(["clif", &sym]).output().unwrap();
-    assert!(stdout(&out).starts_with("function %kerf_slice_symmetric_f32"), "{}", stdout(&out));
+    assert!(stdout(&out).starts_with("function %kerf_move_repeat_f32"), "{}", stdout(&out));
     let out = kerf().args(["bench", &sym, "--json", "--iters", "2"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();

@@ -1,4 +1,4 @@
-//! kerf's compile-time backend: a scheduled plan ([`kerf_ir::schedule`]) → Rust tokens.
+//! kerf's compile-time backend: a scheduled map or fill ([`kerf_ir::schedule`]) → Rust tokens.
 //!
 //! The derive macro (`kerf-derive`) and `kerf expand` both call this crate; it is a plain
 //! library so that tests can snapshot its output directly. It consumes the same
@@ -27,7 +27,10 @@ pub fn kernel_impl(plan: &Plan, name: &Ident) -> Result<TokenStream, Error> {
     let sched = schedule::schedule(plan)?;
     let doc = doc_lines(plan, &sched);
     Ok(match (&sched, plan) {
-        (Schedule::Slice(nest), Plan::Slice(p)) => slice::kernel(p, nest, name, &doc)?,
+        (Schedule::Slice(nest), Plan::Step(p)) => {
+            let buffers = slice::Buffers { dtype: p.dtype, input_shape: &p.input_shape, output_shape: &p.output_shape };
+            slice::kernel(&buffers, nest, name, &doc)?
+        }
         (Schedule::Fill(nest), Plan::Fill(p)) => fill::kernel(p, nest, name, &doc)?,
         _ => return Err(Error::Invalid { what: "schedule does not match its plan".into() }),
     })
@@ -52,32 +55,19 @@ pub fn expand_request(request: &Request, struct_name: &str) -> Result<String, Er
     expand_plan(&plan, struct_name)
 }
 
-/// A fused chain expanded as one kernel (the derive's code for the chain's loop nest,
-/// [`kerf_ir::schedule::chain`]): its `run` takes the chain's first input and writes its
-/// last output. An error for a chain no single nest can say.
-pub fn expand_chain(fused: &kerf_ir::chain::FusedChain, struct_name: &str) -> Result<String, Error> {
+/// A map expanded as one kernel (the derive's code for its loop nest,
+/// [`kerf_ir::schedule::map_nest`]) — a chain's, composed: its `run` takes the map's input
+/// and writes its output. An error for a map no derived kernel says (one that starts with
+/// a fill, or fills with two values).
+pub fn expand_map(map: &kerf_ir::Map, struct_name: &str) -> Result<String, Error> {
     let name = struct_ident(struct_name)?;
-    let nest = schedule::chain(fused)?.ok_or_else(|| Error::Invalid {
-        what: "this chain does not fuse into one loop nest (its elements are strings); it runs step by step".into(),
-    })?;
-    // The kernel's buffers and fill value: what the generated code reads of a plan.
-    let carrier = kerf_ir::SlicePlan {
-        source_shape: Vec::new(),
-        order: Vec::new(),
-        dtype: fused.dtype,
-        input_shape: fused.head_shape().to_vec(),
-        axes: Vec::new(),
-        mode: nest.mode,
-        fill_bits: nest.fill_bits,
-        output_shape: fused.output_shape.clone(),
-        windows: Vec::new(),
-        gathered: None,
-    };
-    let mut doc: Vec<String> = fused.to_string().lines().map(|l| format!(" {l}")).collect();
+    let nest = schedule::map_nest(map)?;
+    let mut doc: Vec<String> = map.to_string().lines().map(|l| format!(" {l}")).collect();
     doc.extend([String::new(), " Schedule:".into(), " ```text".into()]);
     doc.extend(nest.to_string().lines().map(|l| format!(" {l}")));
     doc.push(" ```".into());
-    let items = slice::kernel(&carrier, &nest, &name, &doc)?;
+    let buffers = slice::Buffers { dtype: map.dtype, input_shape: map.head_shape(), output_shape: &map.output_shape };
+    let items = slice::kernel(&buffers, &nest, &name, &doc)?;
     let tokens = quote! {
         /// A chain fused into one kernel.
         pub struct #name;

@@ -14,7 +14,7 @@
 use crate::elem::Elem;
 use crate::{ident, length_check, lit, ulit};
 use kerf_ir::schedule::{Indexing, LoopNest, Segment, Table};
-use kerf_ir::{BoundaryMode, Error, SlicePlan};
+use kerf_ir::{DType, Error};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -541,7 +541,14 @@ fn repeat_helpers(nibbles: bool) -> TokenStream {
     }
 }
 
-pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
+/// What a generated kernel reads and writes: its element type and its buffers' shapes.
+pub struct Buffers<'a> {
+    pub dtype: DType,
+    pub input_shape: &'a [u64],
+    pub output_shape: &'a [u64],
+}
+
+pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
     nest.verify()?;
     // The generated code computes each table from its rule: the rule must give the
     // entries the nest was verified with.
@@ -570,7 +577,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     let elem = Elem::new(plan.dtype);
     let t = elem.rust_type();
     let dtype = elem.dtype_path();
-    let fill_mode = plan.mode == BoundaryMode::Fill;
+    let fill_mode = nest.fills;
     let in_shape: Vec<_> = plan.input_shape.iter().map(|&d| lit(d)).collect();
     let out_shape: Vec<_> = plan.output_shape.iter().map(|&d| lit(d)).collect();
     let (in_rank, out_rank) = (lit(in_shape.len() as u64), lit(out_shape.len() as u64));
@@ -636,7 +643,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
     };
 
     let fill_const = if fill_mode {
-        let v = elem.constant(plan.fill_bits);
+        let v = elem.constant(nest.fill_bits);
         quote! {
             /// The fill value baked in (the `fill` attribute, or the spec's default 0):
             /// what `Kernel::run_bytes` fills with; `run` takes its own.
@@ -689,7 +696,7 @@ pub fn kernel(plan: &SlicePlan, nest: &LoopNest, name: &Ident, doc: &[String]) -
         } else {
             let w = elem.width().unwrap_or(1);
             let wl = lit(w as u64);
-            (w, quote!([::core::primitive::u8; #wl]), elem.constant_bytes(plan.fill_bits))
+            (w, quote!([::core::primitive::u8; #wl]), elem.constant_bytes(nest.fill_bits))
         };
         let in_bytes = lit(elem.slice_len(nest.input_len) * if elem.is_nibbles() { 1 } else { w as u64 });
         let out_bytes = lit(elem.slice_len(nest.output_len) * if elem.is_nibbles() { 1 } else { w as u64 });

@@ -8,7 +8,7 @@ fn check(i: usize, kernel: &dyn Kernel) {
     let chain = &kerf_testkit::plans::table_chains()[i];
     let lowered = kerf::chain::lower_chain(chain).unwrap();
     assert!(
-        lowered.fused().unwrap().axes.iter().any(|a| matches!(a.map, kerf_ir::chain::AxisMap::Table(_))),
+        lowered.fused().unwrap().axes.iter().any(|a| matches!(a.map, kerf_ir::map::DigitMap::Table(_))),
         "chain {i} takes no table:\n{}",
         lowered.fused().unwrap()
     );

@@ -272,7 +272,7 @@ pub fn run(data: &[u8]) {
         b
     });
     let tensor = match (plan, &input) {
-        (Plan::Slice(p), Some(b)) => Some(Tensor::from_bytes(p.dtype, &p.input_shape, b).expect("sized to the plan")),
+        (Plan::Step(p), Some(b)) => Some(Tensor::from_bytes(p.dtype, &p.input_shape, b).expect("sized to the plan")),
         _ => None,
     };
     let view = || tensor.as_ref().map(Tensor::view);
@@ -289,7 +289,7 @@ pub fn run(data: &[u8]) {
     let dynk = jit().compile(plan, &Options::DYNAMIC).unwrap_or_else(|e| panic!("dynamic compile refused {plan}: {e}"));
     agree(plan, "dynamic", flush, input.as_deref(), &expected, |i, o| dynk.run_bytes(i, o));
     let others: Vec<Arc<JitKernel>> = pool().lock().unwrap().clone();
-    for other in others.iter().filter(|o| o.plan() != plan) {
+    for other in others.iter().filter(|o| o.source() != kerf_jit::Source::Plan(std::borrow::Cow::Borrowed(plan))) {
         agree(plan, "dynamic via another kernel", flush, input.as_deref(), &expected, |i, o| {
             other.run(plan, Views::DENSE, i, o)
         });
@@ -307,9 +307,9 @@ pub fn run(data: &[u8]) {
 /// the reference, and the static and dynamic chain kernels where one loop nest says it.
 fn chain(plans: &[Plan], view: Option<kerf_ir::TensorView<'_>>, input: Option<&[u8]>, flush: Flush) {
     use kerf_ir::chain;
-    let Ok(fused) = chain::compose(plans) else { return };
+    let Ok(fused) = kerf_ir::map::compose(plans) else { return };
     let unfused = chain::evaluate_unfused(plans, view).expect("the reference runs every chain that lowers");
-    let f = chain::evaluate_fused(&fused, view).unwrap_or_else(|e| panic!("fused reference refused {fused}: {e}"));
+    let f = kerf_ir::map::evaluate(&fused, view).unwrap_or_else(|e| panic!("fused reference refused {fused}: {e}"));
     assert_eq!(f, unfused, "the fused reference differs from the steps\n{fused}");
     let expected = unfused.bytes().expect("byte dtypes only");
     // (A chain of bytes is always one loop nest: strings have no bytes above.)

@@ -3,10 +3,9 @@
 
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::plan::Plan;
 use crate::tensor::{Tensor, TensorView};
 
-/// A compiled op for one plan (or, for dynamic kernels, one op, mode, dtype and rank).
+/// A compiled op for one map (or, for dynamic kernels, one kind of map, dtype and rank).
 pub trait Kernel {
     /// Element type of the data input and of the output.
     fn dtype(&self) -> DType;
@@ -39,34 +38,5 @@ pub trait Kernel {
         })?;
         self.run_bytes(bytes, dst)?;
         Ok(out)
-    }
-}
-
-/// A kernel made for one [`Plan`] (the JIT's, the reference's): its dtype and shapes are
-/// the plan's, so implementing this gives [`Kernel`] without restating them.
-pub trait PlanKernel {
-    /// The plan the kernel was made for.
-    fn plan(&self) -> &Plan;
-    /// [`Kernel::run_bytes`].
-    fn run_plan_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error>;
-    /// Whether the kernel reads an input of the plan's input shape ([`Kernel::input_shape`]
-    /// is `None` otherwise): a fused chain that starts with a fill reads none.
-    fn reads_input(&self) -> bool {
-        true
-    }
-}
-
-impl<K: PlanKernel> Kernel for K {
-    fn dtype(&self) -> DType {
-        self.plan().dtype()
-    }
-    fn input_shape(&self) -> Option<&[u64]> {
-        self.plan().input_shape().filter(|_| self.reads_input())
-    }
-    fn output_shape(&self) -> &[u64] {
-        self.plan().output_shape()
-    }
-    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
-        self.run_plan_bytes(input, output)
     }
 }

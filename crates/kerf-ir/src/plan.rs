@@ -144,7 +144,7 @@ pub struct Window {
 /// Transpose permutes, Reshape/Squeeze/Unsqueeze/Flatten reshape, Expand broadcasts
 /// (step 0), Tile and Roll wrap, DepthToSpace reshapes, permutes and reshapes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SlicePlan {
+pub struct Step {
     pub dtype: DType,
     pub input_shape: Vec<u64>,
     /// The input read as this shape, a row-major reshape of `input_shape`. Empty:
@@ -169,12 +169,16 @@ pub struct SlicePlan {
     pub gathered: Option<Gathered>,
 }
 
-impl SlicePlan {
-    /// The shape the input is read as (see [`SlicePlan::source_shape`]).
+impl Step {
+    /// The step's map (a one-step [`crate::map::compose`]): what every backend runs.
+    pub fn map(&self) -> Result<crate::map::Map, Error> {
+        crate::map::Map::of(&Plan::Step(self.clone()))
+    }
+    /// The shape the input is read as (see [`Step::source_shape`]).
     pub fn source(&self) -> &[u64] {
         if self.source_shape.is_empty() { &self.input_shape } else { &self.source_shape }
     }
-    /// The source axis core axis `j` reads (see [`SlicePlan::order`]).
+    /// The source axis core axis `j` reads (see [`Step::order`]).
     pub fn source_axis(&self, j: usize) -> usize {
         self.order.get(j).copied().unwrap_or(j)
     }
@@ -242,7 +246,7 @@ impl SlicePlan {
     /// The frontends only produce valid plans; the fields are public, so every public
     /// entry that takes a plan (schedule, reference, JIT) calls this first.
     pub fn validate(&self) -> Result<(), Error> {
-        let bad = |what: String| Err(Error::Invalid { what: format!("slice plan: {what}") });
+        let bad = |what: String| Err(Error::Invalid { what: format!("step: {what}") });
         let rank = self.source().len();
         if self.axes.len() != rank {
             return bad(format!("{} axes for a source of rank {rank} (one per source axis)", self.axes.len()));
@@ -434,7 +438,7 @@ impl FillPlan {
         crate::tensor::volume(&self.shape).unwrap_or(0)
     }
 
-    /// Check that the plan's fields agree with each other (see [`SlicePlan::validate`]):
+    /// Check that the plan's fields agree with each other (see [`Step::validate`]):
     /// a volume that fits i64; for linspaces one beta per axis, an integer dtype for
     /// integer coefficients (every value in its range) and f32 for float ones; for
     /// random fills f32 or f16. O(rank).
@@ -492,35 +496,35 @@ pub fn int_linspace_span(alpha: i64, beta: &[i64], shape: &[u64]) -> (i128, i128
 /// A lowered request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Plan {
-    Slice(SlicePlan),
+    Step(Step),
     Fill(FillPlan),
 }
 
 impl Plan {
     pub fn dtype(&self) -> DType {
         match self {
-            Plan::Slice(s) => s.dtype,
+            Plan::Step(s) => s.dtype,
             Plan::Fill(f) => f.dtype,
         }
     }
     pub fn output_shape(&self) -> &[u64] {
         match self {
-            Plan::Slice(s) => &s.output_shape,
+            Plan::Step(s) => &s.output_shape,
             Plan::Fill(f) => &f.shape,
         }
     }
-    /// Check that the plan's fields agree with each other (see [`SlicePlan::validate`],
+    /// Check that the plan's fields agree with each other (see [`Step::validate`],
     /// [`FillPlan::validate`]).
     pub fn validate(&self) -> Result<(), Error> {
         match self {
-            Plan::Slice(p) => p.validate(),
+            Plan::Step(p) => p.validate(),
             Plan::Fill(p) => p.validate(),
         }
     }
     /// The data input's shape, for slices.
     pub fn input_shape(&self) -> Option<&[u64]> {
         match self {
-            Plan::Slice(s) => Some(&s.input_shape),
+            Plan::Step(s) => Some(&s.input_shape),
             Plan::Fill(_) => None,
         }
     }
@@ -529,8 +533,8 @@ impl Plan {
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Plan::Slice(s) => {
-                write!(f, "slice {} {:?} -> {:?} mode {}", s.dtype, s.input_shape, s.output_shape, s.mode)?;
+            Plan::Step(s) => {
+                write!(f, "step {} {:?} -> {:?} mode {}", s.dtype, s.input_shape, s.output_shape, s.mode)?;
                 if !s.reads_in_place() {
                     write!(f, "\n  read as {:?}, core axes from source axes {:?}", s.source(), s.order)?;
                 }

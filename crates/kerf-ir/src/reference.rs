@@ -4,7 +4,7 @@
 
 use crate::dtype::{DType, Layout};
 use crate::error::Error;
-use crate::plan::{FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use crate::plan::{FillKind, FillPlan, Linspace, Plan, Step};
 use crate::random;
 use crate::scalar::int_to_bits;
 use crate::tensor::{Tensor, TensorView, ViewData};
@@ -13,7 +13,7 @@ use crate::tensor::{Tensor, TensorView, ViewData};
 pub fn evaluate(plan: &Plan, input: Option<TensorView<'_>>) -> Result<Tensor, Error> {
     plan.validate()?;
     match plan {
-        Plan::Slice(p) => {
+        Plan::Step(p) => {
             let input = input.ok_or_else(|| Error::Invalid { what: "a slice needs its data input".into() })?;
             slice(p, input)
         }
@@ -29,7 +29,7 @@ pub(crate) fn unravel(mut i: u64, shape: &[u64], out: &mut [u64]) {
     }
 }
 
-pub fn slice(plan: &SlicePlan, input: TensorView<'_>) -> Result<Tensor, Error> {
+pub fn slice(plan: &Step, input: TensorView<'_>) -> Result<Tensor, Error> {
     plan.validate()?;
     if input.dtype != plan.dtype || input.shape != plan.input_shape.as_slice() {
         return Err(Error::Mismatch {

@@ -7,7 +7,7 @@
 //! step lines up with the factor (whole reads, aligned slices, reversals, broadcasts);
 //! otherwise the steps do not fuse and the chain is cut there.
 
-use crate::plan::{AxisRead, SlicePlan, Window};
+use crate::plan::{AxisRead, Step, Window};
 
 /// The factors of the common refinement of two shapes of one volume (unit axes left
 /// out), innermost first; `None` when a factor would not be whole (e.g. [2, 3] and
@@ -100,7 +100,7 @@ fn split_by_core(a: AxisRead, d: u64, f: u64) -> Option<(u64, [AxisRead; 2])> {
 
 /// Replace source axis `k` of `p` by two, of extents `outer` and `inner`, read by `reads`,
 /// their core axes where the old one was, outer first.
-fn replace_source_axis(p: &mut SlicePlan, k: usize, (outer, inner): (u64, u64), reads: [AxisRead; 2]) {
+fn replace_source_axis(p: &mut Step, k: usize, (outer, inner): (u64, u64), reads: [AxisRead; 2]) {
     let mut source = p.source().to_vec();
     source.splice(k..k + 1, [outer, inner]);
     let n = p.axes.len();
@@ -125,7 +125,7 @@ fn replace_source_axis(p: &mut SlicePlan, k: usize, (outer, inner): (u64, u64), 
 }
 
 /// Whether source axis `k`'s window is the whole axis (a split keeps no window).
-fn whole_window(p: &SlicePlan, k: usize) -> bool {
+fn whole_window(p: &Step, k: usize) -> bool {
     let w = p.window(k);
     w.lo == 0 && w.len == p.source()[k]
 }
@@ -133,7 +133,7 @@ fn whole_window(p: &SlicePlan, k: usize) -> bool {
 /// Split the source axes of `upper` and the core axes of `lower` into the common
 /// refinement of `lower`'s core shape and `upper`'s source shape. `false` (plans
 /// untouched or partly split, either way still valid) when some read does not split.
-pub(crate) fn align(lower: &mut SlicePlan, upper: &mut SlicePlan) -> bool {
+pub(crate) fn align(lower: &mut Step, upper: &mut Step) -> bool {
     let nonunit = |s: &[u64]| s.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
     let (core, source) = (lower.core_shape(), upper.source().to_vec());
     if nonunit(&core) == nonunit(&source) {

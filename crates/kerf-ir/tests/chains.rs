@@ -3,10 +3,11 @@
 
 mod common;
 use common::*;
-use kerf_ir::chain::{self, AxisMap, ChainRequest, FusedChain, Piece};
+use kerf_ir::chain::{self, ChainRequest};
+use kerf_ir::map::{DigitMap, Map, Piece};
 use kerf_ir::plan::Window;
 use kerf_ir::schedule::{self, Indexing, LoopNest, Segment, Strided};
-use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Linspace, Plan, Request, SlicePlan, Tensor};
+use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Linspace, Plan, Request, Step, Tensor};
 use kerf_testkit::plans::slice_plan as slice;
 // The testkit's seeded generator, seeded by proptest.
 use kerf_testkit::random::Rng as Gen;
@@ -15,10 +16,10 @@ use proptest::prelude::*;
 /// Fused and unfused runs of lowered plans: equal bytes; and every chain but a string one
 /// has a loop nest (what the JIT emits), which gives them too: its offsets index the input,
 /// or the fill the chain starts with.
-fn fused_equals_unfused(plans: &[Plan], input: Option<&Tensor>) -> FusedChain {
-    let segments = chain::compose_segments(plans).unwrap_or_else(|e| panic!("compose: {e}\n{plans:#?}"));
+fn fused_equals_unfused(plans: &[Plan], input: Option<&Tensor>) -> Map {
+    let segments = kerf_ir::map::compose_segments(plans).unwrap_or_else(|e| panic!("compose: {e}\n{plans:#?}"));
     let a = chain::evaluate_unfused(plans, input.map(Tensor::view)).unwrap();
-    let b = chain::evaluate_segments(&segments, input.map(Tensor::view)).unwrap();
+    let b = kerf_ir::map::evaluate_segments(&segments, input.map(Tensor::view)).unwrap();
     assert_eq!(a, b, "fused segments differ from unfused\n{segments:#?}\n{plans:#?}");
     // The first segment's nest, on the chain's own input (later segments read
     // intermediates the test does not keep; evaluate_segments checked their values).
@@ -34,11 +35,11 @@ fn fused_equals_unfused(plans: &[Plan], input: Option<&Tensor>) -> FusedChain {
 
 /// The fused map's loop nest (what the JIT emits) gives `a` too: its offsets index the
 /// input, or the fill the chain starts with.
-fn check_nest(fused: &FusedChain, a: &Tensor, input: Option<&Tensor>) -> FusedChain {
+fn check_nest(fused: &Map, a: &Tensor, input: Option<&Tensor>) -> Map {
     let fused = fused.clone();
-    let nest = schedule::chain(&fused).unwrap();
-    assert_eq!(nest.is_none(), fused.dtype == DType::String, "{fused}");
-    if let Some(nest) = nest {
+    let nest = schedule::map_nest(&fused).unwrap();
+    // (A string nest's buffer would be the strings' indices: not run here.)
+    if fused.dtype != DType::String {
         let buffer = match (&nest.head, input) {
             (Some(head), _) => elements(&kerf_ir::reference::fill(&head.0).unwrap()),
             (None, Some(input)) => elements(input),
@@ -124,13 +125,13 @@ fn run_nest_into(nest: &LoopNest, buffer: &[u128]) -> Vec<Option<u128>> {
     out
 }
 
-fn run_chain(steps: Vec<Request>) -> Result<(Tensor, FusedChain), Error> {
+fn run_chain(steps: Vec<Request>) -> Result<(Tensor, Map), Error> {
     let chain = ChainRequest { steps };
     let plans = chain::lower_chain(&chain)?;
     let spec = kerf_ir::frontend::spec(&chain.steps[0].op)?;
     let input = chain::data_input_name(spec).and_then(|n| chain.steps[0].inputs.get(n)).and_then(|i| i.tensor());
     let fused = fused_equals_unfused(&plans, input);
-    Ok((chain::evaluate_fused(&fused, input.map(Tensor::view))?, fused))
+    Ok((kerf_ir::map::evaluate(&fused, input.map(Tensor::view))?, fused))
 }
 
 fn trt_step(start: &[i64], size: &[i64], stride: &[i64], mode: &str) -> Request {
@@ -153,7 +154,7 @@ fn segments_of(shape: &[u64], steps: Vec<Request>) -> usize {
     steps[0] = steps[0].clone().input(&name, input.clone());
     let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
     fused_equals_unfused(&plans, Some(&input));
-    chain::compose_segments(&plans).unwrap().len()
+    kerf_ir::map::compose_segments(&plans).unwrap().len()
 }
 
 fn onnx13(op: &str) -> Request {
@@ -231,7 +232,7 @@ fn pad_then_crop_is_one_read_per_axis() {
     let (out, fused) = run_chain(vec![pad, crop]).unwrap();
     assert_eq!(out.shape(), [6, 7]);
     for a in &fused.axes {
-        let AxisMap::Pieces(p) = &a.map else { panic!("{fused}") };
+        let DigitMap::Pieces(p) = &a.map else { panic!("{fused}") };
         assert!(p.iter().all(|p| matches!(p, Piece::Read { .. })), "{fused}");
     }
     assert!(fused.const_steps().is_empty());
@@ -286,15 +287,15 @@ fn periodic_over_periodic_takes_a_table_of_the_output_extent() {
     assert_eq!(out.len(), 60);
     let a = &fused.axes[0];
     match &a.map {
-        AxisMap::Table(t) => assert!(t.len() as u64 == a.period && a.period <= a.extent, "{fused}"),
-        AxisMap::Pieces(p) => assert!(p.len() <= kerf_ir::schedule::MAX_SEGMENTS_PER_AXIS, "{fused}"),
+        DigitMap::Table(t) => assert!(t.len() as u64 == a.period && a.period <= a.extent, "{fused}"),
+        DigitMap::Pieces(p) => assert!(p.len() <= kerf_ir::schedule::MAX_SEGMENTS_PER_AXIS, "{fused}"),
     }
     // Huge extents: the map stays one period of the last step.
     let x = arange_i32(&[3]);
     let chain =
         ChainRequest { steps: vec![trt(x, &[0], &[1000], &[1], "wrap"), trt_step(&[5], &[1 << 40], &[7], "reflect")] };
     let plans = chain::lower_chain(&chain).unwrap();
-    let fused = chain::compose(&plans).unwrap();
+    let fused = kerf_ir::map::compose(&plans).unwrap();
     let a = &fused.axes[0];
     assert!(a.period <= 2 * 1000, "{fused}");
 }
@@ -308,8 +309,8 @@ fn slices_of_a_linspace_and_a_random_fill_are_its_elements() {
     ] {
         let fill = Plan::Fill(FillPlan { dtype: DType::F32, shape: vec![5, 6], kind });
         let s = slice(DType::F32, &[5, 6], &[(3, 4, -2), (9, -2, 1)], BoundaryMode::Reflect);
-        let fused = fused_equals_unfused(&[fill, Plan::Slice(s)], None);
-        assert!(matches!(fused.head, chain::Head::Fill(_)));
+        let fused = fused_equals_unfused(&[fill, Plan::Step(s)], None);
+        assert!(matches!(fused.head, kerf_ir::map::Head::Fill(_)));
     }
 }
 
@@ -369,17 +370,14 @@ fn fused_chain_snapshots() {
     ];
     for (name, steps) in cases {
         let (_, fused) = run_chain(steps).unwrap();
-        let nest = match schedule::chain(&fused).unwrap() {
-            Some(nest) => nest.to_string(),
-            None => "no single loop nest: runs step by step on the JIT".into(),
-        };
+        let nest = schedule::map_nest(&fused).unwrap().to_string();
         insta::assert_snapshot!(format!("fused_{name}"), format!("{fused}\n\nloop nest:\n{nest}"));
     }
 }
 
 /// A random step on `shape`: every mode, windows, negative and zero steps, fill values,
 /// and reshapes by unit axes; strict-bounds reads kept inside.
-fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
+fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> Step {
     let modes = BoundaryMode::ALL;
     let mut mode = modes[g.below(modes.len() as u64) as usize];
     let windows: Vec<Window> = if g.below(3) == 0 {
@@ -407,7 +405,7 @@ fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
         DType::String => 0,
         _ => g.below(256) as u128,
     };
-    let mut p = SlicePlan {
+    let mut p = Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,
@@ -464,7 +462,7 @@ fn random_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
 /// A step that only moves axes: its input read as a random reshape of it (axes merged or
 /// split), whole, in a random order, written as another reshape — the ops of the
 /// Transpose/Reshape/DepthToSpace family, whose reshapes fold into the next step.
-fn random_move_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
+fn random_move_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> Step {
     let mut source = shape.to_vec();
     if g.below(2) == 0 && source.len() >= 2 {
         let i = g.below(source.len() as u64 - 1) as usize;
@@ -488,7 +486,7 @@ fn random_move_step(g: &mut Gen, dtype: DType, shape: &[u64]) -> SlicePlan {
         *c.last_mut().unwrap() *= last;
         c
     };
-    SlicePlan {
+    Step {
         dtype,
         input_shape: shape.to_vec(),
         axes: source.iter().map(|&d| AxisRead { extent: d, start: 0, step: 1 }).collect(),
@@ -561,7 +559,7 @@ proptest! {
         for _ in 0..steps {
             let p = if g.below(3) == 0 { random_move_step(&mut g, dtype, &cur) } else { random_step(&mut g, dtype, &cur) };
             cur = p.output_shape.clone();
-            plans.push(Plan::Slice(p));
+            plans.push(Plan::Step(p));
         }
         fused_equals_unfused(&plans, input.as_ref());
     }
@@ -600,7 +598,7 @@ proptest! {
         let input = Tensor::from_bytes(DType::U8, &shape, &gathered).unwrap();
         let p = random_step(&mut g, DType::U8, &shape);
         let expected = kerf_ir::reference::slice(&p, input.view()).unwrap();
-        let nest = schedule::slice_strided(&p, &view).unwrap();
+        let nest = kerf_ir::Step::map(&p).and_then(|m| schedule::map_strided(&m, &view)).unwrap();
         prop_assert_eq!(run_nest(&nest, &buffer), elements(&expected), "{}", nest);
     }
 }
@@ -633,7 +631,7 @@ proptest! {
         let offset = g.below(3) as i64;
         let empty = out_shape.contains(&0);
         let view = Strided { offset, strides: strides.clone(), buffer_len: if empty { 0 } else { (offset + reach + 1) as u64 } + g.below(3) };
-        let nest = schedule::slice_views(&p, None, Some(&view)).unwrap();
+        let nest = kerf_ir::Step::map(&p).and_then(|m| schedule::map_views(&m, None, Some(&view))).unwrap();
         let got = run_nest_into(&nest, &elements(&input));
         let mut want = vec![None; view.buffer_len as usize];
         let n = expected.len();
@@ -656,21 +654,25 @@ proptest! {
 #[test]
 fn output_views_merge_only_where_strides_continue() {
     let p = slice(DType::F32, &[4, 8], &[(4, 0, 1), (8, 0, 1)], BoundaryMode::StrictBounds);
-    let dense =
-        schedule::slice_views(&p, None, Some(&Strided { offset: 5, strides: vec![8, 1], buffer_len: 40 })).unwrap();
+    let dense = kerf_ir::Step::map(&p)
+        .and_then(|m| schedule::map_views(&m, None, Some(&Strided { offset: 5, strides: vec![8, 1], buffer_len: 40 })))
+        .unwrap();
     assert_eq!(dense.dims.len(), 1, "{dense}");
     assert!(dense.dense_from(0));
-    let rows =
-        schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 })).unwrap();
+    let rows = kerf_ir::Step::map(&p)
+        .and_then(|m| schedule::map_views(&m, None, Some(&Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 })))
+        .unwrap();
     assert_eq!(rows.dims.len(), 2, "{rows}");
     assert!(!rows.dense_from(0) && rows.dense_from(1), "{rows}");
-    let transposed =
-        schedule::slice_views(&p, None, Some(&Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 })).unwrap();
+    let transposed = kerf_ir::Step::map(&p)
+        .and_then(|m| schedule::map_views(&m, None, Some(&Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 })))
+        .unwrap();
     assert!(!transposed.dense_from(1), "{transposed}");
     // A fill border of a view with gaps keeps its rows apart.
     let pad = slice(DType::F32, &[2, 2], &[(4, -1, 1), (4, -1, 1)], BoundaryMode::Fill);
-    let nest =
-        schedule::slice_views(&pad, None, Some(&Strided { offset: 0, strides: vec![6, 1], buffer_len: 24 })).unwrap();
+    let nest = kerf_ir::Step::map(&pad)
+        .and_then(|m| schedule::map_views(&m, None, Some(&Strided { offset: 0, strides: vec![6, 1], buffer_len: 24 })))
+        .unwrap();
     assert_eq!(nest.dims.iter().map(|d| d.out_stride).collect::<Vec<_>>(), [6, 1], "{nest}");
     // The nest's writes are checked too: a view's stride edited into overlap is refused.
     let mut bad = rows.clone();
@@ -696,7 +698,7 @@ fn views_reaching_outside_their_buffer_are_errors() {
         Strided { offset: -1, strides: vec![0, 0], buffer_len: 100 },
     ];
     for v in bad {
-        let e = schedule::slice_strided(&p, &v).unwrap_err().to_string();
+        let e = kerf_ir::Step::map(&p).and_then(|m| schedule::map_strided(&m, &v)).unwrap_err().to_string();
         assert!(e.contains("input view"), "{e}");
     }
     // A transposed view and a broadcast (stride 0) are fine.
@@ -705,7 +707,7 @@ fn views_reaching_outside_their_buffer_are_errors() {
         Strided { offset: 8, strides: vec![-4, 1], buffer_len: 12 },
         Strided { offset: 0, strides: vec![0, 1], buffer_len: 4 },
     ] {
-        schedule::slice_strided(&p, &v).unwrap();
+        kerf_ir::Step::map(&p).and_then(|m| schedule::map_strided(&m, &v)).unwrap();
     }
 }
 
@@ -713,11 +715,17 @@ fn views_reaching_outside_their_buffer_are_errors() {
 #[test]
 fn strided_axes_merge_only_where_strides_continue() {
     let p = slice(DType::F32, &[4, 8], &[(4, 0, 1), (8, 0, 1)], BoundaryMode::StrictBounds);
-    let dense = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![8, 1], buffer_len: 32 }).unwrap();
+    let dense = kerf_ir::Step::map(&p)
+        .and_then(|m| schedule::map_strided(&m, &Strided { offset: 0, strides: vec![8, 1], buffer_len: 32 }))
+        .unwrap();
     assert_eq!(dense.dims.len(), 1, "{dense}");
-    let padded = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 }).unwrap();
+    let padded = kerf_ir::Step::map(&p)
+        .and_then(|m| schedule::map_strided(&m, &Strided { offset: 0, strides: vec![10, 1], buffer_len: 40 }))
+        .unwrap();
     assert_eq!(padded.dims.len(), 2, "{padded}");
-    let transposed = schedule::slice_strided(&p, &Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 }).unwrap();
+    let transposed = kerf_ir::Step::map(&p)
+        .and_then(|m| schedule::map_strided(&m, &Strided { offset: 0, strides: vec![1, 4], buffer_len: 32 }))
+        .unwrap();
     assert_eq!(transposed.dims.len(), 2, "{transposed}");
 }
 
@@ -731,10 +739,15 @@ fn a_stride_2_view_reads_with_w3s_run() {
         |n: &LoopNest| n.dims.last().and_then(|d| d.segments()).map(|s| s.iter().map(|s| s.run()).collect::<Vec<_>>());
     let w2 = slice(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 1024, 1)], BoundaryMode::StrictBounds);
     let view = Strided { offset: 0, strides: vec![8192, 2], buffer_len: 4096 * 8192 };
-    let v1 = schedule::slice_strided(&w2, &view).unwrap();
-    let w3 =
-        schedule::slice(&slice(DType::F32, &[4096, 4096], &[(4096, 0, 1), (2048, 0, 2)], BoundaryMode::StrictBounds))
-            .unwrap();
+    let v1 = kerf_ir::Step::map(&w2).and_then(|m| schedule::map_strided(&m, &view)).unwrap();
+    let w3 = kerf_ir::Step::map(&slice(
+        DType::F32,
+        &[4096, 4096],
+        &[(4096, 0, 1), (2048, 0, 2)],
+        BoundaryMode::StrictBounds,
+    ))
+    .and_then(|m| schedule::map_nest(&m))
+    .unwrap();
     assert_eq!(inner_run(&v1), Some(vec![Run::Strided(2)]), "{v1}");
     assert_eq!(inner_run(&v1), inner_run(&w3), "{w3}");
     // The rows do not merge (the view's rows are 8192 apart, not 4096): 2048-element runs.

@@ -1,11 +1,11 @@
-//! `SlicePlan::validate` on input shapes with an empty axis: the volume is 0, and the
+//! `Step::validate` on input shapes with an empty axis: the volume is 0, and the
 //! sizes are counted from the outermost axis up to the first empty one.
 
-use kerf_ir::{AxisRead, BoundaryMode, DType, SlicePlan};
+use kerf_ir::{AxisRead, BoundaryMode, DType, Step};
 
-fn fill_plan(input_shape: Vec<u64>) -> SlicePlan {
+fn fill_plan(input_shape: Vec<u64>) -> Step {
     let axes: Vec<AxisRead> = input_shape.iter().map(|_| AxisRead { extent: 1, start: 0, step: 1 }).collect();
-    SlicePlan {
+    Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype: DType::F32,

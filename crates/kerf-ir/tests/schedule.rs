@@ -3,12 +3,17 @@
 //! the fixed matrix of nests, pinned (review changes with `cargo insta review`).
 
 use kerf_ir::plan::Window;
-use kerf_ir::schedule::{Indexing, MAX_SEGMENTS_PER_AXIS, Run, fill, slice};
-use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Linspace, SlicePlan};
+use kerf_ir::schedule::{Indexing, MAX_SEGMENTS_PER_AXIS, Run, fill};
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Linspace, Step};
 use kerf_testkit::plans::{nest_offsets, slice_plan as plan};
 
+/// A step's loop nest: its map's.
+fn slice(p: &kerf_ir::Step) -> Result<kerf_ir::schedule::LoopNest, kerf_ir::Error> {
+    kerf_ir::schedule::map_nest(&p.map()?)
+}
+
 /// Evaluate a nest element by element (the naive walk) and compare with the formula.
-fn check_against_formula(p: &SlicePlan) {
+fn check_against_formula(p: &Step) {
     let nest = slice(p).unwrap();
     let got = nest_offsets(&nest);
     let core = p.core_shape();
@@ -224,7 +229,7 @@ fn loop_nest_snapshots() {
     use BoundaryMode::*;
     let mut fill1 = plan(DType::F32, &[2, 2], &[(3, 0, 1), (3, 0, 1)], Fill);
     fill1.fill_bits = 1.0f32.to_bits() as u128;
-    let cases: Vec<(&str, SlicePlan)> = vec![
+    let cases: Vec<(&str, Step)> = vec![
         ("trt_seed_3x3_to_2x2", plan(DType::F32, &[3, 3], &[(2, 0, 1), (2, 0, 1)], StrictBounds)),
         ("trt_seed_fill_2x2_to_3x3", fill1),
         ("w1_rows", plan(DType::F32, &[4096, 4096], &[(2048, 0, 1), (4096, 0, 1)], StrictBounds)),
@@ -346,7 +351,8 @@ fn reaches_past_i128_are_outside_without_overflow() {
     };
     let nest = LoopNest {
         dtype: kerf_ir::DType::U8,
-        mode: kerf_ir::BoundaryMode::Wrap,
+        fills: false,
+        repeats: true,
         fill_bits: 0,
         input_len: 10,
         output_len: 0,

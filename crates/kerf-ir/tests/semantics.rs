@@ -1087,7 +1087,8 @@ fn space_to_depth_blocks() {
 
 #[test]
 fn chains_cut_where_reshapes_do_not_line_up() {
-    use kerf_ir::chain::{ChainRequest, compose_segments, evaluate_segments, evaluate_unfused, lower_chain};
+    use kerf_ir::chain::{ChainRequest, evaluate_unfused, lower_chain};
+    use kerf_ir::map::{compose_segments, evaluate_segments};
     // A crop from row 1 read as blocks of 2 rows, then transposed: two fused segments (the
     // crop with the reshape, then the transpose), the steps' bytes.
     let chain = ChainRequest {
@@ -1517,7 +1518,7 @@ fn trt_shuffle_folds_into_one_plan() {
         let want = shuffle_by_steps(shape, first, dims, second);
         assert_eq!((out.shape(), ints(&out)), (want.shape(), ints(&want)), "{shape:?} {first:?} {dims:?} {second:?}");
         let plan = kerf_ir::lower(&shuffle(shape, Some(first), Some(dims), Some(second))).unwrap();
-        assert!(matches!(plan, kerf_ir::Plan::Slice(_)));
+        assert!(matches!(plan, kerf_ir::Plan::Step(_)));
     }
     // [3, 2] → [2, 3] then transposed: the regrouped factors are separated; no single plan,
     // but a chain of two shuffles (transpose and reshape, then transpose) that runs it.
@@ -1526,8 +1527,8 @@ fn trt_shuffle_folds_into_one_plan() {
     assert!(e.contains("one kernel cannot express"), "{e}");
     let chain = kerf_ir::frontend::as_chain(&hard).unwrap().expect("a chain");
     let plans = kerf_ir::chain::lower_chain(&chain).unwrap();
-    let segments = kerf_ir::chain::compose_segments(&plans).unwrap();
-    let out = kerf_ir::chain::evaluate_segments(&segments, Some(arange_i32(&[2, 3]).view())).unwrap();
+    let segments = kerf_ir::map::compose_segments(&plans).unwrap();
+    let out = kerf_ir::map::evaluate_segments(&segments, Some(arange_i32(&[2, 3]).view())).unwrap();
     let want = shuffle_by_steps(&[2, 3], &[1, 0], &[2, 3], &[1, 0]);
     assert_eq!((out.shape(), ints(&out)), (want.shape(), ints(&want)));
     assert_eq!(ints(&out), [0, 4, 3, 2, 1, 5]);
@@ -1589,8 +1590,8 @@ fn trt_shuffle_random_against_its_steps() {
             Some(chain) => {
                 chained += 1;
                 let plans = kerf_ir::chain::lower_chain(&chain).unwrap();
-                let segments = kerf_ir::chain::compose_segments(&plans).unwrap();
-                kerf_ir::chain::evaluate_segments(&segments, Some(arange_i32(&shape).view())).unwrap()
+                let segments = kerf_ir::map::compose_segments(&plans).unwrap();
+                kerf_ir::map::evaluate_segments(&segments, Some(arange_i32(&shape).view())).unwrap()
             }
         };
         let what = format!("{shape:?} {first:?} {dims:?} {second:?}");

@@ -33,7 +33,7 @@ fn slice(
     if let Some(o) = output_shape {
         p.output_shape = o;
     }
-    Plan::Slice(p)
+    Plan::Step(p)
 }
 
 fn workloads() -> Vec<Workload> {

@@ -109,8 +109,6 @@ pub(crate) mod dyn_fill {
 pub(crate) struct Prepared {
     pub(crate) args: Vec<i64>,
     pub(crate) split: Split,
-    /// Elements the code may read (`None`: it reads no input).
-    pub(crate) input_len: Option<u64>,
     /// The buffers' bytes (`output_len` elements in the output), computed here once
     /// rather than on every call; an error when a buffer would not fit the address space
     /// (running returns it).
@@ -135,7 +133,7 @@ impl Prepared {
             let odd_nibble = dtype.layout() == Layout::Nibbles && output_len % 2 == 1;
             Ok(Bytes { input, output: buffer_bytes(dtype, output_len)?, odd_nibble })
         })();
-        Prepared { args, split, input_len, bytes }
+        Prepared { args, split, bytes }
     }
 }
 
@@ -241,8 +239,8 @@ pub(crate) fn encode_fill(plan: &kerf_ir::FillPlan) -> Prepared {
 pub(crate) fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Error> {
     plan.validate()?;
     match plan {
-        Plan::Slice(p) => {
-            let nest = schedule::slice(p)?;
+        Plan::Step(_) => {
+            let nest = schedule::map_nest(&kerf_ir::Map::of(plan)?)?;
             nest.verify()?;
             encode_slice(&nest, key.rank, key.writes_views(), false)
         }

@@ -4,7 +4,7 @@
 //! cloned.
 
 use hashbrown::{Equivalent, HashMap};
-use kerf_ir::{BoundaryMode, Error, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use kerf_ir::{BoundaryMode, Error, FillKind, FillPlan, Linspace, Plan, Step};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -125,9 +125,9 @@ impl Hash for PlanKey {
 impl Equivalent<PlanKey> for PlanRef<'_> {
     fn equivalent(&self, key: &PlanKey) -> bool {
         match (self.0, &key.0) {
-            (Plan::Slice(a), Plan::Slice(b)) => {
+            (Plan::Step(a), Plan::Step(b)) => {
                 // Destructured whole, so that a new field cannot be left out of the key.
-                let SlicePlan {
+                let Step {
                     dtype,
                     input_shape,
                     source_shape,
@@ -162,8 +162,8 @@ impl Equivalent<PlanKey> for PlanRef<'_> {
 impl Hash for PlanRef<'_> {
     fn hash<H: Hasher>(&self, h: &mut H) {
         match self.0 {
-            Plan::Slice(p) => {
-                let SlicePlan {
+            Plan::Step(p) => {
+                let Step {
                     dtype,
                     input_shape,
                     source_shape,
@@ -212,7 +212,7 @@ mod tests {
     use std::hash::BuildHasher;
 
     fn slice(mode: BoundaryMode, fill_bits: u128) -> Plan {
-        Plan::Slice(SlicePlan {
+        Plan::Step(Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype: DType::F32,

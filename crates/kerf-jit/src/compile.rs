@@ -6,9 +6,9 @@ use crate::abi::{self, Prepared};
 use crate::builder::Gen;
 use crate::host::{HELPERS, Helper};
 use crate::linspace::{self, LinKind};
-use crate::map::{Origin, OwnedViews};
 use crate::random;
 use crate::slice::{self, DynSlice, StaticSlice};
+use crate::source::{Origin, OwnedViews, Signature};
 use crate::threading::{self, Split};
 use crate::{Jit, JitKernel, jit_error, policy};
 use cranelift_codegen::Context;
@@ -18,8 +18,9 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
+use kerf_ir::map::Kind;
 use kerf_ir::schedule::{self, FillBody, LoopNest};
-use kerf_ir::{BoundaryMode, DType, Error, FillKind, Linspace, Plan};
+use kerf_ir::{DType, Error, FillKind, Linspace, Plan};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The host's ISA with `regalloc` as its register allocator.
@@ -90,8 +91,9 @@ pub struct DynKey {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DynOp {
-    Slice(BoundaryMode),
-    /// A fused chain's nest that no plan's kernel runs: it starts with a fill (`head`) or
+    /// A map's nest of one fill value and no fill head, of the map's kind.
+    Move(Kind),
+    /// A map's nest that the move kernel does not run: it starts with a fill (`head`) or
     /// has fill levels (`fills`; see `DynSlice::emit_chain`).
     Chain {
         head: bool,
@@ -103,7 +105,7 @@ pub(crate) enum DynOp {
     /// as dense (repetitions are recomputed, fill rows go position by position) and
     /// innermost runs check their output stride (contiguous rows are still copied and
     /// filled whole).
-    SliceView(BoundaryMode),
+    MoveView(Kind),
     Random {
         normal: bool,
     },
@@ -118,11 +120,11 @@ impl DynKey {
         Ok(match plan {
             // A nest has at most MAX_DIMS dims whatever the rank (extent-1 axes are
             // dropped): deeper kernels are never needed, so no rank is too large.
-            Plan::Slice(p) => {
-                // (A gather's nest runs on the kernel of its nest's mode.)
-                let mode = schedule::nest_mode(p);
-                DynKey { op: DynOp::Slice(mode), dtype: p.dtype, rank: p.source().len().clamp(1, schedule::MAX_DIMS) }
-            }
+            Plan::Step(p) => DynKey {
+                op: DynOp::Move(Kind::of(p)),
+                dtype: p.dtype,
+                rank: p.source().len().clamp(1, schedule::MAX_DIMS),
+            },
             Plan::Fill(p) => match &p.kind {
                 FillKind::RandomUniform { .. } => {
                     DynKey { op: DynOp::Random { normal: false }, dtype: p.dtype, rank: 0 }
@@ -142,17 +144,17 @@ impl DynKey {
     pub(crate) fn view(&self) -> Result<DynKey, Error> {
         check_view_dtype(self.dtype)?;
         Ok(match self.op {
-            DynOp::Slice(m) => DynKey { op: DynOp::SliceView(m), ..self.clone() },
+            DynOp::Move(k) => DynKey { op: DynOp::MoveView(k), ..self.clone() },
             _ => self.clone(),
         })
     }
     /// Whether this kernel writes output views.
     pub(crate) fn writes_views(&self) -> bool {
-        matches!(self.op, DynOp::SliceView(_))
+        matches!(self.op, DynOp::MoveView(_))
     }
     fn name(&self) -> String {
         match self.op {
-            DynOp::Slice(m) => format!("kerf_slice_{m}_{}_r{}_dyn", self.dtype, self.rank),
+            DynOp::Move(k) => format!("kerf_move_{}_{}_r{}_dyn", k.name(), self.dtype, self.rank),
             DynOp::Chain { head, fills } => format!(
                 "kerf_chain{}{}_{}_r{}_dyn",
                 if fills { "_fill_levels" } else { "" },
@@ -160,13 +162,18 @@ impl DynKey {
                 self.dtype,
                 self.rank
             ),
-            DynOp::SliceView(m) => format!("kerf_slice_{m}_{}_r{}_view_dyn", self.dtype, self.rank),
+            DynOp::MoveView(k) => format!("kerf_move_{}_{}_r{}_view_dyn", k.name(), self.dtype, self.rank),
             DynOp::Random { normal } => {
                 format!("kerf_{}_{}_dyn", if normal { "random_normal" } else { "random_uniform" }, self.dtype)
             }
             DynOp::LinspaceInt | DynOp::LinspaceFloat => format!("kerf_linspace_{}_r{}_dyn", self.dtype, self.rank),
         }
     }
+}
+
+/// A nest's facts as a map kind (kernels' names).
+fn nest_kind(nest: &LoopNest) -> Kind {
+    Kind { fills: nest.fills, repeats: nest.repeats }
 }
 
 /// Refuse output views of packed 4-bit elements: the emitters write nibbles dense only.
@@ -238,22 +245,25 @@ impl Jit {
         Ok(Arc::new(JitKernel {
             code,
             prepared: Prepared::new(plan.dtype(), args, split, input_len, output_len),
-            plan: plan.clone(),
-            origin: Origin::Plan,
+            signature: Signature {
+                dtype: plan.dtype(),
+                input_shape: plan.input_shape().map(<[u64]>::to_vec),
+                output_shape: plan.output_shape().to_vec(),
+            },
+            origin: Origin::Plan(plan.clone()),
             views: OwnedViews::default(),
             dynamic: None,
             threads: self.settings.threads,
         }))
     }
 
-    /// A static kernel from a loop nest no single plan says (a fused chain, views: see
-    /// `map`), emitted as a plan's static kernel is; `plan` states its buffers (dtype,
-    /// shapes, mode, fill value) for [`JitKernel::plan`], `origin` and `views` what it was
-    /// compiled from.
+    /// A static kernel from a loop nest (a map's, or a plan's through views: see `map`),
+    /// emitted as a plan's static kernel is; `signature` states its buffers, `origin` and
+    /// `views` what it was compiled from.
     pub(crate) fn build_nest(
         &self,
         nest: LoopNest,
-        plan: Plan,
+        signature: Signature,
         origin: Origin,
         views: OwnedViews,
     ) -> Result<Arc<JitKernel>, Error> {
@@ -269,7 +279,7 @@ impl Jit {
         let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
             code,
-            plan,
+            signature,
             origin,
             views,
             prepared: Prepared::new(dtype, args, split, input_len, output_len),
@@ -292,8 +302,8 @@ pub(crate) enum Emitter {
 impl Emitter {
     fn of_static(plan: &Plan) -> Result<Emitter, Error> {
         Ok(match plan {
-            Plan::Slice(p) => {
-                let nest = schedule::slice(p)?;
+            Plan::Step(p) => {
+                let nest = schedule::map_nest(&kerf_ir::Map::of(plan)?)?;
                 nest.verify()?;
                 slice::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
                 Emitter::Slice { nest, dtype: p.dtype }
@@ -319,10 +329,10 @@ impl Emitter {
         match self {
             Emitter::Slice { nest, dtype } if nest.head.is_some() || !nest.levels.is_empty() => format!(
                 "kerf_chain_{}{}_{dtype}",
-                if nest.levels.is_empty() { nest.mode.name() } else { "fill_levels" },
+                if nest.levels.is_empty() { nest_kind(nest).name() } else { "fill_levels" },
                 if nest.head.is_some() { "_from_fill" } else { "" },
             ),
-            Emitter::Slice { nest, dtype } => format!("kerf_slice_{}_{}", nest.mode, dtype),
+            Emitter::Slice { nest, dtype } => format!("kerf_move_{}_{}", nest_kind(nest).name(), dtype),
             Emitter::Fill(nest) => match &nest.body {
                 FillBody::Random { normal, .. } => {
                     format!("kerf_{}_{}", if *normal { "random_normal" } else { "random_uniform" }, nest.dtype)
@@ -351,7 +361,7 @@ impl Emitter {
         match self {
             Emitter::Slice { nest, .. } => policy::row_kernel(nest),
             Emitter::Dynamic(DynKey {
-                op: DynOp::Slice(_) | DynOp::SliceView(_) | DynOp::Chain { .. }, rank, ..
+                op: DynOp::Move(_) | DynOp::MoveView(_) | DynOp::Chain { .. }, rank, ..
             }) => *rank > policy::LIGHT_DEPTH,
             _ => false,
         }
@@ -395,13 +405,13 @@ impl Emitter {
             },
             Emitter::Dynamic(key) => {
                 match key.op {
-                    DynOp::Slice(mode) => {
+                    DynOp::Move(kind) => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");
-                        DynSlice::emit(g, mode, elem, key.rank, false);
+                        DynSlice::emit(g, kind, elem, key.rank, false);
                     }
-                    DynOp::SliceView(mode) => {
+                    DynOp::MoveView(kind) => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");
-                        DynSlice::emit(g, mode, elem, key.rank, true);
+                        DynSlice::emit(g, kind, elem, key.rank, true);
                     }
                     DynOp::Chain { head, fills } => {
                         let elem = slice::elem_of(key.dtype).expect("strings were refused");

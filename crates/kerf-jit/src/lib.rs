@@ -1,4 +1,4 @@
-//! kerf's run-time backend: a Plan's [`LoopNest`] lowered to
+//! kerf's run-time backend: a map's (or a fill's) loop nest lowered to
 //! Cranelift IR, compiled to machine code specialized for its shape, strides, mode and
 //! dtype, and run on caller-owned buffers.
 //!
@@ -18,15 +18,16 @@
 //! kernel.run_bytes(Some(&input), &mut output).unwrap();
 //! let values: Vec<f32> = output.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
 //! assert_eq!(values, [0.0, 1.0, 3.0, 4.0]);
-//! assert!(kernel.clif().contains("function %kerf_slice_strict_bounds_f32"));
+//! assert!(kernel.clif().contains("function %kerf_move_plain_f32"));
 //! ```
 //!
-//! One entry point, [`Jit::compile`], takes what a kernel is compiled from (a [`Map`]: a
-//! plan or a fused chain) and [`Options`]: static kernels bake every number in; dynamic
-//! kernels ([`Options::DYNAMIC`]) are specialized on the op, mode, dtype and rank only and
-//! read the rest from an argument block computed per call ([`JitKernel::run`], which
-//! takes another map of the kind, and the views of the layout the kernel was compiled
-//! for). Every check (buffer lengths, plan bounds, views, the schedule's invariants)
+//! One entry point, [`Jit::compile`], takes what a kernel is compiled from (a [`Source`]:
+//! a plan, whose step is compiled through its [`kerf_ir::Map`], or any map) and
+//! [`Options`]: static kernels bake every number in; dynamic kernels
+//! ([`Options::DYNAMIC`]) are specialized on the map's kind (fills, repeats), dtype and
+//! rank only and read the rest from an argument block computed per call
+//! ([`JitKernel::run`], which takes another map of the kind, and the views of the layout
+//! the kernel was compiled for). Every check (buffer lengths, plan bounds, views, the schedule's invariants)
 //! happens on the host before machine code runs.
 //!
 //! Compile latency: the emitters fold constants and known branches themselves and
@@ -47,12 +48,12 @@
 //! argument-block layout and its encoders; `compile` the ISA, one module per kernel, cache
 //! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
-//! runs; `slice`, `linspace` and `random` the lowering of each plan kind; `threading` how
+//! runs; `slice` (the moves of a map's nest), `linspace` and `random` the lowering of each kind of nest; `threading` how
 //! calls split over threads; `stream`, `repeat`, `random`, `head` and `tile` the host
 //! functions kernels call (a random fill is one call of `kerf_ir::random`'s vectorized
 //! block fill; a fused chain that starts with a fill computes that fill's elements by
-//! `head`), declared once in `host`'s table; `map` the one compile entry point and run
-//! (plans, fused chains, views; static and dynamic); `cache` the kernel cache.
+//! `head`), declared once in `host`'s table; `source` the one compile entry point and run
+//! (plans, maps, views; static and dynamic); `cache` the kernel cache.
 
 mod abi;
 mod builder;
@@ -61,29 +62,29 @@ mod compile;
 mod head;
 mod host;
 mod linspace;
-mod map;
 mod nibbles;
 mod policy;
 mod random;
 mod repeat;
 mod runs;
 mod slice;
+mod source;
 mod stream;
 mod threading;
 mod tile;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;
-use kerf_ir::{DType, Error, FillKind, Plan, PlanKernel};
+use kerf_ir::{DType, Error, FillKind, Kernel, Plan};
 use std::sync::Arc;
 
 use abi::{Bytes, Prepared};
 use cache::{Lru, PlanKey};
 use compile::Code;
 pub use compile::DynKey;
-pub use map::{IntoMap, Map, Options, Views};
-use map::{Origin, OwnedViews};
 pub use policy::MAX_THREADS;
+pub use source::{IntoSource, Options, Source, Views};
+use source::{Origin, OwnedViews, Signature};
 
 /// Settings of a [`Jit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,10 +104,11 @@ impl Default for JitSettings {
     }
 }
 
-/// A compiled kernel: static (one plan) or dynamic (one op, mode, dtype and rank).
+/// A compiled kernel: static (one map) or dynamic (one kind of map, dtype and rank).
 pub struct JitKernel {
     code: Arc<Code>,
-    plan: Plan,
+    /// The buffers it reads and writes.
+    signature: Signature,
     /// What the kernel was compiled from (see [`Map`]), and through which views.
     origin: Origin,
     views: OwnedViews,
@@ -118,7 +120,7 @@ pub struct JitKernel {
 impl std::fmt::Debug for JitKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JitKernel")
-            .field("plan", &self.plan)
+            .field("signature", &self.signature)
             .field("origin", &self.origin)
             .field("views", &self.views)
             .field("dynamic", &self.dynamic)
@@ -126,13 +128,20 @@ impl std::fmt::Debug for JitKernel {
     }
 }
 
+/// Refuse strings: the JIT moves bytes.
+pub(crate) fn check_moves_bytes(dtype: DType) -> Result<(), Error> {
+    if dtype.layout() == Layout::Strings {
+        return Err(Error::Invalid {
+            what: "the JIT moves bytes and cannot move strings; maps of dtype string run on the reference interpreter"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
 pub(crate) fn check_dtype(plan: &Plan) -> Result<(), Error> {
     match plan {
-        Plan::Slice(p) if p.dtype.layout() == Layout::Strings => Err(Error::Invalid {
-            what:
-                "the JIT moves bytes and cannot move strings; slices of dtype string run on the reference interpreter"
-                    .into(),
-        }),
+        Plan::Step(p) => check_moves_bytes(p.dtype),
         // Which dtypes a fill produces is the IR's (`FillKind::dtypes`, checked by
         // `FillPlan::validate`); only the JIT's own limit is checked here.
         Plan::Fill(p) => {
@@ -143,7 +152,6 @@ pub(crate) fn check_dtype(plan: &Plan) -> Result<(), Error> {
             }
             Ok(())
         }
-        _ => Ok(()),
     }
 }
 
@@ -181,11 +189,6 @@ impl JitKernel {
     /// Whether this is a dynamic kernel (see [`Options`]).
     pub fn is_dynamic(&self) -> bool {
         self.dynamic.is_some()
-    }
-    /// The plan this kernel was compiled for (for dynamic kernels: the one `run_bytes` runs;
-    /// for chains and views: the buffers it reads and writes, see [`Jit::compile`]).
-    pub fn plan(&self) -> &Plan {
-        &self.plan
     }
 
     /// Check the buffers against `prepared`'s byte lengths (computed when it was built),
@@ -284,17 +287,18 @@ impl JitKernel {
     }
 }
 
-impl PlanKernel for JitKernel {
-    fn plan(&self) -> &Plan {
-        &self.plan
+impl Kernel for JitKernel {
+    fn dtype(&self) -> DType {
+        self.signature.dtype
     }
-    fn reads_input(&self) -> bool {
-        // A fused chain that starts with a fill reads no input (its carrier plan names the
-        // fill's shape, which its offsets index).
-        self.prepared.input_len.is_some()
+    fn input_shape(&self) -> Option<&[u64]> {
+        self.signature.input_shape.as_deref()
+    }
+    fn output_shape(&self) -> &[u64] {
+        &self.signature.output_shape
     }
     #[inline]
-    fn run_plan_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
         self.run_prepared(&self.prepared, input, output)
     }
 }

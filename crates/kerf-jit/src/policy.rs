@@ -409,12 +409,15 @@ mod tests {
                                     let bits = 8 * dtype.byte_width().unwrap_or(16) as u32;
                                     p.fill_bits = fill_bits & u128::MAX.checked_shr(128 - bits).unwrap_or(u128::MAX);
                                 }
-                                let plan = Plan::Slice(p);
+                                let plan = Plan::Step(p);
                                 if plan.validate().is_err() {
                                     continue;
                                 }
-                                let Plan::Slice(p) = &plan else { unreachable!() };
-                                let Ok(nest) = kerf_ir::schedule::slice(p) else { continue };
+                                let Plan::Step(p) = &plan else { unreachable!() };
+                                let Ok(nest) = kerf_ir::Step::map(p).and_then(|m| kerf_ir::schedule::map_nest(&m))
+                                else {
+                                    continue;
+                                };
                                 assert_eq!(row_kernel(&nest), row_kernel_inline(&nest), "{plan}");
                                 nests += 1;
                                 rows += usize::from(row_kernel(&nest));

@@ -55,7 +55,7 @@ fn fused_chain_clif_snapshots() {
     ];
     for (name, steps) in cases {
         let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
-        let fused = chain::compose(&plans).unwrap();
+        let fused = kerf_ir::map::compose(&plans).unwrap();
         let kernel = jit.compile(&fused, &Options::STATIC).expect("these chains fuse");
         let clif = kernel.clif();
         assert_eq!(clif.matches("function ").count(), 1, "{clif}");
@@ -135,7 +135,7 @@ fn fill_head_and_fill_level_clif_snapshots() {
     ];
     for (name, mut steps, input) in cases {
         let plans = chain::lower_chain(&ChainRequest { steps: steps.clone() }).unwrap();
-        let fused = chain::compose(&plans).unwrap();
+        let fused = kerf_ir::map::compose(&plans).unwrap();
         if let Some(x) = &input {
             steps[0].inputs.insert("data".into(), kerf_ir::InputArg::Tensor(x.clone()));
         }
@@ -191,7 +191,7 @@ fn fused_fill_heads_and_levels_on_threads() {
     ];
     for (steps, input) in cases {
         let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
-        let fused = chain::compose(&plans).unwrap();
+        let fused = kerf_ir::map::compose(&plans).unwrap();
         let expected = chain::evaluate_unfused(&plans, input.as_ref().map(Tensor::view)).unwrap();
         for k in [jit.compile(&fused, &Options::STATIC), jit.compile(&fused, &Options::DYNAMIC)] {
             let k = k.expect("every chain of bytes fuses");
@@ -215,7 +215,7 @@ fn output_view_clif_snapshots() {
     let transposed = Strided { offset: 0, strides: vec![1, 7], buffer_len: 63 };
     let kernel = jit.compile(&pad, &Options::STATIC.output(&transposed)).unwrap();
     insta::assert_snapshot!("view_reflect_into_transposed", kernel.clif());
-    let fill = kerf_ir::SlicePlan { mode: BoundaryMode::Fill, ..pad };
+    let fill = kerf_ir::Step { mode: BoundaryMode::Fill, ..pad };
     let dense = Strided::contiguous(&fill.output_shape).unwrap();
     let kernel = jit.compile(&fill, &Options::DYNAMIC.output(&dense)).unwrap();
     insta::assert_snapshot!("view_dynamic_fill_u16_r2", kernel.clif());

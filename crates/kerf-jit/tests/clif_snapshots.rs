@@ -3,7 +3,7 @@
 //! Function names are stable and the calling convention explicit (system_v), so the text
 //! is the same on every x86-64 host. With CI=true a changed snapshot fails.
 
-use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Linspace, Plan, SlicePlan};
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Linspace, Plan, Step};
 use kerf_jit::{Jit, JitSettings, Options};
 use kerf_testkit::plans::slice_plan;
 
@@ -11,13 +11,13 @@ fn jit() -> Jit {
     Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap()
 }
 
-fn plan(dtype: DType, mode: BoundaryMode) -> SlicePlan {
+fn plan(dtype: DType, mode: BoundaryMode) -> Step {
     // A 2-D slice with borders on both axes (in bounds for strict_bounds).
     let axes: &[(u64, i64, i64)] =
         if mode == BoundaryMode::StrictBounds { &[(3, 1, 1), (4, 5, -1)] } else { &[(4, -1, 1), (9, -2, 1)] };
     let fill_bits =
         if mode == BoundaryMode::Fill { 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10 & mask(dtype) } else { 0 };
-    SlicePlan { fill_bits, ..slice_plan(dtype, &[5, 7], axes, mode) }
+    Step { fill_bits, ..slice_plan(dtype, &[5, 7], axes, mode) }
 }
 
 fn mask(dtype: DType) -> u128 {
@@ -33,7 +33,7 @@ fn slice_kernels() {
     let jit = jit();
     for mode in BoundaryMode::ALL {
         for dtype in [DType::U8, DType::F16, DType::F32, DType::F64, DType::C128, DType::I4] {
-            let p = Plan::Slice(plan(dtype, mode));
+            let p = Plan::Step(plan(dtype, mode));
             let k = jit.compile(&p, &Options::STATIC).unwrap();
             insta::assert_snapshot!(format!("static_{mode}_{dtype}"), k.clif());
             let d = jit.compile(&p, &Options::DYNAMIC).unwrap();
@@ -46,7 +46,7 @@ fn slice_kernels() {
 fn slice_special_runs() {
     let jit = jit();
     let one = |dtype, d: u64, n: u64, start: i64, step: i64| {
-        Plan::Slice(slice_plan(dtype, &[d], &[(n, start, step)], BoundaryMode::StrictBounds))
+        Plan::Step(slice_plan(dtype, &[d], &[(n, start, step)], BoundaryMode::StrictBounds))
     };
     for (name, p) in [
         ("copy_memcpy_f32", one(DType::F32, 4096, 2048, 1024, 1)),
@@ -67,7 +67,7 @@ fn slice_special_runs() {
 #[test]
 fn slice_repeating_and_looped_dims() {
     let jit = jit();
-    let plan = |dtype, mode, shape: &[u64], axes: &[(u64, i64, i64)]| Plan::Slice(slice_plan(dtype, shape, axes, mode));
+    let plan = |dtype, mode, shape: &[u64], axes: &[(u64, i64, i64)]| Plan::Step(slice_plan(dtype, shape, axes, mode));
     for (name, p) in [
         ("wrap_repeat_u8", plan(DType::U8, BoundaryMode::Wrap, &[3], &[(1000, 0, 1)])),
         ("reflect_repeat_rows_f32", plan(DType::F32, BoundaryMode::Reflect, &[3, 50], &[(100, -1, 1), (20, 3, 1)])),
@@ -116,7 +116,8 @@ fn fill_kernels() {
 /// Reshape → Transpose → Reshape chain into one kernel. Each with its loop nest.
 #[test]
 fn axis_op_kernels() {
-    use kerf_ir::chain::{ChainRequest, compose, lower_chain};
+    use kerf_ir::chain::{ChainRequest, lower_chain};
+    use kerf_ir::map::compose;
     use kerf_ir::{Request, Tensor};
     let jit = jit();
     let ints = |v: &[i64]| Tensor::from_i64s(v);
@@ -157,7 +158,7 @@ fn axis_op_kernels() {
         ],
     };
     let fused = compose(&lower_chain(&window).unwrap()).unwrap();
-    let nest = kerf_ir::schedule::chain(&fused).unwrap().unwrap();
+    let nest = kerf_ir::schedule::map_nest(&fused).unwrap();
     insta::assert_snapshot!("nest_window_partition", nest.to_string());
     insta::assert_snapshot!("chain_window_partition", jit.compile(&fused, &Options::STATIC).unwrap().clif());
 }

@@ -5,7 +5,7 @@
 use kerf_ir::plan::{AxisRead, Window};
 use kerf_ir::schedule::Run;
 use kerf_ir::tensor::{TensorView, ViewData};
-use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, SlicePlan, Tensor, reference};
+use kerf_ir::{BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Request, Step, Tensor, reference};
 use kerf_jit::{Jit, JitSettings, Options, Views};
 use proptest::prelude::*;
 use std::sync::{Arc, OnceLock};
@@ -47,7 +47,7 @@ fn bytes_of(dtype: DType, n: u64, seed: u64) -> Vec<u8> {
 }
 
 /// Reference output bytes of a plan.
-fn expected(plan: &Plan, input: Option<(&SlicePlan, &[u8])>) -> Vec<u8> {
+fn expected(plan: &Plan, input: Option<(&Step, &[u8])>) -> Vec<u8> {
     let t = match input {
         Some((p, bytes)) => {
             let view = TensorView { dtype: p.dtype, shape: &p.input_shape, data: ViewData::Bytes(bytes) };
@@ -69,9 +69,9 @@ fn run(kernel: &Arc<kerf_jit::JitKernel>, plan: &Plan, input: Option<&[u8]>, out
 }
 
 /// Check a slice plan through static, dynamic and threaded kernels.
-fn check_slice(plan: &SlicePlan, seed: u64) -> Result<(), TestCaseError> {
+fn check_slice(plan: &Step, seed: u64) -> Result<(), TestCaseError> {
     let input = bytes_of(plan.dtype, plan.input_len(), seed);
-    let p = Plan::Slice(plan.clone());
+    let p = Plan::Step(plan.clone());
     let want = expected(&p, Some((plan, &input)));
     let k = jit().compile(&p, &Options::STATIC).unwrap();
     prop_assert_eq!(&run(&k, &p, Some(&input), want.len()), &want, "static\n{}\n{}", p, k.clif());
@@ -140,14 +140,14 @@ fn window(d: u64, n: u64, mode: BoundaryMode, (a, b): (u64, u64)) -> Window {
     Window { lo, len }
 }
 
-fn slice_plan() -> impl Strategy<Value = SlicePlan> {
+fn slice_plan() -> impl Strategy<Value = Step> {
     let mode = prop::sample::select(BoundaryMode::ALL.to_vec());
     (mode, prop::sample::select(DTYPES.to_vec()), any::<u128>(), 0usize..7).prop_flat_map(plan_of_rank)
 }
 
 /// Ranks up to 70 whose axes are mostly of extent 1 (dropped by the schedule, but still
 /// the dynamic kernel's depth), among them a few real ones.
-fn high_rank_plan() -> impl Strategy<Value = SlicePlan> {
+fn high_rank_plan() -> impl Strategy<Value = Step> {
     let mode = prop::sample::select(BoundaryMode::ALL.to_vec());
     (mode, prop::sample::select(DTYPES.to_vec()), any::<u128>(), 7usize..70).prop_flat_map(
         |(mode, dtype, fill, rank)| {
@@ -177,7 +177,7 @@ fn high_rank_plan() -> impl Strategy<Value = SlicePlan> {
     )
 }
 
-fn plan_of_rank((mode, dtype, fill, rank): (BoundaryMode, DType, u128, usize)) -> impl Strategy<Value = SlicePlan> {
+fn plan_of_rank((mode, dtype, fill, rank): (BoundaryMode, DType, u128, usize)) -> impl Strategy<Value = Step> {
     let windows = prop::option::weighted(0.3, prop::collection::vec(any::<(u64, u64)>(), rank));
     (prop::collection::vec(axis(mode), rank), windows).prop_map(move |(axes, windows)| {
         let mut plan = finish_plan(mode, dtype, fill, axes);
@@ -195,7 +195,7 @@ fn plan_of_rank((mode, dtype, fill, rank): (BoundaryMode, DType, u128, usize)) -
     })
 }
 
-fn finish_plan(mode: BoundaryMode, dtype: DType, fill: u128, axes: Vec<(u64, AxisRead)>) -> SlicePlan {
+fn finish_plan(mode: BoundaryMode, dtype: DType, fill: u128, axes: Vec<(u64, AxisRead)>) -> Step {
     let fill_bits = if mode != BoundaryMode::Fill {
         0
     } else {
@@ -206,7 +206,7 @@ fn finish_plan(mode: BoundaryMode, dtype: DType, fill: u128, axes: Vec<(u64, Axi
             _ => fill & 15,
         }
     };
-    let mut plan = SlicePlan {
+    let mut plan = Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,
@@ -246,7 +246,7 @@ proptest! {
 }
 
 /// Rows wide enough to take the vector, memcpy and threaded paths.
-fn wide_plan() -> impl Strategy<Value = SlicePlan> {
+fn wide_plan() -> impl Strategy<Value = Step> {
     let mode = prop::sample::select(BoundaryMode::ALL.to_vec());
     (
         mode,
@@ -271,7 +271,7 @@ fn wide_plan() -> impl Strategy<Value = SlicePlan> {
             } else {
                 (start, n)
             };
-            SlicePlan {
+            Step {
                 source_shape: Vec::new(),
                 order: Vec::new(),
                 dtype,
@@ -460,7 +460,7 @@ fn check_request(request: &Request, seed: u64) -> Result<(), TestCaseError> {
         Err(_) => return Ok(()), // invalid requests are the frontends' business
     };
     match &plan {
-        Plan::Slice(p) => {
+        Plan::Step(p) => {
             check_slice(p, seed)?;
             let input = bytes_of(p.dtype, p.input_len(), seed);
             let k = jit().compile(request, &Options::STATIC).unwrap();
@@ -486,7 +486,7 @@ proptest! {
 
 #[test]
 fn one_dynamic_kernel_runs_many_shapes() {
-    let first = SlicePlan {
+    let first = Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype: DType::F32,
@@ -498,12 +498,12 @@ fn one_dynamic_kernel_runs_many_shapes() {
         windows: Vec::new(),
         gathered: None,
     };
-    let k = jit().compile(&Plan::Slice(first), &Options::DYNAMIC).unwrap();
+    let k = jit().compile(&Plan::Step(first), &Options::DYNAMIC).unwrap();
     let clif = k.clif().to_string();
     for (d0, d1, n0, n1, s0, s1) in
         [(3u64, 9u64, 10u64, 2u64, -7i64, 4i64), (1, 1, 3, 3, 0, -1), (9, 2, 0, 5, 3, 3), (5, 5, 12, 40, -20, -3)]
     {
-        let p = SlicePlan {
+        let p = Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype: DType::F32,
@@ -516,15 +516,23 @@ fn one_dynamic_kernel_runs_many_shapes() {
             gathered: None,
         };
         let input = bytes_of(DType::F32, p.input_len(), 3);
-        let want = expected(&Plan::Slice(p.clone()), Some((&p, &input)));
+        let want = expected(&Plan::Step(p.clone()), Some((&p, &input)));
         let mut out = vec![0u8; want.len()];
         k.run(&p, Views::DENSE, Some(&input), &mut out).unwrap();
         assert_eq!(out, want);
     }
     // Same code: no recompilation.
     assert_eq!(k.clif(), clif);
-    // Another mode is refused.
-    let other = kerf_testkit::plans::slice_plan(DType::F32, &[2, 2], &[(2, 0, 1), (2, 0, 1)], BoundaryMode::Wrap);
+    // The kernel is specialized on the map's kind, not the mode: a wrap plan (whose axes
+    // repeat as reflect's do) runs on it too, exactly.
+    let wrap = kerf_testkit::plans::slice_plan(DType::F32, &[2, 3], &[(5, -1, 1), (7, 2, -1)], BoundaryMode::Wrap);
+    let input = bytes_of(DType::F32, wrap.input_len(), 5);
+    let want = expected(&Plan::Step(wrap.clone()), Some((&wrap, &input)));
+    let mut out = vec![0u8; want.len()];
+    k.run(&wrap, Views::DENSE, Some(&input), &mut out).unwrap();
+    assert_eq!(out, want);
+    // A map of another kind (one that fills) is refused.
+    let other = kerf_testkit::plans::slice_plan(DType::F32, &[2, 2], &[(2, 0, 1), (2, 0, 1)], BoundaryMode::Fill);
     let mut out = vec![0u8; 16];
     assert!(k.run(&other, Views::DENSE, Some(&[0u8; 16]), &mut out).is_err());
 }
@@ -561,7 +569,7 @@ fn one_dynamic_kernel_runs_many_pads() {
         let clif = k.clif().to_string();
         let compiled = jit.cached().1;
         for p in others {
-            let Plan::Slice(s) = &p else { unreachable!() };
+            let Plan::Step(s) = &p else { unreachable!() };
             let input = bytes_of(DType::F32, s.input_len(), 5);
             let want = expected(&p, Some((s, &input)));
             let mut out = vec![0u8; want.len()];
@@ -574,7 +582,7 @@ fn one_dynamic_kernel_runs_many_pads() {
 
 #[test]
 fn checks_happen_before_machine_code() {
-    let p = SlicePlan {
+    let p = Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype: DType::U8,
@@ -587,10 +595,10 @@ fn checks_happen_before_machine_code() {
         gathered: None,
     };
     // A strict plan reading past the input is refused at compile time...
-    assert!(jit().compile(&Plan::Slice(p.clone()), &Options::STATIC).is_err());
+    assert!(jit().compile(&Plan::Step(p.clone()), &Options::STATIC).is_err());
     // ...and per call by a dynamic kernel.
-    let ok = SlicePlan { axes: vec![AxisRead { extent: 2, start: 2, step: 1 }], output_shape: vec![2], ..p.clone() };
-    let k = jit().compile(&Plan::Slice(ok.clone()), &Options::DYNAMIC).unwrap();
+    let ok = Step { axes: vec![AxisRead { extent: 2, start: 2, step: 1 }], output_shape: vec![2], ..p.clone() };
+    let k = jit().compile(&Plan::Step(ok.clone()), &Options::DYNAMIC).unwrap();
     let mut out = [0u8; 3];
     assert!(k.run(&p, Views::DENSE, Some(&[1, 2, 3, 4]), &mut out).is_err());
     // Wrong buffer lengths.
@@ -616,7 +624,7 @@ fn strings_are_refused_with_a_clear_error() {
 fn the_cache_compiles_once_and_evicts() {
     let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 4 }).unwrap();
     let plan = |n: u64| {
-        Plan::Slice(SlicePlan {
+        Plan::Step(Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype: DType::F32,
@@ -654,7 +662,7 @@ fn the_cache_compiles_once_and_evicts() {
 #[test]
 fn cache_hits_are_the_plans_one_kernel_serves() {
     let jit = Jit::default();
-    let slice = |mode, fill_bits| SlicePlan {
+    let slice = |mode, fill_bits| Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype: DType::I8,
@@ -666,8 +674,8 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
         windows: Vec::new(),
         gathered: None,
     };
-    let run = |plan: &SlicePlan| {
-        let k = jit.compile(&Plan::Slice(plan.clone()), &Options::STATIC).unwrap();
+    let run = |plan: &Step| {
+        let k = jit.compile(&Plan::Step(plan.clone()), &Options::STATIC).unwrap();
         let mut out = vec![0u8; 4];
         k.run_bytes(Some(&[10, 20]), &mut out).unwrap();
         (k, out)
@@ -680,8 +688,8 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
     // Invalid plans are refused with a kernel of their shape cached: reading outside the
     // input in strict mode, a fill value wider than the dtype.
     for bad in [slice(BoundaryMode::StrictBounds, 0), slice(BoundaryMode::Fill, 0x100)] {
-        let e = jit.compile(&Plan::Slice(bad), &Options::STATIC).unwrap_err().to_string();
-        assert!(e.contains("slice plan"), "{e}");
+        let e = jit.compile(&Plan::Step(bad), &Options::STATIC).unwrap_err().to_string();
+        assert!(e.contains("step:"), "{e}");
     }
     // 0.0 and -0.0 compare equal as floats but give other bits (-0.0 + -0.0·i is -0.0).
     let linspace = |alpha: f64| {
@@ -701,7 +709,7 @@ fn cache_hits_are_the_plans_one_kernel_serves() {
 
 #[test]
 fn large_slices_split_over_threads() {
-    let big = |dtype, mode, rows: u64, cols: u64, n1: u64, start1: i64| SlicePlan {
+    let big = |dtype, mode, rows: u64, cols: u64, n1: u64, start1: i64| Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,
@@ -721,7 +729,7 @@ fn large_slices_split_over_threads() {
     }
     // Outputs of 8 MiB and more stream their reversed and strided runs through a stack
     // buffer in chunks; odd lengths leave chunks and rows unaligned.
-    let plan = |dtype, rows: u64, cols: u64, n1: u64, start1: i64, step1: i64| SlicePlan {
+    let plan = |dtype, rows: u64, cols: u64, n1: u64, start1: i64, step1: i64| Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,
@@ -745,7 +753,7 @@ fn large_slices_split_over_threads() {
 /// mode that pads.
 #[test]
 fn large_outputs_stream_copies_and_fills() {
-    let pad = |dtype, mode, rows: u64, cols: u64, fill_bits: u128| SlicePlan {
+    let pad = |dtype, mode, rows: u64, cols: u64, fill_bits: u128| Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,
@@ -785,7 +793,7 @@ fn large_outputs_stream_copies_and_fills() {
             let plan = pad(dtype, mode, rows, cols, bits);
             // The static kernel calls the streaming copy (host function 0) and, where it
             // has borders to fill, the streaming fill (host function 3).
-            let clif = jit().compile(&Plan::Slice(plan.clone()), &Options::STATIC).unwrap().clif().to_string();
+            let clif = jit().compile(&Plan::Step(plan.clone()), &Options::STATIC).unwrap().clif().to_string();
             assert!(clif.contains("= u0:0 "), "{mode} {dtype}: no streaming copy\n{clif}");
             if mode == BoundaryMode::Fill {
                 assert!(clif.contains("= u0:3 "), "{mode} {dtype}: no streaming fill\n{clif}");
@@ -805,7 +813,7 @@ fn large_stride2_slices_stream_through_the_host() {
         let w = dtype.buffer_bytes(1).unwrap() as u64;
         let rows = (8 << 20) / (n1 * w) + 3;
         let cols = start1 as u64 + 2 * n1 - 1;
-        SlicePlan {
+        Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype,
@@ -825,7 +833,7 @@ fn large_stride2_slices_stream_through_the_host() {
     {
         for (n1, start1) in [(2048, 0), (2053, 1), (1031, 0)] {
             let p = plan(dtype, n1, start1);
-            let clif = jit().compile(&Plan::Slice(p.clone()), &Options::STATIC).unwrap().clif().to_string();
+            let clif = jit().compile(&Plan::Step(p.clone()), &Options::STATIC).unwrap().clif().to_string();
             assert_eq!(clif.contains("= u0:8 "), host, "{dtype} {n1} +{start1}\n{clif}");
             check_slice(&p, 60 + k as u64).unwrap();
         }
@@ -860,7 +868,7 @@ fn dynamic_kernel_code_grows_linearly_with_rank() {
                 AxisRead { extent: 9, start: -4, step: 1 }
             };
         }
-        SlicePlan {
+        Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype: DType::F32,
@@ -875,7 +883,7 @@ fn dynamic_kernel_code_grows_linearly_with_rank() {
     };
     for mode in BoundaryMode::ALL {
         let lines = |rank: usize| {
-            let p = Plan::Slice(plan(mode, rank));
+            let p = Plan::Step(plan(mode, rank));
             let k = jit.compile(&p, &Options::DYNAMIC).unwrap();
             let input = bytes_of(DType::F32, plan(mode, rank).input_len(), rank as u64);
             let want = expected(&p, Some((&plan(mode, rank), &input)));
@@ -905,7 +913,7 @@ fn onnx_slice_of_a_thousand_unit_axes() {
         .input("ends", i64s(&[4, 100]))
         .input("axes", i64s(&[3, 997]));
     let plan = kerf_ir::lower(&r).unwrap();
-    let Plan::Slice(p) = &plan else { panic!("a slice") };
+    let Plan::Step(p) = &plan else { panic!("a slice") };
     let input = bytes_of(DType::F32, p.input_len(), 9);
     let want = expected(&plan, Some((p, &input)));
     let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 8 }).unwrap();
@@ -928,7 +936,7 @@ fn tiny_inputs_repeated_to_ten_million_elements() {
             (BoundaryMode::Reflect, -1, 1),
             (BoundaryMode::Reflect, 5, -1),
         ] {
-            let p = SlicePlan {
+            let p = Step {
                 source_shape: Vec::new(),
                 order: Vec::new(),
                 dtype,
@@ -949,7 +957,7 @@ fn tiny_inputs_repeated_to_ten_million_elements() {
                     _ => z,
                 }
             };
-            let plan = Plan::Slice(p.clone());
+            let plan = Plan::Step(p.clone());
             for k in [
                 jit().compile(&plan, &Options::STATIC).unwrap(),
                 jit().compile(&plan, &Options::DYNAMIC).unwrap(),
@@ -985,7 +993,7 @@ fn repeating_rows_and_tables() {
             for (d0, d1, n0, n1, s1, st1) in
                 [(3u64, 5u64, 1001u64, 7u64, -2i64, 1i64), (2, 100, 9, 3001, 5, 33), (5, 97, 20, 1000, -40, 31)]
             {
-                let p = SlicePlan {
+                let p = Step {
                     source_shape: Vec::new(),
                     order: Vec::new(),
                     dtype,
@@ -1000,7 +1008,7 @@ fn repeating_rows_and_tables() {
                     windows: Vec::new(),
                     gathered: None,
                 };
-                let nest = kerf_ir::schedule::slice(&p).unwrap();
+                let nest = kerf_ir::Step::map(&p).and_then(|m| kerf_ir::schedule::map_nest(&m)).unwrap();
                 assert!(nest.dims.iter().any(|d| d.repeats()), "{nest}");
                 check_slice(&p, 5).unwrap();
             }
@@ -1016,7 +1024,7 @@ fn repeating_rows_and_tables() {
 fn padded_rows_are_walked() {
     for (dtype, cols) in [(DType::U8, 1100u64), (DType::F32, 300), (DType::C128, 70)] {
         for mode in BoundaryMode::ALL.into_iter().filter(|&m| m != BoundaryMode::StrictBounds) {
-            let plan = SlicePlan {
+            let plan = Step {
                 source_shape: Vec::new(),
                 order: Vec::new(),
                 dtype,
@@ -1032,10 +1040,10 @@ fn padded_rows_are_walked() {
                 windows: Vec::new(),
                 gathered: None,
             };
-            let nest = kerf_ir::schedule::slice(&plan).unwrap();
+            let nest = kerf_ir::Step::map(&plan).and_then(|m| kerf_ir::schedule::map_nest(&m)).unwrap();
             let reading = nest.dims[1].segments().unwrap().iter().filter(|s| s.run() != Run::Fill).count();
             assert_eq!(reading, if mode == BoundaryMode::Fill { 1 } else { 3 }, "{nest}");
-            let clif = jit().compile(&Plan::Slice(plan.clone()), &Options::STATIC).unwrap().clif().to_string();
+            let clif = jit().compile(&Plan::Step(plan.clone()), &Options::STATIC).unwrap().clif().to_string();
             // (Every call of memcpy imports it anew.)
             let calls = clif.lines().filter(|l| l.contains(" = %Memcpy ")).count();
             assert_eq!(calls, 1, "{mode} {dtype}\n{nest}\n{clif}");

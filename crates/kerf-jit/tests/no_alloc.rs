@@ -1,7 +1,7 @@
 //! A call of a compiled kernel on caller buffers and a kernel-cache hit allocate
 //! nothing: every allocation of this thread is counted around them.
 
-use kerf_ir::{AxisRead, BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, SlicePlan};
+use kerf_ir::{AxisRead, BoundaryMode, DType, FillKind, FillPlan, Kernel, Linspace, Plan, Step};
 use kerf_jit::{Jit, Options};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -45,7 +45,7 @@ fn calls_and_cache_hits_allocate_nothing() {
     let jit = Jit::default();
     // W6: f32 [3, 3] -> [2, 2]; a fill-mode pad; a linspace.
     let slice = |mode, start| {
-        Plan::Slice(SlicePlan {
+        Plan::Step(Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype: DType::F32,

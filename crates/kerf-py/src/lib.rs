@@ -231,7 +231,7 @@ impl Kernel {
     /// The plan (kerf's canonical form of the op) the kernel was compiled for.
     #[getter]
     fn plan(&self) -> String {
-        self.kernel.plan().to_string()
+        self.kernel.describe()
     }
     /// Whether this is a dynamic kernel (`kerf.compile(..., dynamic=True)`).
     #[getter]

@@ -11,7 +11,7 @@
 use kerf::chain::ChainRequest;
 use kerf_ir::chain;
 use kerf_ir::schedule::Strided;
-use kerf_ir::{AxisRead, BoundaryMode, DType, Kernel, Plan, Request, SlicePlan, Tensor};
+use kerf_ir::{AxisRead, BoundaryMode, DType, Kernel, Plan, Request, Step, Tensor};
 use kerf_jit::{Jit, JitSettings, Options, Views};
 use kerf_reliability::*;
 
@@ -83,7 +83,7 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
         let Some((chain, plans)) = random_chain(&mut rng) else { continue };
         chains += 1;
         steps_total += plans.len() as u64;
-        let fused = chain::compose(&plans).expect("a lowered chain composes");
+        let fused = kerf_ir::map::compose(&plans).expect("a lowered chain composes");
         let input = plans[0].input_shape().map(|s| random_input(&mut rng, plans[0].dtype(), s));
         fill_heads += u64::from(input.is_none());
         let input_tensor = match (plans[0].input_shape(), &input) {
@@ -92,7 +92,7 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
         };
         let expected = chain::evaluate_unfused(&plans, input_tensor.as_ref().map(Tensor::view)).unwrap();
         let expected = expected.bytes().unwrap().to_vec();
-        let fused_ref = chain::evaluate_fused(&fused, input_tensor.as_ref().map(Tensor::view)).unwrap();
+        let fused_ref = kerf_ir::map::evaluate(&fused, input_tensor.as_ref().map(Tensor::view)).unwrap();
         let what = || format!("{:?}\n{fused}", chain.steps.iter().map(|s| &s.op).collect::<Vec<_>>());
         if fused_ref.bytes() != Some(expected.as_slice()) {
             failures.push(format!("fused reference: {}", what()));
@@ -105,7 +105,7 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
         if let Ok(k) = kernel {
             fused_runs += 1;
             fused_fill_heads += u64::from(input.is_none());
-            let nest = kerf_ir::schedule::chain(&fused).unwrap().expect("the kernel's nest");
+            let nest = kerf_ir::schedule::map_nest(&fused).unwrap();
             fused_levels += u64::from(!nest.levels.is_empty());
             if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
                 failures.push(format!("fused jit: {}: {f:?}", what()));
@@ -148,7 +148,7 @@ fn random_chains_fused_and_unfused_on_every_jit_backend_under_guard_pages() {
 
 /// The elements of `plan`'s input read through `view` of `buffer`, gathered row-major:
 /// the reference's input.
-fn gather(plan: &SlicePlan, view: &Strided, buffer: &[u8]) -> Vec<u8> {
+fn gather(plan: &Step, view: &Strided, buffer: &[u8]) -> Vec<u8> {
     scatter_gather(buffer, &plan.input_shape, view, plan.dtype.byte_width().unwrap())
 }
 
@@ -156,9 +156,9 @@ fn gather(plan: &SlicePlan, view: &Strided, buffer: &[u8]) -> Vec<u8> {
 /// the dynamic kernel taking them as arguments, the buffer flush against guard pages,
 /// each against the reference on the view's elements gathered; failures are pushed.
 /// Returns whether the static kernel copies in tiles.
-fn check_input_view(jit: &Jit, plan: &SlicePlan, view: &Strided, buffer: &[u8], failures: &mut Vec<String>) -> bool {
-    let expected = reference_bytes(&Plan::Slice(plan.clone()), Some(&gather(plan, view, buffer))).unwrap();
-    let what = format!("{} through {view:?}", Plan::Slice(plan.clone()));
+fn check_input_view(jit: &Jit, plan: &Step, view: &Strided, buffer: &[u8], failures: &mut Vec<String>) -> bool {
+    let expected = reference_bytes(&Plan::Step(plan.clone()), Some(&gather(plan, view, buffer))).unwrap();
+    let what = format!("{} through {view:?}", Plan::Step(plan.clone()));
     let k = jit.compile(plan, &Options::STATIC.input(view)).unwrap_or_else(|e| panic!("{what}: {e}"));
     if let Err(f) = run_guarded(k.as_ref(), Some(buffer), &expected, &run_bytes) {
         failures.push(format!("static: {what}: {f:?}"));
@@ -185,7 +185,7 @@ fn strided_inputs_stay_inside_guarded_buffers() {
     let (mut runs, mut failures) = (0u64, Vec::<String>::new());
     while runs < count {
         let request = random_trt_slice(&mut rng);
-        let Ok(Plan::Slice(plan)) = kerf_ir::lower(&request) else { continue };
+        let Ok(Plan::Step(plan)) = kerf_ir::lower(&request) else { continue };
         if plan.dtype.layout() != kerf_ir::dtype::Layout::Bytes(plan.dtype.byte_width().unwrap_or(0)) {
             continue; // nibbles have no element address of their own
         }
@@ -206,7 +206,7 @@ fn strided_inputs_stay_inside_guarded_buffers() {
         .attr("start", [0, 0])
         .attr("size", [2, 2])
         .attr("stride", [1, 1]);
-    let Ok(Plan::Slice(plan)) = kerf_ir::lower(&request) else { panic!("the plan lowers") };
+    let Ok(Plan::Step(plan)) = kerf_ir::lower(&request) else { panic!("the plan lowers") };
     let outside = Strided { offset: 1, strides: vec![4, 1], buffer_len: 12 };
     let e = jit.compile(&plan, &Options::STATIC.input(&outside)).unwrap_err().to_string();
     assert!(e.contains("input view") && e.contains("outside its buffer"), "{e}");
@@ -280,7 +280,7 @@ fn strided_outputs_stay_inside_guarded_buffers() {
         // A fused chain every third case, else one plan.
         let (plans, fused) = if rng.below(3) == 0 {
             let Some((_, plans)) = random_chain(&mut rng) else { continue };
-            let fused = chain::compose(&plans).expect("a lowered chain composes");
+            let fused = kerf_ir::map::compose(&plans).expect("a lowered chain composes");
             (plans, Some(fused))
         } else {
             let Ok(plan) = kerf_ir::lower(&random_step(&mut rng)) else { continue };
@@ -306,7 +306,7 @@ fn strided_outputs_stay_inside_guarded_buffers() {
         let what = format!("{plans:?}\ninput {in_view:?}\noutput {out_view:?}");
         let views = Views { input: Some(&in_view), output: Some(&out_view) };
         match (&fused, &plans[0]) {
-            (Some(f), _) if kerf_ir::schedule::chain(f).is_ok_and(|n| n.is_some_and(|n| !n.levels.is_empty())) => {
+            (Some(f), _) if kerf_ir::schedule::map_nest(f).is_ok_and(|n| !n.levels.is_empty()) => {
                 // Nests with fill levels write no output view: both kernels refuse, saying why.
                 for r in [jit.compile(f, &Options::STATIC.views(views)), jit.compile(f, &Options::DYNAMIC.views(views))]
                 {
@@ -335,7 +335,7 @@ fn strided_outputs_stay_inside_guarded_buffers() {
                 }
                 chains += 1;
             }
-            (None, Plan::Slice(p)) => {
+            (None, Plan::Step(p)) => {
                 let k = must(jit.compile(p, &Options::STATIC.views(views)), &what);
                 if let Err(f) = run_guarded(k.as_ref(), Some(&buffer), &expected, &run_bytes) {
                     failures.push(format!("static: {what}: {f:?}"));
@@ -389,7 +389,7 @@ fn bad_output_views_are_refused() {
         .attr("start", [0, 0])
         .attr("size", [2, 3])
         .attr("stride", [1, 1]);
-    let Ok(Plan::Slice(plan)) = kerf_ir::lower(&request) else { panic!("the plan lowers") };
+    let Ok(Plan::Step(plan)) = kerf_ir::lower(&request) else { panic!("the plan lowers") };
     let jit = Jit::default();
     for (view, words) in [
         (Strided { offset: 0, strides: vec![2, 1], buffer_len: 100 }, ["output axis 0", "overlaps"]),
@@ -415,10 +415,10 @@ fn threaded_calls_write_output_views() {
         .attr("size", [1000, 600])
         .attr("stride", [1, 1])
         .attr("mode", "reflect");
-    let Plan::Slice(plan) = kerf_ir::lower(&request).unwrap() else { panic!("a slice plan") };
+    let Plan::Step(plan) = kerf_ir::lower(&request).unwrap() else { panic!("a slice plan") };
     let mut rng = Rng::new(7);
     let input = random_input(&mut rng, plan.dtype, &plan.input_shape);
-    let dense = reference_bytes(&Plan::Slice(plan.clone()), Some(&input)).unwrap();
+    let dense = reference_bytes(&Plan::Step(plan.clone()), Some(&input)).unwrap();
     // Every other element of every row, rows 1201 elements apart, from element 1.
     let view = Strided { offset: 1, strides: vec![1201, 2], buffer_len: 1201 * 1000 };
     let expected = scatter_into(&dense, &plan.output_shape, &view, 2, 0x5A);
@@ -469,7 +469,7 @@ fn fill_heads_and_fill_levels_write_no_output_views() {
         [(vec![random, crop], None, "starts with a fill"), (vec![pad, wide], Some(x), "fill levels")]
     {
         let plans = chain::lower_chain(&ChainRequest { steps }).unwrap();
-        let fused = chain::compose(&plans).unwrap();
+        let fused = kerf_ir::map::compose(&plans).unwrap();
         let shape = &fused.output_shape;
         // Rows apart: every element of the output in a buffer twice as wide.
         let view = Strided { offset: 0, strides: vec![2 * shape[1] as i64, 1], buffer_len: 2 * shape[0] * shape[1] };
@@ -553,7 +553,7 @@ fn tiled_views_stay_inside_guarded_buffers() {
                 }
             })
             .collect();
-        let plan = SlicePlan {
+        let plan = Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype,

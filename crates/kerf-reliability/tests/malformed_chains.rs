@@ -1,9 +1,9 @@
 //! Fused chains that lie about themselves, through every public entry that takes one.
 //!
-//! `FusedChain`'s fields are public, so safe code can edit a composed chain into one
+//! `Map`'s fields are public, so safe code can edit a composed chain into one
 //! whose parts disagree (pieces that do not cover the period, a fill value of a step the
 //! chain has not, a head axis past the head's rank, a coordinate outside the head). Every
-//! entry — `FusedChain::validate`, the schedule, the fused reference, the JIT's static,
+//! entry — `Map::validate`, the schedule, the fused reference, the JIT's static,
 //! dynamic and view kernels, the derive's code generator, `Display` — must refuse such a
 //! chain with an error (never panic), the reference and the JIT must accept and refuse
 //! the same chains, and the kernels of the chains they accept must never touch memory
@@ -11,11 +11,10 @@
 //!
 //! `KERF_MALFORMED_CHAINS=N` runs N random cases (default 400).
 
-use kerf::chain::{FusedChain, Head};
-use kerf_ir::chain::{AxisMap, FusedAxis, Outcome as Yield, Piece};
+use kerf_ir::map::{Digit, DigitMap, Head, Map, Outcome as Yield, Piece};
 use kerf_ir::schedule::{self, Strided};
 use kerf_ir::tensor::{TensorView, ViewData};
-use kerf_ir::{DType, Error, Kernel, PlanKernel};
+use kerf_ir::{DType, Error, Kernel};
 use kerf_jit::{Jit, JitKernel, Options};
 use kerf_reliability::{Flush, GuardedBuf, Rng, claimed_bytes, random_input};
 use std::sync::Arc;
@@ -35,9 +34,9 @@ enum Outcome {
 
 /// A kernel run on guarded buffers of the chain's claimed sizes, in both flush variants
 /// (which must agree); any access outside the buffers faults.
-fn guarded(f: &FusedChain, k: &JitKernel, input: Option<&[u8]>) -> Outcome {
+fn guarded(f: &Map, k: &JitKernel, input: Option<&[u8]>) -> Outcome {
     let out_len = claimed_bytes(f.dtype, &f.output_shape);
-    let input = if k.reads_input() { input } else { None };
+    let input = if k.input_shape().is_some() { input } else { None };
     if out_len > 1 << 24 {
         // Not allocatable as a test buffer: the run must refuse a wrong length.
         return match k.run_bytes(input, &mut []) {
@@ -64,7 +63,7 @@ fn guarded(f: &FusedChain, k: &JitKernel, input: Option<&[u8]>) -> Outcome {
 }
 
 /// A compiled chain kernel (`None`: the chain runs step by step, strings only) run guarded.
-fn compiled(f: &FusedChain, k: Result<Arc<JitKernel>, Error>, input: Option<&[u8]>) -> Outcome {
+fn compiled(f: &Map, k: Result<Arc<JitKernel>, Error>, input: Option<&[u8]>) -> Outcome {
     match k {
         Ok(k) => guarded(f, &k, input),
         // A valid chain of strings: no kernel moves strings (it runs on the reference).
@@ -81,27 +80,27 @@ fn accepted<T>(r: Result<T, Error>) -> Outcome {
 
 /// Every public entry that takes a fused chain, in order: validate first, the fused
 /// reference second.
-fn every_entry(f: &FusedChain, input: Option<&[u8]>) -> Vec<(&'static str, Outcome)> {
+fn every_entry(f: &Map, input: Option<&[u8]>) -> Vec<(&'static str, Outcome)> {
     let view = match (&f.head, input) {
         (Head::Input { shape }, Some(bytes)) => {
-            Some(TensorView { dtype: f.dtype, shape, data: ViewData::Bytes(bytes) })
+            Some(TensorView { dtype: f.dtype, shape: shape.as_slice(), data: ViewData::Bytes(bytes) })
         }
         _ => None,
     };
     let dense = Strided::contiguous(f.head_shape()).ok();
-    let reference = kerf_ir::chain::evaluate_fused(f, view)
+    let reference = kerf_ir::map::evaluate(f, view)
         .map(|t| Outcome::Accepted(t.bytes().map(<[u8]>::to_vec)))
         .unwrap_or_else(Outcome::Refused);
     let mut out = vec![
         ("validate", accepted(f.validate())),
-        ("evaluate_fused", reference),
-        ("schedule::chain", accepted(schedule::chain(f))),
-        ("expand_chain", accepted(kerf_codegen::expand_chain(f, "Chain"))),
+        ("map::evaluate", reference),
+        ("schedule::map_nest", accepted(schedule::map_nest(f))),
+        ("expand_map", accepted(kerf_codegen::expand_map(f, "Chain"))),
         ("compile static", compiled(f, jit().compile(f, &Options::STATIC), input)),
         ("compile dynamic", compiled(f, jit().compile(f, &Options::DYNAMIC), input)),
     ];
     if let (Head::Input { .. }, Some(dense)) = (&f.head, &dense) {
-        out.push(("schedule::chain_strided", accepted(schedule::chain_strided(f, dense))));
+        out.push(("schedule::map_strided", accepted(schedule::map_strided(f, dense))));
         out.push(("compile static, input view", compiled(f, jit().compile(f, &Options::STATIC.input(dense)), input)));
         let dynamic = jit().compile(f, &Options::DYNAMIC.input(dense));
         out.push(("compile dynamic, input view", compiled(f, dynamic, input)));
@@ -111,7 +110,7 @@ fn every_entry(f: &FusedChain, input: Option<&[u8]>) -> Vec<(&'static str, Outco
 
 /// The chain is refused by every entry, or accepted by every one with the reference's
 /// bytes; `Display` never panics. Returns whether it was valid.
-fn check(f: &FusedChain, input: Option<&[u8]>) -> bool {
+fn check(f: &Map, input: Option<&[u8]>) -> bool {
     let _ = f.to_string();
     let outcomes = every_entry(f, input);
     let valid = matches!(outcomes[0].1, Outcome::Accepted(_));
@@ -126,12 +125,15 @@ fn check(f: &FusedChain, input: Option<&[u8]>) -> bool {
         match (valid, outcome) {
             (false, Outcome::Refused(e)) => {
                 let text = e.to_string();
-                assert!(text.contains("fused chain") || text.contains("plan:"), "{entry}'s error names no rule: {text}")
+                assert!(
+                    text.contains("map:") || text.contains("step:") || text.contains("fill plan:"),
+                    "{entry}'s error names no rule: {text}"
+                )
             }
             (false, Outcome::Accepted(_)) => panic!("{entry} accepted the malformed chain {f:?}: {:?}", f.validate()),
             // The derive's code generator expands only chains that fill with one value on
             // regular axes (documented); a limit, not a disagreement on validity.
-            (true, Outcome::Refused(e)) if *entry == "expand_chain" && !e.to_string().contains("fused chain:") => {}
+            (true, Outcome::Refused(e)) if *entry == "expand_map" && !e.to_string().contains("map:") => {}
             (true, Outcome::Refused(e)) => panic!("{entry} refused the valid chain {f:?}: {e}"),
             (true, Outcome::Accepted(Some(got))) if entry.starts_with("compile") => {
                 assert_eq!(Some(got), want.as_ref(), "{entry} disagrees with the reference on {f:?}")
@@ -143,12 +145,12 @@ fn check(f: &FusedChain, input: Option<&[u8]>) -> bool {
 }
 
 /// The axes and fixed axes of a chain, mutably.
-fn all_axes(f: &mut FusedChain) -> Vec<&mut FusedAxis> {
+fn all_axes(f: &mut Map) -> Vec<&mut Digit> {
     f.axes.iter_mut().chain(f.fixed.iter_mut()).collect()
 }
 
 /// A random axis of the chain (`None` when it has none).
-fn some_axis<'a>(rng: &mut Rng, f: &'a mut FusedChain) -> Option<&'a mut FusedAxis> {
+fn some_axis<'a>(rng: &mut Rng, f: &'a mut Map) -> Option<&'a mut Digit> {
     let mut axes = all_axes(f);
     if axes.is_empty() {
         return None;
@@ -158,13 +160,13 @@ fn some_axis<'a>(rng: &mut Rng, f: &'a mut FusedChain) -> Option<&'a mut FusedAx
 }
 
 /// The positions of one period of an axis as a table (what its map yields).
-fn as_table(a: &FusedAxis) -> Vec<Yield> {
+fn as_table(a: &Digit) -> Vec<Yield> {
     (0..a.period).map(|y| a.outcome(y).expect("a composed axis covers its period")).collect()
 }
 
 /// Break one invariant of a composed chain (or leave it valid, about 1 time in 8),
 /// returning what was done.
-fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
+fn break_chain(rng: &mut Rng, f: &mut Map) -> &'static str {
     let steps = f.fill_bits.len();
     let head = f.head_shape().to_vec();
     let rank = head.len();
@@ -174,11 +176,11 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
             let Some(a) = some_axis(rng, f) else { return "unchanged" };
             let step = if rng.chance(50) { 0 } else { steps + 1 + rng.below(3) as usize };
             match &mut a.map {
-                AxisMap::Pieces(p) if !p.is_empty() => {
+                DigitMap::Pieces(p) if !p.is_empty() => {
                     let k = rng.below(p.len() as u64) as usize;
                     p[k] = Piece::Const { len: p[k].len(), step };
                 }
-                AxisMap::Table(t) if !t.is_empty() => t[0] = Yield::Const(step),
+                DigitMap::Table(t) if !t.is_empty() => t[0] = Yield::Const(step),
                 _ => return "unchanged",
             }
             "fill of a step the chain has not"
@@ -187,11 +189,11 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
             // Pieces that do not cover the period (`unreachable!("pieces cover the period")`).
             let Some(a) = some_axis(rng, f) else { return "unchanged" };
             match &mut a.map {
-                AxisMap::Pieces(p) if rng.chance(50) && !p.is_empty() => {
+                DigitMap::Pieces(p) if rng.chance(50) && !p.is_empty() => {
                     p.pop();
                 }
-                AxisMap::Pieces(p) => p.push(Piece::Const { len: 1 + rng.below(3), step: steps.max(1) }),
-                AxisMap::Table(t) => {
+                DigitMap::Pieces(p) => p.push(Piece::Const { len: 1 + rng.below(3), step: steps.max(1) }),
+                DigitMap::Table(t) => {
                     t.pop();
                 }
             }
@@ -204,7 +206,7 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
             "period vs extent"
         }
         3 => {
-            // A head axis past the head's rank (index out of bounds in chain_views).
+            // A head axis past the head's rank (index out of bounds in the nest builder).
             let Some(a) = some_axis(rng, f) else { return "unchanged" };
             a.head_axis = Some(rank + rng.below(3) as usize);
             "head axis past the rank"
@@ -219,7 +221,7 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
             // A read outside the head's axis, or one whose coordinates overflow.
             let Some(a) = some_axis(rng, f) else { return "unchanged" };
             let d = a.head_axis.and_then(|h| head.get(h).copied()).unwrap_or(1);
-            let AxisMap::Pieces(p) = &mut a.map else { return "unchanged" };
+            let DigitMap::Pieces(p) = &mut a.map else { return "unchanged" };
             let Some(k) = p.iter().position(|p| matches!(p, Piece::Read { .. })) else { return "unchanged" };
             let len = p[k].len();
             p[k] = match rng.below(3) {
@@ -248,11 +250,11 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
         8 => {
             // A fixed axis (a unit axis a step removed) of several positions.
             let extent = 2 + rng.below(3);
-            f.fixed.push(FusedAxis {
+            f.fixed.push(Digit {
                 extent,
                 period: extent,
                 head_axis: None,
-                map: AxisMap::Pieces(vec![Piece::Read { len: extent, z0: 0, dz: 0 }]),
+                map: DigitMap::Pieces(vec![Piece::Read { len: extent, z0: 0, dz: 0 }]),
                 stages: Vec::new(),
             });
             "fixed axis extent"
@@ -281,7 +283,7 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
         11 => {
             // An empty piece, or a length-1 read with a step.
             let Some(a) = some_axis(rng, f) else { return "unchanged" };
-            let AxisMap::Pieces(p) = &mut a.map else { return "unchanged" };
+            let DigitMap::Pieces(p) = &mut a.map else { return "unchanged" };
             if rng.chance(50) {
                 p.insert(0, Piece::Const { len: 0, step: 1 });
             } else {
@@ -304,8 +306,14 @@ fn break_chain(rng: &mut Rng, f: &mut FusedChain) -> &'static str {
             // Valid: an axis's pieces as the table of the same outcomes (the JIT's table
             // paths against the reference).
             let Some(a) = some_axis(rng, f) else { return "unchanged" };
-            a.map = AxisMap::Table(as_table(a));
+            a.map = DigitMap::Table(as_table(a));
             "valid: pieces as a table"
+        }
+        15 if rng.chance(50) => {
+            // A kind that understates the digits: no fills, no repeats (a dynamic kernel
+            // of that kind has no fill value, or walks no periods or tables).
+            f.kind = kerf_ir::map::Kind::default();
+            "kind understated"
         }
         _ => "unchanged",
     }
@@ -329,19 +337,19 @@ fn the_audits_malformed_chains_are_refused_everywhere() {
     let good = kerf::chain::lower_chain(&chain).unwrap().fused().unwrap().clone();
     let input: Vec<u8> = (0..12).flat_map(|v| (v as f32).to_le_bytes()).collect();
     assert!(check(&good, Some(&input)));
-    let AxisMap::Pieces(p) = &good.axes[0].map else { panic!("a pad's axis is pieces") };
+    let DigitMap::Pieces(p) = &good.axes[0].map else { panic!("a pad's axis is pieces") };
     assert!(p.iter().any(|p| matches!(p, Piece::Const { .. })), "{good}");
-    let edit = |e: &dyn Fn(&mut FusedChain)| {
+    let edit = |e: &dyn Fn(&mut Map)| {
         let mut f = good.clone();
         e(&mut f);
         f
     };
     let step_zero = edit(&|f| {
-        let AxisMap::Pieces(p) = &mut f.axes[0].map else { unreachable!() };
+        let DigitMap::Pieces(p) = &mut f.axes[0].map else { unreachable!() };
         p[0] = Piece::Const { len: p[0].len(), step: 0 };
     });
     let short = edit(&|f| {
-        let AxisMap::Pieces(p) = &mut f.axes[1].map else { unreachable!() };
+        let DigitMap::Pieces(p) = &mut f.axes[1].map else { unreachable!() };
         p.pop();
     });
     let past_rank = edit(&|f| f.axes[1].head_axis = Some(7));

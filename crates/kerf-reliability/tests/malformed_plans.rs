@@ -13,7 +13,7 @@
 //! `KERF_MALFORMED_CASES=N` runs N random cases (default 600).
 
 use kerf_ir::schedule;
-use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Kernel, Linspace, Plan, SlicePlan};
+use kerf_ir::{AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Kernel, Linspace, Plan, Step};
 use kerf_jit::{Jit, JitKernel, Options, Views};
 use kerf_reliability::{Flush, GuardedBuf, Rng, claimed_bytes};
 use std::sync::Arc;
@@ -122,7 +122,10 @@ fn check(plan: &Plan, input: Option<&[u8]>, donor: Option<&Arc<JitKernel>>) -> b
     match valid {
         Err(why) => {
             let text = why.to_string();
-            assert!(text.contains("plan:"), "the error should name the plan's broken part: {text}");
+            assert!(
+                text.contains("step:") || text.contains("fill plan:"),
+                "the error should name the plan's broken part: {text}"
+            );
             for (api, outcome) in &outcomes {
                 assert!(matches!(outcome, Outcome::Refused(_)), "{api} accepted the malformed plan {plan:?} ({text})");
             }
@@ -146,16 +149,16 @@ fn check(plan: &Plan, input: Option<&[u8]>, donor: Option<&Arc<JitKernel>>) -> b
 }
 
 /// A slice plan whose output shape is given (it may disagree with the axes: malformed).
-fn slice(dtype: DType, input: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode, output: &[u64]) -> SlicePlan {
-    SlicePlan { output_shape: output.to_vec(), ..kerf_testkit::plans::slice_plan(dtype, input, axes, mode) }
+fn slice(dtype: DType, input: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode, output: &[u64]) -> Step {
+    Step { output_shape: output.to_vec(), ..kerf_testkit::plans::slice_plan(dtype, input, axes, mode) }
 }
 
 /// Finding 1: an output shape of 1 element over an axis of 1,000 wrote 3,996 bytes past
 /// a 4-byte output through static and dynamic kernels and a dynamic kernel's run.
 #[test]
 fn an_output_shape_smaller_than_the_axes_is_refused_everywhere() {
-    let lying = Plan::Slice(slice(DType::F32, &[1000], &[(1000, 0, 1)], BoundaryMode::StrictBounds, &[1]));
-    let honest = Plan::Slice(slice(DType::F32, &[1000], &[(10, 0, 1)], BoundaryMode::StrictBounds, &[10]));
+    let lying = Plan::Step(slice(DType::F32, &[1000], &[(1000, 0, 1)], BoundaryMode::StrictBounds, &[1]));
+    let honest = Plan::Step(slice(DType::F32, &[1000], &[(10, 0, 1)], BoundaryMode::StrictBounds, &[10]));
     let donor = jit().compile(&honest, &Options::DYNAMIC).unwrap();
     let input = vec![1u8; 4000];
     assert!(!check(&lying, Some(&input), Some(&donor)));
@@ -183,7 +186,7 @@ const DTYPES: [DType; 8] =
     [DType::Bool, DType::I4, DType::U8, DType::I16, DType::F16, DType::F32, DType::I64, DType::C128];
 
 /// A valid slice plan: small shapes, any mode, starts and steps inside or outside.
-fn random_slice(rng: &mut Rng) -> SlicePlan {
+fn random_slice(rng: &mut Rng) -> Step {
     let dtype = *rng.pick(&DTYPES);
     let mode = *rng.pick(&BoundaryMode::ALL);
     let rank = rng.below(4) as usize;
@@ -218,7 +221,7 @@ fn random_slice(rng: &mut Rng) -> SlicePlan {
 }
 
 /// Break one invariant of a valid slice plan (or leave it valid, 1 time in 10).
-fn break_slice(rng: &mut Rng, p: &mut SlicePlan) -> &'static str {
+fn break_slice(rng: &mut Rng, p: &mut Step) -> &'static str {
     let rank = p.axes.len();
     match rng.below(18) {
         0 => {
@@ -461,9 +464,9 @@ fn malformed_plans_are_refused_through_every_api() {
             let mut p = random_slice(&mut rng);
             // A dynamic kernel compiled for the valid plan, before it is broken: run
             // on it must refuse the broken one (or run it, if it stays valid).
-            let donor = jit().compile(&Plan::Slice(p.clone()), &Options::DYNAMIC).ok();
+            let donor = jit().compile(&Plan::Step(p.clone()), &Options::DYNAMIC).ok();
             let what = break_slice(&mut rng, &mut p);
-            (Plan::Slice(p), what, donor)
+            (Plan::Step(p), what, donor)
         } else {
             let (p, what) = random_fill(&mut rng);
             (Plan::Fill(p), what, None)
@@ -518,7 +521,7 @@ fn packed_4bit_plans_at_every_compile_entry() {
     for dtype in [DType::I4, DType::U4] {
         for mode in [BoundaryMode::Wrap, BoundaryMode::Fill, BoundaryMode::Reflect] {
             let p = kerf_testkit::plans::slice_plan(dtype, &[5, 3], &[(4, -1, 1), (5, -1, 1)], mode);
-            let plan = Plan::Slice(p.clone());
+            let plan = Plan::Step(p.clone());
             let input = random_input(&mut rng, dtype, &p.input_shape);
             let want = kerf_reliability::reference_bytes(&plan, Some(&input)).unwrap();
             let dense = schedule::Strided::contiguous(&p.input_shape).unwrap();

@@ -428,7 +428,7 @@ fn reference_refuses_views_of_the_wrong_length() {
     for bytes in [&[0x21, 0x03][..], &[0x21, 0x03, 0x00], &[0x21]] {
         let view = TensorView { dtype: DType::I4, shape: &[3], data: ViewData::Bytes(bytes) };
         let slice = kerf_ir::reference::evaluate(&plan, Some(view));
-        let chain = kerf_ir::chain::evaluate_fused(&fused, Some(view));
+        let chain = kerf_ir::map::evaluate(&fused, Some(view));
         if bytes.len() == 2 {
             assert_eq!(slice.unwrap().bytes(), Some(&[0x21, 0x03][..]));
             assert_eq!(chain.unwrap().bytes(), Some(&[0x21, 0x03][..]));
@@ -452,10 +452,11 @@ fn expanding_a_reflect_index_table_of_two_million_entries_is_small() {
         .attr("size", [3_000_000])
         .attr("stride", [7])
         .attr("mode", "reflect");
-    let nest = kerf_ir::schedule::slice(match &kerf_ir::lower(&req).unwrap() {
-        kerf_ir::Plan::Slice(p) => p,
+    let nest = kerf_ir::Step::map(match &kerf_ir::lower(&req).unwrap() {
+        kerf_ir::Plan::Step(p) => p,
         _ => unreachable!("a slice"),
     })
+    .and_then(|m| kerf_ir::schedule::map_nest(&m))
     .unwrap();
     assert!(matches!(&nest.dims[0].indexing, kerf_ir::schedule::Indexing::Table(t) if t.len() == 2_000_004), "{nest}");
     let text = kerf_codegen::expand_request(&req, "Big").unwrap();

@@ -8,12 +8,12 @@
 //! `cargo run -p kerf --example crop_into_concat --features ndarray`
 
 use kerf::ndarray::run_strided;
-use kerf::{AxisRead, BoundaryMode, DType, Jit, SlicePlan};
+use kerf::{AxisRead, BoundaryMode, DType, Jit, Step};
 use ndarray::{Array2, s};
 
 /// A crop of `size` from `start` (per axis, step 1) of an f32 image of `shape`.
-fn crop(shape: [u64; 2], start: [i64; 2], size: [u64; 2], mode: BoundaryMode) -> SlicePlan {
-    SlicePlan {
+fn crop(shape: [u64; 2], start: [i64; 2], size: [u64; 2], mode: BoundaryMode) -> Step {
+    Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype: DType::F32,

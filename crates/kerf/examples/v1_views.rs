@@ -8,7 +8,7 @@
 //!     cargo run --release -p kerf --features ndarray --example v1_views [-- ITERS [WIDTH]]
 
 use kerf::ndarray::{Element, StridedKernel, run_into};
-use kerf::{AxisRead, BoundaryMode, Jit, Options, SlicePlan};
+use kerf::{AxisRead, BoundaryMode, Jit, Options, Step};
 use ndarray::{Array2, ArrayView2, s};
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -60,7 +60,7 @@ fn main() -> Result<(), kerf::Error> {
 /// V1 for elements of type `T`, element k of the contiguous array being `of(k)`.
 fn v1<T: Element + Default + PartialEq + std::fmt::Debug>(iters: usize, of: fn(usize) -> T) -> Result<(), kerf::Error> {
     let w = std::mem::size_of::<T>();
-    let plan = SlicePlan {
+    let plan = Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype: T::DTYPE,
@@ -77,7 +77,7 @@ fn v1<T: Element + Default + PartialEq + std::fmt::Debug>(iters: usize, of: fn(u
     let wide = Array2::from_shape_fn((N, 2 * N), |(i, j)| of(i * 2 * N + j));
     let transposed = contiguous.t();
     let stride2 = wide.slice(s![.., ..;2]);
-    let w2 = jit.compile(&kerf::Plan::Slice(plan.clone()), &Options::STATIC)?;
+    let w2 = jit.compile(&kerf::Plan::Step(plan.clone()), &Options::STATIC)?;
     let k_t = StridedKernel::new(&jit, &plan, &transposed)?;
     let k_s = StridedKernel::new(&jit, &plan, &stride2)?;
     let mut out = Array2::<T>::default((N, 2048));

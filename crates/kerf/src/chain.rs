@@ -2,14 +2,15 @@
 //! fused kernels as its reshapes allow (one, for almost every chain), and run fused or
 //! step by step (the comparison every test makes).
 
-use crate::{DType, Error, Jit, Kernel, Options, Plan, Tensor, data_input};
-pub use kerf_ir::chain::{ChainRequest, FusedChain, Head, Segment};
+use crate::{DType, Error, Jit, Kernel, Map, Options, Plan, Tensor, data_input};
+pub use kerf_ir::chain::ChainRequest;
 /// A valid request no single plan expresses, as the chain that runs it (see
 /// [`kerf_ir::frontend::as_chain`]); [`crate::run_jit`] and [`crate::run_reference`] run it so.
 pub use kerf_ir::frontend::as_chain;
+pub use kerf_ir::map::{Head, Segment};
 
 /// A chain lowered step by step ([`kerf_ir::chain::lower_chain`]) and composed into
-/// segments ([`kerf_ir::chain::compose_segments`]).
+/// segments ([`kerf_ir::map::compose_segments`]).
 #[derive(Clone, Debug)]
 pub struct LoweredChain {
     /// One per step.
@@ -21,7 +22,7 @@ pub struct LoweredChain {
 
 impl LoweredChain {
     /// The chain as one fused map, or an error naming the step where it is cut.
-    pub fn fused(&self) -> Result<&FusedChain, Error> {
+    pub fn fused(&self) -> Result<&Map, Error> {
         match self.segments.as_slice() {
             [one] => Ok(&one.fused),
             [first, ..] => Err(Error::Invalid {
@@ -40,7 +41,7 @@ impl LoweredChain {
 /// the step.
 pub fn lower_chain(chain: &ChainRequest) -> Result<LoweredChain, Error> {
     let plans = kerf_ir::chain::lower_chain(chain)?;
-    let segments = kerf_ir::chain::compose_segments(&plans)?;
+    let segments = kerf_ir::map::compose_segments(&plans)?;
     Ok(LoweredChain { plans, segments })
 }
 
@@ -50,13 +51,13 @@ pub fn chain_input(chain: &ChainRequest) -> Result<Option<&Tensor>, Error> {
     data_input(first).map_err(|e| Error::Step { step: 1, op: first.op.clone(), source: Box::new(e) })
 }
 
-/// Run a chain on the reference interpreter: the fused map, or with `fused` false the
-/// steps one by one (the oracle).
+/// Run a chain on the reference interpreter: the composed maps evaluated element by
+/// element, or with `fused` false the steps one by one (the oracle).
 pub fn run_chain_reference(chain: &ChainRequest, fused: bool) -> Result<Tensor, Error> {
     let lowered = lower_chain(chain)?;
     let input = chain_input(chain)?.map(Tensor::view);
     if fused {
-        kerf_ir::chain::evaluate_segments(&lowered.segments, input)
+        kerf_ir::map::evaluate_segments(&lowered.segments, input)
     } else {
         kerf_ir::chain::evaluate_unfused(&lowered.plans, input)
     }
@@ -64,8 +65,8 @@ pub fn run_chain_reference(chain: &ChainRequest, fused: bool) -> Result<Tensor, 
 
 /// Run a chain on the JIT: fused, one kernel ([`Jit::compile`] of the fused chain; with
 /// `dynamic` the chain's nest as the arguments of a dynamic kernel), or with `fused` false
-/// (or for a chain of strings, which no single nest of bytes says, see
-/// [`kerf_ir::schedule::chain`]) one kernel per step, static or dynamic.
+/// (or for a chain of strings, which the JIT, moving bytes, runs as slices of fixed-width
+/// elements or indices) one kernel per step, static or dynamic.
 pub fn run_chain_jit(jit: &Jit, chain: &ChainRequest, fused: bool, dynamic: bool) -> Result<Tensor, Error> {
     let lowered = lower_chain(chain)?;
     let input = chain_input(chain)?;
@@ -102,7 +103,8 @@ pub fn run_steps_jit(jit: &Jit, plans: &[Plan], input: Option<&Tensor>, dynamic:
 }
 
 /// Whether a chain runs as one kernel on the JIT (else [`run_chain_jit`] runs it step by
-/// step).
-pub fn fuses_on_jit(fused: &FusedChain) -> Result<bool, Error> {
-    Ok(kerf_ir::schedule::chain(fused)?.is_some())
+/// step: strings).
+pub fn fuses_on_jit(fused: &Map) -> Result<bool, Error> {
+    fused.validate()?;
+    Ok(fused.dtype != DType::String)
 }

@@ -46,7 +46,7 @@ pub use error::FileError;
 /// element types of f16/bf16 and complex kernels.
 pub use half;
 /// The Rust source `#[derive(kerf::Kernel)]` expands to for a request (`kerf expand`).
-pub use kerf_codegen::{expand_chain, expand_request};
+pub use kerf_codegen::{expand_map, expand_request};
 /// `#[derive(kerf::Kernel)]`: a kernel specialized at compile time (the derive macro
 /// shares its name with the [`Kernel`] trait it implements).
 pub use kerf_derive::Kernel;
@@ -58,11 +58,11 @@ pub use kerf_ir::schedule::Strided;
 use kerf_ir::tensor;
 pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
-    About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Plan,
-    PlanKernel, Request, SlicePlan, Tensor, TensorView, Window, lower, reference,
+    About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Map,
+    Plan, Request, Step, Tensor, TensorView, Window, lower, reference,
 };
 #[cfg(feature = "jit")]
-pub use kerf_jit::{IntoMap, Jit, JitKernel, JitSettings, MAX_THREADS, Map, Options, Views};
+pub use kerf_jit::{IntoSource, Jit, JitKernel, JitSettings, MAX_THREADS, Options, Source, Views};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerf_spec as spec;
 pub use num_complex;
@@ -99,12 +99,11 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
     // A request no single plan expresses runs as its chain ([`kerf_ir::frontend::as_chain`]).
     if let Some(chain) = kerf_ir::frontend::as_chain(request)? {
         let plans = kerf_ir::chain::lower_chain(&chain)?;
-        let segments = kerf_ir::chain::compose_segments(&plans)?;
-        return kerf_ir::chain::evaluate_segments(&segments, data_input(request)?.map(Tensor::view));
+        return kerf_ir::chain::evaluate_unfused(&plans, data_input(request)?.map(Tensor::view));
     }
     let plan = lower(request)?;
     let data = match &plan {
-        Plan::Slice(_) => data_input(request)?,
+        Plan::Step(_) => data_input(request)?,
         Plan::Fill(_) => None,
     };
     reference::evaluate(&plan, data.map(Tensor::view))
@@ -122,7 +121,7 @@ pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Er
     }
     let plan = lower(request)?;
     let data = match &plan {
-        Plan::Slice(_) => data_input(request)?,
+        Plan::Step(_) => data_input(request)?,
         Plan::Fill(_) => None,
     };
     run_plan_jit(jit, &plan, data, dynamic)
@@ -142,9 +141,9 @@ pub fn run_plan_jit(jit: &Jit, plan: &Plan, data: Option<&Tensor>, dynamic: bool
 /// A string slice as the JIT moves it (see [`run_jit_strings`]): the same slice on
 /// `element`s — unsigned integers as wide as the strings, or the strings' indices — with
 /// `fill_bits` in mode fill (the index no string has), 0 otherwise.
-pub fn string_slice_as(slice: &SlicePlan, element: DType, fill_bits: u128) -> Plan {
+pub fn string_slice_as(slice: &Step, element: DType, fill_bits: u128) -> Plan {
     let fill_bits = if slice.mode == BoundaryMode::Fill { fill_bits } else { 0 };
-    Plan::Slice(SlicePlan { dtype: element, fill_bits, ..slice.clone() })
+    Plan::Step(Step { dtype: element, fill_bits, ..slice.clone() })
 }
 
 #[cfg(feature = "jit")]
@@ -156,7 +155,7 @@ pub fn string_slice_as(slice: &SlicePlan, element: DType, fill_bits: u128) -> Pl
 /// largest value, which no string has, and copies each picked string. Strings never
 /// leave Rust, and the loops are the JIT's own.
 pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> Result<Tensor, Error> {
-    let Plan::Slice(slice) = plan else {
+    let Plan::Step(slice) = plan else {
         return Err(Error::Invalid { what: "only slices move strings".into() });
     };
     let strings = data.strings().ok_or_else(|| Error::Invalid { what: "the data input holds no strings".into() })?;
@@ -235,11 +234,17 @@ impl ReferenceKernel {
     }
 }
 
-impl PlanKernel for ReferenceKernel {
-    fn plan(&self) -> &Plan {
-        &self.plan
+impl Kernel for ReferenceKernel {
+    fn dtype(&self) -> DType {
+        self.plan.dtype()
     }
-    fn run_plan_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+    fn input_shape(&self) -> Option<&[u64]> {
+        self.plan.input_shape()
+    }
+    fn output_shape(&self) -> &[u64] {
+        self.plan.output_shape()
+    }
+    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
         let view = match (self.input_shape(), input) {
             (Some(shape), Some(bytes)) => {
                 Some(TensorView { dtype: self.dtype(), shape, data: kerf_ir::tensor::ViewData::Bytes(bytes) })

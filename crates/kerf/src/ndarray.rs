@@ -12,7 +12,7 @@
 
 use ::ndarray::{ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, IxDyn};
 use kerf_ir::schedule::Strided;
-use kerf_ir::{DType, Error, Kernel, SlicePlan, Tensor};
+use kerf_ir::{DType, Error, Kernel, Step, Tensor};
 use kerf_jit::{Jit, Options};
 
 /// Rust element types that are kerf dtypes: plain little-endian values, no padding.
@@ -196,9 +196,9 @@ fn strided_of<T, D: Dimension>(a: &ArrayView<'_, T, D>) -> Result<(Strided, isiz
 /// written in reverse (the plan's axis read backwards). Returns the plan, the view, and
 /// that element's offset from the view's first element (`≤ 0`).
 fn output_layout<T, D: Dimension>(
-    plan: &SlicePlan,
+    plan: &Step,
     output: &ArrayViewMut<'_, T, D>,
-) -> Result<(SlicePlan, Strided, isize), Error> {
+) -> Result<(Step, Strided, isize), Error> {
     let (view, lo) = strided_of(&output.view())?;
     let mut plan = plan.clone();
     let core = plan.core_shape();
@@ -238,11 +238,11 @@ fn output_layout<T, D: Dimension>(
 ///
 /// ```
 /// use kerf::ndarray::run_strided;
-/// use kerf::{AxisRead, BoundaryMode, DType, Jit, SlicePlan};
+/// use kerf::{AxisRead, BoundaryMode, DType, Jit, Step};
 /// use ndarray::{Array2, s};
 /// let a = Array2::from_shape_fn((4, 6), |(i, j)| (10 * i + j) as f32);
 /// // Columns 1..3 of the transposed array (a [6, 4] view): rows 1..3 of `a`, read in place.
-/// let plan = SlicePlan {
+/// let plan = Step {
 ///     dtype: DType::F32,
 ///     input_shape: vec![6, 4],
 ///     source_shape: vec![],
@@ -266,7 +266,7 @@ fn output_layout<T, D: Dimension>(
 /// ```
 pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
     jit: &Jit,
-    plan: &SlicePlan,
+    plan: &Step,
     input: ArrayView<'_, T, D>,
     output: ArrayViewMut<'_, T, E>,
 ) -> Result<(), Error> {
@@ -277,7 +277,7 @@ pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
 /// strides, any place in memory), to run on every pair of views of those layouts
 /// without recompiling: see [`run_strided`].
 pub struct StridedKernel {
-    plan: SlicePlan,
+    plan: Step,
     view: Strided,
     /// The offset of the view's element of lowest address from its first element (≤ 0).
     lo: isize,
@@ -302,11 +302,7 @@ fn check_shape<D: Dimension>(what: &str, dim: &D, expected: &[u64]) -> Result<()
 impl StridedKernel {
     /// Compile `plan` for the layout of `input` (its shape must be the plan's input shape)
     /// and a contiguous row-major output.
-    pub fn new<T: Element, D: Dimension>(
-        jit: &Jit,
-        plan: &SlicePlan,
-        input: &ArrayView<'_, T, D>,
-    ) -> Result<Self, Error> {
+    pub fn new<T: Element, D: Dimension>(jit: &Jit, plan: &Step, input: &ArrayView<'_, T, D>) -> Result<Self, Error> {
         check_dtype::<T>(plan.dtype)?;
         check_shape("input", &input.raw_dim(), &plan.input_shape)?;
         let (view, lo) = strided_of(input)?;
@@ -318,7 +314,7 @@ impl StridedKernel {
     /// negative stride is written in reverse order of memory, as ndarray lays it out).
     pub fn for_views<T: Element, D: Dimension, E: Dimension>(
         jit: &Jit,
-        plan: &SlicePlan,
+        plan: &Step,
         input: &ArrayView<'_, T, D>,
         output: &ArrayViewMut<'_, T, E>,
     ) -> Result<Self, Error> {
@@ -400,7 +396,7 @@ impl StridedKernel {
 /// by step, [`crate::chain::run_chain_jit`]).
 pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
     jit: &Jit,
-    fused: &crate::chain::FusedChain,
+    fused: &crate::Map,
     input: ArrayView<'_, T, D>,
     mut output: ArrayViewMut<'_, T, E>,
 ) -> Result<(), Error> {
@@ -515,7 +511,7 @@ mod tests {
                         }
                     })
                     .collect();
-                let plan = SlicePlan {
+                let plan = Step {
                     source_shape: Vec::new(),
                     order: Vec::new(),
                     dtype: DType::I32,
@@ -549,7 +545,7 @@ mod tests {
             }
         }
         // Wrong shapes are errors.
-        let plan = SlicePlan {
+        let plan = Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             dtype: DType::I32,
@@ -571,7 +567,7 @@ mod tests {
         let e = k.run(square.view(), out.view_mut()).unwrap_err().to_string();
         assert!(e.contains("layout"), "{e}");
         // A kernel compiled for one output layout refuses another, with no copy behind it.
-        let whole = SlicePlan {
+        let whole = Step {
             source_shape: Vec::new(),
             order: Vec::new(),
             axes: vec![AxisRead { extent: 2, start: 0, step: 1 }; 2],
@@ -602,7 +598,7 @@ mod tests {
                     _ => AxisRead { extent: d + 4, start: -2, step: 1 },
                 })
                 .collect();
-            let plan = SlicePlan {
+            let plan = Step {
                 source_shape: Vec::new(),
                 order: Vec::new(),
                 dtype: DType::I16,

@@ -11,7 +11,7 @@
 use super::moves::int_attr;
 use super::{data_input, normalize_axis};
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Gathered, Plan, SlicePlan};
+use crate::plan::{AxisRead, BoundaryMode, Gathered, Plan, Step};
 use crate::request::{Validated, input_ints};
 use crate::tensor::volume;
 
@@ -77,7 +77,7 @@ fn gathered(
         .enumerate()
         .map(|(k, &d)| AxisRead { extent: if k == axis { coords.len() as u64 } else { d }, start: 0, step: 1 })
         .collect();
-    let mut plan = SlicePlan {
+    let mut plan = Step {
         dtype,
         input_shape,
         source_shape: Vec::new(),
@@ -92,7 +92,7 @@ fn gathered(
     let order = (0..source.len()).collect();
     plan.set_reading(source, order);
     plan.validate()?;
-    Ok(Plan::Slice(plan))
+    Ok(Plan::Step(plan))
 }
 
 /// The data axis `axis` names (negative from the back), or the rule's error.

@@ -13,7 +13,7 @@ mod tensorrt_fill;
 mod tensorrt_slice;
 
 use crate::error::{Error, Hint};
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
+use crate::plan::{AxisRead, BoundaryMode, Plan, Step};
 use crate::request::{Request, Validated, validate};
 
 /// The spec of `op`, from the embedded registry.
@@ -130,7 +130,7 @@ pub(crate) fn in_bounds_slice(
     axes: Vec<AxisRead>,
     output_shape: Vec<u64>,
 ) -> Plan {
-    Plan::Slice(SlicePlan {
+    Plan::Step(Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,

@@ -8,7 +8,7 @@
 use super::data_input;
 use crate::chain::ChainRequest;
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
+use crate::plan::{AxisRead, BoundaryMode, Plan, Step};
 use crate::request::{AttrValue, Request, Validated};
 use crate::tensor::volume;
 
@@ -37,7 +37,7 @@ fn moved(
     mode: BoundaryMode,
     output_shape: Vec<u64>,
 ) -> Result<Plan, Error> {
-    let mut plan = SlicePlan {
+    let mut plan = Step {
         dtype,
         input_shape,
         source_shape: Vec::new(),
@@ -52,7 +52,7 @@ fn moved(
     plan.set_reading(source, order);
     // The frontends build valid plans; the check names the op if one did not.
     plan.validate()?;
-    Ok(Plan::Slice(plan))
+    Ok(Plan::Step(plan))
 }
 
 /// A plan reading `source` in its own order, its output the reads' extents (Expand, Tile,

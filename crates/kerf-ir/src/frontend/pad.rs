@@ -4,7 +4,7 @@
 use super::data_input;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan, Window};
+use crate::plan::{AxisRead, BoundaryMode, Plan, Step, Window};
 use crate::request::{InputArg, Validated};
 use crate::scalar::{convert_bits, format_bits};
 
@@ -47,7 +47,7 @@ pub(crate) fn plan(
     let whole = windows.iter().zip(&head.shape).all(|(w, &d)| w.lo == 0 && w.len == d);
     let windows = if whole { Vec::new() } else { windows };
     let Head { dtype, shape, mode, .. } = head;
-    Ok(Plan::Slice(SlicePlan {
+    Ok(Plan::Step(Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,

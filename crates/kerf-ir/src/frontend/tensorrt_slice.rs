@@ -2,7 +2,7 @@
 
 use super::{data_input, fits_i64, resolve_axes};
 use crate::error::Error;
-use crate::plan::{AxisRead, BoundaryMode, Plan, SlicePlan};
+use crate::plan::{AxisRead, BoundaryMode, Plan, Step};
 use crate::request::Validated;
 use crate::scalar::convert_bits;
 
@@ -127,7 +127,7 @@ pub(super) fn lower(v: &Validated<'_>) -> Result<Plan, Error> {
         }
     }
     let output_shape = axes.iter().map(|a| a.extent).collect();
-    Ok(Plan::Slice(SlicePlan {
+    Ok(Plan::Step(Step {
         source_shape: Vec::new(),
         order: Vec::new(),
         dtype,

@@ -1,4 +1,4 @@
-//! The schedule shared by both backends: Plan → [`LoopNest`] (slices) or [`FillNest`] (fills).
+//! The schedule shared by both backends: a [`crate::map::Map`] → [`LoopNest`], a fill → [`FillNest`].
 //!
 //! A slice's output is written in row-major order by a nest of loops, one per [`Dim`]
 //! (outermost first). Each dim splits its positions into [`Segment`]s on which the input
@@ -25,21 +25,17 @@
 //! known to fit. Every table has at most 2·(input extent) entries, every segment list at
 //! most [`MAX_SEGMENTS_PER_AXIS`]; a nest has at most [`MAX_DIMS`] dims.
 
-mod axis;
-mod chain_nest;
 mod fill_nest;
+mod map_nest;
 mod nest;
-mod slice_nest;
 mod strided;
 
 pub use crate::table::{Table, TableRule, TableStage};
-pub(crate) use axis::axis_coords;
-pub use chain_nest::{chain, chain_strided, chain_views};
 pub use fill_nest::{FillBody, FillNest, LinDim, fill};
+pub use map_nest::{map_nest, map_strided, map_views};
 pub use nest::{
     Dim, FillHead, Indexing, LoopNest, MAX_DIMS, MAX_SEGMENT_PRODUCT, MAX_SEGMENTS_PER_AXIS, OutView, Run, Segment,
 };
-pub use slice_nest::{nest_mode, slice, slice_strided, slice_views};
 pub use strided::Strided;
 
 use crate::error::Error;
@@ -63,10 +59,10 @@ impl fmt::Display for Schedule {
     }
 }
 
-/// Schedule any plan.
+/// Schedule any plan: a step through its map ([`crate::map::Map::of`]).
 pub fn schedule(plan: &Plan) -> Result<Schedule, Error> {
     Ok(match plan {
-        Plan::Slice(p) => Schedule::Slice(slice(p)?),
+        Plan::Step(_) => Schedule::Slice(map_nest(&crate::map::Map::of(plan)?)?),
         Plan::Fill(p) => Schedule::Fill(fill(p)?),
     })
 }

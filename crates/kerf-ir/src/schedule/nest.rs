@@ -4,7 +4,7 @@ use super::Table;
 use super::strided::check_writes;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::plan::{BoundaryMode, FillKind, FillPlan, Linspace};
+use crate::plan::{FillKind, FillPlan, Linspace};
 use std::fmt;
 
 /// An axis with more segments than this (in one period) is indexed by a table instead.
@@ -83,8 +83,8 @@ pub enum Indexing {
     /// Segments in order; their lengths add up to the dim's period.
     Segments(Vec<Segment>),
     /// One entry per position of the period: the offset it adds, with the rule that
-    /// computes it. Tables arise only in modes that never read the fill value (wrap,
-    /// reflect), so every entry is an offset.
+    /// computes it. Only positions that read are tabled (a digit with fill positions
+    /// becomes segments), so every entry is an offset; only nests that repeat have tables.
     Table(Table),
 }
 
@@ -125,12 +125,17 @@ impl Dim {
     }
 }
 
-/// A slice plan scheduled as a loop nest. Offsets count elements (nibbles for i4/u4).
+/// A map scheduled as a loop nest. Offsets count elements (nibbles for i4/u4).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LoopNest {
     pub dtype: DType,
-    pub mode: BoundaryMode,
-    /// The fill value's element bits (0 unless mode is fill).
+    /// Whether positions may take a fill value (the map's kind fills): only then do
+    /// segments fill, and `fill_bits` is read.
+    pub fills: bool,
+    /// Whether dims may repeat (a period shorter than the extent) or be tables (the
+    /// map's kind repeats): the kernels that walk periods and read tables run it.
+    pub repeats: bool,
+    /// The fill value's element bits (0 unless the nest fills).
     pub fill_bits: u128,
     /// Elements of the input, and elements the nest writes (the product of its extents).
     pub input_len: u64,
@@ -145,11 +150,11 @@ pub struct LoopNest {
     /// offset i stands for the fill's element at linear index i (row-major in its shape,
     /// `input_len` elements), computed instead of loaded; the kernel reads no input.
     pub head: Option<FillHead>,
-    /// A fused chain's fill values by level, where one value per nest does not say it (two
+    /// A map's fill values by level, where one value per nest does not say it (two
     /// or more values, or fill positions on dims that repeat or have tables): level 0 is
     /// `fill_bits` ([`Segment::Fill`]), [`Segment::FillAt`] names the others, and an
     /// element on fill positions of several dims takes the highest of their levels. Such
-    /// a nest is in fill mode, and its dims may repeat and have tables; backends walk all
+    /// a nest fills, and its dims may repeat and have tables; backends walk all
     /// its dims ([`LoopNest::looped_dims`]). Empty otherwise.
     pub levels: Vec<u128>,
     /// `None`: the output is dense, exactly `[0, output_len)` of its buffer. `Some`: the
@@ -158,7 +163,7 @@ pub struct LoopNest {
 }
 
 /// Why a nest with a fill head or fill levels writes no output view.
-pub(super) const NO_VIEW_IN_FILL_MODE: &str = "a fused chain that starts with a fill or has fill levels (two fill values, or \
+pub(super) const NO_VIEW_IN_FILL_MODE: &str = "a map that starts with a fill or has fill levels (two fill values, or \
      fill positions on an axis that repeats or has a table) writes no output view: its kernel writes the output \
      row-major; write a dense output and copy it into the view";
 
@@ -256,8 +261,9 @@ impl LoopNest {
     }
 
     /// Check the nest's invariants: at most [`MAX_DIMS`] dims whose extents multiply to the
-    /// output length, periods within their extents (shorter, and tables, only in modes
-    /// that repeat or in nests with fill levels), fill levels that exist, a head that is a
+    /// output length, periods within their extents (shorter, and tables, only in nests
+    /// that repeat or have fill levels), fill segments only in nests that fill, fill
+    /// levels that exist, a head that is a
     /// valid fill of the input's dtype and length, segments or tables covering their
     /// periods, row-major strides, every read in [0, input_len). Backends call this before
     /// emitting code that trusts the nest.
@@ -272,8 +278,8 @@ impl LoopNest {
         if self.dims.len() > MAX_DIMS {
             return bad(format!("{} dims, more than {MAX_DIMS}", self.dims.len()));
         }
-        if !self.levels.is_empty() && (self.mode != BoundaryMode::Fill || self.levels[0] != self.fill_bits) {
-            return bad(format!("fill levels in mode {} (fill mode, level 0 the fill value, expected)", self.mode));
+        if !self.levels.is_empty() && (!self.fills || self.levels[0] != self.fill_bits) {
+            return bad("fill levels in a nest that does not fill, or whose level 0 is not its fill value".into());
         }
         if self.out_view.is_some() && (self.head.is_some() || !self.levels.is_empty()) {
             return bad(NO_VIEW_IN_FILL_MODE.into());
@@ -298,11 +304,14 @@ impl LoopNest {
             if dim.extent == 0 || dim.period == 0 || dim.period > dim.extent {
                 return bad(format!("dim {k}: period {} for extent {}", dim.period, dim.extent));
             }
-            // Only modes whose formula repeats have repeating dims or tables (backends
-            // specialized on a mode rely on it).
+            // Only nests that say so have repeating dims, tables or fill segments (backends
+            // specialized on those facts rely on it).
             let table = matches!(dim.indexing, Indexing::Table(_));
-            if (dim.repeats() || table) && self.mode.period(1).is_none() && self.levels.is_empty() {
-                return bad(format!("dim {k} repeats or has a table in mode {}", self.mode));
+            if (dim.repeats() || table) && !self.repeats && self.levels.is_empty() {
+                return bad(format!("dim {k} repeats or has a table in a nest that does not repeat"));
+            }
+            if !self.fills && dim.segments().is_some_and(|s| s.iter().any(|s| s.level().is_some())) {
+                return bad(format!("dim {k} has fill segments in a nest that does not fill"));
             }
             let top = dim.segments().and_then(|s| s.iter().filter_map(Segment::level).max()).unwrap_or(0);
             if top > 0 && top >= self.levels.len() {
@@ -424,13 +433,12 @@ impl fmt::Display for Run {
 /// `[looped]`.
 impl fmt::Display for LoopNest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "slice {} mode {}, input {} elements, output {} elements",
-            self.dtype, self.mode, self.input_len, self.output_len
-        )?;
-        if self.mode == BoundaryMode::Fill {
+        write!(f, "move {}, input {} elements, output {} elements", self.dtype, self.input_len, self.output_len)?;
+        if self.fills {
             write!(f, ", fill {}", crate::scalar::format_bits(self.dtype, self.fill_bits))?;
+        }
+        if self.repeats {
+            write!(f, ", repeats")?;
         }
         writeln!(f)?;
         if !self.levels.is_empty() {

@@ -1,4 +1,4 @@
-//! Dynamic slice kernels: one mode, element layout and loop depth, every number of the
+//! Dynamic move kernels: one map kind, element layout and loop depth, every number of the
 //! nest read from the argument block (layout in [`crate::abi::dyn_slice`]), every dim
 //! walked (see [`super::walk`]).
 
@@ -8,15 +8,15 @@ use crate::abi::dyn_slice;
 use crate::builder::{Elem, Gen, elem_type, mf};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value, types};
-use kerf_ir::BoundaryMode;
+use kerf_ir::map::Kind;
 
-/// A dynamic slice kernel for one mode, element layout and loop depth: the nest's
+/// A dynamic move kernel for one map kind, element layout and loop depth: the nest's
 /// numbers come from the argument block (layout in [`dyn_slice`]). Every dim is one walk
 /// whose code does not depend on the others': the code grows linearly with the depth.
 pub(crate) struct DynSlice {
     depth: usize,
-    /// Whether the mode repeats (wrap, reflect): only then do dims have periods shorter
-    /// than their extents, or tables (see `Indexing::Table`).
+    /// Whether the kind repeats: only then do dims have periods shorter than their
+    /// extents, or tables (see `Indexing::Table`).
     repeats: bool,
     fills: bool,
     /// Whether the kernel writes output views: no dim is taken as dense (repetitions are
@@ -27,8 +27,8 @@ pub(crate) struct DynSlice {
 }
 
 impl DynSlice {
-    pub fn emit(g: &mut Gen, mode: BoundaryMode, elem: Elem, depth: usize, view: bool) {
-        let fill = if mode == BoundaryMode::Fill {
+    pub fn emit(g: &mut Gen, kind: Kind, elem: Elem, depth: usize, view: bool) {
+        let fill = if kind.fills {
             let fa = g.addi(g.args, dyn_slice::FILL * 8);
             match elem {
                 Elem::Bytes(w) => {
@@ -43,7 +43,7 @@ impl DynSlice {
         } else {
             FillVal::None
         };
-        let fills = mode == BoundaryMode::Fill;
+        let fills = kind.fills;
         let filling = (view && fills).then(|| {
             let slot = g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 1, 0));
             let zero = g.b.ins().iconst(types::I8, 0);
@@ -52,7 +52,7 @@ impl DynSlice {
         });
         let me = DynSlice {
             depth,
-            repeats: mode.period(2).is_some(),
+            repeats: kind.repeats,
             fills,
             view,
             moves: Moves { elem, fill, stream: false, head: None, levels: None, filling },

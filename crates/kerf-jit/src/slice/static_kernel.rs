@@ -8,7 +8,6 @@ use crate::builder::{Elem, Gen, clip, mf};
 use crate::policy;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
-use kerf_ir::BoundaryMode;
 use kerf_ir::schedule::{Indexing, LoopNest, Run, Segment};
 
 /// A static slice kernel: every number of the nest baked in, segments unrolled; the
@@ -48,14 +47,12 @@ impl<'n> StaticSlice<'n> {
         if nest.dims.is_empty() {
             return block;
         }
-        let fill = match (nest.mode, elem) {
+        let fill = match (nest.fills, elem) {
             // Fill levels come from the argument block.
             _ if !nest.levels.is_empty() => FillVal::None,
-            (BoundaryMode::Fill, Elem::Bytes(w)) => FillVal::Bytes(g.splat_const(w, nest.fill_bits)),
-            (BoundaryMode::Fill, Elem::Nibble) => {
-                FillVal::Nibble(g.b.ins().iconst(types::I32, (nest.fill_bits & 15) as i64))
-            }
-            _ => FillVal::None,
+            (true, Elem::Bytes(w)) => FillVal::Bytes(g.splat_const(w, nest.fill_bits)),
+            (true, Elem::Nibble) => FillVal::Nibble(g.b.ins().iconst(types::I32, (nest.fill_bits & 15) as i64)),
+            (false, _) => FillVal::None,
         };
         let stream = policy::slice_stages(nest);
         let head = nest.head.as_ref().map(|h| {

@@ -1,4 +1,4 @@
-//! The one entry point: what a kernel is compiled from ([`Map`]: a plan or a fused chain),
+//! The one entry point: what a kernel is compiled from ([`Source`]: a plan or a map),
 //! how ([`Options`]: static or dynamic, and the [`Views`] its input and output are read
 //! and written through), [`Jit::compile`] and [`JitKernel::run`].
 //!
@@ -6,7 +6,7 @@
 //! emitted from (`Jit::static_kernel`), and to the key of the dynamic kernel it runs on
 //! with its argument block (`dynamic_key`, `dynamic_args`), which compiling and running a
 //! dynamic kernel share, so that a call is checked exactly as the kernel's own map was.
-//! A new kind of map is a variant of [`Map`] and an arm in each of those three functions.
+//! A new kind of source is a variant of [`Source`] and an arm in each of those three functions.
 //! Every nest is verified to read only `[0, input_len)` and to write exactly
 //! `[0, output_len)`, or each element of its output view once (`LoopNest::out_view`),
 //! before any code runs.
@@ -15,55 +15,61 @@ use crate::abi::{encode_slice, prepare_dynamic};
 use crate::cache::{PlanKey, PlanRef};
 use crate::compile::{DynKey, DynOp};
 use crate::{Jit, JitKernel, check_dtype};
-use kerf_ir::chain::FusedChain;
 use kerf_ir::schedule::{self, LoopNest, Strided};
-use kerf_ir::{Error, Plan, Request, SlicePlan};
+use kerf_ir::{DType, Error, Plan, Request, Step};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// What a kernel is compiled from and runs: a [`Plan`] (a slice or a fill) or a
-/// [`FusedChain`] (one kernel for a chain of steps, see [`kerf_ir::chain`]).
+/// What a kernel is compiled from and runs: a [`Plan`] (one lowered op: a step, compiled
+/// through its map, or a fill) or a [`kerf_ir::Map`] (any map: a chain of steps composed
+/// into one, see [`kerf_ir::map::compose`]).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub enum Map<'a> {
+pub enum Source<'a> {
     Plan(Cow<'a, Plan>),
-    Chain(&'a FusedChain),
+    Map(Cow<'a, kerf_ir::Map>),
 }
 
-/// What [`Jit::compile`] and [`JitKernel::run`] take: a [`Map`], or what makes one —
-/// `&Plan`, `&SlicePlan` (cloned into a plan), `&FusedChain`, and `&Request`, lowered by
+/// What [`Jit::compile`] and [`JitKernel::run`] take: a [`Source`], or what makes one —
+/// `&Plan`, `&Step` (cloned into a plan), `&kerf_ir::Map`, and `&Request`, lowered by
 /// its frontend ([`kerf_ir::lower`]: its errors are the call's).
-pub trait IntoMap<'a> {
-    fn into_map(self) -> Result<Map<'a>, Error>;
+pub trait IntoSource<'a> {
+    fn into_source(self) -> Result<Source<'a>, Error>;
 }
 
-impl<'a> IntoMap<'a> for Map<'a> {
-    fn into_map(self) -> Result<Map<'a>, Error> {
+impl<'a> IntoSource<'a> for Source<'a> {
+    fn into_source(self) -> Result<Source<'a>, Error> {
         Ok(self)
     }
 }
 
-impl<'a> IntoMap<'a> for &'a Plan {
-    fn into_map(self) -> Result<Map<'a>, Error> {
-        Ok(Map::Plan(Cow::Borrowed(self)))
+impl<'a> IntoSource<'a> for &'a Plan {
+    fn into_source(self) -> Result<Source<'a>, Error> {
+        Ok(Source::Plan(Cow::Borrowed(self)))
     }
 }
 
-impl<'a> IntoMap<'a> for &SlicePlan {
-    fn into_map(self) -> Result<Map<'a>, Error> {
-        Ok(Map::Plan(Cow::Owned(Plan::Slice(self.clone()))))
+impl<'a> IntoSource<'a> for &Step {
+    fn into_source(self) -> Result<Source<'a>, Error> {
+        Ok(Source::Plan(Cow::Owned(Plan::Step(self.clone()))))
     }
 }
 
-impl<'a> IntoMap<'a> for &'a FusedChain {
-    fn into_map(self) -> Result<Map<'a>, Error> {
-        Ok(Map::Chain(self))
+impl<'a> IntoSource<'a> for &'a kerf_ir::Map {
+    fn into_source(self) -> Result<Source<'a>, Error> {
+        Ok(Source::Map(Cow::Borrowed(self)))
     }
 }
 
-impl<'a> IntoMap<'a> for &Request {
-    fn into_map(self) -> Result<Map<'a>, Error> {
-        Ok(Map::Plan(Cow::Owned(kerf_ir::lower(self)?)))
+impl<'a> IntoSource<'a> for kerf_ir::Map {
+    fn into_source(self) -> Result<Source<'a>, Error> {
+        Ok(Source::Map(Cow::Owned(self)))
+    }
+}
+
+impl<'a> IntoSource<'a> for &Request {
+    fn into_source(self) -> Result<Source<'a>, Error> {
+        Ok(Source::Plan(Cow::Owned(kerf_ir::lower(self)?)))
     }
 }
 
@@ -147,11 +153,38 @@ impl<'v> Options<'v> {
 /// What a kernel was compiled from, kept to check what it is asked to run.
 #[derive(Debug)]
 pub(crate) enum Origin {
-    /// The kernel's own [`JitKernel::plan`] (a dense plan).
-    Plan,
-    /// A plan read or written through views (the kernel's `plan` states its buffers).
-    Slice(Plan),
-    Chain(FusedChain),
+    Plan(Plan),
+    Map(kerf_ir::Map),
+}
+
+/// What a kernel reads and writes: its dtype, the shape of the buffer it reads (`None`
+/// when it reads none: a fill, or a map that starts with one) and of the buffer it
+/// writes — a view's whole buffer (`[buffer_len]`), else the dense tensor's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Signature {
+    pub(crate) dtype: DType,
+    pub(crate) input_shape: Option<Vec<u64>>,
+    pub(crate) output_shape: Vec<u64>,
+}
+
+impl Signature {
+    /// The signature of `what` read and written through `views`.
+    fn of(what: &Source<'_>, views: Views<'_>) -> Signature {
+        let buffer =
+            |dense: &[u64], view: Option<&Strided>| view.map_or_else(|| dense.to_vec(), |v| vec![v.buffer_len]);
+        let (dtype, input, output): (DType, Option<&[u64]>, &[u64]) = match what {
+            Source::Plan(p) => (p.dtype(), p.input_shape(), p.output_shape()),
+            Source::Map(m) => {
+                let input = matches!(m.head, kerf_ir::map::Head::Input { .. }).then(|| m.head_shape());
+                (m.dtype, input, &m.output_shape)
+            }
+        };
+        Signature {
+            dtype,
+            input_shape: input.map(|i| buffer(i, views.input)),
+            output_shape: buffer(output, views.output),
+        }
+    }
 }
 
 /// The views a kernel was compiled for (owned).
@@ -175,86 +208,53 @@ fn fill_views() -> Error {
     Error::Invalid { what: "a fill reads no input and writes a dense output: it takes no view".into() }
 }
 
-#[cold]
-fn string_chain() -> Error {
-    Error::Invalid {
-        what: "the JIT moves bytes and cannot move strings; chains of dtype string run on the reference interpreter"
-            .into(),
-    }
-}
-
-/// The plan a nest kernel reports ([`JitKernel::plan`]): its dtype, the shapes of the
-/// buffers it reads and writes — a view's whole buffer (`[buffer_len]`), else the dense
-/// `input_shape` / `output_shape` — its mode and fill value; no axes (the nest is the
-/// truth).
-fn carrier(nest: &LoopNest, (input_shape, output_shape): (&[u64], &[u64]), views: Views<'_>) -> Plan {
-    let buffer = |dense: &[u64], view: Option<&Strided>| view.map_or_else(|| dense.to_vec(), |v| vec![v.buffer_len]);
-    Plan::Slice(SlicePlan {
-        source_shape: Vec::new(),
-        order: Vec::new(),
-        dtype: nest.dtype,
-        input_shape: buffer(input_shape, views.input),
-        axes: Vec::new(),
-        mode: nest.mode,
-        fill_bits: nest.fill_bits,
-        output_shape: buffer(output_shape, views.output),
-        windows: Vec::new(),
-        gathered: None,
+/// The map of a step, composed; `None` for a fill.
+fn map_of<'m>(what: &'m Source<'_>) -> Result<Option<Cow<'m, kerf_ir::Map>>, Error> {
+    Ok(match what {
+        Source::Plan(p) => match p.as_ref() {
+            Plan::Step(_) => Some(Cow::Owned(kerf_ir::Map::of(p)?)),
+            Plan::Fill(_) => None,
+        },
+        Source::Map(m) => Some(Cow::Borrowed(m.as_ref())),
     })
 }
 
-/// A map's dense input and output shapes (the carrier's, see [`carrier`]).
-fn shapes<'m>(what: &'m Map<'_>) -> (&'m [u64], &'m [u64]) {
-    match what {
-        Map::Plan(p) => match p.as_ref() {
-            Plan::Slice(p) => (&p.input_shape, &p.output_shape),
-            Plan::Fill(p) => (&[], &p.shape),
-        },
-        Map::Chain(f) => (f.head_shape(), &f.output_shape),
-    }
+/// The loop nest of a map (a step's, composed) read and written through views, not yet
+/// verified; fills take no views.
+pub(crate) fn nest_of(what: &Source<'_>, views: Views<'_>) -> Result<LoopNest, Error> {
+    let map = map_of(what)?.ok_or_else(fill_views)?;
+    schedule::map_views(&map, views.input, views.output)
 }
 
-/// The loop nest of a map read and written through views (any map but a dense plan, whose
-/// static kernel is emitted from its plan: see `Emitter::of_static`), not yet verified.
-fn nest_of(what: &Map<'_>, views: Views<'_>) -> Result<LoopNest, Error> {
-    match what {
-        Map::Plan(p) => match p.as_ref() {
-            Plan::Slice(p) => schedule::slice_views(p, views.input, views.output),
-            Plan::Fill(_) => Err(fill_views()),
-        },
-        Map::Chain(f) => schedule::chain_views(f, views.input, views.output)?.ok_or_else(string_chain),
-    }
-}
-
-/// The dynamic kernel a fused chain's nest runs on: a plan's slice kernel of its mode when
-/// it is a plan's kind of nest, else the chain kernel.
-fn chain_op(nest: &LoopNest) -> DynOp {
+/// The dynamic kernel a nest runs on: the move kernel of the map's kind, or, for a nest
+/// that starts with a fill or has fill levels, the chain kernel.
+fn nest_op(nest: &LoopNest) -> DynOp {
     if nest.head.is_none() && nest.levels.is_empty() {
-        DynOp::Slice(nest.mode)
+        DynOp::Move(kerf_ir::map::Kind { fills: nest.fills, repeats: nest.repeats })
     } else {
-        DynOp::Chain { head: nest.head.is_some(), fills: nest.mode == kerf_ir::BoundaryMode::Fill }
+        DynOp::Chain { head: nest.head.is_some(), fills: nest.fills }
     }
 }
 
 /// The key of the dynamic kernel `what` runs on through `views` (a kernel writing output
 /// views when `views.output` is set), the map validated first; and its nest, scheduled
-/// and verified, where it has one apart from its plan's (a chain, whose key depends on
-/// it; a plan through views), which [`dynamic_args`] encodes.
-fn dynamic_key(what: &Map<'_>, views: Views<'_>) -> Result<(DynKey, Option<LoopNest>), Error> {
+/// and verified, where its key or views need it (a map, whose key depends on it; a plan
+/// through views), which [`dynamic_args`] encodes.
+fn dynamic_key(what: &Source<'_>, views: Views<'_>) -> Result<(DynKey, Option<LoopNest>), Error> {
     let (key, nest) = match what {
-        Map::Plan(plan) if views.is_dense() => (DynKey::of(plan)?, None),
-        Map::Plan(plan) => {
+        Source::Plan(plan) if views.is_dense() => (DynKey::of(plan)?, None),
+        Source::Plan(plan) => {
             let key = DynKey::of(plan)?;
             let nest = nest_of(what, views)?;
             nest.verify()?;
             (key, Some(nest))
         }
-        Map::Chain(fused) => {
+        Source::Map(_) => {
             let nest = nest_of(what, views)?;
             nest.verify()?;
-            check_dtype(&carrier(&nest, (fused.head_shape(), &fused.output_shape), views))?;
+            crate::check_moves_bytes(nest.dtype)?;
             let key =
-                DynKey { op: chain_op(&nest), dtype: nest.dtype, rank: nest.dims.len().clamp(1, schedule::MAX_DIMS) };
+                DynKey { op: nest_op(&nest), dtype: nest.dtype, rank: nest.dims.len().clamp(1, schedule::MAX_DIMS) };
             (key, Some(nest))
         }
     };
@@ -264,29 +264,28 @@ fn dynamic_key(what: &Map<'_>, views: Views<'_>) -> Result<(DynKey, Option<LoopN
 
 /// The argument block of `what` for the dynamic kernel `key` (from [`dynamic_key`], with
 /// its `nest`, which states the views): every number checked on the host first.
-fn dynamic_args(what: &Map<'_>, key: &DynKey, nest: Option<LoopNest>) -> Result<crate::abi::Prepared, Error> {
+fn dynamic_args(what: &Source<'_>, key: &DynKey, nest: Option<LoopNest>) -> Result<crate::abi::Prepared, Error> {
     match (what, nest) {
         (_, Some(nest)) => encode_slice(&nest, key.rank, key.writes_views(), matches!(key.op, DynOp::Chain { .. })),
-        (Map::Plan(plan), None) => prepare_dynamic(plan, key),
-        (Map::Chain(_), None) => unreachable!("dynamic_key schedules chains"),
+        (Source::Plan(plan), None) => prepare_dynamic(plan, key),
+        (Source::Map(_), None) => unreachable!("dynamic_key schedules maps"),
     }
 }
 
 impl Jit {
-    /// Compile `what` (a [`Plan`], a [`SlicePlan`], a [`FusedChain`], or a [`Request`],
-    /// lowered first: see [`IntoMap`]) into a kernel as `options` says: static or
+    /// Compile `what` (a [`Plan`], a [`Step`], a [`kerf_ir::Map`], or a [`Request`],
+    /// lowered first: see [`IntoSource`]) into a kernel as `options` says: static or
     /// dynamic, reading and writing dense buffers or views (see [`Options`]). Run it on its
     /// own map with `run_bytes` (see [`kerf_ir::Kernel`]), or on another map or views with
     /// [`JitKernel::run`]. Every map and view is validated, and every loop nest verified,
     /// before anything compiles.
     ///
-    /// The kernel's [`JitKernel::plan`] is the plan compiled, or for a chain or views a
-    /// plan stating the buffers it reads and writes (a view's whole buffer as
-    /// `[buffer_len]`; a chain's first input — none when it starts with a fill, whose
-    /// elements the kernel computes — and last output) with no axes. A chain of strings
-    /// is an error (it runs on the reference: no single loop nest of bytes says it).
-    pub fn compile<'a>(&self, what: impl IntoMap<'a>, options: &Options<'_>) -> Result<Arc<JitKernel>, Error> {
-        let what = what.into_map()?;
+    /// The kernel carries its signature ([`kerf_ir::Kernel`]'s dtype and shapes): the
+    /// buffers it reads and writes, a view's whole buffer as `[buffer_len]`; a map that
+    /// starts with a fill reads none. A map of strings is an error (it runs on the
+    /// reference: the JIT moves bytes).
+    pub fn compile<'a>(&self, what: impl IntoSource<'a>, options: &Options<'_>) -> Result<Arc<JitKernel>, Error> {
+        let what = what.into_source()?;
         if options.dynamic {
             self.dynamic_kernel(&what, options.views)
         } else {
@@ -294,8 +293,8 @@ impl Jit {
         }
     }
 
-    fn static_kernel(&self, what: &Map<'_>, views: Views<'_>) -> Result<Arc<JitKernel>, Error> {
-        if let (Map::Plan(plan), true) = (what, views.is_dense()) {
+    fn static_kernel(&self, what: &Source<'_>, views: Views<'_>) -> Result<Arc<JitKernel>, Error> {
+        if let (Source::Plan(plan), true) = (what, views.is_dense()) {
             // A plan equal to a cached one (`PlanKey`'s equality) validates as that one did
             // when it was compiled: a hit needs no validation, nor a clone of the plan.
             if let Some(hit) = self.kernels.get(&PlanRef(plan)) {
@@ -306,28 +305,17 @@ impl Jit {
             return self.kernels.get_or_init(PlanKey::of(plan), || self.build_static(plan));
         }
         let nest = nest_of(what, views)?;
-        let plan = carrier(&nest, shapes(what), views);
-        let origin = match what {
-            Map::Plan(p) => Origin::Slice(p.as_ref().clone()),
-            Map::Chain(f) => Origin::Chain((*f).clone()),
-        };
-        self.build_nest(nest, plan, origin, OwnedViews::of(views))
+        self.build_nest(nest, Signature::of(what, views), origin(what), OwnedViews::of(views))
     }
 
-    fn dynamic_kernel(&self, what: &Map<'_>, views: Views<'_>) -> Result<Arc<JitKernel>, Error> {
+    fn dynamic_kernel(&self, what: &Source<'_>, views: Views<'_>) -> Result<Arc<JitKernel>, Error> {
         let (key, nest) = dynamic_key(what, views)?;
         let code = self.dynamic.get_or_init(key.clone(), || self.build_dynamic(&key))?;
-        let (plan, origin) = match (what, &nest) {
-            (Map::Plan(p), None) => (p.as_ref().clone(), Origin::Plan),
-            (Map::Plan(p), Some(nest)) => (carrier(nest, shapes(what), views), Origin::Slice(p.as_ref().clone())),
-            (Map::Chain(f), Some(nest)) => (carrier(nest, shapes(what), views), Origin::Chain((*f).clone())),
-            (Map::Chain(_), None) => unreachable!("dynamic_key schedules chains"),
-        };
         let prepared = dynamic_args(what, &key, nest)?;
         Ok(Arc::new(JitKernel {
             code,
-            plan,
-            origin,
+            signature: Signature::of(what, views),
+            origin: origin(what),
             views: OwnedViews::of(views),
             prepared,
             dynamic: Some(key),
@@ -336,14 +324,27 @@ impl Jit {
     }
 }
 
+/// What a kernel compiled from `what` keeps of it.
+fn origin(what: &Source<'_>) -> Origin {
+    match what {
+        Source::Plan(p) => Origin::Plan(p.as_ref().clone()),
+        Source::Map(m) => Origin::Map(m.as_ref().clone()),
+    }
+}
+
 impl JitKernel {
-    /// The map this kernel was compiled from.
-    fn origin(&self) -> Map<'_> {
+    /// What this kernel was compiled from (a dynamic kernel: the source its own
+    /// `run_bytes` runs).
+    pub fn source(&self) -> Source<'_> {
         match &self.origin {
-            Origin::Plan => Map::Plan(Cow::Borrowed(&self.plan)),
-            Origin::Slice(p) => Map::Plan(Cow::Borrowed(p)),
-            Origin::Chain(f) => Map::Chain(f),
+            Origin::Plan(p) => Source::Plan(Cow::Borrowed(p)),
+            Origin::Map(m) => Source::Map(Cow::Borrowed(m)),
         }
+    }
+
+    /// What this kernel was compiled from, as text (the plan's or the map's listing).
+    pub fn describe(&self) -> String {
+        describe(&self.source())
     }
 
     /// The views this kernel was compiled for (its own: `run_bytes` runs through them).
@@ -365,12 +366,12 @@ impl JitKernel {
     /// elements.
     pub fn run<'a>(
         &self,
-        what: impl IntoMap<'a>,
+        what: impl IntoSource<'a>,
         views: Views<'_>,
         input: Option<&[u8]>,
         output: &mut [u8],
     ) -> Result<(), Error> {
-        let what = what.into_map()?;
+        let what = what.into_source()?;
         let own = self.views();
         for (side, compiled, found) in [
             ("input", own.input.is_some(), views.input.is_some()),
@@ -386,10 +387,10 @@ impl JitKernel {
             }
         }
         let Some(key) = &self.dynamic else {
-            if what != self.origin() {
+            if what != self.source() {
                 return Err(Error::Mismatch {
                     what: "map of a static kernel".into(),
-                    expected: describe(&self.origin()),
+                    expected: describe(&self.source()),
                     found: describe(&what),
                 });
             }
@@ -417,9 +418,9 @@ impl JitKernel {
 }
 
 /// A map, for an error message.
-fn describe(what: &Map<'_>) -> String {
+fn describe(what: &Source<'_>) -> String {
     match what {
-        Map::Plan(p) => p.to_string(),
-        Map::Chain(f) => f.to_string(),
+        Source::Plan(p) => p.to_string(),
+        Source::Map(m) => m.to_string(),
     }
 }

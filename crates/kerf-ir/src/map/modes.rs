@@ -1,7 +1,7 @@
-//! Per-axis boundary-mode arithmetic: the coordinate segments, periods and index tables of one axis.
+//! Per-axis boundary-mode arithmetic: the coordinate segments and periods of one axis read
+//! through a mode — where a step's modes are compiled into a map's pieces.
 
 use super::MAX_SEGMENTS_PER_AXIS;
-use crate::error::Error;
 use crate::plan::BoundaryMode;
 
 fn floor_div(a: i128, b: i128) -> i128 {
@@ -35,9 +35,6 @@ pub(crate) struct AxisCoords {
     /// The segments of positions [0, period), or `None` when those would be more than
     /// `MAX_SEGMENTS_PER_AXIS`: then a table of the `period` coordinates is needed.
     pub(crate) segs: Option<Vec<CoordSeg>>,
-    /// Start and step, reduced modulo the mode's period where it has one.
-    a: i128,
-    s: i128,
 }
 
 /// The positions y ∈ [0, n) of an axis of extent `d > 0` reading x = a + s·y.
@@ -57,14 +54,14 @@ pub(crate) fn axis_coords(mode: BoundaryMode, a: i128, s: i128, n: u64, d: u64) 
         None => (a, s, None),
     };
     if let Some(segs) = axis_segments(mode, a, s, n, d as i128) {
-        return AxisCoords { period: n, segs: Some(segs), a, s };
+        return AxisCoords { period: n, segs: Some(segs) };
     }
     match repeat {
         Some(p) if p < n as i128 => {
             let period = p as u64;
-            AxisCoords { period, segs: axis_segments(mode, a, s, period, d as i128), a, s }
+            AxisCoords { period, segs: axis_segments(mode, a, s, period, d as i128) }
         }
-        _ => AxisCoords { period: n, segs: None, a, s },
+        _ => AxisCoords { period: n, segs: None },
     }
 }
 
@@ -199,45 +196,4 @@ fn region(mode: BoundaryMode, x: i128, s: i128, d: i128) -> (i128, i128, i128, i
             }
         }
     }
-}
-
-/// The offsets of positions [0, period) of an axis with too many segments, stepping the
-/// reduced coordinate (no per-entry multiplication that could overflow). `lo` is the
-/// first element of the axis's window, `t` the axis's input stride.
-pub(super) fn axis_table(
-    mode: BoundaryMode,
-    c: &AxisCoords,
-    d: u64,
-    lo: i128,
-    t: i128,
-    what: &dyn Fn() -> String,
-) -> Result<Vec<i64>, Error> {
-    let mut table = Vec::new();
-    table
-        .try_reserve_exact(c.period as usize)
-        .map_err(|_| Error::TooLarge { what: format!("an index table of {} entries", c.period) })?;
-    // (The message is formatted only on error: tables can have millions of entries.)
-    let fits = |v: i128| {
-        i64::try_from(v).map_err(|_| Error::Overflow { op: "schedule".into(), what: what(), value: v.to_string() })
-    };
-    // Periodic modes keep x in [0, p); the others (which never need tables in practice:
-    // they have at most three segments) step x exactly.
-    let p = mode.period(d).map(|p| p as i128);
-    let mut x = c.a;
-    for _ in 0..c.period {
-        let z = mode
-            .source_index(fits(x)?, d)
-            .ok_or_else(|| Error::Invalid { what: format!("{}: an index table would read the fill value", what()) })?;
-        table.push(fits((lo + z as i128) * t)?);
-        x += c.s;
-        if let Some(p) = p {
-            // |s| ≤ p/2: one correction keeps x in [0, p).
-            if x >= p {
-                x -= p;
-            } else if x < 0 {
-                x += p;
-            }
-        }
-    }
-    Ok(table)
 }
