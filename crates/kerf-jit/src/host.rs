@@ -63,6 +63,8 @@ helpers! {
     TileCopy => "kerf_tile_copy", tile::tile_copy, 9;
     /// [`stream::stream_stride2`]: `(dst, src, n, w)`.
     StreamStride2 => "kerf_stream_stride2", stream::stream_stride2, 4;
+    /// [`stream::stream_rows`]: `(dst, src, rows, row, stride)`.
+    StreamRows => "kerf_stream_rows", stream::stream_rows, 5;
 }
 
 /// How many host functions kernels may call.

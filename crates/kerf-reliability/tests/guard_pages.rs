@@ -170,6 +170,49 @@ fn threaded_jit_kernels_stay_inside_guarded_buffers() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Large transposes that move whole rows (outputs of 8 MiB and more, whose rows of a
+/// line to a page go out through the host's staged streaming, `stream_rows`): rows of
+/// whole lines and of odd lengths, read forward and reversed, on one and two threads,
+/// against the reference, each buffer flush against a guard page (both flush variants).
+#[test]
+fn large_row_transposes_stay_inside_guarded_buffers() {
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap();
+    let jit2 = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
+    let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x5257);
+    let mut failures = Vec::new();
+    let mut streamed = 0;
+    // (dtype, heads, row elements): rows of 256 bytes (whole lines) and of 100 (the
+    // reversal's rows 700).
+    for (dtype, w, h, d) in [(kerf_ir::DType::F32, 4, 16, 64), (kerf_ir::DType::U8, 1, 7, 100)] {
+        let s = (8u64 << 20) / (h * d * w) + 3;
+        let transpose = kerf_ir::Request::new("onnx.transpose")
+            .version(13)
+            .input_meta("data", dtype, &[2, s, h, d])
+            .attr("perm", [0, 2, 1, 3]);
+        let reversed = kerf_ir::Request::new("onnx.slice")
+            .version(13)
+            .input_meta("data", dtype, &[2, s, h, d])
+            .input("starts", kerf_ir::Tensor::from_i64s(&[-1]))
+            .input("ends", kerf_ir::Tensor::from_i64s(&[i64::MIN]))
+            .input("axes", kerf_ir::Tensor::from_i64s(&[1]))
+            .input("steps", kerf_ir::Tensor::from_i64s(&[-1]));
+        for req in if w == 1 { vec![transpose, reversed] } else { vec![transpose] } {
+            let plan = kerf_ir::lower(&req).unwrap();
+            let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+            let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+            for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit2.compile(&plan, &Options::STATIC).unwrap()] {
+                streamed += usize::from(k.clif().contains("sig0 = (i64, i64, i64, i64, i64)"));
+                if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                    failures.push(format!("{}: {f:?}", describe(&plan)));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Every kernel's rows went out through the five-argument host function.
+    assert_eq!(streamed, 6, "kernels calling stream_rows");
+}
+
 /// Large stride-2 slices (outputs of 8 MiB and more, which stream their every-other-column
 /// runs through the host's AVX2 loop with 32-byte loads): each row's last element read is
 /// the input row's last, so with the input flush against its trailing guard a load past

@@ -23,6 +23,8 @@ pub(crate) struct StaticSlice<'n> {
     dense: Vec<bool>,
     /// Whether the two innermost dims move as tiled blocks ([`policy::tiles`]).
     tiled: bool,
+    /// Whether the two innermost dims move as streamed rows ([`policy::stream_rows`]).
+    rowed: bool,
 }
 
 impl<'n> StaticSlice<'n> {
@@ -67,9 +69,9 @@ impl<'n> StaticSlice<'n> {
         });
         let floor = levels.map(|_| g.c(-1));
         let dense = (0..nest.dims.len()).map(|k| nest.dense_from(k)).collect();
-        let tiled = policy::tiles(nest);
+        let (tiled, rowed) = (policy::tiles(nest), policy::stream_rows(nest));
         let moves = Moves { elem, fill, stream, head, levels, filling: None };
-        let me = StaticSlice { nest, moves, words, looped, dense, tiled };
+        let me = StaticSlice { nest, moves, words, looped, dense, tiled, rowed };
         let base = g.c(nest.base);
         let out_base = g.c(nest.out_view.map_or(0, |v| v.base as i64));
         me.dim(g, 0, base, out_base, floor);
@@ -203,6 +205,25 @@ impl<'n> StaticSlice<'n> {
         g.call_helper(crate::host::Helper::TileCopy, &args);
     }
 
+    /// `count` positions of the next-to-innermost dim from input offset `in_seg` (stepping
+    /// `stride`) and output offset `out_seg`, with the innermost dim: contiguous rows
+    /// written one after another, for [`crate::stream::stream_rows`] (see
+    /// [`policy::stream_rows`] for the shape of such nests).
+    fn rows(&self, g: &mut Gen, in_seg: Value, stride: i64, out_seg: Value, count: Value) {
+        let inner = &self.nest.dims[self.nest.dims.len() - 1];
+        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, .. }])) = (self.moves.elem, inner.segments()) else {
+            unreachable!("policy::stream_rows takes whole-byte elements and one innermost affine segment")
+        };
+        let wi = w as i64;
+        let i = g.addi(in_seg, offset);
+        let s = g.muli(i, wi);
+        let src = g.add(g.inp, s);
+        let d = g.muli(out_seg, wi);
+        let dst = g.add(g.out, d);
+        let args = [dst, src, count, g.c(inner.extent as i64 * wi), g.c(stride * wi)];
+        g.call_helper(crate::host::Helper::StreamRows, &args);
+    }
+
     /// The repetition of a dim's period that starts at position `ybase`, every segment
     /// unrolled: its positions [lo, hi) (relative to `ybase`), or all of them (`None`).
     fn period_body(
@@ -263,6 +284,8 @@ impl<'n> StaticSlice<'n> {
                                 self.moves.scatter(g, in_seg, step, out_seg, osv, count);
                             } else if self.tiled && k + 2 == self.nest.dims.len() {
                                 self.tile(g, in_seg, stride, out_seg, count);
+                            } else if self.rowed && k + 2 == self.nest.dims.len() {
+                                self.rows(g, in_seg, stride, out_seg, count);
                             } else {
                                 let zero = g.c(0);
                                 g.while_loop(
