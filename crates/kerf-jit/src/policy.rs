@@ -101,7 +101,9 @@ pub(crate) const TILE_MIN_STRIDE_BYTES: u64 = 64;
 pub(crate) const TILE_MAX_ROW_STRIDE_BYTES: u64 = 16;
 
 /// ... and the innermost dim has at least this many positions: the 8 × 8 squares the
-/// AVX2 path transposes. Measured on the project's shared AVX2 host (a transposed f32 view
+/// AVX2 path transposes (or at least two, when the block's output rows follow each other:
+/// an interleave of a few input rows, which `tile_copy` moves element by element in output
+/// order, see `Block::narrow`). Measured on the project's shared AVX2 host (a transposed f32 view
 /// read whole, rows × cols of 64 KiB, 1 MiB and 16 MiB, one thread, medians of 101 or 11
 /// interleaved calls): the tiled kernel took 1/1.5–1/3.4 of the plain loop's time at 8
 /// columns and 1/2.1–1/8.5 from 16 to 512 columns, in the caches and out of them alike.
@@ -129,7 +131,7 @@ pub(crate) fn tiles(nest: &LoopNest) -> bool {
     let Some([Segment::Affine { stride, .. }]) = inner.segments() else { return false };
     let Some(outer_segs) = outer.segments() else { return false };
     !inner.repeats()
-        && inner.extent >= TILE_MIN_COLS
+        && (inner.extent >= TILE_MIN_COLS || (inner.extent >= 2 && nest.dense_from(n - 2)))
         && stride.unsigned_abs().saturating_mul(w) >= TILE_MIN_STRIDE_BYTES
         && outer_segs.iter().all(|s| match *s {
             Segment::Affine { stride, .. } => stride.unsigned_abs().saturating_mul(w) <= TILE_MAX_ROW_STRIDE_BYTES,

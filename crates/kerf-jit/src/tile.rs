@@ -11,7 +11,7 @@
 //! pattern per element width (AVX2 where there is one), which Rust's intrinsics give
 //! directly.
 
-use crate::policy::{TILE_BAND_BYTES, TILE_ROW_BYTES, TILE_ROWS};
+use crate::policy::{TILE_BAND_BYTES, TILE_MIN_COLS, TILE_ROW_BYTES, TILE_ROWS};
 
 /// Bytes of a cache line: the transposes move squares of one line per side.
 const LINE: usize = 64;
@@ -39,6 +39,20 @@ pub(crate) unsafe extern "C" fn tile_copy(
 ) {
     let b = Block { dst, src, rows, cols, rs, cs, ds };
     let stream = stream != 0;
+    if cols < TILE_MIN_COLS as usize && ds == (cols * w) as isize {
+        // SAFETY: the caller's contract, for elements of the width named.
+        unsafe {
+            match w {
+                1 => b.narrow::<u8>(),
+                2 => b.narrow::<u16>(),
+                4 => b.narrow::<u32>(),
+                8 => b.narrow::<u64>(),
+                16 => b.narrow::<u128>(),
+                _ => b.copy_bytes(w),
+            }
+        }
+        return;
+    }
     // SAFETY: the caller's contract, for elements of the width named.
     unsafe {
         match w {
@@ -309,6 +323,27 @@ impl Block {
         }
     }
 
+    /// A block narrower than a tile whose output rows follow each other (`ds` = cols ·
+    /// width: a DepthToSpace's interleave of `cols` channels), element by element in output
+    /// order: each input row is read along, the output written once, straight through
+    /// ordinary stores. Measured on the project's shared AVX2 host (DS1's CRD interleave of
+    /// two f32 channels, 16 MiB, a stand-alone copy of the loop, medians of 15):
+    /// 1.31–1.36 × memcpy's time, as fast as an AVX2 unpack of the two rows (1.31–1.32 ×),
+    /// where the emitted loop of two-element strided runs took 2.8 ×.
+    ///
+    /// # Safety
+    /// [`tile_copy`]'s contract; `T` is the elements' width.
+    unsafe fn narrow<T: Copy>(&self) {
+        let dst = self.dst.cast::<T>();
+        for r in 0..self.rows {
+            for c in 0..self.cols {
+                // SAFETY: (r, c) is an element of the block, readable at its source and
+                // writable at r·cols + c elements from dst (ds = cols · width), apart.
+                unsafe { dst.add(r * self.cols + c).write_unaligned(self.src_at(r, c).cast::<T>().read_unaligned()) };
+            }
+        }
+    }
+
     /// # Safety
     /// [`tile_copy`]'s contract.
     unsafe fn copy_bytes(&self, w: usize) {
@@ -493,7 +528,20 @@ mod tests {
     /// else written.
     #[test]
     fn tile_copy_moves_every_element() {
-        let shapes = [(0, 5), (5, 0), (1, 1), (3, 70), (70, 3), (17, 9), (64, 64), (65, 129), (130, 300), (1100, 20)];
+        let shapes = [
+            (0, 5),
+            (5, 0),
+            (1, 1),
+            (3, 70),
+            (70, 3),
+            (17, 9),
+            (64, 64),
+            (65, 129),
+            (130, 300),
+            (1100, 20),
+            (33, 2),
+            (9, 7),
+        ];
         for w in [1usize, 2, 3, 4, 8, 16] {
             for (rows, cols) in shapes {
                 let (ri, ci) = (rows as isize, cols as isize);
@@ -501,7 +549,10 @@ mod tests {
                 // apart, transposed with gaps, reversed, plain.
                 let lines = usize::max(rows, 1).next_multiple_of(64) as isize;
                 for (rs, cs) in [(1, ri), (1, lines), (2, 2 * ri + 1), (-1, -ri), (ci, 1)] {
-                    for (stream, ds) in [(0, cols + 3), (1, cols + 3), (1, (cols * w).next_multiple_of(64) / w)] {
+                    // (Output rows that follow each other, `ds` = cols: narrow blocks interleave.)
+                    for (stream, ds) in
+                        [(0, cols + 3), (1, cols + 3), (1, (cols * w).next_multiple_of(64) / w), (0, cols), (1, cols)]
+                    {
                         check(w, rows, cols, rs, cs, ds, stream);
                     }
                 }
