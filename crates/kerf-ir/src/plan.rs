@@ -376,7 +376,7 @@ pub(crate) fn core_volume(core: &[u64], output_shape: &[u64]) -> Result<u64, Str
     Ok(core_len)
 }
 
-/// Linspace coefficients: out[a] = alpha + Σk beta[k]·a_k.
+/// Linspace coefficients: `out[a] = alpha + Σk beta[k]·a_k`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Linspace {
     /// Integer outputs: exact; the frontend has checked every value fits.

@@ -10,7 +10,7 @@
 //!   f16: v rounded to nearest even, then nudged one f16 step into [alpha, beta) if
 //!   rounding left it.
 //! - normal (Box–Muller, both values of each pair): element i belongs to pair
-//!   p = (i mod 4) div 2, which uses words a = x[2p], b = x[2p+1]:
+//!   p = (i mod 4) div 2, which uses words `a = x[2p]`, `b = x[2p+1]`:
 //!   u1 = ((a >> 8) + 1)·2⁻²⁴ ∈ (0, 1], u2 = (b >> 8)·2⁻²⁴ ∈ [0, 1);
 //!   r = sqrt(−2·ln(u1)); z = r·cos(2π·u2) for even i, r·sin(2π·u2) for odd i, where
 //!   sin(2π·u2) = cos(2π·s) with s = u2 − 0.25 if u2 ≥ 0.25 else u2 + 0.75 (exact);
@@ -20,8 +20,8 @@
 //!   same operations in the same order gets the same bits. f16: v rounded to nearest even.
 //!
 //! Every backend (the JIT, the derive output) must perform exactly these operations in
-//! this order: they call the block fills of [`block`] ([`fill_uniform_f32`] and the
-//! others), vectorized for the CPU; the scalar functions here are their definition.
+//! this order: they call the block fills ([`fill_uniform_f32`] and the others), vectorized
+//! for the CPU; the scalar functions here are their definition.
 
 mod block;
 
