@@ -146,7 +146,8 @@ pub enum Error {
         axis: Option<usize>,
     },
 
-    /// A coordinate, extent or offset computed from the request does not fit i64.
+    /// A coordinate, extent or offset computed from the request overflows 64-bit index
+    /// arithmetic.
     #[error("{op}: {what}: {value} overflows 64-bit index arithmetic")]
     Overflow {
         /// The op's id (`vendor.op`), or the stage that computed it (`table`).
@@ -157,8 +158,8 @@ pub enum Error {
         value: String,
     },
 
-    /// A tensor or table whose byte count overflows, or that cannot be allocated; refused
-    /// before allocating.
+    /// Something too large: its size overflows, or it cannot be allocated (refused before
+    /// allocating).
     #[error("{what} is too large to allocate")]
     TooLarge {
         /// What was to be allocated.
@@ -206,7 +207,7 @@ pub enum Error {
         source: Box<Error>,
     },
 
-    /// An embedded spec file is malformed (the crate's tests rule this out).
+    /// An embedded spec file is malformed (kerf-spec's tests rule this out).
     #[error("spec: {0}")]
     Spec(#[from] kerf_spec::SpecError),
 

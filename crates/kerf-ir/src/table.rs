@@ -20,7 +20,7 @@ use std::sync::Arc;
 pub struct TableStage {
     /// How a coordinate outside `[0, len)` is mapped in, or is a fill.
     pub mode: BoundaryMode,
-    /// The coordinate position 0 reads.
+    /// The coordinate position 0 reads (on a gathered axis, the list entry).
     pub start: i64,
     /// The coordinate step between positions (negative to read backwards).
     pub step: i64,
@@ -28,7 +28,7 @@ pub struct TableStage {
     pub lo: u64,
     /// How many elements the mode sees; 0 makes every position a fill.
     pub len: u64,
-    /// On a gathered axis, the gathered coordinates, read at `start + step·v`.
+    /// On a gathered axis, the list of coordinates, read at entry `start + step·v`.
     pub coords: Option<Arc<[i64]>>,
 }
 

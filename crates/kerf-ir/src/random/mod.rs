@@ -116,7 +116,7 @@ pub const LN_LG3: f32 = f32::from_bits(0x3e91_e9ee);
 /// LG4, of w·w (≈ 0.242).
 pub const LN_LG4: f32 = f32::from_bits(0x3e78_9e26);
 /// The high part of ln 2 (its low seven mantissa bits zero, so `k·LN2_HI` is exact for
-/// every exponent k of an f32).
+/// every |k| < 128, which covers every input here).
 pub const LN2_HI: f32 = f32::from_bits(0x3f31_7180);
 /// The low part of ln 2: ln 2 − `LN2_HI`, rounded to f32.
 pub const LN2_LO: f32 = f32::from_bits(0x3717_f7d1);
