@@ -3,6 +3,8 @@
 //! conversions between numbers and element bits. Data movement only needs each type's
 //! width and packing; conversions exist for fill values, inline tensors and printing.
 
+#![warn(missing_docs)]
+
 pub mod scalar;
 
 use std::fmt;
@@ -11,26 +13,44 @@ use std::str::FromStr;
 /// Every element type kerf moves. Names follow specs/SEMANTICS.md, "Types" (`f8e4m3fn`, `c64`, ...).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// One byte per element, 0 (false) or 1 (true).
     Bool,
     /// Signed 4-bit, packed two per byte, first element in the low nibble.
     I4,
     /// Unsigned 4-bit, packed like `I4`.
     U4,
+    /// Signed 8-bit integer.
     I8,
+    /// Unsigned 8-bit integer.
     U8,
+    /// Signed 16-bit integer.
     I16,
+    /// Unsigned 16-bit integer.
     U16,
+    /// Signed 32-bit integer.
     I32,
+    /// Unsigned 32-bit integer.
     U32,
+    /// Signed 64-bit integer.
     I64,
+    /// Unsigned 64-bit integer.
     U64,
+    /// 8-bit float, 4 exponent and 3 mantissa bits (bias 7): no infinities, NaN is
+    /// 0x7f/0xff, largest finite 448 (the "FN" convention; see [`fp8`]).
     F8E4M3FN,
+    /// 8-bit float, 5 exponent and 2 mantissa bits (bias 15), IEEE-like with infinities.
     F8E5M2,
+    /// IEEE 754 half precision.
     F16,
+    /// bfloat16: the upper 16 bits of an f32 (8 exponent, 7 mantissa bits).
     BF16,
+    /// IEEE 754 single precision.
     F32,
+    /// IEEE 754 double precision.
     F64,
+    /// Complex of two f32s, real part first (8 bytes).
     C64,
+    /// Complex of two f64s, real part first (16 bytes).
     C128,
     /// Variable-length strings (onnx.slice only); moved as whole values.
     String,
@@ -48,6 +68,7 @@ pub enum Layout {
 }
 
 impl DType {
+    /// Every dtype, in declaration order (the order of the variants and of [`UnknownDType`]'s list).
     pub const ALL: [DType; 20] = [
         DType::Bool,
         DType::I4,
@@ -71,6 +92,8 @@ impl DType {
         DType::String,
     ];
 
+    /// The type's name in specs, requests and messages (`"f8e4m3fn"`, `"c64"`); [`DType::from_str`]
+    /// parses it back.
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
@@ -96,6 +119,7 @@ impl DType {
         }
     }
 
+    /// How the type's elements sit in memory: bytes per element, packed nibbles or strings.
     pub fn layout(self) -> Layout {
         match self {
             DType::I4 | DType::U4 => Layout::Nibbles,
@@ -126,6 +150,7 @@ impl DType {
         usize::try_from(bytes).ok().filter(|&b| b <= isize::MAX as usize)
     }
 
+    /// Whether the type is a signed or unsigned integer, 4 to 64 bits (not `Bool`).
     pub fn is_integer(self) -> bool {
         matches!(
             self,
@@ -142,10 +167,12 @@ impl DType {
         )
     }
 
+    /// Whether the type is a real floating-point type, fp8 to f64 (not complex).
     pub fn is_float(self) -> bool {
         matches!(self, DType::F8E4M3FN | DType::F8E5M2 | DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
+    /// Whether the type is complex (`C64`, `C128`).
     pub fn is_complex(self) -> bool {
         matches!(self, DType::C64 | DType::C128)
     }
@@ -200,9 +227,11 @@ pub mod fp8 {
     pub fn f32_to_e5m2(x: f32, saturate: bool) -> u8 {
         encode(x, 5, 2, 15, false, saturate)
     }
+    /// E4M3FN bits → f32, exactly (every E4M3FN value is an f32); 0x7f/0xff give NaN.
     pub fn e4m3fn_to_f32(b: u8) -> f32 {
         decode(b, 4, 3, 7, true)
     }
+    /// E5M2 bits → f32, exactly, infinities and NaNs included.
     pub fn e5m2_to_f32(b: u8) -> f32 {
         decode(b, 5, 2, 15, false)
     }

@@ -15,6 +15,7 @@ use crate::tensor::{Tensor, TensorView};
 /// every later step reads the previous step's output and names no data input.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChainRequest {
+    /// The requests, run in this order.
     pub steps: Vec<Request>,
 }
 

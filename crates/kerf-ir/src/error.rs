@@ -5,63 +5,209 @@
 use crate::dtype::DType;
 use std::fmt;
 
+/// Why a request, a plan or a buffer was refused. Every variant's message names what was
+/// wrong; the accessors ([`Error::op`], [`Error::about`], [`Error::rule_id`],
+/// [`Error::axis`]) give the same facts as data.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
+    /// The request names an op kerf does not have.
     #[error("unknown op `{op}`{hint}")]
-    UnknownOp { op: String, hint: Box<Hint> },
+    UnknownOp {
+        /// The id as the request wrote it.
+        op: String,
+        /// The nearest known ids, for the message.
+        hint: Box<Hint>,
+    },
 
+    /// The request asks for a version the op's spec does not list.
     #[error("{op}: unknown version {version} (known: {known:?})")]
-    UnknownVersion { op: String, version: u32, known: Vec<u32> },
+    UnknownVersion {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The version asked for.
+        version: u32,
+        /// The versions the spec lists.
+        known: Vec<u32>,
+    },
 
+    /// The request gives an attribute the op (at that version) does not have.
     #[error("{op}: unknown attribute `{name}`{}{hint}", version_note(*.version))]
-    UnknownAttribute { op: String, name: String, version: Option<u32>, hint: Box<Hint> },
+    UnknownAttribute {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The attribute's name as the request wrote it.
+        name: String,
+        /// The version, named in the message when the op has several.
+        version: Option<u32>,
+        /// The nearest known names, for the message.
+        hint: Box<Hint>,
+    },
 
+    /// An attribute's value has the wrong type.
     #[error("{op}: attribute `{name}` must be {expected}, found {found}")]
-    AttributeType { op: String, name: String, expected: String, found: String },
+    AttributeType {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The attribute's name.
+        name: String,
+        /// The type it must have, in words.
+        expected: String,
+        /// The kind of value given, in words.
+        found: String,
+    },
 
+    /// An attribute's value is of the right type but not one the spec allows.
     #[error("{op}: attribute `{name}` = {value} is not allowed{hint} (allowed: {allowed})")]
-    AttributeValue { op: String, name: String, value: String, allowed: String, hint: Box<Hint> },
+    AttributeValue {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The attribute's name.
+        name: String,
+        /// The value given, as written.
+        value: String,
+        /// The values allowed, in words.
+        allowed: String,
+        /// The nearest allowed value, for the message.
+        hint: Box<Hint>,
+    },
 
     /// `about` is the spec's description of the attribute and its type.
     #[error("{op}: missing required attribute `{name}`: {about}")]
-    MissingAttribute { op: String, name: String, about: String },
+    MissingAttribute {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The attribute's name.
+        name: String,
+        /// The spec's description of the attribute and its type.
+        about: String,
+    },
 
+    /// The request gives an input the op (at that version) does not have.
     #[error("{op}: unknown input `{name}`{}{hint}", version_note(*.version))]
-    UnknownInput { op: String, name: String, version: Option<u32>, hint: Box<Hint> },
+    UnknownInput {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The input's name as the request wrote it.
+        name: String,
+        /// The version, named in the message when the op has several.
+        version: Option<u32>,
+        /// The nearest known names, for the message.
+        hint: Box<Hint>,
+    },
 
+    /// A required input is not given.
     #[error("{op}: missing input `{name}`")]
-    MissingInput { op: String, name: String },
+    MissingInput {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The input's name.
+        name: String,
+    },
 
+    /// An input's dtype is not in its type set.
     #[error("{op}: input `{name}` has dtype {dtype}, not in its type set {allowed}")]
-    InputDType { op: String, name: String, dtype: DType, allowed: String },
+    InputDType {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The input's name.
+        name: String,
+        /// The dtype given.
+        dtype: DType,
+        /// The type set's dtypes, in words.
+        allowed: String,
+    },
 
+    /// An input's shape does not have the rank its spec requires.
     #[error("{op}: input `{name}` must be {expected}, found shape {found:?}")]
-    InputRank { op: String, name: String, expected: String, found: Vec<u64> },
+    InputRank {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The input's name.
+        name: String,
+        /// The rank required, in words ("a 1-D tensor").
+        expected: String,
+        /// The shape given.
+        found: Vec<u64>,
+    },
 
     /// A rule of the spec (by id) is broken; `detail` says how. `about` is the attribute
     /// or input the rule is about (its value breaks it), `axis` the input axis, when known.
     #[error("{op}: rule `{rule}` broken: {detail}")]
-    Rule { op: String, rule: String, detail: String, about: Option<String>, axis: Option<usize> },
+    Rule {
+        /// The op's id (`vendor.op`).
+        op: String,
+        /// The rule's id in the spec.
+        rule: String,
+        /// How the request breaks it.
+        detail: String,
+        /// The attribute or input whose value breaks it, when known.
+        about: Option<String>,
+        /// The input axis, when known.
+        axis: Option<usize>,
+    },
 
+    /// A coordinate, extent or offset computed from the request overflows 64-bit index
+    /// arithmetic.
     #[error("{op}: {what}: {value} overflows 64-bit index arithmetic")]
-    Overflow { op: String, what: String, value: String },
+    Overflow {
+        /// The op's id (`vendor.op`), or the stage that computed it (`table`).
+        op: String,
+        /// What was being computed.
+        what: String,
+        /// The value, or the expression, that overflows.
+        value: String,
+    },
 
+    /// Something too large: its size overflows, or it cannot be allocated (refused before
+    /// allocating).
     #[error("{what} is too large to allocate")]
-    TooLarge { what: String },
+    TooLarge {
+        /// What was to be allocated.
+        what: String,
+    },
 
+    /// A buffer given to a kernel or a tensor constructor has the wrong length.
     #[error("buffer for {what}: expected {expected} bytes, found {found}")]
-    BufferLength { what: String, expected: usize, found: usize },
+    BufferLength {
+        /// What the buffer holds.
+        what: String,
+        /// The length it must have, in the buffer's units (bytes for byte buffers).
+        expected: usize,
+        /// The length it has.
+        found: usize,
+    },
 
+    /// Data does not match what a plan or kernel was made for (another dtype or shape).
     #[error("{what}: expected {expected}, found {found}")]
-    Mismatch { what: String, expected: String, found: String },
+    Mismatch {
+        /// What was checked.
+        what: String,
+        /// What the plan or kernel was made for.
+        expected: String,
+        /// What was given.
+        found: String,
+    },
 
+    /// Anything else that is inconsistent: a plan whose fields disagree, a view whose
+    /// data does not hold its tensor, a bad string.
     #[error("invalid: {what}")]
-    Invalid { what: String },
+    Invalid {
+        /// What is wrong.
+        what: String,
+    },
 
     /// A step of a chain is wrong (numbered from 1): the error it gives on its own input.
     #[error("step {step} ({op}): {source}")]
-    Step { step: usize, op: String, source: Box<Error> },
+    Step {
+        /// The step's number, from 1.
+        step: usize,
+        /// The step's op id.
+        op: String,
+        /// The error the step gives on its own.
+        source: Box<Error>,
+    },
 
+    /// An embedded spec file is malformed (kerf-spec's tests rule this out).
     #[error("spec: {0}")]
     Spec(#[from] kerf_spec::SpecError),
 
@@ -179,7 +325,9 @@ pub enum About<'a> {
     Op,
     /// The op-set version.
     Version,
+    /// An attribute, by name.
     Attribute(&'a str),
+    /// An input, by name.
     Input(&'a str),
     /// An attribute or the input that replaces it (a rule about `starts`, given either way).
     Name(&'a str),

@@ -1,6 +1,8 @@
 //! kerf's core: element types, tensors, the canonical [`Plan`], the vendor frontends
 //! that lower requests to it, and the reference interpreter that is every backend's oracle.
 
+#![warn(missing_docs)]
+
 pub mod chain;
 pub mod error;
 pub mod frontend;

@@ -24,6 +24,7 @@ pub enum BoundaryMode {
 }
 
 impl BoundaryMode {
+    /// Every mode, in declaration order.
     pub const ALL: [BoundaryMode; 6] = [
         BoundaryMode::StrictBounds,
         BoundaryMode::Wrap,
@@ -32,6 +33,7 @@ impl BoundaryMode {
         BoundaryMode::Reflect,
         BoundaryMode::Symmetric,
     ];
+    /// The mode's name in specs, requests and messages (`"strict_bounds"`, `"wrap"`, ...).
     pub fn name(self) -> &'static str {
         match self {
             BoundaryMode::StrictBounds => "strict_bounds",
@@ -42,6 +44,7 @@ impl BoundaryMode {
             BoundaryMode::Symmetric => "symmetric",
         }
     }
+    /// The mode named `s` (see [`BoundaryMode::name`]); `None` for an unknown name.
     pub fn from_name(s: &str) -> Option<BoundaryMode> {
         BoundaryMode::ALL.into_iter().find(|m| m.name() == s)
     }
@@ -106,8 +109,11 @@ impl fmt::Display for BoundaryMode {
 /// How one input axis is read: output coordinate y in [0, extent) reads x = start + y·step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AxisRead {
+    /// The number of output positions (the core axis's extent).
     pub extent: u64,
+    /// The coordinate position 0 reads; may be outside the axis.
     pub start: i64,
+    /// The coordinate step between positions: negative reads backwards, 0 broadcasts.
     pub step: i64,
 }
 
@@ -124,14 +130,20 @@ impl AxisRead {
 /// axis's window). Shared, so that plans and the tables built from them copy no entries.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Gathered {
+    /// The source axis gathered.
     pub axis: usize,
+    /// The coordinates, as the frontend resolved the gather's indices (negative ones
+    /// counted from the end); the mode decides what one outside the axis reads (frontends
+    /// write -1 where a vendor's gather reads a zero, in fill mode).
     pub coords: Arc<[i64]>,
 }
 
 /// The part of an input axis a boundary mode sees: `len` elements from element `lo`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Window {
+    /// The window's first element on the axis.
     pub lo: u64,
+    /// The window's number of elements; 0 leaves the mode nothing to read.
     pub len: u64,
 }
 
@@ -145,7 +157,9 @@ pub struct Window {
 /// (step 0), Tile and Roll wrap, DepthToSpace reshapes, permutes and reshapes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Step {
+    /// The element type, the same in the input and the output.
     pub dtype: DType,
+    /// The input's shape.
     pub input_shape: Vec<u64>,
     /// The input read as this shape, a row-major reshape of `input_shape`. Empty:
     /// `input_shape` itself (the usual case; frontends leave it empty then).
@@ -155,6 +169,7 @@ pub struct Step {
     /// Core axis j reads source axis `order[j]`: a permutation of the source axes.
     /// Empty: source order (frontends leave it empty then).
     pub order: Vec<usize>,
+    /// What a read outside an axis (or its window) yields.
     pub mode: BoundaryMode,
     /// Element bits of the fill value (low bytes; low nibble for i4/u4). 0 unless mode is fill.
     pub fill_bits: u128,
@@ -230,9 +245,13 @@ impl Step {
     pub fn core_shape(&self) -> Vec<u64> {
         (0..self.axes.len()).map(|j| self.axes.get(self.source_axis(j)).map_or(0, |a| a.extent)).collect()
     }
+    /// The number of output elements (0 if it overflows, only in a plan that fails
+    /// `validate`).
     pub fn output_len(&self) -> u64 {
         crate::tensor::volume(&self.output_shape).unwrap_or(0)
     }
+    /// The number of input elements (0 if it overflows, only in a plan that fails
+    /// `validate`).
     pub fn input_len(&self) -> u64 {
         crate::tensor::volume(&self.input_shape).unwrap_or(0)
     }
@@ -376,29 +395,46 @@ pub(crate) fn core_volume(core: &[u64], output_shape: &[u64]) -> Result<u64, Str
     Ok(core_len)
 }
 
-/// Linspace coefficients: out[a] = alpha + Σk beta[k]·a_k.
+/// Linspace coefficients: `out[a] = alpha + Σk beta[k]·a_k`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Linspace {
     /// Integer outputs: exact; the frontend has checked every value fits.
-    Int { alpha: i64, beta: Vec<i64> },
+    Int {
+        /// The value of element (0, …, 0).
+        alpha: i64,
+        /// The increment along each output axis, one per axis.
+        beta: Vec<i64>,
+    },
     /// f32 output: the sum in f64, k = 0..n-1 in order, rounded once to f32.
-    Float { alpha: f64, beta: Vec<f64> },
+    Float {
+        /// The value of element (0, …, 0), before rounding.
+        alpha: f64,
+        /// The increment along each output axis, one per axis.
+        beta: Vec<f64>,
+    },
 }
 
 /// What a fill op computes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FillKind {
+    /// An affine function of the element's multi-index.
     Linspace(Linspace),
     /// Values in [alpha, beta), computed in f32 (see `random`).
     RandomUniform {
+        /// The lowest value.
         alpha: f32,
+        /// The bound no value reaches.
         beta: f32,
+        /// The Philox key: the same seed gives the same values on every backend.
         seed: u64,
     },
     /// Mean alpha, standard deviation beta, computed in f32 (see `random`).
     RandomNormal {
+        /// The mean.
         alpha: f32,
+        /// The standard deviation.
         beta: f32,
+        /// The Philox key: the same seed gives the same values on every backend.
         seed: u64,
     },
 }
@@ -426,14 +462,20 @@ impl FillKind {
     }
 }
 
+/// A fill: an output computed from its position alone, reading no input.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FillPlan {
+    /// The output's element type (one of [`FillKind::dtypes`]).
     pub dtype: DType,
+    /// The output's shape.
     pub shape: Vec<u64>,
+    /// What each element's value is.
     pub kind: FillKind,
 }
 
 impl FillPlan {
+    /// The number of output elements (0 if it overflows, only in a plan that fails
+    /// `validate`).
     pub fn output_len(&self) -> u64 {
         crate::tensor::volume(&self.shape).unwrap_or(0)
     }
@@ -496,17 +538,21 @@ pub fn int_linspace_span(alpha: i64, beta: &[i64], shape: &[u64]) -> (i128, i128
 /// A lowered request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Plan {
+    /// A move of one input.
     Step(Step),
+    /// A fill, which reads no input.
     Fill(FillPlan),
 }
 
 impl Plan {
+    /// The output's element type.
     pub fn dtype(&self) -> DType {
         match self {
             Plan::Step(s) => s.dtype,
             Plan::Fill(f) => f.dtype,
         }
     }
+    /// The output's shape.
     pub fn output_shape(&self) -> &[u64] {
         match self {
             Plan::Step(s) => &s.output_shape,

@@ -29,6 +29,8 @@ pub(crate) fn unravel(mut i: u64, shape: &[u64], out: &mut [u64]) {
     }
 }
 
+/// Run a slice step on its data input, element by element. An error when the plan is
+/// invalid or the input's dtype or shape is not the plan's.
 pub fn slice(plan: &Step, input: TensorView<'_>) -> Result<Tensor, Error> {
     plan.validate()?;
     if input.dtype != plan.dtype || input.shape != plan.input_shape.as_slice() {
@@ -124,6 +126,8 @@ pub(crate) fn store_bits(out: &mut Tensor, layout: Layout, i: u64, bits: u128) {
     }
 }
 
+/// Run a fill plan: every element by [`fill_element`]. An error when the plan is invalid
+/// or the output too large to allocate.
 pub fn fill(plan: &FillPlan) -> Result<Tensor, Error> {
     plan.validate()?;
     let mut out = Tensor::zeros(plan.dtype, &plan.shape)?;

@@ -10,15 +10,22 @@ use std::collections::BTreeMap;
 /// A static attribute value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttrValue {
+    /// An integer (`int` attributes, and `u64` ones before validation).
     Int(i64),
     /// An integer of a `u64` attribute (a fill's `seed`), any in [0, 2^64): the form of
     /// values past `i64::MAX`. Validation turns a `u64` attribute given as a
     /// non-negative `Int`, or as the decimal string of a u64 (request files: TOML
     /// integers stop at 2^63 − 1), into this.
     UInt(u64),
+    /// A number of a `float` or `float_or_list` attribute (validation turns an `Int` given
+    /// for one into this).
     Float(f64),
+    /// A string or dtype name.
     Str(String),
+    /// A list of integers (`int_list`, `mask`).
     IntList(Vec<i64>),
+    /// A list of numbers (`float_list`, `float_or_list`; validation turns an `IntList`
+    /// given for one into this).
     FloatList(Vec<f64>),
     /// A `bool` attribute's value (request files: TOML `true`/`false`).
     Bool(bool),
@@ -62,23 +69,33 @@ impl std::fmt::Display for AttrValue {
 /// kernel compiled ahead of its data, or a runtime parameter of a dynamic kernel).
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputArg {
+    /// The tensor itself: its values are known when lowering.
     Tensor(Tensor),
-    Meta { dtype: DType, shape: Vec<u64> },
+    /// Only the tensor's type: its values come at run time.
+    Meta {
+        /// The element type.
+        dtype: DType,
+        /// The extent of each axis.
+        shape: Vec<u64>,
+    },
 }
 
 impl InputArg {
+    /// The input's element type.
     pub fn dtype(&self) -> DType {
         match self {
             InputArg::Tensor(t) => t.dtype(),
             InputArg::Meta { dtype, .. } => *dtype,
         }
     }
+    /// The input's shape.
     pub fn shape(&self) -> &[u64] {
         match self {
             InputArg::Tensor(t) => t.shape(),
             InputArg::Meta { shape, .. } => shape,
         }
     }
+    /// The tensor, when its values are given; `None` for `Meta`.
     pub fn tensor(&self) -> Option<&Tensor> {
         match self {
             InputArg::Tensor(t) => Some(t),
@@ -96,25 +113,32 @@ impl From<Tensor> for InputArg {
 /// A request to lower: what a request file, a derive attribute or a library call says.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Request {
+    /// The op's id, `vendor.op` (`tensorrt.slice`).
     pub op: String,
     /// None: the newest version.
     pub version: Option<u32>,
+    /// Attribute values by name; the spec's defaults fill in the rest.
     pub attributes: BTreeMap<String, AttrValue>,
+    /// Inputs by the spec's names (`data`, `starts`, ...).
     pub inputs: BTreeMap<String, InputArg>,
 }
 
 impl Request {
+    /// A request for op `op` (`vendor.op`) at its newest version, with nothing set yet.
     pub fn new(op: &str) -> Request {
         Request { op: op.to_string(), ..Request::default() }
     }
+    /// The same request at op version `v`.
     pub fn version(mut self, v: u32) -> Request {
         self.version = Some(v);
         self
     }
+    /// The same request with attribute `name` set to `v` (replacing any earlier value).
     pub fn attr(mut self, name: &str, v: impl Into<AttrValue>) -> Request {
         self.attributes.insert(name.to_string(), v.into());
         self
     }
+    /// The same request with input `name` set to `v` (a [`Tensor`], or an [`InputArg`]).
     pub fn input(mut self, name: &str, v: impl Into<InputArg>) -> Request {
         self.inputs.insert(name.to_string(), v.into());
         self
@@ -166,6 +190,9 @@ impl From<Vec<f64>> for AttrValue {
 pub mod toml_like {
     pub use kerf_spec::TomlValue as Value;
 
+    /// The attribute value a TOML value writes: integers, floats, strings and booleans as
+    /// themselves, a list of integers as `IntList`, a list of numbers as `FloatList`;
+    /// `None` for anything else (tables, dates, mixed lists).
     pub fn to_attr(v: &Value) -> Option<super::AttrValue> {
         use super::AttrValue;
         Some(match v {
@@ -192,13 +219,18 @@ pub mod toml_like {
 /// A request checked against its spec, with defaults filled in: what every frontend reads.
 #[derive(Debug)]
 pub struct Validated<'a> {
+    /// The op's spec.
     pub spec: &'a OpSpec,
+    /// The op version: the request's, or the spec's newest.
     pub version: u32,
+    /// Every attribute the request gave, checked, and every default it did not.
     pub attributes: BTreeMap<String, AttrValue>,
+    /// The request's inputs, checked against the spec's dtypes and ranks.
     pub inputs: &'a BTreeMap<String, InputArg>,
 }
 
 impl<'a> Validated<'a> {
+    /// The op's id (`vendor.op`).
     pub fn op(&self) -> &str {
         &self.spec.id
     }
@@ -206,6 +238,7 @@ impl<'a> Validated<'a> {
     pub fn attr(&self, name: &str) -> Option<&AttrValue> {
         self.attributes.get(name)
     }
+    /// A string or dtype attribute's value (given or default).
     pub fn attr_str(&self, name: &str) -> Option<&str> {
         match self.attr(name)? {
             AttrValue::Str(s) => Some(s),
@@ -219,6 +252,7 @@ impl<'a> Validated<'a> {
             _ => None,
         }
     }
+    /// The input named `name`, when the request gave it.
     pub fn input(&self, name: &str) -> Option<&'a InputArg> {
         self.inputs.get(name)
     }

@@ -18,11 +18,17 @@ use std::sync::Arc;
 /// first.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TableStage {
+    /// How a coordinate outside `[0, len)` is mapped in, or is a fill.
     pub mode: BoundaryMode,
+    /// The coordinate position 0 reads (on a gathered axis, the list entry).
     pub start: i64,
+    /// The coordinate step between positions (negative to read backwards).
     pub step: i64,
+    /// The first element the mode sees, added to its index.
     pub lo: u64,
+    /// How many elements the mode sees; 0 makes every position a fill.
     pub len: u64,
+    /// On a gathered axis, the list of coordinates, read at entry `start + step·v`.
     pub coords: Option<Arc<[i64]>>,
 }
 
@@ -30,7 +36,9 @@ pub struct TableStage {
 /// (the axis's input stride).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TableRule {
+    /// The stages, the outermost step first.
     pub stages: Vec<TableStage>,
+    /// The axis's input stride, in elements.
     pub scale: i64,
 }
 
@@ -81,7 +89,9 @@ impl TableRule {
 /// computes them (see the module doc). Derefs to the entries.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Table {
+    /// The offsets, in elements, one per position of the period.
     pub entries: Vec<i64>,
+    /// The rule that computes `entries`.
     pub rule: TableRule,
 }
 

@@ -76,9 +76,11 @@ impl Strings {
     pub fn width(&self) -> usize {
         self.width
     }
+    /// The number of strings.
     pub fn len(&self) -> usize {
         self.len
     }
+    /// Whether there are no strings.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -94,6 +96,7 @@ impl Strings {
         &slot[..end]
     }
 
+    /// String `i` without its padding; `None` when `i` is out of range.
     pub fn get(&self, i: usize) -> Option<&str> {
         if i >= self.len {
             return None;
@@ -102,10 +105,12 @@ impl Strings {
         std::str::from_utf8(self.raw(i)).ok()
     }
 
+    /// The strings in order, without their padding.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         (0..self.len).map(|i| self.get(i).unwrap_or_default())
     }
 
+    /// The strings in order, owned.
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_string).collect()
     }
@@ -148,10 +153,12 @@ impl AlignedBytes {
         words.resize(words_len, 0);
         Some(AlignedBytes { words, len })
     }
+    /// The bytes (`len` of them, starting 16-byte aligned).
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: `words` owns at least `len` initialized bytes; u8 has no alignment needs.
         unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
     }
+    /// The bytes, to write.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as above, and `&mut self` makes the borrow unique.
         unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), self.len) }
@@ -206,6 +213,8 @@ impl Tensor {
         Tensor::from_string_storage(shape, Strings::from_strs(values.as_ref())?)
     }
 
+    /// A string tensor over storage already built; an error when it does not hold one
+    /// string per element of `shape`.
     pub fn from_string_storage(shape: &[u64], values: Strings) -> Result<Tensor, Error> {
         let count = volume(shape).unwrap_or(u64::MAX);
         if count != values.len() as u64 {
@@ -234,15 +243,19 @@ impl Tensor {
         t
     }
 
+    /// The element type.
     pub fn dtype(&self) -> DType {
         self.dtype
     }
+    /// The extent of each axis, outermost first; `[]` for a scalar.
     pub fn shape(&self) -> &[u64] {
         &self.shape
     }
+    /// The number of elements (the product of the shape; 1 for a scalar).
     pub fn len(&self) -> u64 {
         volume(&self.shape).unwrap_or(0)
     }
+    /// Whether the tensor has no elements (an axis of extent 0).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -253,18 +266,21 @@ impl Tensor {
             Storage::Strings(_) => None,
         }
     }
+    /// Raw bytes, to write; `None` for string tensors.
     pub fn bytes_mut(&mut self) -> Option<&mut [u8]> {
         match &mut self.data {
             Storage::Bytes(b) => Some(b.as_mut_slice()),
             Storage::Strings(_) => None,
         }
     }
+    /// The string storage; `None` unless the dtype is `string`.
     pub fn strings(&self) -> Option<&Strings> {
         match &self.data {
             Storage::Strings(s) => Some(s),
             Storage::Bytes(_) => None,
         }
     }
+    /// The string storage, to write; `None` unless the dtype is `string`.
     pub fn strings_mut(&mut self) -> Option<&mut Strings> {
         match &mut self.data {
             Storage::Strings(s) => Some(s),
@@ -290,6 +306,7 @@ impl Tensor {
         Ok(self)
     }
 
+    /// The tensor, borrowed.
     pub fn view(&self) -> TensorView<'_> {
         TensorView {
             dtype: self.dtype,
@@ -330,14 +347,21 @@ impl Tensor {
 /// A borrowed tensor.
 #[derive(Copy, Clone, Debug)]
 pub struct TensorView<'a> {
+    /// The element type.
     pub dtype: DType,
+    /// The extent of each axis, outermost first.
     pub shape: &'a [u64],
+    /// The elements, dense and row-major; [`TensorView::check`] says whether they fit
+    /// `dtype` and `shape`.
     pub data: ViewData<'a>,
 }
 
+/// A view's elements: bytes, or strings for dtype `string`.
 #[derive(Copy, Clone, Debug)]
 pub enum ViewData<'a> {
+    /// Little-endian element bytes (packed nibbles for i4/u4).
     Bytes(&'a [u8]),
+    /// String elements.
     Strings(&'a Strings),
 }
 
@@ -376,6 +400,8 @@ impl<'a> TensorView<'a> {
         Ok(())
     }
 
+    /// The bits of element `i` (little-endian, nibble for i4/u4); `None` for strings or
+    /// an element past the data.
     pub fn element_bits(&self, i: u64) -> Option<u128> {
         let ViewData::Bytes(bytes) = self.data else {
             return None;

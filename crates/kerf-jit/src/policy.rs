@@ -250,7 +250,8 @@ pub(crate) const THREAD_MIN_COST: u64 = 1 << 20;
 /// The most threads a [`crate::Jit`] may be given ([`crate::JitSettings::threads`]; the
 /// CLI's `--threads` takes the same range): each is an OS thread spawned per large call,
 /// so a huge count costs far more than it splits (100,000 threads turned an 8 ms copy into
-/// 6.3 s). A call spawns fewer when its work is small (see [`threads_for`]).
+/// 6.3 s). A call spawns fewer when its work is small: one thread below a megabyte of
+/// work, and at most about one per megabyte above it.
 pub const MAX_THREADS: usize = 256;
 
 /// The threads a call whose split is `split` runs on, given `wanted` (the JIT's setting):

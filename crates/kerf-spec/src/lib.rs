@@ -3,6 +3,8 @@
 //! each op accepts: attribute names, types, defaults and allowed values, inputs and
 //! their type sets, the vendor's rules, and examples with expected outputs.
 
+#![warn(missing_docs)]
+
 use kerf_dtype::DType;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,19 +24,26 @@ pub use toml::Value as TomlValue;
 pub struct OpSpec {
     /// `vendor.op`, e.g. `tensorrt.slice`.
     pub id: String,
+    /// The vendor's name, for people (`ONNX`, `NVIDIA TensorRT`, `OpenVINO`).
     pub vendor: String,
+    /// One line on what the op does.
     pub summary: String,
     /// Op-set versions (ONNX) or the single version 1.
     pub versions: Vec<u32>,
     /// Named sets of dtype names (`T = ["f32", ...]`).
     #[serde(default)]
     pub type_sets: BTreeMap<String, Vec<String>>,
+    /// The attributes of every version, each naming the versions that have it.
     #[serde(default)]
     pub attributes: Vec<AttributeSpec>,
+    /// The inputs of every version, each naming the versions that have it.
     #[serde(default)]
     pub inputs: Vec<InputSpec>,
+    /// The vendor's rules on valid requests, beyond attribute and input types.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
+    /// Requests with the output they must give or the error they must fail with; every
+    /// backend runs them.
     #[serde(default)]
     pub examples: Vec<ExampleSpec>,
 }
@@ -43,14 +52,19 @@ pub struct OpSpec {
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AttrType {
+    /// An integer (i64).
     Int,
     /// A non-negative integer (TOML integers are i64; seeds above i64::MAX are not expressible).
     U64,
+    /// A number (integers are accepted as floats).
     Float,
+    /// A string, from the `allowed` list when the attribute has one.
     String,
     /// A dtype name.
     Dtype,
+    /// A list of integers.
     IntList,
+    /// A list of numbers.
     FloatList,
     /// A float or a list of floats.
     FloatOrList,
@@ -61,6 +75,7 @@ pub enum AttrType {
 }
 
 impl AttrType {
+    /// The type's name in spec files and messages (`"int_list"`, as `type = ...` writes it).
     pub fn name(self) -> &'static str {
         match self {
             AttrType::Int => "int",
@@ -77,12 +92,16 @@ impl AttrType {
     }
 }
 
+/// One attribute of an op, as its spec's `[[attributes]]` table declares it.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AttributeSpec {
+    /// The attribute's name, as requests write it.
     pub name: String,
+    /// The type its value must have (`type` in the spec file).
     #[serde(rename = "type")]
     pub ty: AttrType,
+    /// Whether a request must give it; a required attribute has no default.
     #[serde(default)]
     pub required: bool,
     /// The default, as a TOML value of the attribute's type.
@@ -94,6 +113,7 @@ pub struct AttributeSpec {
     /// The versions that have this attribute (all when absent).
     #[serde(default)]
     pub versions: Option<Vec<u32>>,
+    /// What the attribute means, for people (shown by `kerf spec`).
     pub doc: String,
 }
 
@@ -101,28 +121,38 @@ pub struct AttributeSpec {
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum InputRank {
+    /// Any rank (the data input of slices and pads).
     Any,
+    /// A 0-D tensor, or a 1-D tensor of one element.
     Scalar,
+    /// A 1-D tensor.
     Vector,
     /// A scalar or a 1-D tensor.
     ScalarOrVector,
 }
 
+/// One input of an op, as its spec's `[[inputs]]` table declares it.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct InputSpec {
+    /// The input's position in the vendor's op (0-based); unique within the op.
     pub index: u32,
+    /// The input's name, as requests write it.
     pub name: String,
+    /// Whether a request may leave it out.
     #[serde(default)]
     pub optional: bool,
     /// The name of a type set, or of a single dtype.
     pub types: String,
+    /// The rank the input must have.
     pub rank: InputRank,
     /// The attribute this input replaces when present.
     #[serde(default)]
     pub replaces: Option<String>,
+    /// The versions that have this input (all when absent).
     #[serde(default)]
     pub versions: Option<Vec<u32>>,
+    /// What the input means, for people (shown by `kerf spec`).
     pub doc: String,
 }
 
@@ -140,24 +170,34 @@ pub enum RuleKind {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RuleCondition {
+    /// The string or dtype attribute the condition reads.
     pub attribute: String,
+    /// The values for which the rule applies (`in` in the spec file).
     #[serde(rename = "in")]
     pub values: Vec<String>,
 }
 
+/// One of the vendor's rules, as its spec's `[[rules]]` table declares it.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RuleSpec {
+    /// The rule's name, unique within the op; errors for a broken rule name it.
     pub id: String,
+    /// Whether the rule is checked from the spec (a dtype rule) or by the frontend.
     pub kind: RuleKind,
+    /// The rule in words; the end of the error message when it is broken.
     pub doc: String,
     /// For `dtype` rules: `input:NAME` (that input's dtype) or `attribute:NAME` (a dtype attribute).
     #[serde(default)]
     pub subject: Option<String>,
+    /// The rule applies only when this condition holds (always when absent).
     #[serde(default)]
     pub when: Option<RuleCondition>,
+    /// For `dtype` rules: the dtype names the subject may have (exactly one of `allow`
+    /// and `forbid` is given).
     #[serde(default)]
     pub allow: Option<Vec<String>>,
+    /// For `dtype` rules: the dtype names the subject may not have.
     #[serde(default)]
     pub forbid: Option<Vec<String>>,
     /// The versions this rule applies to (all when absent).
@@ -169,23 +209,34 @@ pub struct RuleSpec {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TensorLiteral {
+    /// The dtype's name (see [`DType`]).
     pub dtype: String,
+    /// The extent of each axis; `[]` for a scalar.
     pub shape: Vec<u64>,
+    /// The elements in row-major order (checked by [`literal`]).
     pub values: Vec<toml::Value>,
 }
 
+/// One worked example of an op, as its spec's `[[examples]]` table declares it: a request
+/// and the tensor it must give (`expected`) or the error it must fail with (`error`),
+/// exactly one of the two.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ExampleSpec {
+    /// The example's name, unique within the op.
     pub name: String,
+    /// What the example shows, for people.
     pub doc: String,
+    /// The op version it runs at (the latest when absent).
     #[serde(default)]
     pub version: Option<u32>,
+    /// The request's attributes, by name.
     #[serde(default)]
     pub attributes: toml::Table,
     /// By input name: a number, a list of integers, or an inline tensor.
     #[serde(default)]
     pub inputs: toml::Table,
+    /// The output the request must give, for examples that must succeed.
     #[serde(default)]
     pub expected: Option<TensorLiteral>,
     /// A fragment the error message must contain, for examples that must fail.
@@ -197,8 +248,12 @@ pub struct ExampleSpec {
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
 #[error("spec {file}: {field}: {message}")]
 pub struct SpecError {
+    /// The spec file, as [`SPEC_FILES`] names it.
     pub file: String,
+    /// Where in it: a field path (`attributes[2] (mode)`), `line N` for a TOML syntax or
+    /// serde error, or `document`.
     pub field: String,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -477,10 +532,12 @@ impl OpSpec {
         Ok(())
     }
 
+    /// The attribute named `name`, in whichever versions have it.
     pub fn attribute(&self, name: &str) -> Option<&AttributeSpec> {
         self.attributes.iter().find(|a| a.name == name)
     }
 
+    /// The input named `name`, in whichever versions have it.
     pub fn input(&self, name: &str) -> Option<&InputSpec> {
         self.inputs.iter().find(|a| a.name == name)
     }
@@ -504,6 +561,7 @@ impl OpSpec {
         self.inputs.iter().filter(|i| i.rank == InputRank::Any).min_by_key(|i| i.index)
     }
 
+    /// The rule whose id is `id`.
     pub fn rule(&self, id: &str) -> Option<&RuleSpec> {
         self.rules.iter().find(|r| r.id == id)
     }
@@ -571,12 +629,15 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// The spec of op `id` (`vendor.op`), if kerf has it.
     pub fn get(&self, id: &str) -> Option<&OpSpec> {
         self.ops.iter().find(|o| o.id == id)
     }
+    /// Every spec, in [`SPEC_FILES`] order.
     pub fn ops(&self) -> &[OpSpec] {
         &self.ops
     }
+    /// Every op id, in [`SPEC_FILES`] order.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.ops.iter().map(|o| o.id.as_str())
     }

@@ -2,7 +2,7 @@
 //! fill — into loops specialized for one shape, stride, mode and dtype.
 //!
 //! This crate is the facade users depend on. It re-exports the core ([`Request`],
-//! [`lower`] to a [`Plan`], the [`reference`] interpreter, the [`Kernel`] trait) and the
+//! [`lower`] to a [`Plan`], the [`reference`](mod@reference) interpreter, the [`Kernel`] trait) and the
 //! Cranelift JIT ([`Jit`], [`JitKernel`]), and adds file formats: [`npy`] for arrays and
 //! [`request_file`] for request TOML; with the `ndarray` feature, conversions between
 //! `ndarray` arrays and [`Tensor`]s.

@@ -23,12 +23,12 @@
 //! A request names the type with the input's `dtype` key
 //! (`data = { path = "x.npy", dtype = "bf16" }`), and [`read_as`] applies it: same-width
 //! types are reinterpreted bit for bit, `i4`/`u4` are range-checked and packed two per
-//! byte (low nibble first). [`write`] stores these types by the same table, so a file
+//! byte (low nibble first). [`write`](fn@write) stores these types by the same table, so a file
 //! kerf writes reads back with the same `dtype` key.
 //!
 //! # Writing
 //!
-//! [`write`] writes to a temporary file in the destination's directory and renames it
+//! [`write`](fn@write) writes to a temporary file in the destination's directory and renames it
 //! over the destination only once everything is written and synced, so an error never
 //! leaves a partial file, and a reader never sees one.
 

@@ -104,7 +104,7 @@ pub fn load(path: &Path) -> Result<RequestFile, FileError> {
 }
 
 /// The most values, keys and tables kerf lets the TOML parser build a tree of, outside the
-/// large lists it reads itself ([`values`]). A node of that tree takes 100–400 bytes
+/// large lists it reads itself, element by element. A node of that tree takes 100–400 bytes
 /// (`[attributes.aN]` headers: 1.4 GB for 62 MB), so this bounds the tree to about 100 MB
 /// whatever the file; a 10,000-step chain is about 110,000.
 pub const MAX_TOML_NODES: usize = 250_000;

@@ -118,6 +118,7 @@ pub fn compose(plans: &[Plan]) -> Result<Map, Error> {
 pub struct Segment {
     /// The steps it runs (indices into the lowered chain, from 0).
     pub steps: std::ops::Range<usize>,
+    /// Those steps as one map: from the segment's input to its last step's output.
     pub fused: Map,
 }
 

@@ -45,17 +45,31 @@ use std::fmt;
 pub enum Piece {
     /// `len` positions; the j-th reads coordinate `z0 + dz·j` of the head's axis
     /// ([`Digit::head_axis`]). A piece of length 1 has `dz` 0.
-    Read { len: u64, z0: i64, dz: i64 },
+    Read {
+        /// The number of positions.
+        len: u64,
+        /// The coordinate the first position reads.
+        z0: i64,
+        /// The coordinate step from one position to the next.
+        dz: i64,
+    },
     /// `len` positions outside the input of step `step` (from 1): its fill value.
-    Const { len: u64, step: usize },
+    Const {
+        /// The number of positions.
+        len: u64,
+        /// The step whose fill value they take (from 1).
+        step: usize,
+    },
 }
 
 impl Piece {
+    /// The number of positions.
     pub fn len(&self) -> u64 {
         match *self {
             Piece::Read { len, .. } | Piece::Const { len, .. } => len,
         }
     }
+    /// Whether the piece has no positions.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -82,6 +96,7 @@ pub enum DigitMap {
 /// One digit of a map: an output axis before the final reshape.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Digit {
+    /// The number of positions (the output axis's extent).
     pub extent: u64,
     /// Position y yields what position y mod period does (1 ≤ period ≤ extent, or 0 for
     /// an empty axis).
@@ -89,6 +104,7 @@ pub struct Digit {
     /// The head axis its reads are coordinates of; `None` when the axis ends in a unit
     /// axis a step inserted (it reads that axis's only coordinate, 0, or a fill value).
     pub head_axis: Option<usize>,
+    /// What the positions of one period yield.
     pub map: DigitMap,
     /// For a table: the stages its positions go through down to the head (a
     /// [`TableRule`](crate::table::TableRule)'s), from which generated code computes it. Empty otherwise.
@@ -230,7 +246,10 @@ impl Digit {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Head {
     /// The data input of the first step, of this shape.
-    Input { shape: Vec<u64> },
+    Input {
+        /// The input's shape.
+        shape: Vec<u64>,
+    },
     /// The first step is this fill: the chain evaluates it at the elements it maps to.
     Fill(FillPlan),
 }
@@ -280,8 +299,11 @@ impl Kind {
 /// latest step one of its digits (or fixed digits) falls outside of.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Map {
+    /// The element type, the same in the input and the output.
     pub dtype: DType,
+    /// What the map reads: the data input, or a fill it evaluates.
     pub head: Head,
+    /// What maps of its op (or chain) may need, whatever their numbers.
     pub kind: Kind,
     /// The head read as this shape (a row-major reshape of [`Map::head_shape`]):
     /// the axes' `head_axis` index it. Empty: the head's own shape.
@@ -292,10 +314,13 @@ pub struct Map {
     pub axes: Vec<Digit>,
     /// Unit axes a step removed (shrink): one position each, the same for every element.
     pub fixed: Vec<Digit>,
+    /// The output's shape: a row-major reshape of the digits' extents
+    /// ([`Map::core_shape`]).
     pub output_shape: Vec<u64>,
 }
 
 impl Map {
+    /// The head's shape: the data input's, or the fill's output's.
     pub fn head_shape(&self) -> &[u64] {
         match &self.head {
             Head::Input { shape } => shape,
@@ -306,6 +331,7 @@ impl Map {
     pub fn source_shape(&self) -> &[u64] {
         if self.source.is_empty() { self.head_shape() } else { &self.source }
     }
+    /// The output's shape before its final reshape: the digits' extents.
     pub fn core_shape(&self) -> Vec<u64> {
         self.axes.iter().map(|a| a.extent).collect()
     }

@@ -33,6 +33,7 @@ const BLOCK: usize = 4 * LANES;
 /// An element type a random fill can write: the value's bits (f32 bits as u32, f16 bits
 /// as u16) as the element holds them.
 pub trait FromBits<B>: Copy {
+    /// The element whose bits are `bits`.
     fn from_bits(bits: B) -> Self;
 }
 

@@ -10,7 +10,7 @@
 //!   f16: v rounded to nearest even, then nudged one f16 step into [alpha, beta) if
 //!   rounding left it.
 //! - normal (Box–Muller, both values of each pair): element i belongs to pair
-//!   p = (i mod 4) div 2, which uses words a = x[2p], b = x[2p+1]:
+//!   p = (i mod 4) div 2, which uses words `a = x[2p]`, `b = x[2p+1]`:
 //!   u1 = ((a >> 8) + 1)·2⁻²⁴ ∈ (0, 1], u2 = (b >> 8)·2⁻²⁴ ∈ [0, 1);
 //!   r = sqrt(−2·ln(u1)); z = r·cos(2π·u2) for even i, r·sin(2π·u2) for odd i, where
 //!   sin(2π·u2) = cos(2π·s) with s = u2 − 0.25 if u2 ≥ 0.25 else u2 + 0.75 (exact);
@@ -20,17 +20,21 @@
 //!   same operations in the same order gets the same bits. f16: v rounded to nearest even.
 //!
 //! Every backend (the JIT, the derive output) must perform exactly these operations in
-//! this order: they call the block fills of [`block`] ([`fill_uniform_f32`] and the
-//! others), vectorized for the CPU; the scalar functions here are their definition.
+//! this order: they call the block fills ([`fill_uniform_f32`] and the others), vectorized
+//! for the CPU; the scalar functions here are their definition.
 
 mod block;
 
 pub use block::{FromBits, Isa, fill_normal_f16, fill_normal_f32, fill_uniform_f16, fill_uniform_f32};
 
-/// Philox4x32 multipliers and Weyl constants (Salmon et al., Random123).
+/// Philox4x32 multipliers and Weyl constants (Salmon et al., Random123): the multiplier
+/// of counter word 0 in each round.
 pub const PHILOX_M0: u32 = 0xD251_1F53;
+/// The multiplier of counter word 2 in each round.
 pub const PHILOX_M1: u32 = 0xCD9E_8D57;
+/// The Weyl constant added to key word 0 before every round but the first.
 pub const PHILOX_W0: u32 = 0x9E37_79B9;
+/// The Weyl constant added to key word 1 before every round but the first.
 pub const PHILOX_W1: u32 = 0xBB67_AE85;
 
 /// Philox4x32 with 10 rounds.
@@ -103,12 +107,18 @@ fn f16_next_up(b: u16) -> u16 {
 
 /// Coefficients of `ln` (the minimax polynomial of musl's logf, a public-domain
 /// algorithm; the formula is kerf's, fixed here so that all backends agree), given by
-/// their exact bits.
+/// their exact bits: LG1, of z (≈ 2/3).
 pub const LN_LG1: f32 = f32::from_bits(0x3f2a_aaaa);
+/// LG2, of w (≈ 0.4).
 pub const LN_LG2: f32 = f32::from_bits(0x3ecc_ce13);
+/// LG3, of z·w (≈ 0.285).
 pub const LN_LG3: f32 = f32::from_bits(0x3e91_e9ee);
+/// LG4, of w·w (≈ 0.242).
 pub const LN_LG4: f32 = f32::from_bits(0x3e78_9e26);
+/// The high part of ln 2 (its low seven mantissa bits zero, so `k·LN2_HI` is exact for
+/// every |k| < 128, which covers every input here).
 pub const LN2_HI: f32 = f32::from_bits(0x3f31_7180);
+/// The low part of ln 2: ln 2 − `LN2_HI`, rounded to f32.
 pub const LN2_LO: f32 = f32::from_bits(0x3717_f7d1);
 
 /// Natural log for normal positive f32 (u1 ∈ [2⁻²⁴, 1] here). Steps, in order:
@@ -132,12 +142,17 @@ pub fn ln_f32(x: f32) -> f32 {
     s * (hfsq + r) + dk * LN2_LO - hfsq + f + dk * LN2_HI
 }
 
-/// Taylor coefficients of sin on [−π/2, π/2].
+/// Taylor coefficients of sin on [−π/2, π/2]: of x³, −1/3!.
 pub const SIN_C3: f32 = -1.0 / 6.0;
+/// Of x⁵, 1/5!.
 pub const SIN_C5: f32 = 1.0 / 120.0;
+/// Of x⁷, −1/7!.
 pub const SIN_C7: f32 = -1.0 / 5040.0;
+/// Of x⁹, 1/9!.
 pub const SIN_C9: f32 = 1.0 / 362_880.0;
+/// Of x¹¹, −1/11!.
 pub const SIN_C11: f32 = -1.0 / 39_916_800.0;
+/// 2π rounded to f32.
 pub const TWO_PI: f32 = std::f32::consts::TAU;
 
 /// cos(2π·u) for u ∈ [0, 1): c = |u − 0.5| − 0.25 ∈ [−0.25, 0.25] and cos(2πu) = sin(2πc);
@@ -170,6 +185,8 @@ pub fn standard_normal_f32(seed: u64, index: u64) -> f32 {
     if index.is_multiple_of(2) { r * cos_2pi_f32(u2) } else { r * sin_2pi_f32(u2) }
 }
 
+/// The normal fill's value of element `index`: `alpha + beta·z` (mean `alpha`, standard
+/// deviation `beta`) for z of [`standard_normal_f32`], one multiply then one add in f32.
 #[inline]
 pub fn normal_f32(seed: u64, index: u64, alpha: f32, beta: f32) -> f32 {
     alpha + beta * standard_normal_f32(seed, index)

@@ -8,8 +8,11 @@ use std::fmt;
 /// A fill plan scheduled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FillNest {
+    /// The output's element type.
     pub dtype: DType,
+    /// The number of output elements, written in row-major order.
     pub len: u64,
+    /// The loops and what they compute.
     pub body: FillBody,
 }
 
@@ -38,7 +41,9 @@ impl FillNest {
 /// One loop of a linspace: `coef` is added per step.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct LinDim<T> {
+    /// The number of steps of the loop.
     pub extent: u64,
+    /// What each step adds to the value.
     pub coef: T,
 }
 
@@ -46,19 +51,44 @@ pub struct LinDim<T> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FillBody {
     /// Element i (linear index, 0..len) is a pure function of (seed, i): one flat loop.
-    Random { normal: bool, alpha: f32, beta: f32, seed: u64 },
+    Random {
+        /// Normal (mean `alpha`, standard deviation `beta`) rather than uniform in
+        /// [alpha, beta).
+        normal: bool,
+        /// The uniform fill's lowest value, or the normal fill's mean.
+        alpha: f32,
+        /// The uniform fill's bound, or the normal fill's standard deviation.
+        beta: f32,
+        /// The Philox key.
+        seed: u64,
+    },
     /// Integer linspace, exact (wrapping arithmetic in the output's width gives the
     /// exact value, which the frontend checked fits). Extent-1 dims dropped, continuing
     /// dims merged; empty dims = one element, alpha.
-    LinspaceInt { alpha: i64, dims: Vec<LinDim<i64>> },
+    LinspaceInt {
+        /// The first element's value.
+        alpha: i64,
+        /// The loops, outermost first.
+        dims: Vec<LinDim<i64>>,
+    },
     /// f32 linspace whose every partial sum is exactly representable in f32 (all values
     /// are multiples of one power of two, small enough): any order of f32 additions gives
     /// the reference's bits, so dims are dropped and merged and values computed by
     /// repeated addition.
-    LinspaceF32Exact { alpha: f32, dims: Vec<LinDim<f32>> },
+    LinspaceF32Exact {
+        /// The first element's value.
+        alpha: f32,
+        /// The loops, outermost first.
+        dims: Vec<LinDim<f32>>,
+    },
     /// General f32 linspace: per element `v = alpha; v += coef_k · a_k` in f64 for k in
     /// order, rounded once. Dims are kept exactly as in the plan (no drop, no merge).
-    LinspaceF64 { alpha: f64, dims: Vec<LinDim<f64>> },
+    LinspaceF64 {
+        /// The first element's value, before rounding.
+        alpha: f64,
+        /// The loops, one per output axis, outermost first.
+        dims: Vec<LinDim<f64>>,
+    },
 }
 
 /// `v = m·2^e` with m odd: e (`None` for zero).

@@ -45,7 +45,9 @@ use std::fmt;
 /// A scheduled plan.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Schedule {
+    /// A plan that reads an input (every map), as a loop nest.
     Slice(LoopNest),
+    /// A fill, which reads no input.
     Fill(FillNest),
 }
 

@@ -22,12 +22,27 @@ pub const MAX_DIMS: usize = 63;
 pub enum Segment {
     /// `len` positions; the j-th (from 0) adds `offset + stride·j` to the input offset.
     /// A segment of length 1 has stride 0.
-    Affine { len: u64, offset: i64, stride: i64 },
+    Affine {
+        /// The number of positions.
+        len: u64,
+        /// What the first position adds to the input offset, in elements.
+        offset: i64,
+        /// What each further position adds on top, in elements.
+        stride: i64,
+    },
     /// `len` positions whose elements are all the fill value.
-    Fill { len: u64 },
+    Fill {
+        /// The number of positions.
+        len: u64,
+    },
     /// `len` positions whose elements take the fill value of `level` (≥ 1) of the nest's
     /// [`LoopNest::levels`], or a higher level another dim gives them.
-    FillAt { len: u64, level: usize },
+    FillAt {
+        /// The number of positions.
+        len: u64,
+        /// The index into [`LoopNest::levels`] (≥ 1).
+        level: usize,
+    },
 }
 
 /// How an innermost segment moves its elements (what a backend emits for it).
@@ -46,6 +61,7 @@ pub enum Run {
 }
 
 impl Segment {
+    /// The number of positions.
     pub fn len(&self) -> u64 {
         match *self {
             Segment::Affine { len, .. } | Segment::Fill { len } | Segment::FillAt { len, .. } => len,
@@ -63,9 +79,11 @@ impl Segment {
             Segment::Affine { .. } => None,
         }
     }
+    /// Whether the segment has no positions.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// How the segment moves its elements when it is innermost.
     pub fn run(&self) -> Run {
         match *self {
             Segment::Fill { .. } | Segment::FillAt { .. } => Run::Fill,
@@ -91,6 +109,7 @@ pub enum Indexing {
 /// One loop of the nest.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Dim {
+    /// The number of positions (iterations of the loop).
     pub extent: u64,
     /// Output elements per step of this dim: the product of the inner dims' extents in a
     /// dense nest, the output view's stride in a nest that writes a view
@@ -100,6 +119,7 @@ pub struct Dim {
     /// position y mod period does, and `indexing` covers positions [0, period); the last
     /// repetition is cut at the extent. Equal to the extent when nothing repeats.
     pub period: u64,
+    /// What the positions of one period add to the input offset, or fill.
     pub indexing: Indexing,
 }
 
@@ -128,6 +148,7 @@ impl Dim {
 /// A map scheduled as a loop nest. Offsets count elements (nibbles for i4/u4).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LoopNest {
+    /// The element type, the same in the input and the output.
     pub dtype: DType,
     /// Whether positions may take a fill value (the map's kind fills): only then do
     /// segments fill, and `fill_bits` is read.
@@ -139,6 +160,7 @@ pub struct LoopNest {
     pub fill_bits: u128,
     /// Elements of the input, and elements the nest writes (the product of its extents).
     pub input_len: u64,
+    /// Elements the nest writes: the product of its dims' extents.
     pub output_len: u64,
     /// Input offset added to every element's offset (from dropped extent-1 axes).
     pub base: i64,
@@ -172,7 +194,9 @@ pub(super) const NO_VIEW_IN_FILL_MODE: &str = "a map that starts with a fill or 
 /// proves every such offset lies in the buffer and no two elements share one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct OutView {
+    /// Where element (0, …) goes in the buffer, in elements.
     pub base: u64,
+    /// The buffer's length in elements.
     pub buffer_len: u64,
 }
 

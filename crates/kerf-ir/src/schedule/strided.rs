@@ -7,8 +7,11 @@ use crate::error::Error;
 /// views (theirs in bytes or elements from a pointer; here from the buffer's start).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Strided {
+    /// The position of element (0, …) in the buffer, in elements.
     pub offset: i64,
+    /// The step in elements between neighbours along each axis (may be 0 or negative).
     pub strides: Vec<i64>,
+    /// The buffer's length in elements; every element lies below it.
     pub buffer_len: u64,
 }
 
