@@ -65,6 +65,8 @@ helpers! {
     StreamStride2 => "kerf_stream_stride2", stream::stream_stride2, 4;
     /// [`stream::stream_rows`]: `(dst, src, rows, row, stride)`.
     StreamRows => "kerf_stream_rows", stream::stream_rows, 5;
+    /// [`stream::stream_table_rows`]: `(dst, src, rows, row, table, scale)`.
+    StreamTableRows => "kerf_stream_table_rows", stream::stream_table_rows, 6;
 }
 
 /// How many host functions kernels may call.

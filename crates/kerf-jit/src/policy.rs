@@ -310,14 +310,21 @@ pub(crate) fn slice_streams(nest: &LoopNest) -> bool {
 /// that staging is a copy of whole rows.
 pub(crate) const STREAM_ROWS_MIN_BYTES: u64 = 64;
 
-/// ... and below this many (a page): longer rows leave few partial lines to ordinary
-/// stores, and go out one [`crate::stream::stream_copy`] each.
-pub(crate) const STREAM_ROWS_MAX_BYTES: u64 = 4096;
+/// ... and below this many: longer rows leave few partial lines to ordinary stores, and
+/// go out one [`crate::stream::stream_copy`] each. Measured on the project's shared AVX2
+/// host (`kerf bench`, old and new binaries interleaved, medians of 31): staged, RW1's
+/// rows of 2,688 bytes took 1.31–1.48 × memcpy's time against 0.90–0.95 × row by row,
+/// GA1's gathered rows of 3,072 bytes 1.40–1.60 × against 1.16–1.35 ×; in a stand-alone
+/// loop on an output 16 bytes past a line, staging won from 128 to 1,024 bytes (1.16 ×
+/// against 1.96 × at 128, 1.07 × against 1.46 × at 1,024).
+pub(crate) const STREAM_ROWS_MAX_BYTES: u64 = 1024;
 
 /// Whether a streaming static slice kernel moves the block of its two innermost dims —
 /// contiguous rows of [`STREAM_ROWS_MIN_BYTES`] to [`STREAM_ROWS_MAX_BYTES`], read with
-/// any stride, written one after another — with one [`crate::stream::stream_rows`] per
-/// affine segment of the outer dim, instead of one streaming copy per row. Row by row, a
+/// any stride or through a table (a gather), written one after another — with one
+/// [`crate::stream::stream_rows`] per affine segment of the outer dim (or one
+/// [`crate::stream::stream_table_rows`] for its table), instead of one streaming copy
+/// per row. Row by row, a
 /// row that does not start on a line leaves a line at each end to ordinary stores, which
 /// mix with the streamed ones. Measured on the project's shared AVX2 host (TR3's head
 /// split, f32 [8, 512, 16, 64] → [8, 16, 512, 64], 256-byte rows, a stand-alone copy of
@@ -337,7 +344,6 @@ pub(crate) fn stream_rows(nest: &LoopNest) -> bool {
     let (outer, inner) = (&nest.dims[n - 2], &nest.dims[n - 1]);
     let row = inner.extent.saturating_mul(w as u64);
     matches!(inner.segments(), Some([Segment::Affine { stride: 1, .. }]))
-        && outer.segments().is_some()
         && !inner.repeats()
         && !outer.repeats()
         && (STREAM_ROWS_MIN_BYTES..STREAM_ROWS_MAX_BYTES).contains(&row)

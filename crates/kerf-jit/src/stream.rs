@@ -68,8 +68,41 @@ pub(crate) unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usi
 /// Every row r's `row` bytes at `src + r·stride` are readable, the `rows · row` bytes at
 /// `dst` writable, and the two do not overlap.
 pub(crate) unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: usize, row: usize, stride: isize) {
+    // SAFETY: the caller's contract: row r at src + r·stride.
+    unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(r as isize * stride)) }
+}
+
+/// [`stream_rows`] for rows read through a table (a gather's: an embedding lookup): row r
+/// at `src + table[r]·scale`.
+///
+/// # Safety
+/// `table` holds `rows` entries; every row r's `row` bytes at `src + table[r]·scale` are
+/// readable, the `rows · row` bytes at `dst` writable, and the two do not overlap.
+pub(crate) unsafe extern "C" fn stream_table_rows(
+    dst: *mut u8,
+    src: *const u8,
+    rows: usize,
+    row: usize,
+    table: *const i64,
+    scale: isize,
+) {
+    // SAFETY: the caller's contract: `table` holds `rows` entries, and row r is at
+    // src + table[r]·scale.
+    unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(*table.add(r) as isize * scale)) }
+}
+
+/// The body of [`stream_rows`] and [`stream_table_rows`]: `rows` rows of `row` bytes, row
+/// r's first byte at `at(r)`, to the contiguous bytes at `dst`.
+///
+/// # Safety
+/// Every row r's `row` bytes at `at(r)` are readable, the `rows · row` bytes at `dst`
+/// writable, and the two do not overlap.
+#[inline(always)]
+unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> *const u8) {
+    if row == 0 || rows == 0 {
+        return;
+    }
     let total = rows * row;
-    let src_at = |p: usize| src.wrapping_offset((p / row) as isize * stride).wrapping_add(p % row);
     // Output bytes [from, to) (inside [0, total)) from their rows, to `out`.
     let gather = |from: usize, to: usize, out: *mut u8| {
         let mut p = from;
@@ -78,17 +111,14 @@ pub(crate) unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: 
             // SAFETY: bytes [p, end) lie in one row, which the caller's contract makes
             // readable; every call below passes an `out` that holds `to - from` bytes
             // inside dst's range, apart from the rows.
-            unsafe { std::ptr::copy_nonoverlapping(src_at(p), out.add(p - from), end - p) };
+            unsafe { std::ptr::copy_nonoverlapping(at(p / row).add(p % row), out.add(p - from), end - p) };
             p = end;
         }
     };
-    if row == 0 || rows == 0 {
-        return;
-    }
     if (dst as usize).is_multiple_of(LINE) && row.is_multiple_of(LINE) {
         for r in 0..rows {
             // SAFETY: row r lies inside both ranges (the caller's contract).
-            unsafe { stream_copy(dst.add(r * row), src_at(r * row), row) };
+            unsafe { stream_copy(dst.add(r * row), at(r), row) };
         }
         return;
     }
@@ -100,26 +130,26 @@ pub(crate) unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: 
     }
     let mut stage = std::mem::MaybeUninit::<Stage>::uninit();
     let buf = stage.as_mut_ptr() as *mut u8;
-    let mut at = head;
-    while total - at >= LINE {
-        let n = ((total - at) / LINE * LINE).min(STAGE);
-        gather(at, at + n, buf);
-        // SAFETY: buf holds n ≤ STAGE bytes just written; [at, at + n) lies inside dst's
-        // range and dst + at is line-aligned (at − head is a multiple of LINE); the AVX2
-        // copy runs only where AVX2 was detected.
+    let mut done = head;
+    while total - done >= LINE {
+        let n = ((total - done) / LINE * LINE).min(STAGE);
+        gather(done, done + n, buf);
+        // SAFETY: buf holds n ≤ STAGE bytes just written; [done, done + n) lies inside
+        // dst's range and dst + done is line-aligned (done − head is a multiple of LINE);
+        // the AVX2 copy runs only where AVX2 was detected.
         #[cfg(target_arch = "x86_64")]
         unsafe {
-            if avx2() { copy_body_avx2(dst.add(at), buf, n) } else { copy_body_sse2(dst.add(at), buf, n) }
+            if avx2() { copy_body_avx2(dst.add(done), buf, n) } else { copy_body_sse2(dst.add(done), buf, n) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         // SAFETY: as above.
         unsafe {
-            std::ptr::copy_nonoverlapping(buf, dst.add(at), n)
+            std::ptr::copy_nonoverlapping(buf, dst.add(done), n)
         }
-        at += n;
+        done += n;
     }
-    // SAFETY: [at, total) lies inside dst's range.
-    gather(at, total, unsafe { dst.add(at) });
+    // SAFETY: [done, total) lies inside dst's range.
+    gather(done, total, unsafe { dst.add(done) });
 }
 
 /// Bytes [`stream_rows`] stages at a time: a page, in the L1 cache with room to spare.
@@ -563,6 +593,39 @@ mod tests {
                     &want[..],
                     "start {start} rows {rows} row {row} stride {stride}"
                 );
+                assert!(buf[..start].iter().chain(&buf[start + total..]).all(|&b| b == 0xee));
+            }
+        }
+    }
+
+    /// Rows through a table (repeated, out of order) go out exactly.
+    #[test]
+    fn stream_table_rows_copies_exactly() {
+        let src: Vec<u8> = (0..20000u32).map(|k| (k * 7 + 3) as u8).collect();
+        let table: Vec<i64> = vec![5, 0, 5, 17, 2, 9, 9, 30, 1];
+        for start in [0, 1, 16, 63] {
+            for (row, scale) in [(64usize, 64isize), (100, 101), (256, 300), (3, 4)] {
+                let total = table.len() * row;
+                let mut buf = vec![0xeeu8; start + total + 80];
+                // SAFETY: every row (entry · scale + row ≤ 30 · 301 + 256 < 20000) lies inside
+                // src, [start, start + total) inside buf, apart.
+                unsafe {
+                    stream_table_rows(
+                        buf.as_mut_ptr().add(start),
+                        src.as_ptr(),
+                        table.len(),
+                        row,
+                        table.as_ptr(),
+                        scale,
+                    )
+                };
+                fence();
+                let want: Vec<u8> = table
+                    .iter()
+                    .flat_map(|&t| (0..row).map(move |c| (t as isize * scale) as usize + c))
+                    .map(|i| src[i])
+                    .collect();
+                assert_eq!(&buf[start..start + total], &want[..], "start {start} row {row} scale {scale}");
                 assert!(buf[..start].iter().chain(&buf[start + total..]).all(|&b| b == 0xee));
             }
         }

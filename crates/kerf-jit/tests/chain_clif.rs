@@ -223,7 +223,9 @@ fn output_view_clif_snapshots() {
 
 /// A transposed read wide enough to tile: the two innermost loops are one call of the
 /// tiled block copy per segment of the outer loop (a crop of fewer columns than a tile's
-/// 8 × 8 squares is not tiled).
+/// 8 × 8 squares is tiled when its output rows follow each other — an interleave, moved
+/// element by element in output order — and not when an output view puts gaps between
+/// them).
 #[test]
 fn tiled_transposed_clif_snapshot() {
     let jit = Jit::default();
@@ -233,5 +235,7 @@ fn tiled_transposed_clif_snapshot() {
     assert!(kernel.is_tiled());
     insta::assert_snapshot!("strided_w2_transposed_tiled", kernel.clif());
     let narrow = slice_plan(DType::F32, &[128, 128], &[(128, 0, 1), (7, 32, 1)], BoundaryMode::StrictBounds);
-    assert!(!jit.compile(&narrow, &Options::STATIC.input(&transposed)).unwrap().is_tiled());
+    assert!(jit.compile(&narrow, &Options::STATIC.input(&transposed)).unwrap().is_tiled());
+    let gaps = Strided { offset: 0, strides: vec![8, 1], buffer_len: 128 * 8 };
+    assert!(!jit.compile(&narrow, &Options::STATIC.input(&transposed).output(&gaps)).unwrap().is_tiled());
 }

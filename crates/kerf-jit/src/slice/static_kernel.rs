@@ -224,6 +224,24 @@ impl<'n> StaticSlice<'n> {
         g.call_helper(crate::host::Helper::StreamRows, &args);
     }
 
+    /// `count` positions of a next-to-innermost table dim, their offsets the table's
+    /// entries from `table` on (added to `in_off`), with the innermost dim: contiguous rows
+    /// written one after another, for [`crate::stream::stream_table_rows`].
+    fn table_rows(&self, g: &mut Gen, in_off: Value, table: Value, out_seg: Value, count: Value) {
+        let inner = &self.nest.dims[self.nest.dims.len() - 1];
+        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, .. }])) = (self.moves.elem, inner.segments()) else {
+            unreachable!("policy::stream_rows takes whole-byte elements and one innermost affine segment")
+        };
+        let wi = w as i64;
+        let i = g.addi(in_off, offset);
+        let s = g.muli(i, wi);
+        let src = g.add(g.inp, s);
+        let d = g.muli(out_seg, wi);
+        let dst = g.add(g.out, d);
+        let args = [dst, src, count, g.c(inner.extent as i64 * wi), table, g.c(wi)];
+        g.call_helper(crate::host::Helper::StreamTableRows, &args);
+    }
+
     /// The repetition of a dim's period that starts at position `ybase`, every segment
     /// unrolled: its positions [lo, hi) (relative to `ybase`), or all of them (`None`).
     fn period_body(
@@ -314,6 +332,12 @@ impl<'n> StaticSlice<'n> {
                     let o = g.add(o, fo);
                     let osv = (!self.dense[k]).then(|| g.c(os));
                     self.moves.gather(g, t, in_off, o, count, osv);
+                } else if self.rowed && k + 2 == self.nest.dims.len() {
+                    let f8 = g.muli(first, 8);
+                    let t = g.add(tab, f8);
+                    let fo = g.muli(first, os);
+                    let out_seg = g.add(o, fo);
+                    self.table_rows(g, in_off, t, out_seg, count);
                 } else {
                     let end = g.add(first, count);
                     g.for_range(first, end, |g, j| {
