@@ -170,12 +170,13 @@ fn threaded_jit_kernels_stay_inside_guarded_buffers() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Large transposes that move whole rows (outputs of 8 MiB and more, whose rows of a
-/// line to a page go out through the host's staged streaming, `stream_rows`): rows of
-/// whole lines and of odd lengths, read forward and reversed, on one and two threads,
-/// against the reference, each buffer flush against a guard page (both flush variants).
+/// Large moves of whole rows (outputs of 8 MiB and more, whose rows of a line to 1 KiB go
+/// out through the host's staged streaming, `stream_rows` and `stream_table_rows`):
+/// transposes with rows of whole lines and of odd lengths, a reversal, a gather, on one
+/// and two threads, against the reference, each buffer flush against a guard page (both
+/// flush variants).
 #[test]
-fn large_row_transposes_stay_inside_guarded_buffers() {
+fn large_row_moves_stay_inside_guarded_buffers() {
     let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap();
     let jit2 = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
     let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x5257);
@@ -208,9 +209,28 @@ fn large_row_transposes_stay_inside_guarded_buffers() {
             }
         }
     }
+    // Rows gathered through a table (an embedding lookup of 256-byte rows, indices
+    // repeated and out of order): `stream_table_rows`, six arguments.
+    let rows = (8u64 << 20) / 256 + 5;
+    let indices: Vec<i64> = (0..rows).map(|_| rng.range(-3000, 2999)).collect();
+    let gather = kerf_ir::Request::new("onnx.gather")
+        .version(13)
+        .input_meta("data", kerf_ir::DType::F32, &[3000, 64])
+        .input("indices", kerf_ir::Tensor::from_i64s(&indices));
+    let plan = kerf_ir::lower(&gather).unwrap();
+    let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+    let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+    let mut tabled = 0;
+    for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit2.compile(&plan, &Options::STATIC).unwrap()] {
+        tabled += usize::from(k.clif().contains("sig0 = (i64, i64, i64, i64, i64, i64)"));
+        if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+            failures.push(format!("{}: {f:?}", describe(&plan)));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Every kernel's rows went out through the five-argument host function.
-    assert_eq!(streamed, 6, "kernels calling stream_rows");
+    // Every kernel's rows went out through the five-argument host function, the gather's
+    // through the six-argument one.
+    assert_eq!((streamed, tabled), (6, 2), "kernels calling stream_rows, stream_table_rows");
 }
 
 /// Large stride-2 slices (outputs of 8 MiB and more, which stream their every-other-column
