@@ -128,11 +128,6 @@ pub fn derive_suite() -> (String, usize) {
             Ok(AnyFile::Chain(_)) => continue,
             Err(e) => panic!("{case}: {e}"),
         };
-        // A request no single plan expresses runs as a chain of kernels: no derive form.
-        if kerf::lower(&file.request).is_err() && kerf_ir::frontend::as_chain(&file.request).is_ok_and(|c| c.is_some())
-        {
-            continue;
-        }
         let Some(attrs) = derive_attributes(&file.request) else { continue };
         let id = ident(&case);
         writeln!(

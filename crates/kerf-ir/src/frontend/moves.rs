@@ -790,15 +790,70 @@ pub(super) fn tensorrt_shuffle(v: &Validated<'_>) -> Result<Plan, Error> {
     let op = v.op();
     let (shape, first, reshaped, second) = shuffle_parts(v)?;
     let out: Vec<u64> = second.iter().map(|&j| reshaped[j]).collect();
-    let (source, order) = shuffle_reading(&shape, &first, &reshaped, &second).ok_or_else(|| Error::Invalid {
-        what: format!(
-            "{op}: the reshape from {:?} to {reshaped:?} regroups axes that second_transpose {second:?} then \
-             separates, which one kernel cannot express; kerf's run functions (`kerf run`, run_reference, \
-             run_jit, Python's kerf.run) run it as two kernels, a derived or compiled kernel is one",
-            first.iter().map(|&k| shape[k]).collect::<Vec<_>>()
-        ),
+    match shuffle_reading(&shape, &first, &reshaped, &second) {
+        Some((source, order)) => permuted(v, "input", source, order, out),
+        None => flat_shuffle(v, op, &shape, &first, &reshaped, &second, out),
+    }
+}
+
+/// A Shuffle whose reshape regroups factors its second transpose separates, which no
+/// reading of the input's axes says: the input read flat, through the list of the flat
+/// input position each output element takes (a gather of every element: as many
+/// coordinates as elements, computed here once). kerf's run functions (`kerf run`,
+/// `run_reference`, `run_jit`, Python's `kerf.run`) run such a Shuffle as two kernels
+/// instead ([`shuffle_chain`]), which need no list; a derived or compiled kernel, being one
+/// kernel, takes this.
+fn flat_shuffle(
+    v: &Validated<'_>,
+    op: &str,
+    shape: &[u64],
+    first: &[usize],
+    reshaped: &[u64],
+    second: &[usize],
+    out: Vec<u64>,
+) -> Result<Plan, Error> {
+    let data = data_input(v, "input")?;
+    // (Validated: the volume is the data's, which fits memory.)
+    let n = volume(shape).unwrap_or(0);
+    let mut coords: Vec<i64> = Vec::new();
+    coords.try_reserve_exact(n as usize).map_err(|_| Error::TooLarge {
+        what: format!("{op}: a list of {n} flat input positions (one per element, for one kernel)"),
     })?;
-    permuted(v, "input", source, order, out)
+    let transposed: Vec<u64> = first.iter().map(|&k| shape[k]).collect();
+    let strides = |dims: &[u64]| -> Vec<u64> {
+        let mut s = vec![1u64; dims.len()];
+        for k in (0..dims.len().saturating_sub(1)).rev() {
+            s[k] = s[k + 1] * dims[k + 1];
+        }
+        s
+    };
+    let (in_strides, reshaped_strides) = (strides(shape), strides(reshaped));
+    let mut y = vec![0u64; out.len()];
+    let mut t = vec![0u64; transposed.len()];
+    for i in 0..n {
+        // The output element's index, back through the second transpose to the reshaped
+        // tensor's flat position (the transposed tensor's), then through the first
+        // transpose to the input's flat position.
+        crate::reference::unravel(i, &out, &mut y);
+        let flat: u64 = second.iter().zip(&y).map(|(&j, &yj)| yj * reshaped_strides[j]).sum();
+        crate::reference::unravel(flat, &transposed, &mut t);
+        let x: u64 = first.iter().zip(&t).map(|(&k, &tk)| tk * in_strides[k]).sum();
+        coords.push(x as i64);
+    }
+    let mut plan = Step {
+        dtype: data.dtype(),
+        input_shape: shape.to_vec(),
+        source_shape: Vec::new(),
+        axes: vec![AxisRead { extent: n, start: 0, step: 1 }],
+        order: Vec::new(),
+        mode: BoundaryMode::StrictBounds,
+        fill_bits: 0,
+        output_shape: out,
+        windows: Vec::new(),
+        gathered: Some(crate::plan::Gathered { axis: 0, coords: coords.into() }),
+    };
+    plan.set_reading(vec![n], Vec::new());
+    Ok(Plan::Step(plan))
 }
 
 /// A Shuffle no single plan can express, as two shuffles: its first transpose and
