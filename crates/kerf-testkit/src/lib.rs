@@ -5,7 +5,7 @@
 //!   backend with `conformance_suite!` (and [`derive_suite`] for the derive);
 //! - [`pattern`] and [`with_pattern_data`]: deterministic input data;
 //! - [`npy_v1`]: hand-made .npy bytes, for files no writer would make;
-//! - [`plans`]: slice plans written by hand, and the naive walk of a loop nest.
+//! - [`plans`]: steps (slices) written by hand, and the naive walk of a loop nest.
 
 mod cases;
 pub mod conformance;

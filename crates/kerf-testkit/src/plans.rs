@@ -4,7 +4,7 @@
 use kerf_ir::schedule::{Indexing, LoopNest, Segment};
 use kerf_ir::{AxisRead, BoundaryMode, DType, Step};
 
-/// A slice plan from `(extent, start, step)` per axis: the output shape is the extents,
+/// A step (a slice) from `(extent, start, step)` per axis: the output shape is the extents,
 /// no windows, fill bits 0.
 pub fn slice_plan(dtype: DType, input_shape: &[u64], axes: &[(u64, i64, i64)], mode: BoundaryMode) -> Step {
     Step {

@@ -230,7 +230,7 @@ fn output_layout<T, D: Dimension>(
     Ok((plan, Strided { offset: 0, strides, ..view }, lo))
 }
 
-/// Run a slice plan on the JIT reading `input` and writing `output` where they lie,
+/// Run a step on the JIT reading `input` and writing `output` where they lie,
 /// whatever their layouts (transposed, sliced with steps, reversed; inputs broadcast
 /// too: strides of any sign, zero included) — no copy of either. The kernel is compiled
 /// for both views' strides ([`Jit::compile`] with [`crate::Options`]' views; not cached); elements of the array
@@ -273,7 +273,7 @@ pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
     StridedKernel::for_views(jit, plan, &input, &output)?.run(input, output)
 }
 
-/// A slice plan compiled for one input layout and one output layout (shapes and
+/// A step compiled for one input layout and one output layout (shapes and
 /// strides, any place in memory), to run on every pair of views of those layouts
 /// without recompiling: see [`run_strided`].
 pub struct StridedKernel {

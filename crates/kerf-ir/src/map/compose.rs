@@ -42,7 +42,7 @@ impl Level<'_> {
     }
 }
 
-/// Whether a slice plan only reshapes: every element read once, in order (Reshape,
+/// Whether a step only reshapes: every element read once, in order (Reshape,
 /// Flatten, Squeeze, Unsqueeze, Identity, and full-range slices).
 fn only_reshapes(p: &Step) -> bool {
     p.gathered.is_none()

@@ -354,7 +354,7 @@ impl Map {
     /// axis a period within its extent covered exactly by its pieces (non-empty, length-1
     /// reads with dz 0) or table, a head axis within the head's rank (no two axes on one),
     /// every coordinate read inside its head axis (0 for a unit axis a step inserted;
-    /// unchecked when the output is empty, as a slice plan's),
+    /// unchecked when the output is empty, as a step's),
     /// every fill value one of a step the chain has; fixed axes of one position; when
     /// some element reads the head, no empty head axis that no axis reads (those read
     /// coordinate 0); and digits that need no more than the [`Kind`] says (no fill value
