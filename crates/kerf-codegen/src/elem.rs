@@ -8,10 +8,12 @@ use quote::quote;
 /// How a dtype's elements appear in generated code.
 #[derive(Copy, Clone, Debug)]
 pub struct Elem {
+    /// The element type.
     pub dtype: DType,
 }
 
 impl Elem {
+    /// The elements of `dtype`.
     pub fn new(dtype: DType) -> Elem {
         Elem { dtype }
     }
@@ -66,10 +68,12 @@ impl Elem {
         quote!(::kerf::DType::#v)
     }
 
+    /// Whether two elements share a byte (i4, u4).
     pub fn is_nibbles(self) -> bool {
         self.dtype.layout() == Layout::Nibbles
     }
 
+    /// Whether the elements are strings (moved as `String`s, not bytes).
     pub fn is_string(self) -> bool {
         self.dtype == DType::String
     }

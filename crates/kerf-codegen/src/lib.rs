@@ -10,6 +10,8 @@
 //! whose `unsafe` blocks state the invariant they rely on (every offset of a verified
 //! nest lies in the input, whose length the entry point has checked).
 
+#![warn(missing_docs)]
+
 mod elem;
 mod fill;
 mod slice;

@@ -55,6 +55,8 @@
 //! `head`), declared once in `host`'s table; `source` the one compile entry point and run
 //! (plans, maps, views; static and dynamic); `cache` the kernel cache.
 
+#![warn(missing_docs)]
+
 mod abi;
 mod builder;
 mod cache;
@@ -342,6 +344,7 @@ impl Jit {
         Ok(Jit { settings, isa, isa_light, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
     }
 
+    /// The settings this JIT was made with (threads, cache capacity).
     pub fn settings(&self) -> &JitSettings {
         &self.settings
     }

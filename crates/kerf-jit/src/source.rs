@@ -26,7 +26,9 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Source<'a> {
+    /// One lowered op: a step, compiled through its map, or a fill.
     Plan(Cow<'a, Plan>),
+    /// Any map (one op's, or a chain's composed).
     Map(Cow<'a, kerf_ir::Map>),
 }
 
@@ -34,6 +36,7 @@ pub enum Source<'a> {
 /// `&Plan`, `&Step` (cloned into a plan), `&kerf_ir::Map`, and `&Request`, lowered by
 /// its frontend ([`kerf_ir::lower`]: its errors are the call's).
 pub trait IntoSource<'a> {
+    /// The source, or the error making it gave (a request's lowering).
     fn into_source(self) -> Result<Source<'a>, Error>;
 }
 
@@ -79,7 +82,9 @@ impl<'a> IntoSource<'a> for &Request {
 /// the views themselves into its code, a dynamic one takes them per call.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Views<'v> {
+    /// The view the input is read through (`None`: dense).
     pub input: Option<&'v Strided>,
+    /// The view the output is written through (`None`: dense).
     pub output: Option<&'v Strided>,
 }
 
@@ -119,7 +124,10 @@ impl<'v> Views<'v> {
 /// and write dense outputs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Options<'v> {
+    /// A dynamic kernel (specialized on the map's kind, dtype and rank) rather than a
+    /// static one.
     pub dynamic: bool,
+    /// The layouts of the input and output.
     pub views: Views<'v>,
 }
 

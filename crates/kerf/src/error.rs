@@ -10,8 +10,11 @@ pub enum FileError {
     /// The file could not be opened, read, created or renamed.
     #[error("{}: {action}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What was being done ("open", "read", "create", "rename", ...).
         action: &'static str,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
@@ -19,17 +22,40 @@ pub enum FileError {
     /// The file is not a `.npy` kerf can read (truncated, corrupt header, unsupported dtype),
     /// or a tensor cannot be stored in one.
     #[error("{}: {detail}", path.display())]
-    Npy { path: PathBuf, detail: String },
+    Npy {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
 
     /// The request file is not valid TOML, or a key has the wrong type.
     #[error("{}:{line}:{column}: {message}", path.display())]
-    Syntax { path: PathBuf, line: usize, column: usize, message: String },
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The line of the error (from 1).
+        line: usize,
+        /// The column of the error (from 1).
+        column: usize,
+        /// The TOML parser's message.
+        message: String,
+    },
 
     /// The request file is valid TOML but says something kerf cannot turn into a request
     /// (an inline tensor with the wrong number of values, an unknown dtype, ...).
     /// `line`/`column` point at the offending value when known.
     #[error("{}{}: {detail}", path.display(), location(*line, *column))]
-    Request { path: PathBuf, line: Option<usize>, column: Option<usize>, detail: String },
+    Request {
+        /// The file.
+        path: PathBuf,
+        /// The line of the offending value, when known.
+        line: Option<usize>,
+        /// Its column, when known.
+        column: Option<usize>,
+        /// What is wrong.
+        detail: String,
+    },
 }
 
 fn location(line: Option<usize>, column: Option<usize>) -> String {

@@ -30,6 +30,8 @@
 //! assert_eq!(kerf::run_jit(&jit, &request, false).unwrap(), out);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod display;
 mod error;
 mod file;
@@ -223,12 +225,15 @@ pub struct ReferenceKernel {
 
 impl ReferenceKernel {
     /// Lower a request (its data input may be given by dtype and shape only).
+    /// Lower a request (its data input may be given by dtype and shape only).
     pub fn new(request: &Request) -> Result<ReferenceKernel, Error> {
         Ok(ReferenceKernel { plan: lower(request)? })
     }
+    /// The kernel of a lowered plan.
     pub fn from_plan(plan: Plan) -> ReferenceKernel {
         ReferenceKernel { plan }
     }
+    /// The plan it evaluates.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }

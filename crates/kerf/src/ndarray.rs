@@ -23,6 +23,7 @@ use kerf_jit::{Jit, Options};
 /// value of the type (`bool` relies on kerf storing only 0 and 1, which [`view_of_tensor`]
 /// checks).
 pub unsafe trait Element: Copy + 'static {
+    /// The kerf dtype whose elements this type holds.
     const DTYPE: DType;
 }
 

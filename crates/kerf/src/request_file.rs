@@ -56,6 +56,7 @@ mod values;
 pub struct RequestFile {
     /// The file it was read from.
     pub path: PathBuf,
+    /// The request the file states (inputs read from their `.npy` files).
     pub request: Request,
     /// (line, column) of `op`, `version`, `attributes.NAME`, `inputs.NAME`.
     spans: BTreeMap<String, (usize, usize)>,
@@ -239,6 +240,7 @@ fn from_raw(raw: &RawRequest, text: &str, lists: &values::Lists, path: &Path) ->
 /// ```
 #[derive(Clone, Debug)]
 pub struct ChainFile {
+    /// The file it was read from.
     pub path: PathBuf,
     /// One per step, in order (each with its entries' positions in the file).
     pub steps: Vec<RequestFile>,
@@ -274,17 +276,22 @@ impl ChainFile {
 /// A request file or a chain file.
 #[derive(Clone, Debug)]
 pub enum AnyFile {
+    /// A file of one request.
     Request(RequestFile),
+    /// A file of `[[steps]]`.
     Chain(ChainFile),
 }
 
 impl AnyFile {
+    /// The file it was read from.
     pub fn path(&self) -> &Path {
         match self {
             AnyFile::Request(f) => &f.path,
             AnyFile::Chain(f) => &f.path,
         }
     }
+    /// An error as one line naming this file (and the entry's line and column, when
+    /// known).
     pub fn describe_error(&self, e: &kerf_ir::Error) -> String {
         match self {
             AnyFile::Request(f) => f.describe_error(e),
