@@ -59,11 +59,7 @@ pub fn slice(plan: &Step, input: TensorView<'_>) -> Result<Tensor, Error> {
     // With an empty axis the product of the axes inside it may overflow (e.g. [0, 2^40,
     // 2^40]); no element is then read through those strides (the empty axis sends every
     // read to the fill value), so saturate.
-    let source = plan.source();
-    let mut in_strides = vec![1u64; rank];
-    for k in (0..rank.saturating_sub(1)).rev() {
-        in_strides[k] = in_strides[k + 1].saturating_mul(source[k + 1]);
-    }
+    let in_strides = crate::tensor::row_major_strides(plan.source());
     // Core position j of the output walks source axis order[j].
     let mut at = vec![0u64; rank];
     for i in 0..n {

@@ -170,6 +170,17 @@ pub fn volume(shape: &[u64]) -> Option<u64> {
     shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
 }
 
+/// The row-major strides of `shape`, in elements (the innermost 1). Saturating: only a
+/// shape with an empty axis can overflow them (e.g. [0, 2^40, 2^40]), and no element is
+/// then read through the strides outside that axis.
+pub fn row_major_strides(shape: &[u64]) -> Vec<u64> {
+    let mut strides = vec![1u64; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1].saturating_mul(shape[k + 1]);
+    }
+    strides
+}
+
 impl Tensor {
     /// A zero-filled tensor (empty strings for `string`). Refuses sizes whose byte count
     /// overflows or cannot be allocated, before allocating.

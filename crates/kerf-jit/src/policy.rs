@@ -3,7 +3,7 @@
 //! written anywhere else.
 
 use kerf_ir::dtype::Layout;
-use kerf_ir::schedule::{FillBody, FillNest, Indexing, LoopNest, Run, Segment};
+use kerf_ir::schedule::{Dim, FillBody, FillNest, Indexing, LoopNest, Run, Segment};
 
 // ----- emitted runs ---------------------------------------------------------------------
 
@@ -109,6 +109,23 @@ pub(crate) const TILE_MAX_ROW_STRIDE_BYTES: u64 = 16;
 /// columns and 1/2.1–1/8.5 from 16 to 512 columns, in the caches and out of them alike.
 pub(crate) const TILE_MIN_COLS: u64 = 8;
 
+/// The block of a static slice kernel's two innermost dims, when a host function may move
+/// it whole ([`tiles`], [`stream_rows`]): its element width, outer and inner dim. The host
+/// functions load whole-byte elements and write the block's rows packed: not for an
+/// output view (which moves as usual), a fill head (whose elements are computed) or fill
+/// levels (which walk every dim), nor for an outer dim walked from descriptors.
+fn host_block(nest: &LoopNest) -> Option<(u64, &Dim, &Dim)> {
+    let Layout::Bytes(w) = nest.dtype.layout() else { return None };
+    if nest.out_view.is_some() || nest.head.is_some() || !nest.levels.is_empty() {
+        return None;
+    }
+    let n = nest.dims.len();
+    if n < 2 || nest.looped_dims()[n - 2] {
+        return None;
+    }
+    Some((w as u64, &nest.dims[n - 2], &nest.dims[n - 1]))
+}
+
 /// Whether a static slice kernel moves the block of its two innermost dims with
 /// [`crate::tile::tile_copy`] (one call per affine segment of the outer one) instead of
 /// a loop of strided runs: whole-byte elements, an innermost dim that is one affine
@@ -116,18 +133,8 @@ pub(crate) const TILE_MIN_COLS: u64 = 8;
 /// dim unrolled (not walked from descriptors) whose affine segments all have small
 /// strides.
 pub(crate) fn tiles(nest: &LoopNest) -> bool {
-    let Layout::Bytes(w) = nest.dtype.layout() else { return false };
-    // `tile_copy` writes packed output rows: a nest writing an output view moves as usual;
-    // it loads its elements: a fill head's are computed, and fill levels walk every dim.
-    if nest.out_view.is_some() || nest.head.is_some() || !nest.levels.is_empty() {
-        return false;
-    }
-    let w = w as u64;
+    let Some((w, outer, inner)) = host_block(nest) else { return false };
     let n = nest.dims.len();
-    if n < 2 || nest.looped_dims()[n - 2] {
-        return false;
-    }
-    let (outer, inner) = (&nest.dims[n - 2], &nest.dims[n - 1]);
     let Some([Segment::Affine { stride, .. }]) = inner.segments() else { return false };
     let Some(outer_segs) = outer.segments() else { return false };
     !inner.repeats()
@@ -332,17 +339,11 @@ pub(crate) const STREAM_ROWS_MAX_BYTES: u64 = 1024;
 /// is), 1.26 × memcpy's time row by row against 0.75 × staged; on a line-aligned output
 /// 0.66 × row by row, which `stream_rows` keeps for rows of whole lines.
 pub(crate) fn stream_rows(nest: &LoopNest) -> bool {
-    let Layout::Bytes(w) = nest.dtype.layout() else { return false };
-    if !slice_streams(nest) || tiles(nest) || nest.out_view.is_some() || nest.head.is_some() || !nest.levels.is_empty()
-    {
+    let Some((w, outer, inner)) = host_block(nest) else { return false };
+    if !slice_streams(nest) || tiles(nest) || !nest.dense_from(nest.dims.len() - 2) {
         return false;
     }
-    let n = nest.dims.len();
-    if n < 2 || nest.looped_dims()[n - 2] || !nest.dense_from(n - 2) {
-        return false;
-    }
-    let (outer, inner) = (&nest.dims[n - 2], &nest.dims[n - 1]);
-    let row = inner.extent.saturating_mul(w as u64);
+    let row = inner.extent.saturating_mul(w);
     matches!(inner.segments(), Some([Segment::Affine { stride: 1, .. }]))
         && !inner.repeats()
         && !outer.repeats()

@@ -105,12 +105,15 @@ unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> 
     let total = rows * row;
     // Output bytes [from, to) (inside [0, total)) from their rows, to `out`.
     let gather = |from: usize, to: usize, out: *mut u8| {
+        // The rows' bytes read below are [from, to) of the output's: inside every row.
+        assert!(from <= to && to <= total, "stream rows: output bytes {from}..{to} of {total}");
         let mut p = from;
         while p < to {
             let end = ((p / row + 1) * row).min(to);
-            // SAFETY: bytes [p, end) lie in one row, which the caller's contract makes
-            // readable; every call below passes an `out` that holds `to - from` bytes
-            // inside dst's range, apart from the rows.
+            // SAFETY: bytes [p, end) lie in row p / row < rows (to ≤ total, asserted), which
+            // the caller's contract makes readable; every call below passes an `out` that
+            // holds `to - from` bytes (dst's range past `from`, or the stage of STAGE ≥ n
+            // bytes), apart from the rows.
             unsafe { std::ptr::copy_nonoverlapping(at(p / row).add(p % row), out.add(p - from), end - p) };
             p = end;
         }
@@ -134,15 +137,15 @@ unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> 
     while total - done >= LINE {
         let n = ((total - done) / LINE * LINE).min(STAGE);
         gather(done, done + n, buf);
-        // SAFETY: buf holds n ≤ STAGE bytes just written; [done, done + n) lies inside
-        // dst's range and dst + done is line-aligned (done − head is a multiple of LINE);
-        // the AVX2 copy runs only where AVX2 was detected.
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: buf holds n ≤ STAGE bytes just written; [done, done + n) lies inside
+        // dst's range (done + n ≤ total) and dst + done is line-aligned (done − head is a
+        // multiple of LINE, n too); the AVX2 copy runs only where AVX2 was detected.
         unsafe {
             if avx2() { copy_body_avx2(dst.add(done), buf, n) } else { copy_body_sse2(dst.add(done), buf, n) }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        // SAFETY: as above.
+        // SAFETY: buf holds n bytes just written; [done, done + n) lies inside dst's range.
         unsafe {
             std::ptr::copy_nonoverlapping(buf, dst.add(done), n)
         }

@@ -224,11 +224,7 @@ fn gather_elements_plan(
     let too_large = || Error::TooLarge { what: format!("{op}: an output of shape {ishape:?}") };
     let mut coords = Vec::new();
     coords.try_reserve_exact(idx.len()).map_err(|_| too_large())?;
-    // Row-major strides of the data.
-    let mut strides = vec![1u64; rank];
-    for k in (0..rank.saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1].saturating_mul(shape[k + 1]);
-    }
+    let strides = crate::tensor::row_major_strides(shape);
     let mut at = vec![0u64; rank];
     for (n, &i) in idx.iter().enumerate() {
         crate::reference::unravel(n as u64, ishape, &mut at);

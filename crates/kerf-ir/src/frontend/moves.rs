@@ -820,13 +820,7 @@ fn flat_shuffle(
         what: format!("{op}: a list of {n} flat input positions (one per element, for one kernel)"),
     })?;
     let transposed: Vec<u64> = first.iter().map(|&k| shape[k]).collect();
-    let strides = |dims: &[u64]| -> Vec<u64> {
-        let mut s = vec![1u64; dims.len()];
-        for k in (0..dims.len().saturating_sub(1)).rev() {
-            s[k] = s[k + 1] * dims[k + 1];
-        }
-        s
-    };
+    let strides = crate::tensor::row_major_strides;
     let (in_strides, reshaped_strides) = (strides(shape), strides(reshaped));
     let mut y = vec![0u64; out.len()];
     let mut t = vec![0u64; transposed.len()];

@@ -52,10 +52,7 @@ pub fn evaluate(f: &Map, input: Option<TensorView<'_>>) -> Result<Tensor, Error>
     };
     // (Validated: a reshape of the head.)
     let source = f.source_shape().to_vec();
-    let mut strides = vec![1u64; source.len()];
-    for k in (0..source.len().saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1].saturating_mul(source[k + 1]);
-    }
+    let strides = crate::tensor::row_major_strides(&source);
     // A fill's elements are computed from their coordinates in the fill's own shape.
     let mut head_at = vec![0u64; head_shape.len()];
     // (Validated: every position of every axis has an outcome.)

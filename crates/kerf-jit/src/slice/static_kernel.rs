@@ -176,29 +176,39 @@ impl<'n> StaticSlice<'n> {
         );
     }
 
+    /// The byte addresses of a block of the two innermost dims that a host function moves
+    /// (see [`policy::tiles`], [`policy::stream_rows`]): its first input element (input
+    /// offset `in_off` plus the innermost segment's) and its first output element (output
+    /// offset `out_off`); with the element width, the innermost dim's extent and input
+    /// stride.
+    fn block_ends(&self, g: &mut Gen, in_off: Value, out_off: Value) -> (Value, Value, i64, u64, i64) {
+        let inner = &self.nest.dims[self.nest.dims.len() - 1];
+        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, stride, .. }])) = (self.moves.elem, inner.segments())
+        else {
+            unreachable!("a host-moved block has whole-byte elements and one innermost affine segment")
+        };
+        let wi = w as i64;
+        let i = g.addi(in_off, offset);
+        let s = g.muli(i, wi);
+        let src = g.add(g.inp, s);
+        let d = g.muli(out_off, wi);
+        let dst = g.add(g.out, d);
+        (src, dst, wi, inner.extent, stride)
+    }
+
     /// `count` positions of the next-to-innermost dim from input offset `in_seg` (stepping
     /// `stride`) and output offset `out_seg`, with the innermost dim: one block for
     /// [`crate::tile::tile_copy`] (see [`policy::tiles`] for the shape of such nests).
     fn tile(&self, g: &mut Gen, in_seg: Value, stride: i64, out_seg: Value, count: Value) {
-        let inner = &self.nest.dims[self.nest.dims.len() - 1];
-        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, stride: cs, .. }])) = (self.moves.elem, inner.segments())
-        else {
-            unreachable!("policy::tiles takes whole-byte elements and one innermost affine segment")
-        };
-        let wi = w as i64;
-        let i = g.addi(in_seg, offset);
-        let s = g.muli(i, wi);
-        let src = g.add(g.inp, s);
-        let d = g.muli(out_seg, wi);
-        let dst = g.add(g.out, d);
+        let (src, dst, wi, cols, cs) = self.block_ends(g, in_seg, out_seg);
         let args = [
             dst,
             src,
             count,
-            g.c(inner.extent as i64),
+            g.c(cols as i64),
             g.c(stride * wi),
             g.c(cs * wi),
-            g.c(inner.extent as i64 * wi),
+            g.c(cols as i64 * wi),
             g.c(wi),
             g.c(g.stream as i64),
         ];
@@ -210,17 +220,8 @@ impl<'n> StaticSlice<'n> {
     /// written one after another, for [`crate::stream::stream_rows`] (see
     /// [`policy::stream_rows`] for the shape of such nests).
     fn rows(&self, g: &mut Gen, in_seg: Value, stride: i64, out_seg: Value, count: Value) {
-        let inner = &self.nest.dims[self.nest.dims.len() - 1];
-        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, .. }])) = (self.moves.elem, inner.segments()) else {
-            unreachable!("policy::stream_rows takes whole-byte elements and one innermost affine segment")
-        };
-        let wi = w as i64;
-        let i = g.addi(in_seg, offset);
-        let s = g.muli(i, wi);
-        let src = g.add(g.inp, s);
-        let d = g.muli(out_seg, wi);
-        let dst = g.add(g.out, d);
-        let args = [dst, src, count, g.c(inner.extent as i64 * wi), g.c(stride * wi)];
+        let (src, dst, wi, cols, _) = self.block_ends(g, in_seg, out_seg);
+        let args = [dst, src, count, g.c(cols as i64 * wi), g.c(stride * wi)];
         g.call_helper(crate::host::Helper::StreamRows, &args);
     }
 
@@ -228,17 +229,8 @@ impl<'n> StaticSlice<'n> {
     /// entries from `table` on (added to `in_off`), with the innermost dim: contiguous rows
     /// written one after another, for [`crate::stream::stream_table_rows`].
     fn table_rows(&self, g: &mut Gen, in_off: Value, table: Value, out_seg: Value, count: Value) {
-        let inner = &self.nest.dims[self.nest.dims.len() - 1];
-        let (Elem::Bytes(w), Some(&[Segment::Affine { offset, .. }])) = (self.moves.elem, inner.segments()) else {
-            unreachable!("policy::stream_rows takes whole-byte elements and one innermost affine segment")
-        };
-        let wi = w as i64;
-        let i = g.addi(in_off, offset);
-        let s = g.muli(i, wi);
-        let src = g.add(g.inp, s);
-        let d = g.muli(out_seg, wi);
-        let dst = g.add(g.out, d);
-        let args = [dst, src, count, g.c(inner.extent as i64 * wi), table, g.c(wi)];
+        let (src, dst, wi, cols, _) = self.block_ends(g, in_off, out_seg);
+        let args = [dst, src, count, g.c(cols as i64 * wi), table, g.c(wi)];
         g.call_helper(crate::host::Helper::StreamTableRows, &args);
     }
 
