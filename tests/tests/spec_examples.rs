@@ -1,47 +1,28 @@
 //! Every example of every spec file runs as a test, on every backend: its expected
 //! output must match bit for bit, or its error must contain the example's fragment.
 
-use kerf::request_file::{input_from_value, tensor_from_values};
-use kerf::{AttrValue, DType, Request, Tensor};
+use kerf::{Request, Tensor};
 use kerf_spec::{ExampleSpec, OpSpec};
-use std::path::Path;
 
 /// An example as a request.
 fn request_of(spec: &OpSpec, ex: &ExampleSpec) -> Request {
-    let mut req = Request::new(&spec.id);
-    req.version = ex.version;
-    for (name, v) in &ex.attributes {
-        let value =
-            AttrValue::from_toml(v).unwrap_or_else(|| panic!("{} {}: attribute {name} is no value", spec.id, ex.name));
-        req.attributes.insert(name.clone(), value);
-    }
-    for (name, v) in &ex.inputs {
-        let input = input_from_value(v, Path::new("."))
-            .unwrap_or_else(|e| panic!("{} {}: input {name}: {e}", spec.id, ex.name));
-        req.inputs.insert(name.clone(), input);
-    }
-    req
+    kerf::examples::request(spec, ex).unwrap_or_else(|e| panic!("{} {}: {e}", spec.id, ex.name))
 }
 
 /// Check every example of `op` with `run`; collect every failure, then fail once naming all.
-fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Tensor, kerf::Error>) {
+fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Vec<Tensor>, kerf::Error>) {
     let spec = kerf::op_spec(op).unwrap();
     assert!(!spec.examples.is_empty(), "{op} has no examples");
     let mut failures = Vec::new();
     for ex in &spec.examples {
         let req = request_of(spec, ex);
         let got = run(&req);
-        match (&ex.expected, &ex.error, got) {
+        let describe = |outs: &[Tensor]| outs.iter().map(kerf::display::describe).collect::<Vec<_>>().join("; ");
+        match (kerf::examples::expected(ex), &ex.error, got) {
             (Some(want), _, Ok(out)) => {
-                let dtype: DType = want.dtype.parse().unwrap();
-                let want = tensor_from_values(dtype, &want.shape, &want.values).unwrap();
+                let want = want.unwrap();
                 if out != want {
-                    failures.push(format!(
-                        "{}: got {}, expected {}",
-                        ex.name,
-                        kerf::display::describe(&out),
-                        kerf::display::describe(&want)
-                    ));
+                    failures.push(format!("{}: got {}, expected {}", ex.name, describe(&out), describe(&want)));
                 }
             }
             (Some(_), _, Err(e)) => failures.push(format!("{}: failed: {e}", ex.name)),
@@ -50,9 +31,7 @@ fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Tensor, kerf::Error
                     failures.push(format!("{}: error `{e}` lacks `{fragment}`", ex.name));
                 }
             }
-            (None, _, Ok(out)) => {
-                failures.push(format!("{}: must fail, gave {}", ex.name, kerf::display::describe(&out)))
-            }
+            (None, _, Ok(out)) => failures.push(format!("{}: must fail, gave {}", ex.name, describe(&out))),
             (None, None, Err(_)) => unreachable!("kerf-spec guarantees expected or error"),
         }
     }
@@ -74,13 +53,13 @@ fn jit() -> &'static kerf::Jit {
 macro_rules! examples_on_every_backend {
     ($($name:ident: $op:literal),* $(,)?) => {
         mod reference {
-            $(#[test] fn $name() { super::check_examples($op, kerf::run_reference); })*
+            $(#[test] fn $name() { super::check_examples($op, kerf::run_reference_outputs); })*
         }
         mod jit_static {
-            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit(super::jit(), r, false)); })*
+            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit_outputs(super::jit(), r, false)); })*
         }
         mod jit_dynamic {
-            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit(super::jit(), r, true)); })*
+            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit_outputs(super::jit(), r, true)); })*
         }
         /// Every op with a spec is listed here, so that no op's examples go unrun.
         #[test]
@@ -95,6 +74,12 @@ macro_rules! examples_on_every_backend {
 
 examples_on_every_backend! {
     tensorrt_slice: "tensorrt.slice",
+    onnx_concat: "onnx.concat",
+    openvino_concat: "openvino.concat",
+    tensorrt_concatenation: "tensorrt.concatenation",
+    onnx_split: "onnx.split",
+    openvino_split: "openvino.split",
+    openvino_variadic_split: "openvino.variadic_split",
     tensorrt_fill: "tensorrt.fill",
     onnx_slice: "onnx.slice",
     openvino_strided_slice: "openvino.strided_slice",

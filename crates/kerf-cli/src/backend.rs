@@ -62,19 +62,26 @@ fn check_dynamic(backend: Backend, dynamic: bool) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Run a request on a backend (not tied to a file: for examples too). Strings go through
-/// the JIT as fixed-width elements or element indices (see `kerf::run_jit_strings`).
-pub fn run_request(request: &Request, backend: Backend, dynamic: bool) -> Result<Tensor, RunError> {
+/// Every output of a request on a backend, by name (see `kerf::output_names`); not
+/// tied to a file (examples too). Strings go through the JIT as fixed-width elements or
+/// element indices (see `kerf::run_jit_strings`).
+pub fn run_request_outputs(
+    request: &Request,
+    backend: Backend,
+    dynamic: bool,
+) -> Result<Vec<(String, Tensor)>, RunError> {
     check_dynamic(backend, dynamic)?;
-    match backend {
-        Backend::Reference => Ok(kerf::run_reference(request)?),
-        Backend::Jit => Ok(kerf::run_jit(jit()?, request, dynamic)?),
-    }
+    let outs = match backend {
+        Backend::Reference => kerf::run_reference_outputs(request)?,
+        Backend::Jit => kerf::run_jit_outputs(jit()?, request, dynamic)?,
+    };
+    let names = kerf::output_names(request, outs.len())?;
+    Ok(names.into_iter().zip(outs).collect())
 }
 
-/// Run a request file on a backend; errors name the file (and the entry's line).
-pub fn run(file: &RequestFile, backend: Backend, dynamic: bool) -> Result<Tensor, CliError> {
-    run_request(&file.request, backend, dynamic).map_err(|e| in_file(file, e))
+/// Every output of a request file on a backend; errors name the file (and the entry's line).
+pub fn run_outputs(file: &RequestFile, backend: Backend, dynamic: bool) -> Result<Vec<(String, Tensor)>, CliError> {
+    run_request_outputs(&file.request, backend, dynamic).map_err(|e| in_file(file, e))
 }
 
 pub fn in_file(file: &RequestFile, e: RunError) -> CliError {

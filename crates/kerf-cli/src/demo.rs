@@ -87,33 +87,51 @@ fn example(
             say!(s, "  attribute {name} = {value}");
         }
         for (name, input) in &req.inputs {
-            match input.tensor() {
-                Some(t) => say!(s, "  input {name}: {}", shown(t)),
-                None => say!(s, "  input {name}: {} {:?}", input.dtype(), input.shape()),
+            let entries = match input {
+                kerf::InputArg::List(entries) => {
+                    entries.iter().enumerate().map(|(k, e)| (format!("{name}[{k}]"), e)).collect()
+                }
+                one => vec![(name.clone(), one)],
+            };
+            for (name, input) in entries {
+                match input.tensor() {
+                    Some(t) => say!(s, "  input {name}: {}", shown(t)),
+                    None => say!(s, "  input {name}: {} {:?}", input.dtype(), input.shape()),
+                }
             }
         }
     }
-    let got = backend::run_request(&req, backend, false);
-    let reference = kerf::run_reference(&req);
+    let got = backend::run_request_outputs(&req, backend, false);
+    let reference = kerf::run_reference_outputs(&req);
     match examples::expected(ex) {
         Some(want) => {
             let want = want?;
-            let out = got.map_err(|e| format!("failed: {e}"))?;
+            let outs = got.map_err(|e| format!("failed: {e}"))?;
+            if outs.len() != want.len() {
+                return Err(format!("gave {} outputs, the spec expects {}", outs.len(), want.len()));
+            }
             if !brief {
-                say!(s, "  output: {}", shown(&out));
+                for (name, out) in &outs {
+                    say!(s, "  output {name}: {}", shown(out));
+                }
                 print_ir(&req, backend, s);
             }
             let reference = reference.map_err(|e| format!("the reference failed: {e}"))?;
-            check("the reference", &out, &reference)?;
-            check("the spec's expected output", &out, &want)?;
-            let also = if backend == Backend::Jit {
-                let dynamic =
-                    backend::run_request(&req, backend, true).map_err(|e| format!("the dynamic kernel failed: {e}"))?;
-                check("the dynamic kernel's", &dynamic, &out)?;
-                ", and so does the dynamic kernel"
+            let dynamic = if backend == Backend::Jit {
+                let d = backend::run_request_outputs(&req, backend, true)
+                    .map_err(|e| format!("the dynamic kernel failed: {e}"))?;
+                Some(d)
             } else {
-                ""
+                None
             };
+            for (k, (_, out)) in outs.iter().enumerate() {
+                check("the reference", out, &reference[k])?;
+                check("the spec's expected output", out, &want[k])?;
+                if let Some(d) = &dynamic {
+                    check("the dynamic kernel's", &d[k].1, out)?;
+                }
+            }
+            let also = if dynamic.is_some() { ", and so does the dynamic kernel" } else { "" };
             if !brief {
                 say!(s, "  ok: equals the reference and the spec, bit for bit{also}");
             }
@@ -121,7 +139,10 @@ fn example(
         None => {
             let fragment = ex.error.clone().unwrap_or_default();
             match got {
-                Ok(out) => return Err(format!("must fail with `{fragment}`, gave {}", describe(&out))),
+                Ok(outs) => {
+                    let shown: Vec<String> = outs.iter().map(|(_, t)| describe(t)).collect();
+                    return Err(format!("must fail with `{fragment}`, gave {}", shown.join("; ")));
+                }
                 Err(RunError::Cli(e)) => return Err(e.0.join("; ")),
                 Err(RunError::Kerf(e)) => {
                     if !brief {
@@ -149,6 +170,9 @@ fn check(what: &str, out: &Tensor, want: &Tensor) -> Result<(), String> {
 
 /// The kernel's IR: the plan, its loop nest, and for the JIT the Cranelift IR.
 fn print_ir(req: &kerf::Request, backend: Backend, s: &mut String) {
+    if kerf::is_program_op(&req.op).unwrap_or(false) {
+        return print_program_ir(req, backend, s);
+    }
     match kerf::lower(req) {
         Ok(plan) => {
             say!(s, "  plan:\n{}", indent(&plan.to_string(), "    "));
@@ -170,5 +194,39 @@ fn print_ir(req: &kerf::Request, backend: Backend, s: &mut String) {
             Ok(k) => say!(s, "  cranelift IR{note}:\n{}", indent(k.clif().trim_end(), "    ")),
             Err(e) => say!(s, "  cranelift IR: {e}"),
         }
+    }
+}
+
+/// A program's moves (Concat, Split): each move's plan, loop nest and, on the JIT, the
+/// kernel writing its box.
+fn print_program_ir(req: &kerf::Request, backend: Backend, s: &mut String) {
+    let program = match kerf::lower_program(req) {
+        Ok(p) => p,
+        Err(e) => return say!(s, "  program: {e}"),
+    };
+    let kernels = match backend {
+        Backend::Jit => Some(
+            backend::jit()
+                .map_err(|e| e.to_string())
+                .and_then(|jit| jit.compile_program(&program, false).map_err(|e| e.to_string())),
+        ),
+        Backend::Reference => None,
+    };
+    say!(s, "  program: {} moves", program.moves.len());
+    for (m, mv) in program.moves.iter().enumerate() {
+        let input = mv.input.map_or("a fill".to_string(), |i| format!("input {i}"));
+        say!(s, "  move {m}: {input} into output {} at {:?}", mv.output, mv.at);
+        for plan in &mv.steps {
+            say!(s, "{}", indent(&plan.to_string(), "    "));
+        }
+    }
+    match kernels {
+        Some(Ok(k)) => {
+            for (m, kernel) in k.move_kernels().enumerate() {
+                say!(s, "  cranelift IR of move {m}:\n{}", indent(kernel.clif().trim_end(), "    "));
+            }
+        }
+        Some(Err(e)) => say!(s, "  cranelift IR: {e}"),
+        None => {}
     }
 }

@@ -65,7 +65,7 @@ enum Command {
         /// relative .npy paths then resolve against the current directory, and errors
         /// name it `<stdin>`
         request: PathBuf,
-        /// Write the output here (.npy), like `cp`: to a temporary file beside OUT, renamed
+        /// Write the output here (.npy; .npz for several outputs, one array each), like `cp`: to a temporary file beside OUT, renamed
         /// over it only when the run succeeds, so a failed or interrupted run leaves OUT as
         /// it was. OUT must be a new file or a writable regular file; a directory, FIFO,
         /// socket, device or read-only file is refused, never replaced. A symlink is written
@@ -408,14 +408,23 @@ fn run(
                 f.path.display()
             )));
         }
-        AnyFile::Request(f) => backend::run(f, backend, dynamic)?,
-        AnyFile::Chain(f) => backend::run_chain(f, backend, dynamic, unfused)?,
+        AnyFile::Request(f) => backend::run_outputs(f, backend, dynamic)?,
+        AnyFile::Chain(f) => vec![("output".to_string(), backend::run_chain(f, backend, dynamic, unfused)?)],
     };
     match target {
-        Some(target) => target.write(&result),
+        Some(target) => {
+            let arrays: Vec<(String, &kerf::Tensor)> = result.iter().map(|(n, t)| (n.clone(), t)).collect();
+            target.write_arrays(&arrays)
+        }
         None => {
-            outln!(out, "{}{:?}", result.dtype(), result.shape());
-            outln!(out, "{}", kerf::display::format_values(&result));
+            for (name, t) in &result {
+                // One output prints as it always has; several, each under its name.
+                if result.len() > 1 {
+                    outln!(out, "{name}:");
+                }
+                outln!(out, "{}{:?}", t.dtype(), t.shape());
+                outln!(out, "{}", kerf::display::format_values(t));
+            }
             Ok(())
         }
     }

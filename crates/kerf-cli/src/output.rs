@@ -145,8 +145,20 @@ impl Target {
         Ok(())
     }
 
-    /// Write `t` as `.npy`: a temporary file beside the target, renamed over it at the end.
-    pub fn write(&self, t: &Tensor) -> Result<(), CliError> {
+    /// Write named arrays: one as `.npy`, or any number as `.npz` (one entry per array)
+    /// when the target ends in `.npz`; several arrays need a `.npz` target. Written to a
+    /// temporary file beside the target, renamed over it at the end.
+    pub fn write_arrays(&self, arrays: &[(String, &Tensor)]) -> Result<(), CliError> {
+        let npz = self.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npz"));
+        if !npz && arrays.len() != 1 {
+            let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
+            return Err(CliError::new(format!(
+                "{}: the run gives {} outputs ({}); write them to a .npz file (-o OUT.npz)",
+                self.shown.display(),
+                arrays.len(),
+                names.join(", ")
+            )));
+        }
         let err = |action: &str, e: io::Error| CliError::new(format!("{}: {action}: {e}", self.shown.display()));
         let name = self
             .path
@@ -169,7 +181,10 @@ impl Target {
         let pending = cleanup::Pending::new(slot, tmp.path());
         {
             let mut w = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-            kerf::npy::to_writer(&mut w, t).map_err(|e| err("cannot write", e))?;
+            match arrays {
+                [(_, t)] if !npz => kerf::npy::to_writer(&mut w, t).map_err(|e| err("cannot write", e))?,
+                _ => kerf::npz::to_writer(&mut w, arrays).map_err(|e| err("cannot write", e))?,
+            }
             w.flush().map_err(|e| err("cannot write", e))?;
         }
         if let Some(m) = &self.existing {

@@ -78,28 +78,41 @@ pub enum InputArg {
         /// The extent of each axis.
         shape: Vec<u64>,
     },
+    /// The entries of a variadic input (ONNX Concat's `inputs`), in order; each a tensor
+    /// or a `Meta`. Only a variadic input takes a list, and it takes nothing else.
+    List(Vec<InputArg>),
 }
 
 impl InputArg {
-    /// The input's element type.
+    /// The input's element type (a list: its first entry's, `bool` when empty —
+    /// validation refuses a list wherever one tensor is expected).
     pub fn dtype(&self) -> DType {
         match self {
             InputArg::Tensor(t) => t.dtype(),
             InputArg::Meta { dtype, .. } => *dtype,
+            InputArg::List(entries) => entries.first().map_or(DType::Bool, InputArg::dtype),
         }
     }
-    /// The input's shape.
+    /// The input's shape (a list: its first entry's, `[]` when empty).
     pub fn shape(&self) -> &[u64] {
         match self {
             InputArg::Tensor(t) => t.shape(),
             InputArg::Meta { shape, .. } => shape,
+            InputArg::List(entries) => entries.first().map_or(&[], InputArg::shape),
         }
     }
-    /// The tensor, when its values are given; `None` for `Meta`.
+    /// The tensor, when its values are given; `None` for `Meta` and lists.
     pub fn tensor(&self) -> Option<&Tensor> {
         match self {
             InputArg::Tensor(t) => Some(t),
-            InputArg::Meta { .. } => None,
+            InputArg::Meta { .. } | InputArg::List(_) => None,
+        }
+    }
+    /// A variadic input's entries; `None` for one tensor.
+    pub fn entries(&self) -> Option<&[InputArg]> {
+        match self {
+            InputArg::List(entries) => Some(entries),
+            _ => None,
         }
     }
 }
@@ -121,6 +134,9 @@ pub struct Request {
     pub attributes: BTreeMap<String, AttrValue>,
     /// Inputs by the spec's names (`data`, `starts`, ...).
     pub inputs: BTreeMap<String, InputArg>,
+    /// How many outputs, where neither attributes nor inputs say (ONNX Split 2–13
+    /// without `split`: the node's output count); `None` elsewhere.
+    pub outputs: Option<u32>,
 }
 
 impl Request {
@@ -141,6 +157,16 @@ impl Request {
     /// The same request with input `name` set to `v` (a [`Tensor`], or an [`InputArg`]).
     pub fn input(mut self, name: &str, v: impl Into<InputArg>) -> Request {
         self.inputs.insert(name.to_string(), v.into());
+        self
+    }
+    /// The same request with variadic input `name` set to `entries`.
+    pub fn input_list(mut self, name: &str, entries: Vec<InputArg>) -> Request {
+        self.inputs.insert(name.to_string(), InputArg::List(entries));
+        self
+    }
+    /// The same request with its output count stated (see [`Request::outputs`]).
+    pub fn outputs(mut self, count: u32) -> Request {
+        self.outputs = Some(count);
         self
     }
     /// An input known only by dtype and shape.
@@ -227,6 +253,8 @@ pub struct Validated<'a> {
     pub attributes: BTreeMap<String, AttrValue>,
     /// The request's inputs, checked against the spec's dtypes and ranks.
     pub inputs: &'a BTreeMap<String, InputArg>,
+    /// The request's output count, where it states one (see [`Request::outputs`]).
+    pub outputs: Option<u32>,
 }
 
 impl<'a> Validated<'a> {
@@ -414,30 +442,40 @@ pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<
             });
             continue;
         };
-        let set = spec.type_set(&i.types).unwrap_or_default();
-        if !set.contains(&arg.dtype().name()) {
-            errors.push(Error::InputDType {
-                op: op.into(),
-                name: name.clone(),
-                dtype: arg.dtype(),
-                allowed: format!("{} = {{{}}}", i.types, set.join(", ")),
-            });
-        }
-        let rank = arg.shape().len();
-        let (ok, expected) = match i.rank {
-            InputRank::Any => (true, "any shape"),
-            InputRank::Scalar => (rank == 0 || arg.shape() == [1], "a scalar"),
-            InputRank::Vector => (rank == 1, "a 1-D tensor"),
-            InputRank::ScalarOrVector => (rank <= 1, "a scalar or a 1-D tensor"),
+        let entries = match (i.variadic, arg) {
+            (true, InputArg::List(entries)) => {
+                entries.iter().enumerate().map(|(k, e)| (format!("{name}[{k}]"), e)).collect()
+            }
+            (false, InputArg::List(_)) => {
+                errors.push(Error::Invalid {
+                    what: format!(
+                        "{op}: input `{name}` is one tensor, not a list (only a variadic input takes a list)"
+                    ),
+                });
+                continue;
+            }
+            (true, _) => {
+                errors.push(Error::Invalid {
+                    what: format!("{op}: input `{name}` is variadic: give it a list of tensors"),
+                });
+                continue;
+            }
+            (false, _) => vec![(name.clone(), arg)],
         };
-        if !ok {
-            errors.push(Error::InputRank {
-                op: op.into(),
-                name: name.clone(),
-                expected: expected.into(),
-                found: arg.shape().to_vec(),
-            });
+        for (name, arg) in entries {
+            if let InputArg::List(_) = arg {
+                errors.push(Error::Invalid { what: format!("{op}: input `{name}` is a list inside a list") });
+                continue;
+            }
+            check_input(op, spec, i, &name, arg, &mut errors);
         }
+    }
+    if let Some(n) = request.outputs
+        && !spec.variadic_output()
+    {
+        errors.push(Error::Invalid {
+            what: format!("{op}: `outputs = {n}`: the op has a fixed number of outputs; only an op with a variadic output (Split) takes a count"),
+        });
     }
     for i in spec.inputs.iter().filter(|i| kerf_spec::in_version(&i.versions, version)) {
         if !i.optional && !request.inputs.contains_key(&i.name) {
@@ -447,9 +485,37 @@ pub fn validate<'a>(spec: &'a OpSpec, request: &'a Request) -> Result<Validated<
     if !errors.is_empty() {
         return Err(errors);
     }
-    let validated = Validated { spec, version, attributes, inputs: &request.inputs };
+    let validated = Validated { spec, version, attributes, inputs: &request.inputs, outputs: request.outputs };
     let errors = dtype_rule_errors(&validated, request);
     if errors.is_empty() { Ok(validated) } else { Err(errors) }
+}
+
+/// The type set and rank of one tensor input (or one entry of a variadic input).
+fn check_input(op: &str, spec: &OpSpec, i: &kerf_spec::InputSpec, name: &str, arg: &InputArg, errors: &mut Vec<Error>) {
+    let set = spec.type_set(&i.types).unwrap_or_default();
+    if !set.contains(&arg.dtype().name()) {
+        errors.push(Error::InputDType {
+            op: op.into(),
+            name: name.to_string(),
+            dtype: arg.dtype(),
+            allowed: format!("{} = {{{}}}", i.types, set.join(", ")),
+        });
+    }
+    let rank = arg.shape().len();
+    let (ok, expected) = match i.rank {
+        InputRank::Any => (true, "any shape"),
+        InputRank::Scalar => (rank == 0 || arg.shape() == [1], "a scalar"),
+        InputRank::Vector => (rank == 1, "a 1-D tensor"),
+        InputRank::ScalarOrVector => (rank <= 1, "a scalar or a 1-D tensor"),
+    };
+    if !ok {
+        errors.push(Error::InputRank {
+            op: op.into(),
+            name: name.to_string(),
+            expected: expected.into(),
+            found: arg.shape().to_vec(),
+        });
+    }
 }
 
 /// The hint for a name the request's `version` does not have: the versions that have

@@ -66,6 +66,7 @@ mod host;
 mod linspace;
 mod nibbles;
 mod policy;
+mod program;
 mod random;
 mod repeat;
 mod runs;
@@ -85,6 +86,7 @@ use cache::{Lru, PlanKey};
 use compile::Code;
 pub use compile::DynKey;
 pub use policy::MAX_THREADS;
+pub use program::ProgramKernel;
 pub use source::{IntoSource, Options, Source, Views};
 use source::{Origin, OwnedViews, Signature};
 

@@ -39,6 +39,9 @@ pub struct OpSpec {
     /// The inputs of every version, each naming the versions that have it.
     #[serde(default)]
     pub inputs: Vec<InputSpec>,
+    /// The outputs, in order (absent: one output named `output`).
+    #[serde(default)]
+    pub outputs: Vec<OutputSpec>,
     /// The vendor's rules on valid requests, beyond attribute and input types.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
@@ -152,7 +155,25 @@ pub struct InputSpec {
     /// The versions that have this input (all when absent).
     #[serde(default)]
     pub versions: Option<Vec<u32>>,
+    /// A list of tensors (ONNX Concat's `inputs`) rather than one tensor: each entry
+    /// of its type set and rank.
+    #[serde(default)]
+    pub variadic: bool,
     /// What the input means, for people (shown by `kerf spec`).
+    pub doc: String,
+}
+
+/// One output of an op, as its spec's `[[outputs]]` table declares it.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// The output's name: results are named by it (`<name>_<i>` for entry i of a
+    /// variadic output).
+    pub name: String,
+    /// A list of tensors (ONNX Split's `outputs`), as many as the request decides.
+    #[serde(default)]
+    pub variadic: bool,
+    /// What the output is, for people (shown by `kerf spec`).
     pub doc: String,
 }
 
@@ -236,9 +257,13 @@ pub struct ExampleSpec {
     /// By input name: a number, a list of integers, or an inline tensor.
     #[serde(default)]
     pub inputs: toml::Table,
-    /// The output the request must give, for examples that must succeed.
+    /// The output the request must give, for examples of one output that must succeed.
     #[serde(default)]
     pub expected: Option<TensorLiteral>,
+    /// The outputs the request must give, in order, for examples of several outputs
+    /// (ONNX Split) that must succeed.
+    #[serde(default)]
+    pub expected_outputs: Option<Vec<TensorLiteral>>,
     /// A fragment the error message must contain, for examples that must fail.
     #[serde(default)]
     pub error: Option<String>,
@@ -302,7 +327,7 @@ fn value_has_type(ty: AttrType, v: &TomlValue) -> bool {
 /// with a hint for the usual TOML slip: a key written after `[examples.inputs]` (or
 /// `[examples.attributes]`) belongs to that table.
 fn unknown_example_key(kind: &str, name: &str, version: u32) -> String {
-    if ["name", "doc", "version", "expected", "error"].contains(&name) {
+    if ["name", "doc", "version", "expected", "expected_outputs", "error"].contains(&name) {
         format!(
             "no {kind} `{name}`: keys after an [examples.{kind}s] header belong to that table; \
              write `{name}` before it"
@@ -422,6 +447,16 @@ impl OpSpec {
             }
         }
         let mut seen = BTreeSet::new();
+        for (i, out) in self.outputs.iter().enumerate() {
+            let field = format!("outputs[{i}] ({})", out.name);
+            if !seen.insert(out.name.as_str()) {
+                return Err(err(field, "output declared twice".into()));
+            }
+            if out.variadic && self.outputs.len() > 1 {
+                return Err(err(field, "a variadic output is the op's only output".into()));
+            }
+        }
+        let mut seen = BTreeSet::new();
         for (i, r) in self.rules.iter().enumerate() {
             let field = format!("rules[{i}] ({})", r.id);
             if !seen.insert(r.id.as_str()) {
@@ -479,8 +514,10 @@ impl OpSpec {
             if !seen.insert(ex.name.as_str()) {
                 return Err(err(field, "example name used twice".into()));
             }
-            if ex.expected.is_some() == ex.error.is_some() {
-                return Err(err(field, "an example has exactly one of expected and error".into()));
+            if [ex.expected.is_some(), ex.expected_outputs.is_some(), ex.error.is_some()].iter().filter(|b| **b).count()
+                != 1
+            {
+                return Err(err(field, "an example has exactly one of expected, expected_outputs and error".into()));
             }
             if let Some(v) = ex.version
                 && !self.versions.contains(&v)
@@ -490,7 +527,7 @@ impl OpSpec {
             // An example that must fail may break the spec on purpose (an unknown input,
             // an attribute of the wrong type): only the one that must succeed is checked
             // against the declared names, versions and types.
-            let must_succeed = ex.expected.is_some();
+            let must_succeed = ex.error.is_none();
             let version = ex.version.unwrap_or_else(|| self.latest_version());
             for (name, value) in ex.attributes.iter().filter(|_| must_succeed) {
                 let field = format!("{field}.attributes.{name}");
@@ -506,27 +543,37 @@ impl OpSpec {
                 if must_succeed && !self.input(name).is_some_and(|i| in_version(&i.versions, version)) {
                     return Err(err(field, unknown_example_key("input", name, version)));
                 }
-                match value {
-                    TomlValue::Integer(_) | TomlValue::Float(_) => {}
-                    TomlValue::Array(a) if a.iter().all(TomlValue::is_integer) => {}
+                let variadic = self.input(name).is_some_and(|i| i.variadic);
+                let check_tensor = |value: &TomlValue, field: &str| match value {
+                    TomlValue::Integer(_) | TomlValue::Float(_) => Ok(()),
+                    TomlValue::Array(a) if a.iter().all(TomlValue::is_integer) => Ok(()),
                     TomlValue::Table(_) => {
                         let t: TensorLiteral = value
                             .clone()
                             .try_into()
-                            .map_err(|e: toml::de::Error| err(field.clone(), e.message().to_string()))?;
-                        t.check().map_err(|m| err(field, m))?;
+                            .map_err(|e: toml::de::Error| err(field.to_string(), e.message().to_string()))?;
+                        t.check().map_err(|m| err(field.to_string(), m))
                     }
-                    _ => {
-                        return Err(err(
-                            field,
-                            "an example input is a number, a list of integers or a tensor { dtype, shape, values }"
-                                .into(),
-                        ));
+                    _ => Err(err(
+                        field.to_string(),
+                        "an example input is a number, a list of integers or a tensor { dtype, shape, values }".into(),
+                    )),
+                };
+                match value {
+                    // A variadic input is a list of tensors, each written as a single input is.
+                    TomlValue::Array(entries) if variadic => {
+                        for (k, entry) in entries.iter().enumerate() {
+                            check_tensor(entry, &format!("{field}[{k}]"))?;
+                        }
                     }
+                    _ => check_tensor(value, &field)?,
                 }
             }
             if let Some(t) = &ex.expected {
                 t.check().map_err(|m| err(format!("{field}.expected"), m))?;
+            }
+            for (k, t) in ex.expected_outputs.iter().flatten().enumerate() {
+                t.check().map_err(|m| err(format!("{field}.expected_outputs[{k}]"), m))?;
             }
         }
         Ok(())
@@ -559,6 +606,20 @@ impl OpSpec {
     /// any rank. `None` for ops that read none (fills).
     pub fn data_input(&self) -> Option<&InputSpec> {
         self.inputs.iter().filter(|i| i.rank == InputRank::Any).min_by_key(|i| i.index)
+    }
+
+    /// The outputs in order: the spec's `[[outputs]]`, or the one output `output`.
+    pub fn output_specs(&self) -> Vec<OutputSpec> {
+        if self.outputs.is_empty() {
+            vec![OutputSpec { name: "output".into(), variadic: false, doc: "The result.".into() }]
+        } else {
+            self.outputs.clone()
+        }
+    }
+
+    /// Whether the op's outputs are a variadic list (their number set by the request).
+    pub fn variadic_output(&self) -> bool {
+        self.outputs.iter().any(|o| o.variadic)
     }
 
     /// The rule whose id is `id`.
@@ -605,6 +666,12 @@ pub const SPEC_FILES: &[(&str, &str)] = &[
     ("specs/openvino.squeeze.toml", include_str!("../specs/openvino.squeeze.toml")),
     ("specs/openvino.unsqueeze.toml", include_str!("../specs/openvino.unsqueeze.toml")),
     ("specs/tensorrt.shuffle.toml", include_str!("../specs/tensorrt.shuffle.toml")),
+    ("specs/onnx.concat.toml", include_str!("../specs/onnx.concat.toml")),
+    ("specs/openvino.concat.toml", include_str!("../specs/openvino.concat.toml")),
+    ("specs/tensorrt.concatenation.toml", include_str!("../specs/tensorrt.concatenation.toml")),
+    ("specs/onnx.split.toml", include_str!("../specs/onnx.split.toml")),
+    ("specs/openvino.split.toml", include_str!("../specs/openvino.split.toml")),
+    ("specs/openvino.variadic_split.toml", include_str!("../specs/openvino.variadic_split.toml")),
 ];
 
 /// All embedded specs, parsed once. The embedded files are checked by this crate's

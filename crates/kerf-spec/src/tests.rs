@@ -53,6 +53,12 @@ fn every_embedded_spec_parses() {
             "openvino.squeeze",
             "openvino.unsqueeze",
             "tensorrt.shuffle",
+            "onnx.concat",
+            "openvino.concat",
+            "tensorrt.concatenation",
+            "onnx.split",
+            "openvino.split",
+            "openvino.variadic_split",
         ]
     );
     assert_eq!(reg.ops().len(), SPEC_FILES.len());
@@ -542,12 +548,16 @@ fn dtype_rule_without_subject() {
 #[test]
 fn example_with_both_expected_and_error() {
     let text = format!("{BASE}expected = {{ dtype = \"f32\", shape = [0], values = [] }}\n");
-    rejected(&text, "examples[1] (bad)", "exactly one of expected and error");
+    rejected(&text, "examples[1] (bad)", "exactly one of expected, expected_outputs and error");
 }
 
 #[test]
 fn example_with_neither_expected_nor_error() {
-    rejected(&mutate("error = \"r_front\"\n", ""), "examples[1] (bad)", "exactly one of expected and error");
+    rejected(
+        &mutate("error = \"r_front\"\n", ""),
+        "examples[1] (bad)",
+        "exactly one of expected, expected_outputs and error",
+    );
 }
 
 #[test]
@@ -671,7 +681,8 @@ fn malformed_examples() {
     let e = OpSpec::parse(FILE, &text).unwrap_err();
     assert!(e.field.contains("examples[1] (bad)"), "{e}");
     assert!(
-        e.message.contains("exactly one of expected and error") || e.message.contains("write `error` before it"),
+        e.message.contains("exactly one of expected, expected_outputs and error")
+            || e.message.contains("write `error` before it"),
         "{e}"
     );
     let text = mutate(

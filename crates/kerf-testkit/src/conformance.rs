@@ -50,12 +50,13 @@ fn jit() -> &'static kerf::Jit {
 }
 
 impl Backend {
-    fn run(self, request: &Request) -> Result<Tensor, kerf::Error> {
+    /// Every output of a request (one for most ops; Split's parts).
+    fn run(self, request: &Request) -> Result<Vec<Tensor>, kerf::Error> {
         match self {
-            Backend::Reference => kerf::run_reference(request),
-            Backend::JitStatic => kerf::run_jit(jit(), request, false),
-            Backend::JitDynamic => kerf::run_jit(jit(), request, true),
-            Backend::Derive(kernel) => kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view)),
+            Backend::Reference => kerf::run_reference_outputs(request),
+            Backend::JitStatic => kerf::run_jit_outputs(jit(), request, false),
+            Backend::JitDynamic => kerf::run_jit_outputs(jit(), request, true),
+            Backend::Derive(kernel) => Ok(vec![kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view))?]),
         }
     }
 
@@ -77,12 +78,19 @@ impl Backend {
     }
 }
 
-/// Load and run a case's request (or chain) on a backend; any failure (file or lowering)
-/// as text.
-fn run_case(backend: Backend, dir: &Path) -> Result<Tensor, String> {
+/// Load and run a case's request (or chain) on a backend: its outputs, by name, or any
+/// failure (file or lowering) as text.
+fn run_case(backend: Backend, dir: &Path) -> Result<Vec<(String, Tensor)>, String> {
     match kerf::request_file::load_any(&dir.join("request.toml")).map_err(|e| e.to_string())? {
-        AnyFile::Request(file) => backend.run(&file.request).map_err(|e| file.describe_error(&e)),
-        AnyFile::Chain(file) => backend.run_chain(&file.chain()).map_err(|e| file.describe_error(&e)),
+        AnyFile::Request(file) => {
+            let outs = backend.run(&file.request).map_err(|e| file.describe_error(&e))?;
+            let names = kerf::output_names(&file.request, outs.len()).map_err(|e| e.to_string())?;
+            Ok(names.into_iter().zip(outs).collect())
+        }
+        AnyFile::Chain(file) => {
+            let out = backend.run_chain(&file.chain()).map_err(|e| file.describe_error(&e))?;
+            Ok(vec![("output".into(), out)])
+        }
     }
 }
 
@@ -93,21 +101,40 @@ pub fn check_case(backend: Backend, case: &str) {
     let result = run_case(backend, &dir);
     if dir.join("expected_error").exists() {
         if let Ok(t) = result {
-            panic!("{what}: must fail, but gave {}", kerf::display::describe(&t));
+            let shown: Vec<String> = t.iter().map(|(n, t)| format!("{n}: {}", kerf::display::describe(t))).collect();
+            panic!("{what}: must fail, but gave {}", shown.join("; "));
         }
         return;
     }
-    let out = result.unwrap_or_else(|e| panic!("{what}: failed: {e}"));
+    let outs = result.unwrap_or_else(|e| panic!("{what}: failed: {e}"));
+    if dir.join("expected.npz").exists() {
+        let dtype_of = |name: &str| outs.iter().find(|(n, _)| n == name).map(|(_, t)| t.dtype());
+        let expected =
+            kerf::npz::read_as(&dir.join("expected.npz"), &|name| dtype_of(name).filter(|d| lacks_numpy_type(*d)))
+                .unwrap_or_else(|e| panic!("{e}"));
+        let names = |v: &[(String, Tensor)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&outs), names(&expected), "{what}: output names (got, expected)");
+        for ((name, out), (_, exp)) in outs.iter().zip(&expected) {
+            assert_same(&format!("{what} {name}"), out, exp);
+        }
+        return;
+    }
+    let [(_, out)] = &outs[..] else { panic!("{what}: {} outputs, expected.npy holds one", outs.len()) };
     if dir.join("expected.npy").exists() {
         let expected = read_expected(&dir.join("expected.npy"), out.dtype());
-        assert_same(&what, &out, &expected);
+        assert_same(&what, out, &expected);
     } else if dir.join("expected_stats.json").exists() {
-        check_stats(&what, &out, &dir.join("expected_stats.json"));
+        check_stats(&what, out, &dir.join("expected_stats.json"));
         let again = run_case(backend, &dir).unwrap_or_else(|e| panic!("{what}: second run failed: {e}"));
-        assert!(again == out, "{what}: a second run with the same seed gave different bits");
+        assert!(again[0].1 == *out, "{what}: a second run with the same seed gave different bits");
     } else {
-        panic!("{what}: the case folder has no expected.npy, expected_error or expected_stats.json");
+        panic!("{what}: the case folder has no expected.npy, expected.npz, expected_error or expected_stats.json");
     }
+}
+
+/// Whether kerf stores `dtype` in `.npy` files by its own convention (numpy lacks it).
+fn lacks_numpy_type(dtype: DType) -> bool {
+    matches!(dtype, DType::BF16 | DType::F8E4M3FN | DType::F8E5M2 | DType::I4 | DType::U4)
 }
 
 /// The suite on the derive backend, as Rust source for a build script to write: per case
@@ -143,8 +170,7 @@ pub fn derive_suite() -> (String, usize) {
 
 /// expected.npy; for the dtypes numpy lacks, read by kerf's storage convention.
 fn read_expected(path: &Path, out_dtype: DType) -> Tensor {
-    let lacks_numpy_type = matches!(out_dtype, DType::BF16 | DType::F8E4M3FN | DType::F8E5M2 | DType::I4 | DType::U4);
-    let dtype = lacks_numpy_type.then_some(out_dtype);
+    let dtype = lacks_numpy_type(out_dtype).then_some(out_dtype);
     kerf::npy::read_as(path, dtype).unwrap_or_else(|e| panic!("{e}"))
 }
 

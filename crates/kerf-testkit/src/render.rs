@@ -14,8 +14,13 @@ pub fn derive_attributes(request: &Request) -> Option<String> {
     let data_dtype = match data_name.and_then(|n| request.inputs.get(n)) {
         Some(InputArg::Tensor(t)) => Some(t.dtype()),
         Some(InputArg::Meta { dtype, .. }) => Some(*dtype),
+        // A kernel over several inputs (Concat): the derive compiles one-to-one kernels.
+        Some(InputArg::List(_)) => return None,
         None => None,
     };
+    if request.outputs.is_some() {
+        return None; // several outputs: the derive compiles one-to-one kernels
+    }
     if data_dtype == Some(DType::String) {
         return None; // strings move as `String`s, not bytes: the derive tests cover them by hand
     }
@@ -27,6 +32,7 @@ pub fn derive_attributes(request: &Request) -> Option<String> {
         let (dtype, shape) = match input {
             InputArg::Tensor(t) => (t.dtype(), t.shape()),
             InputArg::Meta { dtype, shape } => (*dtype, shape.as_slice()),
+            InputArg::List(_) => return None,
         };
         if Some(name.as_str()) == data_name {
             parts.push(format!("dtype = {:?}", dtype.name()));

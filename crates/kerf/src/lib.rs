@@ -41,6 +41,7 @@ pub mod chain;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 pub mod npy;
+pub mod npz;
 pub mod request_file;
 
 pub use error::FileError;
@@ -61,10 +62,10 @@ use kerf_ir::tensor;
 pub use kerf_ir::tensor::{Strings, volume};
 pub use kerf_ir::{
     About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Map,
-    Plan, Request, Step, Tensor, TensorView, Window, lower, reference,
+    Move, Plan, Program, Request, Step, Tensor, TensorView, Window, lower, lower_program, reference,
 };
 #[cfg(feature = "jit")]
-pub use kerf_jit::{IntoSource, Jit, JitKernel, JitSettings, MAX_THREADS, Options, Source, Views};
+pub use kerf_jit::{IntoSource, Jit, JitKernel, JitSettings, MAX_THREADS, Options, ProgramKernel, Source, Views};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerf_spec as spec;
 pub use num_complex;
@@ -93,11 +94,84 @@ pub fn data_input(request: &Request) -> Result<Option<&Tensor>, Error> {
         Some(InputArg::Meta { .. }) => Err(Error::Invalid {
             what: format!("{}: input `{name}` was given by dtype and shape only; running needs its values", request.op),
         }),
+        Some(InputArg::List(_)) => Err(Error::Invalid {
+            what: format!(
+                "{}: input `{name}` is a list of tensors; the op runs as a program (run_outputs)",
+                request.op
+            ),
+        }),
     }
+}
+
+/// Whether an op reads a variadic input or writes a variadic output (Concat, Split): it
+/// lowers to a [`Program`] of several moves, never to one plan.
+pub fn is_program_op(op: &str) -> Result<bool, Error> {
+    let spec = op_spec(op)?;
+    Ok(spec.inputs.iter().any(|i| i.variadic) || spec.variadic_output())
+}
+
+/// The tensors a request's program reads, in the program's order: the entries of a
+/// variadic data input (Concat's `inputs`), else the data input (none for fills). An
+/// error names an input given by dtype and shape only.
+pub fn program_inputs(request: &Request) -> Result<Vec<&Tensor>, Error> {
+    let spec = op_spec(&request.op)?;
+    let Some(name) = data_input_name(spec) else {
+        return Ok(Vec::new());
+    };
+    let meta = |what: String| Error::Invalid {
+        what: format!("{}: {what} was given by dtype and shape only; running needs its values", request.op),
+    };
+    match request.inputs.get(name) {
+        None => Err(Error::MissingInput { op: request.op.clone(), name: name.to_string() }),
+        Some(InputArg::Tensor(t)) => Ok(vec![t]),
+        Some(InputArg::Meta { .. }) => Err(meta(format!("input `{name}`"))),
+        Some(InputArg::List(entries)) => entries
+            .iter()
+            .enumerate()
+            .map(|(k, e)| e.tensor().ok_or_else(|| meta(format!("input `{name}[{k}]`"))))
+            .collect(),
+    }
+}
+
+/// Every output of a request, by the reference interpreter: a program's moves one by one
+/// ([`kerf_ir::program::evaluate`]) for ops over several inputs or outputs, the one
+/// output of [`run_reference`] for the others.
+pub fn run_reference_outputs(request: &Request) -> Result<Vec<Tensor>, Error> {
+    if !is_program_op(&request.op)? {
+        return Ok(vec![run_reference(request)?]);
+    }
+    let program = kerf_ir::lower_program(request)?;
+    let inputs = program_inputs(request)?;
+    let views: Vec<TensorView<'_>> = inputs.iter().map(|t| t.view()).collect();
+    kerf_ir::program::evaluate(&program, &views)
+}
+
+/// The names of a request's `count` outputs, as files and Python name them: the spec's
+/// output name, or `<name>_<i>` for entry i of a variadic output (`outputs_0`, ...).
+pub fn output_names(request: &Request, count: usize) -> Result<Vec<String>, Error> {
+    let spec = op_spec(&request.op)?;
+    let outputs = spec.output_specs();
+    Ok(match outputs.as_slice() {
+        [one] if one.variadic => (0..count).map(|i| format!("{}_{i}", one.name)).collect(),
+        _ => outputs.iter().take(count).map(|o| o.name.clone()).collect(),
+    })
+}
+
+/// The one output of a program op, or an error naming how many it has.
+fn only_output(op: &str, mut outputs: Vec<Tensor>) -> Result<Tensor, Error> {
+    if outputs.len() == 1 {
+        return Ok(outputs.remove(0));
+    }
+    Err(Error::Invalid {
+        what: format!("{op} gives {} outputs here; run it with run_outputs (a list of tensors)", outputs.len()),
+    })
 }
 
 /// Lower a request and evaluate it with the reference interpreter (the oracle).
 pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
+    if is_program_op(&request.op)? {
+        return only_output(&request.op, run_reference_outputs(request)?);
+    }
     // A request no single plan expresses runs as its chain ([`kerf_ir::frontend::as_chain`]).
     if let Some(chain) = kerf_ir::frontend::as_chain(request)? {
         let plans = kerf_ir::chain::lower_chain(&chain)?;
@@ -117,6 +191,9 @@ pub fn run_reference(request: &Request) -> Result<Tensor, Error> {
 /// String tensors go through the JIT as fixed-width elements or element indices (see
 /// [`run_jit_strings`]).
 pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Error> {
+    if is_program_op(&request.op)? {
+        return only_output(&request.op, run_jit_outputs(jit, request, dynamic)?);
+    }
     // A request no single plan expresses runs as its chain, one kernel per segment.
     if let Some(chain) = kerf_ir::frontend::as_chain(request)? {
         return chain::run_chain_jit(jit, &chain, true, dynamic);
@@ -127,6 +204,52 @@ pub fn run_jit(jit: &Jit, request: &Request, dynamic: bool) -> Result<Tensor, Er
         Plan::Fill(_) => None,
     };
     run_plan_jit(jit, &plan, data, dynamic)
+}
+
+#[cfg(feature = "jit")]
+/// Every output of a request, through the JIT: [`run_program_jit`] for ops over several
+/// inputs or outputs, the one output of [`run_jit`] for the others.
+pub fn run_jit_outputs(jit: &Jit, request: &Request, dynamic: bool) -> Result<Vec<Tensor>, Error> {
+    if !is_program_op(&request.op)? {
+        return Ok(vec![run_jit(jit, request, dynamic)?]);
+    }
+    let program = kerf_ir::lower_program(request)?;
+    run_program_jit(jit, &program, &program_inputs(request)?, dynamic)
+}
+
+#[cfg(feature = "jit")]
+/// A program through the JIT ([`Jit::compile_program`]: each move one kernel writing its
+/// box in place). Strings move as [`run_jit_strings`] moves them, each move into a
+/// tensor of its own then placed into its box.
+pub fn run_program_jit(jit: &Jit, program: &Program, inputs: &[&Tensor], dynamic: bool) -> Result<Vec<Tensor>, Error> {
+    let views: Vec<TensorView<'_>> = inputs.iter().map(|t| t.view()).collect();
+    kerf_ir::program::check_inputs(program, &views)?;
+    if program.dtype != DType::String {
+        return jit.compile_program(program, dynamic)?.run_tensors(&views);
+    }
+    program.validate()?;
+    let mut parts = Vec::with_capacity(program.moves.len());
+    for (m, mv) in program.moves.iter().enumerate() {
+        let [plan] = mv.steps.as_slice() else {
+            return Err(Error::Invalid { what: format!("program: move {m}: strings move through one step per move") });
+        };
+        let data = mv.input.map(|i| inputs[i]);
+        let data = data.ok_or_else(|| Error::Invalid { what: format!("program: move {m}: strings are not filled") })?;
+        parts.push(run_jit_strings(jit, plan, data, dynamic)?);
+    }
+    let mut outputs = Vec::with_capacity(program.outputs.len());
+    for (o, shape) in program.outputs.iter().enumerate() {
+        let mine = || program.moves.iter().zip(&parts).filter(move |(mv, _)| mv.output == o);
+        let width = mine().filter_map(|(_, p)| p.strings().map(Strings::width)).max().unwrap_or(0);
+        let too_large = || Error::TooLarge { what: format!("a string tensor of shape {shape:?}") };
+        let n = tensor::volume(shape).and_then(|n| usize::try_from(n).ok()).ok_or_else(too_large)?;
+        let mut out = Tensor::from_string_storage(shape, Strings::empty(width, n).ok_or_else(too_large)?)?;
+        for (mv, part) in mine() {
+            kerf_ir::program::place(part, &mut out, &mv.at)?;
+        }
+        outputs.push(out);
+    }
+    Ok(outputs)
 }
 
 #[cfg(feature = "jit")]
@@ -287,12 +410,13 @@ impl Kernel for ReferenceKernel {
 
 /// Spec examples as requests and expected tensors (for `kerf demo` and tests).
 pub mod examples {
-    use super::{AttrValue, DType, Request, Tensor};
+    use super::{AttrValue, DType, InputArg, Request, Tensor};
     use crate::request_file::{input_from_value, tensor_from_values};
     use kerf_spec::{ExampleSpec, OpSpec};
     use std::path::Path;
 
-    /// An example as a request (its inputs are inline: numbers, lists, tensor literals).
+    /// An example as a request (its inputs are inline: numbers, lists, tensor literals;
+    /// a variadic input a list of them).
     pub fn request(spec: &OpSpec, ex: &ExampleSpec) -> Result<Request, String> {
         let mut req = Request::new(&spec.id);
         req.version = ex.version;
@@ -301,20 +425,38 @@ pub mod examples {
             req.attributes.insert(name.clone(), value);
         }
         for (name, v) in &ex.inputs {
-            let input = input_from_value(v, Path::new(".")).map_err(|e| format!("input `{name}`: {e}"))?;
+            let one = |v: &kerf_spec::TomlValue| {
+                input_from_value(v, Path::new(".")).map_err(|e| format!("input `{name}`: {e}"))
+            };
+            let input = match v.as_array() {
+                Some(entries) if spec.input(name).is_some_and(|i| i.variadic) => {
+                    InputArg::List(entries.iter().map(one).collect::<Result<_, _>>()?)
+                }
+                _ => one(v)?,
+            };
             req.inputs.insert(name.clone(), input);
         }
         Ok(req)
     }
 
-    /// The example's expected output, when it has one (else it expects an error).
-    pub fn expected(ex: &ExampleSpec) -> Option<Result<Tensor, String>> {
-        let lit = ex.expected.as_ref()?;
+    /// The example's expected outputs (`expected`, or `expected_outputs` for several),
+    /// when it has them (else it expects an error).
+    pub fn expected(ex: &ExampleSpec) -> Option<Result<Vec<Tensor>, String>> {
+        let literals: Vec<&kerf_spec::TensorLiteral> = match (&ex.expected, &ex.expected_outputs) {
+            (Some(one), _) => vec![one],
+            (None, Some(all)) => all.iter().collect(),
+            (None, None) => return None,
+        };
         Some(
-            lit.dtype
-                .parse::<DType>()
-                .map_err(|e| e.to_string())
-                .and_then(|d| tensor_from_values(d, &lit.shape, &lit.values)),
+            literals
+                .into_iter()
+                .map(|lit| {
+                    lit.dtype
+                        .parse::<DType>()
+                        .map_err(|e| e.to_string())
+                        .and_then(|d| tensor_from_values(d, &lit.shape, &lit.values))
+                })
+                .collect(),
         )
     }
 }

@@ -553,6 +553,16 @@ pub fn to_bytes(t: &Tensor) -> Vec<u8> {
 /// then renamed over `path`. On error nothing is left behind (the temporary file is
 /// removed) and an existing file at `path` is untouched.
 pub fn write(path: &Path, t: &Tensor) -> Result<(), FileError> {
+    write_atomic(path, &mut |w| to_writer(w, t))
+}
+
+/// Write a file atomically: `fill` writes its bytes into a temporary file in the same
+/// directory, which is synced, then renamed over `path`. On error nothing is left behind
+/// (the temporary file is removed) and an existing file at `path` is untouched.
+pub(crate) fn write_atomic(
+    path: &Path,
+    fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), FileError> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -573,7 +583,7 @@ pub fn write(path: &Path, t: &Tensor) -> Result<(), FileError> {
         builder.tempfile_in(dir).map_err(|e| FileError::io(path, "cannot create a temporary file beside", e))?;
     {
         let mut buf = io::BufWriter::new(tmp.as_file_mut());
-        to_writer(&mut buf, t).map_err(|e| FileError::io(path, "cannot write", e))?;
+        fill(&mut buf).map_err(|e| FileError::io(path, "cannot write", e))?;
         buf.flush().map_err(|e| FileError::io(path, "cannot write", e))?;
     }
     tmp.as_file().sync_all().map_err(|e| FileError::io(path, "cannot write", e))?;

@@ -74,6 +74,9 @@ struct RawRequest {
     attributes: BTreeMap<Spanned<String>, Spanned<Value>>,
     #[serde(default)]
     inputs: BTreeMap<Spanned<String>, Spanned<Value>>,
+    /// The output count, where the op's attributes and inputs do not fix it.
+    #[serde(default)]
+    outputs: Option<Spanned<i64>>,
 }
 
 /// The longest request file kerf reads. A request is a few lines; large tensors belong
@@ -202,15 +205,38 @@ fn from_raw(raw: &RawRequest, text: &str, lists: &values::Lists, path: &Path) ->
         request.attributes.insert(name.get_ref().clone(), a);
         spans.push((format!("attributes.{}", name.get_ref()), at(name.span())));
     }
+    if let Some(n) = &raw.outputs {
+        let count = u32::try_from(*n.get_ref())
+            .ok()
+            .filter(|&c| c >= 1)
+            .ok_or_else(|| err(n.span(), format!("outputs = {}: an output count is at least 1", n.get_ref())))?;
+        request.outputs = Some(count);
+        spans.push(("outputs".to_string(), at(n.span())));
+    }
+    // Whether an input takes a list of tensors is the spec's to say, never the value's
+    // (an unknown op is the lowering's error).
+    let spec = kerf_ir::frontend::spec(raw.op.get_ref()).ok();
+    let variadic = |name: &str| spec.and_then(|s| s.input(name)).is_some_and(|i| i.variadic);
     let mut npy_paths = Vec::new();
     for (name, value) in &raw.inputs {
-        if let Some(p) = npy_path(value.get_ref()) {
-            npy_paths.push(base.join(p));
-        }
-        let input = input_from_value_with(value.get_ref(), &base, cut_of(value.span())).map_err(|e| match e {
+        let message = |e: InputError| match e {
             InputError::Message(m) => err(value.span(), format!("input `{}`: {m}", name.get_ref())),
             InputError::File(f) => f,
-        })?;
+        };
+        let entries: Vec<&Value> = match value.get_ref() {
+            Value::Array(items) if variadic(name.get_ref()) => items.iter().collect(),
+            other => vec![other],
+        };
+        for v in &entries {
+            if let Some(p) = npy_path(v) {
+                npy_paths.push(base.join(p));
+            }
+        }
+        let input = if variadic(name.get_ref()) {
+            variadic_input(value.get_ref(), &base, cut_of(value.span())).map_err(message)?
+        } else {
+            input_from_value_with(value.get_ref(), &base, cut_of(value.span())).map_err(message)?
+        };
         request.inputs.insert(name.get_ref().clone(), input);
         spans.push((format!("inputs.{}", name.get_ref()), at(name.span())));
     }
@@ -646,6 +672,50 @@ fn input_from_value_with(v: &Value, base: &Path, cut: Cut) -> Result<InputArg, I
         }
         Value::Datetime(_) => Err("a date is not an input value".to_string().into()),
     }
+}
+
+/// A variadic input's value: a TOML array whose entries are each written as one input is
+/// (paths, `{ path, dtype }` tables, inline tensors, integer lists, numbers).
+fn variadic_input(v: &Value, base: &Path, cut: Cut) -> Result<InputArg, InputError> {
+    let Value::Array(items) = v else {
+        return Err(
+            format!("a variadic input is a list of tensors (paths, tables or lists), found {}", describe(v)).into()
+        );
+    };
+    let mut entries = Vec::new();
+    if let Some(list) = cut.whole {
+        // A long list of paths or numbers, cut from the text: its elements one by one.
+        let mut failed = None;
+        let read = for_each_value(list, &mut |k, item| {
+            match input_from_value_with(&item, base, Cut::default()) {
+                Ok(input) => entries.push(input),
+                Err(e) => {
+                    failed = Some((k, e));
+                    return Err(ListError::Other(String::new()));
+                }
+            }
+            Ok(())
+        });
+        if let Some((k, e)) = failed {
+            return Err(match e {
+                InputError::Message(m) => format!("entry {k}: {m}").into(),
+                file => file,
+            });
+        }
+        read.map_err(|e| match e {
+            ListError::Element(what) | ListError::Other(what) => InputError::from(format!(
+                "a long variadic list holds entries kerf reads one by one (paths, numbers): {what}"
+            )),
+        })?;
+    } else {
+        for (k, item) in items.iter().enumerate() {
+            entries.push(input_from_value_with(item, base, Cut::default()).map_err(|e| match e {
+                InputError::Message(m) => InputError::from(format!("entry {k}: {m}")),
+                file => file,
+            })?);
+        }
+    }
+    Ok(InputArg::List(entries))
 }
 
 fn read_npy(base: &Path, p: &str, dtype: Option<DType>) -> Result<InputArg, InputError> {

@@ -1,6 +1,7 @@
 //! Vendor frontends: the only place that knows vendor rules. Each validates a request
 //! against its spec and lowers it to a [`Plan`] with exactly the rules of specs/SEMANTICS.md.
 
+mod family;
 mod gather;
 mod moves;
 mod onnx_pad;
@@ -14,6 +15,7 @@ mod tensorrt_slice;
 
 use crate::error::{Error, Hint};
 use crate::plan::{AxisRead, BoundaryMode, Plan, Step};
+use crate::program::{Move, Program};
 use crate::request::{Request, Validated, validate};
 
 /// The spec of `op`, from the embedded registry.
@@ -29,6 +31,42 @@ pub fn lower(request: &Request) -> Result<Plan, Error> {
     let spec = spec(&request.op)?;
     let v = validate(spec, request).map_err(Error::from_list)?;
     lower_validated(&v)
+}
+
+/// Validate `request` against its spec and lower it to a [`Program`]: the one form every
+/// op has — an op over several inputs or outputs (Concat, Split) its moves, a request
+/// no single plan expresses (see [`as_chain`]) one move of its chain, every other op the
+/// one move of its plan ([`Program::single`]).
+pub fn lower_program(request: &Request) -> Result<Program, Error> {
+    let spec = spec(&request.op)?;
+    let v = validate(spec, request).map_err(Error::from_list)?;
+    match v.op() {
+        "onnx.concat" | "openvino.concat" | "tensorrt.concatenation" => family::concat(&v),
+        "onnx.split" => family::onnx_split(&v),
+        "openvino.split" => family::openvino_split(&v),
+        "openvino.variadic_split" => family::openvino_variadic_split(&v),
+        "tensorrt.shuffle" => match moves::shuffle_chain(&v, request)? {
+            Some(chain) => {
+                let steps = crate::chain::lower_chain(&chain)?;
+                let Some(first) = steps.first() else {
+                    return Err(Error::Invalid { what: "tensorrt.shuffle: an empty chain".into() });
+                };
+                let (dtype, input) = (first.dtype(), first.input_shape().unwrap_or_default().to_vec());
+                let output = steps.last().map_or_else(Vec::new, |p| p.output_shape().to_vec());
+                let at = vec![0; output.len()];
+                let program = Program {
+                    dtype,
+                    inputs: vec![input],
+                    outputs: vec![output],
+                    moves: vec![Move { input: Some(0), steps, output: 0, at }],
+                };
+                program.validate()?;
+                Ok(program)
+            }
+            None => Ok(Program::single(lower_validated(&v)?)),
+        },
+        _ => Ok(Program::single(lower_validated(&v)?)),
+    }
 }
 
 /// A valid request that lowers to no single plan, as the chain of requests that runs it
@@ -47,6 +85,16 @@ pub fn as_chain(request: &Request) -> Result<Option<crate::chain::ChainRequest>,
 
 fn lower_validated(v: &Validated<'_>) -> Result<Plan, Error> {
     match v.op() {
+        op @ ("onnx.concat"
+        | "openvino.concat"
+        | "tensorrt.concatenation"
+        | "onnx.split"
+        | "openvino.split"
+        | "openvino.variadic_split") => Err(Error::Invalid {
+            what: format!(
+                "{op} reads or writes several tensors: it lowers to a program (kerf_ir::lower_program), not one plan"
+            ),
+        }),
         "tensorrt.slice" => tensorrt_slice::lower(v),
         "tensorrt.fill" => tensorrt_fill::lower(v),
         "onnx.slice" => onnx_slice::lower(v),

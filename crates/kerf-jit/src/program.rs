@@ -1,0 +1,190 @@
+//! Kernels over several inputs and outputs: a [`kerf_ir::Program`] compiled move by move.
+//!
+//! Each move is one map (its chain composed) compiled as a kernel writing its box of the
+//! output through an output view ([`Options::output`]): the box's offset and the output's
+//! row-major strides. Concat is then one branch-free nest per input, each byte of the
+//! output written once; Split one nest per output. A [`ProgramKernel`] checks every
+//! buffer once and runs the moves in order; each move's kernel splits its own outer loop
+//! over threads when its work is large. Packed 4-bit dtypes, which no kernel writes
+//! through a view, run each move into a dense scratch buffer placed into its box on the
+//! host.
+
+use crate::{Jit, JitKernel, Options, buffer_bytes, length_error};
+use kerf_ir::dtype::Layout;
+use kerf_ir::program::{Move, Program};
+use kerf_ir::schedule::Strided;
+use kerf_ir::{DType, Error, Kernel, Tensor};
+
+/// A compiled [`Program`]: its moves' kernels, and the byte lengths of its buffers.
+#[derive(Debug)]
+pub struct ProgramKernel {
+    dtype: DType,
+    inputs: Vec<Vec<u64>>,
+    outputs: Vec<Vec<u64>>,
+    input_bytes: Vec<usize>,
+    output_bytes: Vec<usize>,
+    moves: Vec<MoveKernel>,
+}
+
+#[derive(Debug)]
+struct MoveKernel {
+    input: Option<usize>,
+    output: usize,
+    /// The box's first coordinate (for the host placement of packed dtypes).
+    at: Vec<u64>,
+    /// Writes the box through an output view of the whole output buffer; for packed
+    /// 4-bit dtypes, writes the box dense (placed by the host).
+    kernel: std::sync::Arc<JitKernel>,
+}
+
+impl Jit {
+    /// Compile a program (see [`kerf_ir::Program`]): one kernel per move, static or
+    /// dynamic as `dynamic` says, over dense input and output buffers. The program is
+    /// validated first (every read inside its input, every output element written once).
+    pub fn compile_program(&self, program: &Program, dynamic: bool) -> Result<ProgramKernel, Error> {
+        program.validate()?;
+        crate::check_moves_bytes(program.dtype)?;
+        let packed = program.dtype.layout() == Layout::Nibbles;
+        let mut moves = Vec::with_capacity(program.moves.len());
+        for (m, mv) in program.moves.iter().enumerate() {
+            let map = move_map(mv).map_err(|e| Error::Invalid { what: format!("program: move {m}: {e}") })?;
+            let kernel = if packed {
+                self.compile(map, &Options::dynamic(dynamic))?
+            } else {
+                let (offset, strides) = program.box_view(mv);
+                let view = Strided {
+                    offset: i64::try_from(offset).map_err(|_| too_large(program, mv.output))?,
+                    strides: strides
+                        .iter()
+                        .map(|&s| i64::try_from(s))
+                        .collect::<Result<_, _>>()
+                        .map_err(|_| too_large(program, mv.output))?,
+                    buffer_len: kerf_ir::tensor::volume(&program.outputs[mv.output])
+                        .ok_or_else(|| too_large(program, mv.output))?,
+                };
+                self.compile(map, &Options::dynamic(dynamic).output(&view))?
+            };
+            moves.push(MoveKernel { input: mv.input, output: mv.output, at: mv.at.clone(), kernel });
+        }
+        let bytes = |shapes: &[Vec<u64>]| {
+            shapes
+                .iter()
+                .map(|s| buffer_bytes(program.dtype, kerf_ir::tensor::volume(s).unwrap_or(u64::MAX)))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(ProgramKernel {
+            dtype: program.dtype,
+            input_bytes: bytes(&program.inputs)?,
+            output_bytes: bytes(&program.outputs)?,
+            inputs: program.inputs.clone(),
+            outputs: program.outputs.clone(),
+            moves,
+        })
+    }
+}
+
+fn too_large(program: &Program, output: usize) -> Error {
+    Error::TooLarge { what: format!("output {output} of shape {:?}", program.outputs[output]) }
+}
+
+/// A move's chain as one map.
+fn move_map(mv: &Move) -> Result<kerf_ir::Map, Error> {
+    kerf_ir::map::compose(&mv.steps)
+}
+
+impl ProgramKernel {
+    /// The element type of every buffer.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// The shapes of the inputs, in order.
+    pub fn input_shapes(&self) -> &[Vec<u64>] {
+        &self.inputs
+    }
+    /// The shapes of the outputs, in order.
+    pub fn output_shapes(&self) -> &[Vec<u64>] {
+        &self.outputs
+    }
+    /// The kernel of each move, in order (their CLIF, their tiling).
+    pub fn move_kernels(&self) -> impl Iterator<Item = &JitKernel> {
+        self.moves.iter().map(|m| &*m.kernel)
+    }
+
+    /// Run on caller-owned dense buffers: `inputs[i]` holds input i, `outputs[o]` output
+    /// o, each exactly its bytes (checked, all of them, before any move runs). Allocates
+    /// nothing, except the scratch of packed 4-bit dtypes.
+    pub fn run_buffers(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), Error> {
+        if inputs.len() != self.inputs.len() {
+            return Err(Error::Mismatch {
+                what: "program inputs".into(),
+                expected: format!("{} buffers", self.inputs.len()),
+                found: inputs.len().to_string(),
+            });
+        }
+        if outputs.len() != self.outputs.len() {
+            return Err(Error::Mismatch {
+                what: "program outputs".into(),
+                expected: format!("{} buffers", self.outputs.len()),
+                found: outputs.len().to_string(),
+            });
+        }
+        for (i, (b, &n)) in inputs.iter().zip(&self.input_bytes).enumerate() {
+            if b.len() != n {
+                return Err(length_error(&format!("program input {i}"), n, b.len()));
+            }
+        }
+        for (o, (b, &n)) in outputs.iter().zip(&self.output_bytes).enumerate() {
+            if b.len() != n {
+                return Err(length_error(&format!("program output {o}"), n, b.len()));
+            }
+        }
+        for mv in &self.moves {
+            let input = mv.input.map(|i| inputs[i]);
+            if self.dtype.layout() == Layout::Nibbles {
+                let part = mv.kernel.run_tensor(input.map(|b| kerf_ir::TensorView {
+                    dtype: self.dtype,
+                    shape: &self.inputs[mv.input.unwrap_or(0)],
+                    data: kerf_ir::tensor::ViewData::Bytes(b),
+                }))?;
+                let mut out = Tensor::from_bytes(self.dtype, &self.outputs[mv.output], outputs[mv.output])?;
+                kerf_ir::program::place(&part, &mut out, &mv.at)?;
+                let placed = out.bytes().ok_or_else(|| Error::Invalid { what: "program: packed output".into() })?;
+                outputs[mv.output].copy_from_slice(placed);
+            } else {
+                mv.kernel.run_bytes(input, outputs[mv.output])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Allocating convenience: run on input tensors (dtype and shapes checked) and return
+    /// the outputs.
+    pub fn run_tensors(&self, inputs: &[kerf_ir::TensorView<'_>]) -> Result<Vec<Tensor>, Error> {
+        let mut bytes = Vec::with_capacity(inputs.len());
+        for (i, v) in inputs.iter().enumerate() {
+            let shape = self.inputs.get(i).map(Vec::as_slice);
+            if v.dtype != self.dtype || Some(v.shape) != shape {
+                return Err(Error::Mismatch {
+                    what: format!("program input {i}"),
+                    expected: format!("{} {:?}", self.dtype, shape.unwrap_or_default()),
+                    found: format!("{} {:?}", v.dtype, v.shape),
+                });
+            }
+            match v.data {
+                kerf_ir::tensor::ViewData::Bytes(b) => bytes.push(b),
+                kerf_ir::tensor::ViewData::Strings(_) => {
+                    return Err(Error::Invalid {
+                        what: "the JIT moves bytes; string programs run on the reference".into(),
+                    });
+                }
+            }
+        }
+        let mut outs = self.outputs.iter().map(|s| Tensor::zeros(self.dtype, s)).collect::<Result<Vec<_>, _>>()?;
+        let mut slices: Vec<&mut [u8]> = outs
+            .iter_mut()
+            .map(|t| t.bytes_mut().ok_or_else(|| Error::Invalid { what: "program: a byte output".into() }))
+            .collect::<Result<_, _>>()?;
+        self.run_buffers(&bytes, &mut slices)?;
+        Ok(outs)
+    }
+}
