@@ -169,6 +169,33 @@ pub fn compile(file: &RequestFile, backend: Backend, dynamic: bool, threads: u32
             let compile_us = vec![t.elapsed().as_secs_f64() * 1e6];
             Ok(Compiled { kernel: Arc::new(kernel), compile_us, cache_hit_ns: None, threads: 1 })
         }
+        Backend::Jit if kerf::is_program_op(&file.request.op).unwrap_or(false) => {
+            let program = kerf::lower_program(&file.request).map_err(|e| err(e.into()))?;
+            if program.dtype == DType::String {
+                return Err(CliError::new(format!(
+                    "{}: string tensors are not plain memory; the JIT (and kerf bench) move bytes only",
+                    file.path.display()
+                )));
+            }
+            let settings = JitSettings { threads: threads as usize, ..JitSettings::default() };
+            let new_jit = || Jit::new(settings.clone()).map_err(|e| err(e.into()));
+            // Compile time on fresh JITs, the first left out (it warms Cranelift up). A
+            // program's kernels write views of its outputs, which are not cached: there is
+            // no cache hit to time.
+            let mut times = Vec::new();
+            let mut kernel = None;
+            for i in 0..6 {
+                let jit = new_jit()?;
+                let t = Instant::now();
+                let k = jit.compile_program(&program, dynamic).map_err(|e| err(e.into()))?;
+                if i > 0 {
+                    times.push(t.elapsed().as_secs_f64() * 1e6);
+                }
+                kernel = Some(k);
+            }
+            let kernel = kernel.ok_or_else(|| CliError::new("no kernel compiled"))?;
+            Ok(Compiled { kernel: Arc::new(kernel), compile_us: times, cache_hit_ns: None, threads })
+        }
         Backend::Jit => {
             let plan = kerf::lower(&file.request).map_err(|e| err(e.into()))?;
             if plan.dtype() == DType::String {

@@ -6,7 +6,7 @@
 
 use crate::backend::{self, Backend};
 use crate::{CliError, outln};
-use kerf::{DType, InputArg, Kernel};
+use kerf::{DType, Kernel};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;
@@ -64,49 +64,46 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
     if kernel.dtype() == DType::String {
         return Err(here("string tensors are not plain memory; kerf bench times byte-moving kernels only".into()));
     }
-    let out_bytes = kernel
-        .dtype()
-        .buffer_bytes(volume(kernel.output_shape()))
-        .ok_or_else(|| here("the output is too large".into()))?;
-    // The input: the request's values when it has them, else arbitrary (a byte pattern).
-    let input: Option<Vec<u8>> = match kernel.input_shape() {
-        None => None,
-        Some(shape) => {
-            let given = kerf::op_spec(&file.request.op)
-                .ok()
-                .and_then(kerf::data_input_name)
-                .and_then(|n| file.request.inputs.get(n))
-                .and_then(InputArg::tensor)
-                .and_then(|t| t.bytes().map(<[u8]>::to_vec));
-            Some(match given {
-                Some(b) => b,
-                None => {
-                    let n = kernel
-                        .dtype()
-                        .buffer_bytes(volume(shape))
-                        .ok_or_else(|| here("the input is too large".into()))?;
-                    let mut v = try_alloc(n).map_err(here)?;
-                    for (i, b) in v.iter_mut().enumerate() {
-                        *b = (i as u8).wrapping_mul(31).wrapping_add(7) & pattern_mask(kernel.dtype());
-                    }
-                    v
-                }
-            })
-        }
+    let buffer = |shape: &[u64], what: &str| {
+        kernel.dtype().buffer_bytes(volume(shape)).ok_or_else(|| here(format!("the {what} is too large")))
     };
-    let mut out = try_alloc(out_bytes).map_err(here)?;
-    out.fill(1); // touch every page before timing
-    kernel.run_bytes(input.as_deref(), &mut out).map_err(|e| here(e.to_string()))?;
+    // The inputs: the request's values when it has them, else arbitrary (a byte pattern).
+    let given = kerf::program_inputs(&file.request).unwrap_or_default();
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for (i, shape) in kernel.input_shapes().into_iter().enumerate() {
+        let values = given.get(i).filter(|t| t.shape() == shape).and_then(|t| t.bytes().map(<[u8]>::to_vec));
+        inputs.push(match values {
+            Some(b) => b,
+            None => {
+                let mut v = try_alloc(buffer(shape, "input")?).map_err(here)?;
+                for (i, b) in v.iter_mut().enumerate() {
+                    *b = (i as u8).wrapping_mul(31).wrapping_add(7) & pattern_mask(kernel.dtype());
+                }
+                v
+            }
+        });
+    }
+    let mut outs: Vec<Vec<u8>> = Vec::new();
+    for shape in kernel.output_shapes() {
+        let mut out = try_alloc(buffer(shape, "output")?).map_err(here)?;
+        out.fill(1); // touch every page before timing
+        outs.push(out);
+    }
+    let out_bytes: usize = outs.iter().map(Vec::len).sum();
+    let input_refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+    kernel.run_buffers(&input_refs, &mut out_refs).map_err(|e| here(e.to_string()))?;
 
-    let mut base = Baseline::new(out_bytes, input.is_none()).map_err(here)?;
+    let mut base = Baseline::new(out_bytes, inputs.is_empty()).map_err(here)?;
     let (kernel_ns, baseline_ns) = measure_pair(
         iters,
         || {
-            let r = kernel.run_bytes(black_box(input.as_deref()), black_box(&mut out));
+            let r = kernel.run_buffers(black_box(&input_refs), black_box(&mut out_refs));
             black_box(r).ok();
         },
         || base.run(),
     );
+    drop(out_refs);
     let (median_ns, baseline_median_ns) = (kernel_ns.median, baseline_ns.median);
     // Each peer: its job's output equals the kernel's, then the same protocol.
     let mut peers = Vec::new();
@@ -114,11 +111,11 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
         let name = match peer {
             Peer::Ndarray => "ndarray",
         };
-        let plan = kerf::lower(&file.request).map_err(|e| here(e.to_string()))?;
-        let mut job =
-            crate::peer::ndarray_job(&plan, input.as_deref()).map_err(|e| here(format!("--peer {name}: {e}")))?;
+        let plan = kerf::lower(&file.request).map_err(|e| here(format!("--peer {name}: {e}")))?;
+        let mut job = crate::peer::ndarray_job(&plan, inputs.first().map(Vec::as_slice))
+            .map_err(|e| here(format!("--peer {name}: {e}")))?;
         job.run();
-        if job.output_bytes() != out {
+        if outs.len() != 1 || job.output_bytes() != outs[0] {
             return Err(here(format!(
                 "the {name} peer's output differs from the kernel's (a bug in kerf or in the peer)"
             )));
@@ -187,7 +184,12 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
         outln!(w, "{}", compile_us.scaled(1e3).row("compile", &format!("   ({n}, nothing cached)")));
         match (cache_hit_ns, &compiled.cache_hit_ns) {
             (Some(hit), Some(v)) => outln!(w, "{}", hit.row("cache hit", &format!("   ({} samples)", v.len()))),
-            _ => outln!(w, "  {:<10} {:>10}   (the reference has no kernel cache)", "cache hit", "n/a"),
+            _ => outln!(
+                w,
+                "  {:<10} {:>10}   (no kernel cache: the reference, or a program's output-view kernels)",
+                "cache hit",
+                "n/a"
+            ),
         }
     }
     Ok(())

@@ -17,6 +17,30 @@ pub trait Kernel {
     /// Checks dtype-implied lengths once, then runs; allocates nothing.
     fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error>;
 
+    /// The shapes of every input buffer, in order (none for a fill). A kernel over
+    /// several inputs (Concat) overrides this and [`Kernel::output_shapes`].
+    fn input_shapes(&self) -> Vec<&[u64]> {
+        self.input_shape().into_iter().collect()
+    }
+    /// The shapes of every output buffer, in order.
+    fn output_shapes(&self) -> Vec<&[u64]> {
+        vec![self.output_shape()]
+    }
+    /// Run on caller-owned buffers, one per input and one per output, in order (dense
+    /// row-major bytes, as [`Kernel::run_bytes`] takes them); every buffer is checked
+    /// before anything is written. A one-to-one kernel runs [`Kernel::run_bytes`].
+    fn run_buffers(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), Error> {
+        let expected_inputs = usize::from(self.input_shape().is_some());
+        if inputs.len() != expected_inputs || outputs.len() != 1 {
+            return Err(Error::Mismatch {
+                what: "kernel buffers".into(),
+                expected: format!("{expected_inputs} input and 1 output"),
+                found: format!("{} inputs and {} outputs", inputs.len(), outputs.len()),
+            });
+        }
+        self.run_bytes(inputs.first().copied(), outputs[0])
+    }
+
     /// Allocating convenience: run on a tensor view and return a new tensor.
     fn run_tensor(&self, input: Option<TensorView<'_>>) -> Result<Tensor, Error> {
         if let Some(view) = &input

@@ -194,7 +194,16 @@ pub fn evaluate(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tens
         results.push(out);
     }
     let mut outputs = Vec::with_capacity(program.outputs.len());
+    let mut results: Vec<Option<Tensor>> = results.into_iter().map(Some).collect();
     for (o, shape) in program.outputs.iter().enumerate() {
+        // One move writing the whole output: its result is the output.
+        let whole = program.moves.iter().position(|mv| mv.output == o && mv.shape() == shape.as_slice());
+        if let Some(m) = whole
+            && let Some(result) = results[m].take()
+        {
+            outputs.push(result);
+            continue;
+        }
         let mut out = if program.dtype.layout() == Layout::Strings {
             // As wide as the widest string moved into it.
             let width = program
@@ -202,7 +211,7 @@ pub fn evaluate(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tens
                 .iter()
                 .zip(&results)
                 .filter(|(mv, _)| mv.output == o)
-                .filter_map(|(_, r)| r.strings().map(Strings::width))
+                .filter_map(|(_, r)| r.as_ref().and_then(Tensor::strings).map(Strings::width))
                 .max()
                 .unwrap_or(0);
             let n = volume(shape).and_then(|n| usize::try_from(n).ok());
@@ -215,7 +224,9 @@ pub fn evaluate(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tens
             Tensor::zeros(program.dtype, shape)?
         };
         for (mv, result) in program.moves.iter().zip(&results).filter(|(mv, _)| mv.output == o) {
-            place(result, &mut out, &mv.at)?;
+            if let Some(result) = result {
+                place(result, &mut out, &mv.at)?;
+            }
         }
         outputs.push(out);
     }
@@ -280,4 +291,62 @@ pub fn place(part: &Tensor, out: &mut Tensor, at: &[u64]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::AxisRead;
+
+    /// A move reading the whole `[n]` input `input` into output 0 at `at`.
+    fn copy(input: usize, n: u64, at: u64) -> Move {
+        let step = crate::frontend::in_bounds_slice(
+            DType::I32,
+            vec![n],
+            vec![AxisRead { extent: n, start: 0, step: 1 }],
+            vec![n],
+        );
+        Move { input: Some(input), steps: vec![step], output: 0, at: vec![at] }
+    }
+
+    fn program(moves: Vec<Move>, out: u64) -> Program {
+        Program { dtype: DType::I32, inputs: vec![vec![2], vec![3]], outputs: vec![vec![out]], moves }
+    }
+
+    #[test]
+    fn disjoint_boxes_covering_the_output_are_valid() {
+        program(vec![copy(0, 2, 0), copy(1, 3, 2)], 5).validate().unwrap();
+    }
+
+    #[test]
+    fn overlapping_boxes_are_refused() {
+        let e = program(vec![copy(0, 2, 0), copy(1, 3, 1)], 5).validate().unwrap_err().to_string();
+        assert!(e.contains("overlap"), "{e}");
+    }
+
+    #[test]
+    fn an_output_left_partly_unwritten_is_refused() {
+        let e = program(vec![copy(0, 2, 0), copy(1, 3, 2)], 6).validate().unwrap_err().to_string();
+        assert!(e.contains("write 5 of its 6 elements"), "{e}");
+    }
+
+    #[test]
+    fn a_box_leaving_its_output_or_a_wrong_input_is_refused() {
+        let e = program(vec![copy(0, 2, 0), copy(1, 3, 3)], 5).validate().unwrap_err().to_string();
+        assert!(e.contains("leaves output 0"), "{e}");
+        let e = program(vec![copy(1, 2, 0), copy(1, 3, 2)], 5).validate().unwrap_err().to_string();
+        assert!(e.contains("reads input 1 as [2]"), "{e}");
+        let e = program(vec![copy(0, 2, 0), copy(7, 3, 2)], 5).validate().unwrap_err().to_string();
+        assert!(e.contains("reads input 7"), "{e}");
+    }
+
+    #[test]
+    fn the_reference_places_each_move_into_its_box() {
+        let p = program(vec![copy(1, 3, 0), copy(0, 2, 3)], 5);
+        let a = Tensor::from_bytes(DType::I32, &[2], &[1, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+        let b = Tensor::from_bytes(DType::I32, &[3], &[3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0]).unwrap();
+        let out = evaluate(&p, &[a.view(), b.view()]).unwrap();
+        let values: Vec<u128> = (0..5).map(|i| out[0].element_bits(i).unwrap()).collect();
+        assert_eq!(values, [3, 4, 5, 1, 2]);
+    }
 }

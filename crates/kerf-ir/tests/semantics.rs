@@ -1627,3 +1627,144 @@ fn trt_shuffle_random_against_its_steps() {
     }
     assert!(folded > 100 && chained > 10, "{folded} folded, {chained} chained");
 }
+
+// ---------------------------------------------------------------- Concat and Split
+
+fn split18(d: u64, num_outputs: i64) -> Request {
+    Request::new("onnx.split").input("input", arange_i64(&[d])).attr("num_outputs", num_outputs)
+}
+
+fn extents(outs: &[Tensor]) -> Vec<u64> {
+    outs.iter().map(|t| t.shape()[0]).collect()
+}
+
+#[test]
+fn onnx_split_18_num_outputs_not_dividing_gives_a_smaller_last_part() {
+    let outs = run_outputs(&split18(7, 3)).unwrap();
+    assert_eq!(extents(&outs), [3, 3, 1]);
+    assert_eq!(outs.iter().flat_map(ints).collect::<Vec<_>>(), (0..7).collect::<Vec<_>>());
+    // A last part of 0 is allowed: 6 into 4 is 2, 2, 2, 0.
+    assert_eq!(extents(&run_outputs(&split18(6, 4)).unwrap()), [2, 2, 2, 0]);
+}
+
+#[test]
+fn onnx_split_18_negative_last_part_is_an_error_naming_onnx_5766() {
+    for (d, n) in [(5, 4), (2, 4)] {
+        let e = outputs_error(&split18(d, n));
+        assert!(e.contains("num_outputs_uneven") && e.contains("onnx/onnx#5766"), "{d}/{n}: {e}");
+    }
+}
+
+#[test]
+fn onnx_split_2_to_13_without_split_needs_equal_parts() {
+    let req = Request::new("onnx.split").version(13).input("input", arange_i64(&[6])).outputs(3);
+    assert_eq!(extents(&run_outputs(&req).unwrap()), [2, 2, 2]);
+    let e = outputs_error(&Request::new("onnx.split").version(11).input("input", arange_i64(&[5])).outputs(2));
+    assert!(e.contains("output_count") && e.contains("equal parts"), "{e}");
+    // Without the count there is nothing to split by.
+    let e = outputs_error(&Request::new("onnx.split").version(2).input("input", arange_i64(&[4])));
+    assert!(e.contains("output_count"), "{e}");
+}
+
+#[test]
+fn onnx_split_sizes_negative_or_not_summing_are_errors() {
+    let sized = |split: &[i64]| {
+        Request::new("onnx.split").version(13).input("input", arange_i64(&[4])).input("split", Tensor::from_i64s(split))
+    };
+    assert_eq!(extents(&run_outputs(&sized(&[1, 0, 3])).unwrap()), [1, 0, 3]);
+    assert!(outputs_error(&sized(&[1, 2])).contains("split_sizes"));
+    assert!(outputs_error(&sized(&[5, -1])).contains("split_sizes"));
+    // Version 2 takes split as an attribute.
+    let v2 = Request::new("onnx.split").version(2).input("input", arange_i64(&[4])).attr("split", [3, 1]);
+    assert_eq!(extents(&run_outputs(&v2).unwrap()), [3, 1]);
+}
+
+#[test]
+fn onnx_split_18_takes_exactly_one_of_split_and_num_outputs() {
+    let neither = Request::new("onnx.split").input("input", arange_i64(&[4]));
+    assert!(outputs_error(&neither).contains("split_or_num_outputs"));
+    let both = split18(4, 2).input("split", Tensor::from_i64s(&[2, 2]));
+    assert!(outputs_error(&both).contains("split_or_num_outputs"));
+}
+
+#[test]
+fn onnx_split_axis_negative_from_11_only() {
+    let m = arange_i64(&[2, 3]);
+    let v11 = Request::new("onnx.split").version(11).input("input", m.clone()).attr("axis", -1).attr("split", [1, 2]);
+    let outs = run_outputs(&v11).unwrap();
+    assert_eq!((outs[0].shape(), ints(&outs[0])), (&[2, 1][..], vec![0, 3]));
+    let v2 = Request::new("onnx.split").version(2).input("input", m).attr("axis", -1).attr("split", [1, 2]);
+    assert!(outputs_error(&v2).contains("axis_range"));
+}
+
+fn concat(op: &str, version: Option<u32>, axis: Option<i64>, inputs: Vec<Tensor>) -> Request {
+    let mut req = Request::new(op).input_list("inputs", inputs.into_iter().map(Into::into).collect());
+    req.version = version;
+    match axis {
+        Some(a) => req.attr("axis", a),
+        None => req,
+    }
+}
+
+#[test]
+fn onnx_concat_empty_inputs_take_part_and_their_other_dims_must_match() {
+    let a = arange_i64(&[2, 2]);
+    let empty = Tensor::zeros(DType::I64, &[0, 2]).unwrap();
+    let out = run_outputs(&concat("onnx.concat", None, Some(0), vec![a.clone(), empty, a.clone()])).unwrap();
+    assert_eq!((out[0].shape(), ints(&out[0])), (&[4, 2][..], vec![0, 1, 2, 3, 0, 1, 2, 3]));
+    let wrong = Tensor::zeros(DType::I64, &[0, 3]).unwrap();
+    let e = outputs_error(&concat("onnx.concat", None, Some(0), vec![a, wrong]));
+    assert!(e.contains("same_shape_off_axis"), "{e}");
+}
+
+#[test]
+fn concat_mixed_dtypes_and_ranks_are_refused_with_the_rule() {
+    let e = outputs_error(&concat("openvino.concat", None, Some(0), vec![arange_i64(&[2]), arange_i32(&[2])]));
+    assert!(e.contains("same_dtype"), "{e}");
+    let e = outputs_error(&concat("openvino.concat", None, Some(0), vec![arange_i64(&[2]), arange_i64(&[1, 2])]));
+    assert!(e.contains("same_shape_off_axis"), "{e}");
+}
+
+#[test]
+fn onnx_concat_axis_negative_from_11_only() {
+    let ins = || vec![arange_i64(&[1, 2]), arange_i64(&[1, 1])];
+    let out = run_outputs(&concat("onnx.concat", Some(11), Some(-1), ins())).unwrap();
+    assert_eq!((out[0].shape(), ints(&out[0])), (&[1, 3][..], vec![0, 1, 0]));
+    assert!(outputs_error(&concat("onnx.concat", Some(4), Some(-1), ins())).contains("axis_range"));
+}
+
+#[test]
+fn tensorrt_concatenation_default_axis_is_max_0_rank_minus_3_and_negative_axes_are_errors() {
+    // Rank 4: axis 1 (the channels of NCHW); rank 2: axis 0.
+    let out = run_outputs(&concat("tensorrt.concatenation", None, None, vec![arange_i64(&[1, 1, 1, 2]); 2])).unwrap();
+    assert_eq!(out[0].shape(), [1, 2, 1, 2]);
+    let out = run_outputs(&concat("tensorrt.concatenation", None, None, vec![arange_i64(&[1, 2]); 2])).unwrap();
+    assert_eq!(out[0].shape(), [2, 2]);
+    let e = outputs_error(&concat("tensorrt.concatenation", None, Some(-1), vec![arange_i64(&[1, 2])]));
+    assert!(e.contains("axis_range"), "{e}");
+}
+
+#[test]
+fn openvino_split_zero_size_axis_or_non_dividing_count_is_an_error() {
+    let split = |data: Tensor, n: i64| {
+        Request::new("openvino.split").input("data", data).input("axis", scalar_i64(0)).attr("num_splits", n)
+    };
+    assert_eq!(extents(&run_outputs(&split(arange_i64(&[6]), 3)).unwrap()), [2, 2, 2]);
+    let empty = Tensor::zeros(DType::I64, &[0]).unwrap();
+    assert!(outputs_error(&split(empty, 1)).contains("num_splits_divides"));
+    assert!(outputs_error(&split(arange_i64(&[6]), 4)).contains("num_splits_divides"));
+}
+
+#[test]
+fn openvino_variadic_split_lengths_exceeding_the_dim_are_an_error() {
+    let vsplit = |lengths: &[i64]| {
+        Request::new("openvino.variadic_split")
+            .input("data", arange_i64(&[5]))
+            .input("axis", scalar_i64(0))
+            .input("split_lengths", Tensor::from_i64s(lengths))
+    };
+    assert_eq!(extents(&run_outputs(&vsplit(&[1, -1, 1])).unwrap()), [1, 3, 1]);
+    for bad in [&[3, 3][..], &[4, -1, 2], &[-1, -1], &[2, -2, 5]] {
+        assert!(outputs_error(&vsplit(bad)).contains("lengths_sum"), "{bad:?}");
+    }
+}

@@ -112,7 +112,7 @@ impl ProgramKernel {
 
     /// Run on caller-owned dense buffers: `inputs[i]` holds input i, `outputs[o]` output
     /// o, each exactly its bytes (checked, all of them, before any move runs). Allocates
-    /// nothing, except the scratch of packed 4-bit dtypes.
+    /// nothing, except the scratch of packed 4-bit dtypes. ([`Kernel::run_buffers`].)
     pub fn run_buffers(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), Error> {
         if inputs.len() != self.inputs.len() {
             return Err(Error::Mismatch {
@@ -186,5 +186,47 @@ impl ProgramKernel {
             .collect::<Result<_, _>>()?;
         self.run_buffers(&bytes, &mut slices)?;
         Ok(outs)
+    }
+}
+
+/// A program is a [`Kernel`] over several buffers: [`Kernel::run_buffers`] runs it;
+/// `run_bytes`, `input_shape` and `output_shape` serve a program of one input (or none)
+/// and one output, and refuse others.
+impl Kernel for ProgramKernel {
+    fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// The input's shape when the program reads exactly one (else `None`).
+    fn input_shape(&self) -> Option<&[u64]> {
+        match self.inputs.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+    /// The first output's shape (see [`Kernel::output_shapes`] for all).
+    fn output_shape(&self) -> &[u64] {
+        self.outputs.first().map_or(&[], Vec::as_slice)
+    }
+    fn input_shapes(&self) -> Vec<&[u64]> {
+        self.inputs.iter().map(Vec::as_slice).collect()
+    }
+    fn output_shapes(&self) -> Vec<&[u64]> {
+        self.outputs.iter().map(Vec::as_slice).collect()
+    }
+    fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+        if self.inputs.len() > 1 || self.outputs.len() != 1 {
+            return Err(Error::Invalid {
+                what: format!(
+                    "this program reads {} inputs and writes {} outputs: run it with run_buffers",
+                    self.inputs.len(),
+                    self.outputs.len()
+                ),
+            });
+        }
+        let inputs: Vec<&[u8]> = input.into_iter().collect();
+        ProgramKernel::run_buffers(self, &inputs, &mut [output])
+    }
+    fn run_buffers(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), Error> {
+        ProgramKernel::run_buffers(self, inputs, outputs)
     }
 }

@@ -117,6 +117,42 @@ pub fn build<'py>(
             request.inputs.insert(name, InputArg::Meta { dtype: meta.dtype, shape: meta.shape.clone() });
             continue;
         }
+        if name == "outputs" && spec.variadic_output() && spec.attribute("outputs").is_none() {
+            let n = value.extract::<u32>().ok().filter(|&n| n >= 1);
+            request.outputs = Some(n.ok_or_else(|| bad(format!("outputs = {value}: an output count is at least 1")))?);
+            continue;
+        }
+        if spec.input(&name).is_some_and(|i| i.variadic) {
+            // A list of tensors, each converted as one input is (copied: several buffers).
+            let items: Vec<Bound<'py, PyAny>> =
+                if value.is_instance_of::<PyString>() || ArrayArg::from_py(&value)?.is_ok_and(|a| a.is_some()) {
+                    return Err(bad(format!("input `{name}` is variadic: give a list or tuple of arrays")));
+                } else {
+                    value
+                        .try_iter()
+                        .map_err(|_| bad(format!("input `{name}` is variadic: give a list or tuple of arrays")))?
+                        .collect::<PyResult<_>>()?
+                };
+            let mut entries = Vec::with_capacity(items.len());
+            for (k, item) in items.iter().enumerate() {
+                let array = match ArrayArg::from_py(item)?.map_err(|e| bad(format!("input `{name}[{k}]`: {e}")))? {
+                    Some(a) => a,
+                    None => {
+                        let a = numpy(py)?
+                            .getattr(pyo3::intern!(py, "asarray"))?
+                            .call1((item,))
+                            .map_err(|e| bad(format!("input `{name}[{k}]`: not a tensor value: {e}")))?;
+                        ArrayArg::from_py(&a)?
+                            .map_err(|e| bad(format!("input `{name}[{k}]`: {e}")))?
+                            .ok_or_else(|| bad(format!("input `{name}[{k}]`: not a tensor value")))?
+                    }
+                };
+                let tensor = array.tensor()?.map_err(|e| bad(format!("input `{name}[{k}]`: {e}")))?;
+                entries.push(InputArg::Tensor(tensor));
+            }
+            request.inputs.insert(name, InputArg::List(entries));
+            continue;
+        }
         let is_attribute = spec.attribute(&name).is_some_and(|a| kerf::spec::in_version(&a.versions, v));
         let is_input = spec.input(&name).is_some_and(|i| kerf::spec::in_version(&i.versions, v));
         let array = match ArrayArg::from_py(&value)?.map_err(|e| bad(format!("input `{name}`: {e}")))? {

@@ -61,6 +61,9 @@ fn run<'py>(
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
+    if kerf::is_program_op(op).py(py)? {
+        return run_program(py, op, jit, &call.request, out);
+    }
     let data_is_strings = kerf::data_input(&call.request).ok().flatten().is_some_and(|t| t.dtype() == DType::String);
     if data_is_strings {
         if out.is_some() {
@@ -84,6 +87,55 @@ fn run<'py>(
     }
     let kernel = py.detach(|| jit.compile(&call.request, &Options::STATIC)).py(py)?;
     execute(py, op, &kernel, call.data.as_ref().map(|(name, a)| (name.as_str(), a)), out, form)
+}
+
+/// `kerf.run` of an op over several inputs or outputs (Concat, Split): its program's
+/// kernels, each output a new array — a tuple of them for a variadic output (Split),
+/// else the one array. `out` is not taken here yet.
+fn run_program<'py>(
+    py: Python<'py>,
+    op: &str,
+    jit: &'static Jit,
+    request: &kerf::Request,
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if out.is_some() {
+        return Err(invalid(
+            py,
+            Some(op),
+            Some("out"),
+            format!("{op} returns new arrays; `out` is not taken for ops over several inputs or outputs"),
+        ));
+    }
+    let outs = py.detach(|| kerf::run_jit_outputs(jit, request, false)).py(py)?;
+    let arrays = outs.iter().map(|t| to_numpy(py, t)).collect::<PyResult<Vec<_>>>()?;
+    if kerf::op_spec(op).py(py)?.variadic_output() {
+        return Ok(PyTuple::new(py, arrays)?.into_any());
+    }
+    arrays.into_iter().next().ok_or_else(|| invalid(py, Some(op), None, "the op gave no output".into()))
+}
+
+/// A new numpy array holding `t` (strings as an object array, 4-bit types one element
+/// per byte).
+fn to_numpy<'py>(py: Python<'py>, t: &kerf::Tensor) -> PyResult<Bound<'py, PyAny>> {
+    let np = arrays::numpy(py)?;
+    let shape = PyTuple::new(py, t.shape())?;
+    if let Some(strings) = t.strings() {
+        let list = PyList::new(py, strings.iter().collect::<Vec<&str>>())?;
+        return np.getattr("array")?.call1((list, "object"))?.call_method1("reshape", (shape,));
+    }
+    let packed = t.bytes().unwrap_or_default();
+    let bytes = if matches!(t.dtype(), DType::I4 | DType::U4) {
+        let mut unpacked = vec![0u8; t.len() as usize];
+        arrays::unpack_nibbles(packed, &mut unpacked, t.dtype(), Form::Natural);
+        unpacked
+    } else {
+        packed.to_vec()
+    };
+    let flat = np
+        .getattr("frombuffer")?
+        .call1((PyBytes::new(py, &bytes), dtypes::descr_for(py, t.dtype(), Form::Natural)?))?;
+    flat.call_method1("reshape", (shape,))?.call_method0("copy")
 }
 
 /// `kerf.run` of a request no single kernel expresses ([`kerf::chain::as_chain`]): the

@@ -23,19 +23,31 @@ include!(concat!(env!("OUT_DIR"), "/conformance_suite.rs"));
 /// A deterministic tensor of `dtype` and `shape` whose elements differ: LCG bytes
 /// (finite values for fp8; 0/1 for bool), `s0`, `s1`, ... for strings.
 pub fn pattern(dtype: DType, shape: &[u64]) -> Tensor {
-    let mut t = Tensor::zeros(dtype, shape).expect("test tensor");
-    if let Some(bytes) = t.bytes_mut() {
-        let mut x: u32 = 0x1234_5678 ^ shape.iter().map(|&d| d as u32).sum::<u32>();
+    let mut x: u32 = 0x1234_5678 ^ shape.iter().map(|&d| d as u32).sum::<u32>();
+    tensor_of(dtype, shape, &mut |bytes| {
         for b in bytes.iter_mut() {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             *b = (x >> 24) as u8;
         }
+    })
+}
+
+/// A tensor of `dtype` and `shape` of random bytes (made valid as [`pattern`] makes them).
+pub fn random_tensor(rng: &mut random::Rng, dtype: DType, shape: &[u64]) -> Tensor {
+    tensor_of(dtype, shape, &mut |bytes| rng.fill_bytes(bytes))
+}
+
+/// A tensor whose bytes `fill` writes, then made valid for its dtype: 0/1 for bool, finite
+/// fp8, an odd count of nibbles' last high nibble zero; strings `s0`, `s1`, ....
+fn tensor_of(dtype: DType, shape: &[u64], fill: &mut dyn FnMut(&mut [u8])) -> Tensor {
+    let mut t = Tensor::zeros(dtype, shape).expect("test tensor");
+    if let Some(bytes) = t.bytes_mut() {
+        fill(bytes);
         match dtype {
             DType::Bool => bytes.iter_mut().for_each(|b| *b &= 1),
             DType::F8E4M3FN => bytes.iter_mut().for_each(|b| *b &= 0xf7),
             _ => {}
         }
-        // An odd count of nibbles leaves the last high nibble zero.
         if matches!(dtype, DType::I4 | DType::U4) && t.len() % 2 == 1 {
             let bytes = t.bytes_mut().expect("bytes");
             let last = bytes.len() - 1;

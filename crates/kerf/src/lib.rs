@@ -340,70 +340,91 @@ pub fn run_jit_strings(jit: &Jit, plan: &Plan, data: &Tensor, dynamic: bool) -> 
 }
 
 /// The reference interpreter behind the [`Kernel`] trait, so it can stand wherever a
-/// compiled kernel does (benchmarks, differential tests). Slow by design.
+/// compiled kernel does (benchmarks, differential tests). It evaluates a program (one
+/// move for most ops; Concat's and Split's several): [`Kernel::run_buffers`] takes every
+/// input and output, `run_bytes` the one of each. Slow by design.
 #[derive(Clone, Debug)]
 pub struct ReferenceKernel {
-    plan: Plan,
+    program: Program,
 }
 
 impl ReferenceKernel {
     /// Lower a request (its data input may be given by dtype and shape only).
-    /// Lower a request (its data input may be given by dtype and shape only).
     pub fn new(request: &Request) -> Result<ReferenceKernel, Error> {
-        Ok(ReferenceKernel { plan: lower(request)? })
+        Ok(ReferenceKernel { program: kerf_ir::lower_program(request)? })
     }
     /// The kernel of a lowered plan.
     pub fn from_plan(plan: Plan) -> ReferenceKernel {
-        ReferenceKernel { plan }
+        ReferenceKernel { program: Program::single(plan) }
     }
-    /// The plan it evaluates.
-    pub fn plan(&self) -> &Plan {
-        &self.plan
+    /// The program it evaluates.
+    pub fn program(&self) -> &Program {
+        &self.program
     }
 }
 
 impl Kernel for ReferenceKernel {
     fn dtype(&self) -> DType {
-        self.plan.dtype()
+        self.program.dtype
     }
+    /// The input's shape when the program reads exactly one (else `None`).
     fn input_shape(&self) -> Option<&[u64]> {
-        self.plan.input_shape()
+        match self.program.inputs.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
     }
+    /// The first output's shape (see [`Kernel::output_shapes`] for all).
     fn output_shape(&self) -> &[u64] {
-        self.plan.output_shape()
+        self.program.outputs.first().map_or(&[], Vec::as_slice)
+    }
+    fn input_shapes(&self) -> Vec<&[u64]> {
+        self.program.inputs.iter().map(Vec::as_slice).collect()
+    }
+    fn output_shapes(&self) -> Vec<&[u64]> {
+        self.program.outputs.iter().map(Vec::as_slice).collect()
     }
     fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
-        let view = match (self.input_shape(), input) {
-            (Some(shape), Some(bytes)) => {
-                Some(TensorView { dtype: self.dtype(), shape, data: kerf_ir::tensor::ViewData::Bytes(bytes) })
-            }
-            (Some(_), None) => {
-                return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() });
-            }
-            (None, _) => None,
-        };
-        if let (Some(v), Some(bytes)) = (&view, input) {
-            let expected = self.dtype().buffer_bytes(kerf_ir::tensor::volume(v.shape).unwrap_or(u64::MAX));
-            if expected != Some(bytes.len()) {
-                return Err(Error::BufferLength {
-                    what: "kernel input".into(),
-                    expected: expected.unwrap_or(0),
-                    found: bytes.len(),
-                });
-            }
+        let inputs: Vec<&[u8]> = input.into_iter().collect();
+        if self.program.inputs.len() != inputs.len() && self.program.inputs.len() == 1 {
+            return Err(Error::Invalid { what: "a slice kernel needs its input buffer".into() });
         }
-        let out = reference::evaluate(&self.plan, view)?;
-        let bytes = out
-            .bytes()
-            .ok_or_else(|| Error::Invalid { what: "string tensors have no byte buffer; use run_reference".into() })?;
-        if bytes.len() != output.len() {
-            return Err(Error::BufferLength {
-                what: "kernel output".into(),
-                expected: bytes.len(),
-                found: output.len(),
+        self.run_buffers(&inputs, &mut [output])
+    }
+    fn run_buffers(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), Error> {
+        let p = &self.program;
+        if inputs.len() != p.inputs.len() || outputs.len() != p.outputs.len() {
+            return Err(Error::Mismatch {
+                what: "kernel buffers".into(),
+                expected: format!("{} inputs and {} outputs", p.inputs.len(), p.outputs.len()),
+                found: format!("{} inputs and {} outputs", inputs.len(), outputs.len()),
             });
         }
-        output.copy_from_slice(bytes);
+        let bytes = |what: String, shape: &[u64], found: usize| {
+            let expected = p.dtype.buffer_bytes(kerf_ir::tensor::volume(shape).unwrap_or(u64::MAX));
+            match expected {
+                Some(n) if n == found => Ok(()),
+                _ => Err(Error::BufferLength { what, expected: expected.unwrap_or(0), found }),
+            }
+        };
+        for (i, (b, shape)) in inputs.iter().zip(&p.inputs).enumerate() {
+            bytes(format!("kernel input {i}"), shape, b.len())?;
+        }
+        for (o, (b, shape)) in outputs.iter().zip(&p.outputs).enumerate() {
+            bytes(format!("kernel output {o}"), shape, b.len())?;
+        }
+        let views: Vec<TensorView<'_>> = inputs
+            .iter()
+            .zip(&p.inputs)
+            .map(|(b, shape)| TensorView { dtype: p.dtype, shape, data: kerf_ir::tensor::ViewData::Bytes(b) })
+            .collect();
+        let results = kerf_ir::program::evaluate(p, &views)?;
+        for (out, result) in outputs.iter_mut().zip(&results) {
+            let b = result.bytes().ok_or_else(|| Error::Invalid {
+                what: "string tensors have no byte buffer; use run_reference".into(),
+            })?;
+            out.copy_from_slice(b);
+        }
         Ok(())
     }
 }

@@ -124,7 +124,7 @@ fn parts(dtype: crate::DType, shape: &[u64], axis: usize, sizes: &[u64]) -> Resu
 
 /// Equal parts: `n` outputs of d/n elements, else rule `rule`.
 fn equal(op: &str, rule: &str, what: &str, d: u64, n: u64) -> Result<Vec<u64>, Error> {
-    if n == 0 || d % n != 0 {
+    if n == 0 || !d.is_multiple_of(n) {
         return Err(Error::rule(
             op,
             rule,

@@ -142,3 +142,23 @@ pub fn ov_slice(data: Tensor, start: &[i64], stop: &[i64], step: &[i64], axes: O
 pub fn scalar_bits(dtype: DType, bits: u128) -> Tensor {
     Tensor::scalar_bits(dtype, bits)
 }
+
+/// Lower a program op (Concat, Split) and evaluate it through the reference: its outputs.
+pub fn run_outputs(req: &Request) -> Result<Vec<Tensor>, Error> {
+    let program = kerf_ir::lower_program(req)?;
+    let inputs: Vec<&Tensor> = match ["inputs", "input", "data"].iter().find_map(|n| req.inputs.get(*n)) {
+        Some(kerf_ir::InputArg::List(entries)) => entries.iter().map(|e| e.tensor().unwrap()).collect(),
+        Some(one) => vec![one.tensor().unwrap()],
+        None => vec![],
+    };
+    let views: Vec<_> = inputs.iter().map(|t| t.view()).collect();
+    kerf_ir::program::evaluate(&program, &views)
+}
+
+/// The error message of a program op that must fail.
+pub fn outputs_error(req: &Request) -> String {
+    match run_outputs(req) {
+        Ok(t) => panic!("expected an error, got {} outputs", t.len()),
+        Err(e) => e.to_string(),
+    }
+}

@@ -136,23 +136,42 @@ class _Step:
                 f"which kerf's {self.op} does not have (its versions: {versions})",
                 label,
             )
-        if len(node.output) != 1:
-            raise UnsupportedError(f"{label}: {len(node.output)} outputs; kerf's ops have one", label)
-        names = [p.name for p in schema.inputs]
-        if len(node.input) > len(names):
-            raise UnsupportedError(f"{label}: {len(node.input)} inputs, {node.op_type} has {len(names)}", label)
-        # (kerf's input name, the graph value); "" marks an optional input left out.
-        self.inputs = [(names[i], value) for i, value in enumerate(node.input) if value]
+        variadic_output = any(o.option == defs.OpSchema.FormalParameterOption.Variadic for o in schema.outputs)
+        if len(node.output) != 1 and not variadic_output:
+            raise UnsupportedError(f"{label}: {len(node.output)} outputs; {node.op_type} has one", label)
+        formals = list(schema.inputs)
+        variadic = bool(formals) and formals[-1].option == defs.OpSchema.FormalParameterOption.Variadic
+        if len(node.input) > len(formals) and not variadic:
+            raise UnsupportedError(f"{label}: {len(node.input)} inputs, {node.op_type} has {len(formals)}", label)
+        # (kerf's input name, the graph value); "" marks an optional input left out. The
+        # values of a variadic input (Concat's) are one list.
+        self.inputs = [(formals[i].name, value) for i, value in enumerate(node.input[: len(formals) - variadic]) if value]
+        self.variadic = (formals[-1].name, list(node.input[len(formals) - 1 :])) if variadic else None
         self.attributes = {a.name: _attribute(a, label, self.op) for a in node.attribute}
-        self.output = node.output[0]
+        if variadic_output:
+            # The node's output count is the Split's, where its attributes do not say it.
+            self.attributes["outputs"] = len(node.output)
+        self.outputs = list(node.output)
 
-    def run(self, values: dict[str, Any]) -> np.ndarray:
+    def values(self) -> list[str]:
+        """The graph values the node reads."""
+        return [v for _, v in self.inputs] + (self.variadic[1] if self.variadic else [])
+
+    def run(self, values: dict[str, Any]) -> list[np.ndarray]:
+        """The node's outputs, in order."""
         args = dict(self.attributes)
         for name, value in self.inputs:
             if value not in values:
                 raise _error(f"{self.label}: input `{name}` (value `{value}`) is not given", name, self.op)
             args[name] = values[value]
-        return kerf.run(self.op, version=self.version, **args)
+        if self.variadic:
+            name, names = self.variadic
+            missing = [v for v in names if v not in values]
+            if missing:
+                raise _error(f"{self.label}: input `{name}` (value `{missing[0]}`) is not given", name, self.op)
+            args[name] = [values[v] for v in names]
+        out = kerf.run(self.op, version=self.version, **args)
+        return list(out) if isinstance(out, tuple) else [out]
 
 
 def _onnx_opset(model: onnx.ModelProto) -> int | None:
@@ -169,10 +188,10 @@ def _steps(model: onnx.ModelProto) -> list[_Step]:
     steps = []
     for index, node in enumerate(graph.node):
         step = _Step(node, opset, index)
-        for _, value in step.inputs:
+        for value in step.values():
             if value not in known:
                 raise UnsupportedError(f"{step.label}: input `{value}` is computed by no earlier node", step.label)
-        known.add(step.output)
+        known.update(step.outputs)
         steps.append(step)
     return steps
 
@@ -394,7 +413,7 @@ class KerfBackendRep(BackendRep):
         if missing:
             raise _error(f"graph inputs not given: {missing}", missing[0])
         for step in self._steps:
-            values[step.output] = step.run(values)
+            values.update(zip(step.outputs, step.run(values)))
         return namedtupledict("Outputs", self._outputs)(*[values[name] for name in self._outputs])
 
 
@@ -464,7 +483,7 @@ class KerfBackend(Backend):
                 values = {name: value for name, value in zip(node.input, inputs) if name}
             except TypeError:
                 raise TypeError(f"inputs must be a list or a dict of arrays, not {type(inputs).__name__}") from None
-        return namedtupledict("Outputs", [step.output])(step.run(values))
+        return namedtupledict("Outputs", step.outputs)(*step.run(values))
 
     @classmethod
     def supports_device(cls, device: str) -> bool:

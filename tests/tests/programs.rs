@@ -1,0 +1,91 @@
+//! Programs over several inputs and outputs (Concat, Split) on random shapes, dtypes and
+//! axes: the JIT's static and dynamic kernels against the reference, byte for byte; and a
+//! program kernel's buffer checks.
+
+use kerf::{DType, InputArg, Request, Tensor};
+use kerf_testkit::random::Rng;
+use kerf_testkit::random_tensor;
+
+fn jit() -> &'static kerf::Jit {
+    static JIT: std::sync::OnceLock<kerf::Jit> = std::sync::OnceLock::new();
+    JIT.get_or_init(kerf::Jit::default)
+}
+
+fn random_shape(rng: &mut Rng, rank: u64) -> Vec<u64> {
+    (0..rank).map(|_| rng.below(5)).collect()
+}
+
+const DTYPES: [DType; 7] = [DType::U8, DType::I16, DType::F32, DType::F64, DType::C128, DType::String, DType::I4];
+
+fn check(request: &Request) {
+    let reference = kerf::run_reference_outputs(request).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+    for dynamic in [false, true] {
+        let got = kerf::run_jit_outputs(jit(), request, dynamic).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+        assert!(got == reference, "dynamic {dynamic}: {request:?}");
+    }
+}
+
+#[test]
+fn random_concats_equal_the_reference() {
+    let mut rng = Rng::new(0x636f_6e63);
+    for _ in 0..150 {
+        let dtype = *rng.pick(&DTYPES);
+        let rank = 1 + rng.below(4);
+        let axis = rng.below(rank) as usize;
+        let base = random_shape(&mut rng, rank);
+        let n = 1 + rng.below(4);
+        let inputs: Vec<InputArg> = (0..n)
+            .map(|_| {
+                let mut shape = base.clone();
+                shape[axis] = rng.below(4);
+                random_tensor(&mut rng, dtype, &shape).into()
+            })
+            .collect();
+        let op = if dtype == DType::I4 { "openvino.concat" } else { *rng.pick(&["onnx.concat", "openvino.concat"]) };
+        let axis = if rng.chance(50) { axis as i64 - rank as i64 } else { axis as i64 };
+        check(&Request::new(op).input_list("inputs", inputs).attr("axis", axis));
+    }
+}
+
+#[test]
+fn random_splits_equal_the_reference() {
+    let mut rng = Rng::new(0x7370_6c74);
+    for _ in 0..150 {
+        let dtype = *rng.pick(&DTYPES[..DTYPES.len() - 1]);
+        let rank = 1 + rng.below(4);
+        let axis = rng.below(rank) as usize;
+        let mut shape = random_shape(&mut rng, rank);
+        shape[axis] = rng.below(9);
+        let mut sizes = Vec::new();
+        let mut left = shape[axis] as i64;
+        while left > 0 || sizes.is_empty() {
+            let s = rng.range(0, left);
+            sizes.push(s);
+            left -= s;
+        }
+        let input = random_tensor(&mut rng, dtype, &shape);
+        let request = Request::new("onnx.split").input("input", input).input("split", Tensor::from_i64s(&sizes));
+        check(&request.attr("axis", axis as i64));
+    }
+}
+
+#[test]
+fn a_program_kernel_checks_every_buffer_before_running() {
+    let request = Request::new("onnx.split")
+        .input("input", Tensor::from_i64s(&[1, 2, 3]))
+        .input("split", Tensor::from_i64s(&[1, 2]));
+    let program = kerf::lower_program(&request).unwrap();
+    let kernel = jit().compile_program(&program, false).unwrap();
+    let input = [0u8; 24];
+    let (mut a, mut b) = ([7u8; 8], [7u8; 16]);
+    let mut short = [7u8; 8];
+    let e = kernel.run_buffers(&[&input], &mut [&mut a, &mut short]).unwrap_err().to_string();
+    assert!(e.contains("program output 1"), "{e}");
+    assert_eq!((a, short), ([7; 8], [7; 8]), "nothing is written before every buffer is checked");
+    let e = kernel.run_buffers(&[&input[..16]], &mut [&mut a, &mut b]).unwrap_err().to_string();
+    assert!(e.contains("program input 0"), "{e}");
+    let e = kernel.run_buffers(&[], &mut [&mut a, &mut b]).unwrap_err().to_string();
+    assert!(e.contains("program inputs"), "{e}");
+    kernel.run_buffers(&[&input], &mut [&mut a, &mut b]).unwrap();
+    assert_eq!((a, b), ([0; 8], [0; 16]));
+}
