@@ -136,7 +136,19 @@ pub fn compile_chain(file: &ChainFile, dynamic: bool) -> Result<Arc<kerf::JitKer
 }
 
 /// The Cranelift IR of a request's kernel (its data input may be given by dtype and shape).
+/// A program's (Concat's, Split's): each move's kernel under a `; move k` comment.
 pub fn clif(file: &RequestFile, dynamic: bool) -> Result<String, CliError> {
+    if kerf::is_program_op(&file.request.op).map_err(|e| in_file(file, e.into()))? {
+        let program = kerf::lower_program(&file.request).map_err(|e| in_file(file, e.into()))?;
+        let kernel = jit().and_then(|jit| Ok(jit.compile_program(&program, dynamic)?)).map_err(|e| in_file(file, e))?;
+        let mut text = String::new();
+        for ((m, mv), k) in program.moves.iter().enumerate().zip(kernel.move_kernels()) {
+            let input = mv.input.map_or("a fill".to_string(), |i| format!("input {i}"));
+            text.push_str(&format!("; move {m}: {input} into output {} at {:?}\n", mv.output, mv.at));
+            text.push_str(k.clif());
+        }
+        return Ok(text);
+    }
     let kernel = compile_jit(&file.request, dynamic).map_err(|e| in_file(file, e))?;
     Ok(kernel.clif().to_string())
 }

@@ -1458,3 +1458,45 @@ fn bench_workload_requests_compile() {
         assert!(stdout(&out).starts_with("function %kerf_"), "{f}");
     }
 }
+
+#[test]
+fn run_writes_several_outputs_to_an_npz_named_by_the_spec() {
+    let case = conformance("onnx_split_0004");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("parts.npz");
+    let run = kerf()
+        .args(["run", case.join("request.toml").to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let got = kerf::npz::read(&out).unwrap();
+    let expected = kerf::npz::read(&case.join("expected.npz")).unwrap();
+    assert_eq!(got, expected);
+    assert_eq!(got.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["outputs_0", "outputs_1"]);
+    // Printed, each under its name.
+    let printed = stdout(&kerf().args(["run", case.join("request.toml").to_str().unwrap()]).output().unwrap());
+    assert!(printed.starts_with("outputs_0:\nf32[5, 3, 1, 3]") && printed.contains("outputs_1:"), "{printed}");
+}
+
+#[test]
+fn several_outputs_to_an_npy_are_refused_and_nothing_is_written() {
+    let case = conformance("onnx_split_0004");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("parts.npy");
+    fails(
+        &["run", case.join("request.toml").to_str().unwrap(), "-o", out.to_str().unwrap()],
+        &["2 outputs (outputs_0, outputs_1)", "-o OUT.npz"],
+    );
+    assert!(files_in(dir.path()).is_empty(), "{:?}", files_in(dir.path()));
+}
+
+#[test]
+fn clif_of_a_program_shows_each_move() {
+    let case = conformance("onnx_concat_0003");
+    let out = kerf().args(["clif", case.join("request.toml").to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("; move ").count(), 4, "{text}");
+    assert!(text.contains("; move 3: input 3 into output 0 at [6, 0, 0]"), "{text}");
+    assert_eq!(text.matches("function %kerf_move_").count(), 4, "{text}");
+}

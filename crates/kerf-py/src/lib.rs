@@ -62,7 +62,13 @@ fn run<'py>(
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
     if kerf::is_program_op(op).py(py)? {
-        return run_program(py, op, jit, &call.request, out);
+        let mut request = call.request;
+        if let Some((name, array)) = &call.data {
+            // A program reads its inputs as tensors (copied once: it may read several).
+            let t = array.tensor()?.map_err(|e| invalid(py, Some(op), Some(name), format!("input `{name}`: {e}")))?;
+            request.inputs.insert(name.clone(), kerf::InputArg::Tensor(t));
+        }
+        return run_program(py, op, jit, &request, out);
     }
     let data_is_strings = kerf::data_input(&call.request).ok().flatten().is_some_and(|t| t.dtype() == DType::String);
     if data_is_strings {

@@ -36,6 +36,7 @@ pub fn to_dict<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
         x.set_item("index", i.index)?;
         x.set_item("name", &i.name)?;
         x.set_item("optional", i.optional)?;
+        x.set_item("variadic", i.variadic)?;
         x.set_item("types", spec.type_set(&i.types).unwrap_or_default())?;
         x.set_item(
             "rank",
@@ -52,6 +53,15 @@ pub fn to_dict<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
         inputs.append(x)?;
     }
     d.set_item("inputs", inputs)?;
+    let outputs = PyList::empty(py);
+    for o in spec.output_specs() {
+        let x = PyDict::new(py);
+        x.set_item("name", &o.name)?;
+        x.set_item("variadic", o.variadic)?;
+        x.set_item("doc", &o.doc)?;
+        outputs.append(x)?;
+    }
+    d.set_item("outputs", outputs)?;
     let rules = PyList::empty(py);
     for r in &spec.rules {
         let x = PyDict::new(py);
@@ -83,17 +93,16 @@ pub fn to_dict<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyDict>> {
         x.set_item("version", ex.version)?;
         x.set_item("attributes", toml_to_py(py, &TomlValue::Table(ex.attributes.clone()))?)?;
         x.set_item("inputs", toml_to_py(py, &TomlValue::Table(ex.inputs.clone()))?)?;
-        let expected = match &ex.expected {
-            Some(t) => {
-                let e = PyDict::new(py);
-                e.set_item("dtype", &t.dtype)?;
-                e.set_item("shape", &t.shape)?;
-                e.set_item("values", toml_to_py(py, &TomlValue::Array(t.values.clone()))?)?;
-                Some(e)
-            }
-            None => None,
+        let literal = |t: &kerf::spec::TensorLiteral| -> PyResult<Bound<'_, PyDict>> {
+            let e = PyDict::new(py);
+            e.set_item("dtype", &t.dtype)?;
+            e.set_item("shape", &t.shape)?;
+            e.set_item("values", toml_to_py(py, &TomlValue::Array(t.values.clone()))?)?;
+            Ok(e)
         };
-        x.set_item("expected", expected)?;
+        x.set_item("expected", ex.expected.as_ref().map(literal).transpose()?)?;
+        let outputs = ex.expected_outputs.iter().flatten().map(literal).collect::<PyResult<Vec<_>>>()?;
+        x.set_item("expected_outputs", ex.expected_outputs.is_some().then_some(outputs))?;
         x.set_item("error", &ex.error)?;
         examples.append(x)?;
     }
