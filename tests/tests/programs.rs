@@ -89,3 +89,19 @@ fn a_program_kernel_checks_every_buffer_before_running() {
     kernel.run_buffers(&[&input], &mut [&mut a, &mut b]).unwrap();
     assert_eq!((a, b), ([0; 8], [0; 16]));
 }
+
+#[test]
+fn a_program_compiles_once_and_is_cached() {
+    let jit = kerf::Jit::default();
+    let request = Request::new("onnx.concat")
+        .input_list("inputs", vec![Tensor::from_i64s(&[1, 2]).into(), Tensor::from_i64s(&[3]).into()])
+        .attr("axis", 0);
+    let program = kerf::lower_program(&request).unwrap();
+    for dynamic in [false, true] {
+        let a = jit.compile_program(&program, dynamic).unwrap();
+        let b = jit.compile_program(&program.clone(), dynamic).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&a, &b), "dynamic {dynamic}: compiled twice");
+    }
+    let other = kerf::lower_program(&request.attr("axis", -1)).unwrap();
+    assert_eq!(other, program, "axis -1 of vectors is axis 0: the same program");
+}

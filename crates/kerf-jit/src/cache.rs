@@ -102,6 +102,33 @@ pub(crate) struct PlanKey(Plan);
 #[derive(Clone, Copy)]
 pub(crate) struct PlanRef<'a>(pub(crate) &'a Plan);
 
+/// The key of a compiled program: its buffers' shapes and each move's plans, input,
+/// output and box, and whether its kernels are dynamic (plans compared as [`PlanKey`]s).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ProgramKey {
+    dynamic: bool,
+    dtype: kerf_ir::DType,
+    inputs: Vec<Vec<u64>>,
+    outputs: Vec<Vec<u64>>,
+    moves: Vec<(Option<usize>, usize, Vec<u64>, Vec<PlanKey>)>,
+}
+
+impl ProgramKey {
+    pub(crate) fn of(program: &kerf_ir::Program, dynamic: bool) -> ProgramKey {
+        ProgramKey {
+            dynamic,
+            dtype: program.dtype,
+            inputs: program.inputs.clone(),
+            outputs: program.outputs.clone(),
+            moves: program
+                .moves
+                .iter()
+                .map(|m| (m.input, m.output, m.at.clone(), m.steps.iter().map(PlanKey::of).collect()))
+                .collect(),
+        }
+    }
+}
+
 impl PlanKey {
     pub(crate) fn of(plan: &Plan) -> PlanKey {
         PlanKey(plan.clone())

@@ -319,6 +319,7 @@ pub struct Jit {
     call_conv: CallConv,
     kernels: Lru<PlanKey, Arc<JitKernel>>,
     dynamic: Lru<DynKey, Arc<Code>>,
+    programs: Lru<cache::ProgramKey, Arc<ProgramKernel>>,
 }
 
 impl Default for Jit {
@@ -343,7 +344,15 @@ impl Jit {
         let (isa, isa_light) = (compile::isa("backtracking")?, compile::isa("single_pass")?);
         let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
         let capacity = settings.cache_capacity.max(1);
-        Ok(Jit { settings, isa, isa_light, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
+        Ok(Jit {
+            settings,
+            isa,
+            isa_light,
+            call_conv,
+            kernels: Lru::new(capacity),
+            dynamic: Lru::new(capacity),
+            programs: Lru::new(capacity),
+        })
     }
 
     /// The settings this JIT was made with (threads, cache capacity).

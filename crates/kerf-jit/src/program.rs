@@ -14,6 +14,7 @@ use kerf_ir::dtype::Layout;
 use kerf_ir::program::{Move, Program};
 use kerf_ir::schedule::Strided;
 use kerf_ir::{DType, Error, Kernel, Tensor};
+use std::sync::Arc;
 
 /// A compiled [`Program`]: its moves' kernels, and the byte lengths of its buffers.
 #[derive(Debug)]
@@ -34,14 +35,23 @@ struct MoveKernel {
     at: Vec<u64>,
     /// Writes the box through an output view of the whole output buffer; for packed
     /// 4-bit dtypes, writes the box dense (placed by the host).
-    kernel: std::sync::Arc<JitKernel>,
+    kernel: Arc<JitKernel>,
 }
 
 impl Jit {
     /// Compile a program (see [`kerf_ir::Program`]): one kernel per move, static or
     /// dynamic as `dynamic` says, over dense input and output buffers. The program is
     /// validated first (every read inside its input, every output element written once).
-    pub fn compile_program(&self, program: &Program, dynamic: bool) -> Result<ProgramKernel, Error> {
+    /// Compiled programs are cached (by their plans, boxes and shapes) as kernels are.
+    pub fn compile_program(&self, program: &Program, dynamic: bool) -> Result<Arc<ProgramKernel>, Error> {
+        let key = crate::cache::ProgramKey::of(program, dynamic);
+        if let Some(hit) = self.programs.get(&key) {
+            return hit;
+        }
+        self.programs.get_or_init(key, || self.build_program(program, dynamic).map(Arc::new))
+    }
+
+    fn build_program(&self, program: &Program, dynamic: bool) -> Result<ProgramKernel, Error> {
         program.validate()?;
         crate::check_moves_bytes(program.dtype)?;
         let packed = program.dtype.layout() == Layout::Nibbles;

@@ -50,6 +50,28 @@ def ort_session(node, inputs, out_shape, initializers):
     return (lambda: sess.run_with_iobinding(binding)), y
 
 
+def ort_outputs(node, inputs, out_shapes):
+    """A one-node ONNX Runtime session on one thread whose outputs y0, y1, ... are bound to
+    preallocated buffers (Split): (run, [output arrays])."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape)) for n, a in inputs.items()],
+        [helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, list(s)) for k, s in enumerate(out_shapes)],
+    )
+    sess = one_thread_session(graph)
+    ys = [ort.OrtValue.ortvalue_from_numpy(np.ones(s, dtype=np.float32)) for s in out_shapes]
+    binding = sess.io_binding()
+    for n, a in inputs.items():
+        binding.bind_cpu_input(n, a)
+    for k, y in enumerate(ys):
+        binding.bind_ortvalue_output(f"y{k}", y)
+    return (lambda: sess.run_with_iobinding(binding)), ys
+
+
 def ort_slice(x, starts, ends, axes, steps, out_shape):
     from onnx import helper
     i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
@@ -140,6 +162,32 @@ def rows(rng):
              "onnxruntime": ort_session(helper.make_node("Gather", ["x", "indices"], ["y"], axis=0),
                                         {"x": table}, want.shape, {"indices": idx})}
     r.append(("GA1 gather", "ga1_embedding", "memcpy", want, peers))
+    # Programs: Concat (one input per move) and Split (one output per move); kerf bench
+    # feeds its own inputs (a byte pattern), so the peers' outputs are checked against
+    # numpy's on theirs.
+    for rid, file, shape, n, axis in [("CC1 concat channels", "cc1_concat_channels", (1, 64, 256, 256), 4, 1),
+                                      ("CC2 concat innermost", "cc2_concat_innermost", (1, 256, 128, 64), 2, 3)]:
+        xs = [rng.standard_normal(shape).astype(np.float32) for _ in range(n)]
+        want = np.concatenate(xs, axis=axis)
+        o = out(want.shape)
+        names = {f"x{k}": x for k, x in enumerate(xs)}
+        peers = {"numpy": (lambda o=o, xs=xs, axis=axis: np.concatenate(xs, axis=axis, out=o), o),
+                 "onnxruntime": ort_session(helper.make_node("Concat", list(names), ["y"], axis=axis),
+                                            names, want.shape, {})}
+        r.append((rid, file, "memcpy", want, peers))
+    for rid, file, shape, n, axis in [("SP1 split channels", "sp1_split_channels", (1, 256, 256, 256), 4, 1),
+                                      ("SP2 split q/k/v", "sp2_split_qkv", (1, 2048, 2304), 3, 2)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        want = np.split(x, n, axis=axis)
+        os_ = [out(w.shape) for w in want]
+
+        def np_split(x=x, os_=os_, n=n, axis=axis):
+            for o, part in zip(os_, np.split(x, n, axis=axis)):
+                np.copyto(o, part)
+
+        node = helper.make_node("Split", ["x"], [f"y{k}" for k in range(n)], axis=axis, num_outputs=n)
+        peers = {"numpy": (np_split, os_), "onnxruntime": ort_outputs(node, {"x": x}, [w.shape for w in want])}
+        r.append((rid, file, "memcpy", want, peers))
     return r
 
 
@@ -158,18 +206,21 @@ def main():
         req = os.path.join(HERE, f"{file}.toml")
         # ndarray's job (checked equal to kerf's output by kerf bench itself): every row
         # but the random fills.
-        peer = [] if rid.startswith(("F2", "F3")) else ["--peer", "ndarray"]
+        peer = [] if rid.startswith(("F2", "F3", "CC", "SP")) else ["--peer", "ndarray"]
         k = json.loads(subprocess.run([args.kerf, "bench", req, "--json", "--iters", str(args.iters)] + peer,
                                       check=True, capture_output=True, text=True).stdout)
         ratios = {name: v["ratio"] for name, v in k.get("peers", {}).items()}
         for name, (f, o) in peers.items():
             f()
-            got = o.numpy() if hasattr(o, "numpy") else o
+            # Several outputs (Split) are a list; their baseline copies their bytes in one.
+            outs = o if isinstance(o, list) else [o]
+            gots = [x.numpy() if hasattr(x, "numpy") else x for x in outs]
+            wants = want if isinstance(want, list) else [want]
             if want is not None:
-                assert np.array_equal(got, want), f"{rid}: {name} computes something else"
-            dst = np.ones(got.shape, dtype=np.float32)
+                assert all(np.array_equal(g, w) for g, w in zip(gots, wants)), f"{rid}: {name} computes something else"
+            dst = np.ones(sum(g.size for g in gots), dtype=np.float32)
             if baseline == "memcpy":
-                src = np.full(got.shape, 3.0, dtype=np.float32)
+                src = np.full(dst.shape, 3.0, dtype=np.float32)
                 base = lambda d=dst, s=src: np.copyto(d, s)  # noqa: E731
             else:
                 base = lambda d=dst: d.fill(0x5a)  # noqa: E731
