@@ -65,6 +65,7 @@ mod head;
 mod host;
 mod linspace;
 mod nibbles;
+pub mod object;
 mod policy;
 mod random;
 mod repeat;
@@ -72,6 +73,7 @@ mod runs;
 mod slice;
 mod source;
 mod stream;
+mod target;
 mod threading;
 mod tile;
 
@@ -86,6 +88,7 @@ use compile::Code;
 pub use compile::DynKey;
 pub use policy::MAX_THREADS;
 pub use source::{IntoSource, Options, Source, Views};
+pub use target::{AOT_TRIPLES, Cpu, Target};
 use source::{Origin, OwnedViews, Signature};
 
 /// Settings of a [`Jit`].
@@ -338,8 +341,8 @@ impl Jit {
                 what: format!("JitSettings.threads = {}: at most {MAX_THREADS} threads", settings.threads),
             });
         }
-        let (isa, isa_light) = (compile::isa("backtracking")?, compile::isa("single_pass")?);
-        let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
+        let target = Target::host();
+        let ((isa, call_conv), (isa_light, _)) = (target.isa("backtracking")?, target.isa("single_pass")?);
         let capacity = settings.cache_capacity.max(1);
         Ok(Jit { settings, isa, isa_light, call_conv, kernels: Lru::new(capacity), dynamic: Lru::new(capacity) })
     }
