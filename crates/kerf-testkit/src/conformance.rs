@@ -30,6 +30,9 @@ pub enum Backend {
     JitDynamic,
     /// A kernel derived at build time from the case's request (`#[derive(kerf::Kernel)]`).
     Derive(&'static dyn Kernel),
+    /// A kernel compiled ahead of time (`kerf-aot`) from the case's request or chain,
+    /// linked into a shared object and loaded: its entry point behind [`Kernel`].
+    Aot(&'static dyn Kernel),
 }
 
 impl std::fmt::Debug for Backend {
@@ -39,6 +42,7 @@ impl std::fmt::Debug for Backend {
             Backend::JitStatic => "JitStatic",
             Backend::JitDynamic => "JitDynamic",
             Backend::Derive(_) => "Derive",
+            Backend::Aot(_) => "Aot",
         })
     }
 }
@@ -55,7 +59,9 @@ impl Backend {
             Backend::Reference => kerf::run_reference(request),
             Backend::JitStatic => kerf::run_jit(jit(), request, false),
             Backend::JitDynamic => kerf::run_jit(jit(), request, true),
-            Backend::Derive(kernel) => kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view)),
+            Backend::Derive(kernel) | Backend::Aot(kernel) => {
+                kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view))
+            }
         }
     }
 
@@ -70,6 +76,7 @@ impl Backend {
             Backend::JitStatic => kerf::chain::run_chain_jit(jit(), chain, true, false),
             Backend::JitDynamic => kerf::chain::run_chain_jit(jit(), chain, true, true),
             Backend::Derive(_) => unreachable!("derive_suite holds no chain case"),
+            Backend::Aot(kernel) => kernel.run_tensor(kerf::chain::chain_input(chain)?.map(Tensor::view)),
         }?;
         let unfused = kerf::chain::run_chain_reference(chain, false)?;
         assert!(out == unfused, "{self:?}: the chain differs from its steps run one by one");
