@@ -62,12 +62,13 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 }
 
 /// The suite on kernels compiled ahead of time: every case that runs compiled into one
-/// library (`kerf_aot::write_library`), linked by the system `cc` into a shared object
-/// (`-Wl,-z,text`: no text relocations), loaded, and each kernel run through its checking
-/// entry point by the suite's one `check_case`. Cases that must fail must fail to compile.
-/// Kernels that need the runtime library (random fills, streamed or tiled copies, chains
-/// from a fill) are not written ahead of time yet, and strings run on the reference
-/// interpreter (as on the JIT): each is named with its reason.
+/// library (`kerf_aot::write_library`), linked by the system `cc` with the runtime
+/// library (`libkerf_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
+/// relocations), loaded, and each kernel run through its checking entry point by the
+/// suite's one `check_case`. Cases that must fail must fail to compile. Kernels calling a
+/// host function that is still the JIT's own (random fills, chains from a fill) are not
+/// written ahead of time yet, and strings run on the reference interpreter (as on the
+/// JIT): each is named with its reason.
 mod aot_static {
     use kerf::request_file::{AnyFile, load_any};
     use kerf::{DType, Error, Kernel};
@@ -110,6 +111,21 @@ mod aot_static {
         }
     }
 
+    /// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+    fn runtime_library() -> std::path::PathBuf {
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+        let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "kerf-rt", "--profile", profile])
+            .status()
+            .unwrap();
+        assert!(status.success(), "cargo build -p kerf-rt failed");
+        let lib = profile_dir.join("libkerf_rt.a");
+        assert!(lib.is_file(), "{} was not built", lib.display());
+        lib
+    }
+
     /// Whether the system has a C compiler (`cc`); prints why not.
     fn have_cc() -> bool {
         match Command::new("cc").arg("--version").output() {
@@ -136,7 +152,7 @@ mod aot_static {
         for (i, case) in kerf_testkit::case_names().into_iter().enumerate() {
             let dir = root.join(&case);
             if dir.join("expected_stats.json").exists() {
-                refused.push(format!("{case}: a random fill (the runtime library's Philox block fill)"));
+                refused.push(format!("{case}: a random fill (the Philox block fill is still the JIT's own)"));
                 continue;
             }
             let name = format!("k{i}");
@@ -165,7 +181,15 @@ mod aot_static {
         let tmp = tempfile::tempdir().unwrap();
         let (obj, so) = (tmp.path().join("conformance.o"), tmp.path().join("libconformance.so"));
         std::fs::write(&obj, &out.object).unwrap();
-        let link = Command::new("cc").arg("-shared").arg("-Wl,-z,text").arg("-o").arg(&so).arg(&obj).output().unwrap();
+        let link = Command::new("cc")
+            .arg("-shared")
+            .arg("-Wl,-z,text")
+            .arg("-o")
+            .arg(&so)
+            .arg(&obj)
+            .arg(runtime_library())
+            .output()
+            .unwrap();
         assert!(link.status.success(), "cc -shared: {}", String::from_utf8_lossy(&link.stderr));
         // SAFETY: the library was just linked from kerf's object, whose only
         // initialization is the dynamic linker's relocations.

@@ -7,11 +7,13 @@
 //! exported entry points written in CLIF (`wrapper`): `<lib>_<kernel>` and
 //! `<lib>_<kernel>_range`, which check every pointer, length, overlap and range before the
 //! kernel runs and return a status code; and `<lib>_info()`, a table of every kernel for
-//! discovery without parsing C. The object needs libc only (`memcpy`, `memset`): kernels
-//! that call a host function of the JIT's (streaming copies of outputs of 8 MiB or
-//! more, tiled transposes, random fills, chains starting with a fill) are refused, naming
-//! the function, until the runtime library exists. Output is deterministic: the same
-//! library file gives the same bytes.
+//! discovery without parsing C. Kernels that need no host function link against libc
+//! alone (`memcpy`, `memset`); those that call the runtime library's (`kerf-rt`:
+//! streaming copies of outputs of 8 MiB or more, tiled transposes, stride-2 gathers)
+//! import them as `kerf_rt1_*` and the header says to link `libkerf_rt.a`. Kernels that
+//! call a host function still only the JIT's (random fills, chains starting with a fill)
+//! are refused, naming it. Output is deterministic: the same library file gives the same
+//! bytes.
 
 mod header;
 mod library;
@@ -66,6 +68,19 @@ pub struct Output {
     pub header: String,
     /// The symbols the object exports: every entry point and `<lib>_info`.
     pub exported: Vec<String>,
+    /// Whether a kernel calls the runtime library: then `kerf_rt.h` ([`RUNTIME_HEADER`])
+    /// goes beside the header and programs link `libkerf_rt.a`.
+    pub needs_runtime: bool,
+}
+
+/// `kerf_rt.h`, the runtime library's C declarations.
+pub const RUNTIME_HEADER: &str = kerf_rt::HEADER;
+
+impl Kernel {
+    /// Whether this kernel calls the runtime library.
+    pub fn needs_runtime(&self) -> bool {
+        !self.function.host_functions.is_empty()
+    }
 }
 
 /// Compile one kernel from a source (a request, plan or map) for `target`; an error when
@@ -77,9 +92,9 @@ pub fn compile_kernel<'a>(
     target: &Target,
 ) -> Result<Kernel, String> {
     let function = static_function(what, target).map_err(|e| e.to_string())?;
-    if let Some(f) = function.host_functions.first() {
+    if let Some(f) = function.host_functions.iter().find(|f| !f.starts_with("kerf_rt1_")) {
         return Err(format!(
-            "calls the host function {f} of the JIT, and kerf aot writes only kernels that need no runtime library yet"
+            "calls the host function {f}, which is the JIT's own and not in the runtime library (kerf-rt) yet"
         ));
     }
     Ok(Kernel { name: name.to_string(), origin: origin.to_string(), function })
@@ -115,5 +130,6 @@ pub fn write_library(name: &str, kernels: &[Kernel], target: &Target) -> Result<
     let mut exported: Vec<String> =
         kernels.iter().flat_map(|k| [format!("{name}_{}", k.name), format!("{name}_{}_range", k.name)]).collect();
     exported.push(format!("{name}_info"));
-    Ok(Output { name: name.to_string(), object, header, exported })
+    let needs_runtime = kernels.iter().any(Kernel::needs_runtime);
+    Ok(Output { name: name.to_string(), object, header, exported, needs_runtime })
 }

@@ -4,7 +4,7 @@
 use crate::{ABI_MAJOR, ABI_MINOR, Kernel, Target, status};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, Signature, Value, types};
+use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, Signature, UserExternalName, Value, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module, default_libcall_names};
 use cranelift_object::{ObjectBuilder, ObjectModule};
@@ -46,7 +46,18 @@ fn kernel(module: &mut ObjectModule, lib: &str, k: &Kernel) -> Result<Entries, S
     let body = module
         .declare_function(&format!("{lib}_{}__kernel", k.name), Linkage::Local, &f.func.signature)
         .map_err(err)?;
-    let mut ctx = Context::for_function(f.func.clone());
+    let mut func = f.func.clone();
+    // The kernel names host function N as `u0:N`: point each at its import by symbol
+    // (`kerf_rt1_*`), declared only when used so that runtime-free objects import none.
+    let named: Vec<_> = func.params.user_named_funcs().iter().map(|(r, n)| (r, n.clone())).collect();
+    for (r, n) in named {
+        let host = kerf_jit::object::host_function(n.index).ok_or_else(|| err(format!("host function {}", n.index)))?;
+        let mut sig = Signature::new(func.signature.call_conv);
+        sig.params.extend((0..host.args).map(|_| AbiParam::new(types::I64)));
+        let id = module.declare_function(host.symbol, Linkage::Import, &sig).map_err(err)?;
+        func.params.reset_user_func_name(r, UserExternalName::new(0, id.as_u32()));
+    }
+    let mut ctx = Context::for_function(func);
     module.define_function(body, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
     let args = if f.args.is_empty() {
         None
@@ -87,7 +98,8 @@ fn when(b: &mut FunctionBuilder, cond: Value, then: impl FnOnce(&mut FunctionBui
 /// i32`. Checks, before anything is written: NULL pointers of non-empty buffers, both
 /// lengths, overlap of the buffers, and for a range that `lo <= hi <= extent` with `lo`
 /// (and `hi`, unless it is `extent`) multiples of the range alignment. Then zeroes a lone
-/// 4-bit element's byte (its range writes the low half) and calls the kernel.
+/// 4-bit element's byte (its range writes the low half), calls the kernel, and fences
+/// when the kernel streams.
 fn checked_entry(
     module: &mut ObjectModule,
     symbol: &str,
@@ -179,6 +191,15 @@ fn checked_entry(
     };
     let input_ptr = input.unwrap_or_else(|| b.ins().iconst(p, 0));
     let odd_nibble = f.odd_nibble;
+    // A kernel that streams fences its own non-temporal stores before it returns (each
+    // range call too: its caller's threads then see them as ordinary stores).
+    let fence = if f.streams {
+        let sig = Signature::new(module.isa().default_call_conv());
+        let id = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
+        Some(module.declare_func_in_func(id, b.func))
+    } else {
+        None
+    };
     when(&mut b, runs, |b| {
         if odd_nibble {
             // The range that writes the last element zeroes its byte first.
@@ -189,6 +210,9 @@ fn checked_entry(
             });
         }
         b.ins().call(body_ref, &[input_ptr, output, args_ptr, lo, hi]);
+        if let Some(fence) = fence {
+            b.ins().call(fence, &[]);
+        }
     });
     let ok = b.ins().iconst(types::I32, i64::from(status::OK));
     b.ins().return_(&[ok]);

@@ -58,6 +58,9 @@
 #![warn(missing_docs)]
 
 mod abi;
+// The host functions kernels call, in the runtime library (one implementation, for the
+// JIT and for objects written ahead of time).
+use kerf_rt::{repeat, stream, tile};
 mod builder;
 mod cache;
 mod compile;
@@ -68,14 +71,11 @@ mod nibbles;
 pub mod object;
 mod policy;
 mod random;
-mod repeat;
 mod runs;
 mod slice;
 mod source;
-mod stream;
 mod target;
 mod threading;
-mod tile;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;

@@ -38,7 +38,9 @@ pub struct StaticFunction {
     pub input_shape: Option<Vec<u64>>,
     /// The output's shape.
     pub output_shape: Vec<u64>,
-    /// The host functions (`host.rs` symbols) the code calls, sorted.
+    /// The host functions the code calls (their C symbols), sorted: the runtime
+    /// library's are `kerf_rt1_*`. `func` names each as a user function `u0:N`, `N` its
+    /// index for [`host_function`].
     pub host_functions: Vec<&'static str>,
     /// Whether the code writes with non-temporal stores (through host functions).
     pub streams: bool,
@@ -101,4 +103,18 @@ pub fn static_function<'a>(what: impl IntoSource<'a>, target: &Target) -> Result
         func,
         isa,
     })
+}
+
+/// A host function kernels may call: its C symbol and how many i64 arguments it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostFunction {
+    /// The symbol (`kerf_rt1_*` for the runtime library's).
+    pub symbol: &'static str,
+    /// Its arguments, every one an i64 (pointers and sizes); it returns nothing.
+    pub args: usize,
+}
+
+/// The host function a kernel's function names as user function `u0:index`.
+pub fn host_function(index: u32) -> Option<HostFunction> {
+    Helper::ALL.get(index as usize).map(|h| HostFunction { symbol: h.symbol(), args: h.args() })
 }
