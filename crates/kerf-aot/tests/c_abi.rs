@@ -9,8 +9,8 @@ use std::process::Command;
 
 /// A library of every kind the object writes: a slice with input, a pad, a fill
 /// without input, an odd count of 4-bit elements (range alignment 2, a lone nibble), a
-/// fused chain.
-fn library(dir: &Path) -> PathBuf {
+/// fused chain, and (`runtime`) a transpose that calls the runtime's tiled copy.
+fn library(dir: &Path, runtime: bool) -> PathBuf {
     let files = [
         (
             "crop.toml",
@@ -39,6 +39,11 @@ fn library(dir: &Path) -> PathBuf {
              [[steps]]\nop = \"onnx.slice\"\n[steps.inputs]\nstarts = [1, 1]\nends = [-1, -1]\n",
         ),
         (
+            "tr.toml",
+            "op = \"onnx.transpose\"\n[attributes]\nperm = [1, 0]\n\
+             [inputs]\ndata = { dtype = \"f32\", shape = [64, 48] }\n",
+        ),
+        (
             "lib.toml",
             "name = \"demo\"\n\
              [[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n\
@@ -51,12 +56,30 @@ fn library(dir: &Path) -> PathBuf {
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
+    if runtime {
+        let mut text = std::fs::read_to_string(dir.join("lib.toml")).unwrap();
+        text += "[[kernels]]\nname = \"tr\"\nrequest = \"tr.toml\"\n";
+        std::fs::write(dir.join("lib.toml"), text).unwrap();
+    }
     dir.join("lib.toml")
 }
 
-fn compile(dir: &Path, triple: &str) -> kerf_aot::Output {
-    let lib = kerf_aot::Library::load(&library(dir)).unwrap();
+fn compile(dir: &Path, triple: &str, runtime: bool) -> kerf_aot::Output {
+    let lib = kerf_aot::Library::load(&library(dir, runtime)).unwrap();
     kerf_aot::compile(&lib, &kerf_aot::Target::aot(triple).unwrap()).unwrap()
+}
+
+/// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+fn runtime_library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
+    let status =
+        Command::new(env!("CARGO")).args(["build", "--quiet", "-p", "kerf-rt", "--profile", profile]).status().unwrap();
+    assert!(status.success(), "cargo build -p kerf-rt failed");
+    let lib = profile_dir.join("libkerf_rt.a");
+    assert!(lib.is_file(), "{} was not built", lib.display());
+    lib
 }
 
 /// Whether `tool` runs; prints why not.
@@ -162,6 +185,19 @@ int main(void) {
     EXPECT(lib->kernels[2].input_shape == NULL && lib->kernels[3].range_align == 2);
     EXPECT(lib->kernels[0].entry == (void (*)(void))demo_crop);
     EXPECT(lib->kernels[4].range_entry == (void (*)(void))demo_chain_range);
+    {
+        /* The transpose calls the runtime library's tiled copy. */
+        static float tin[64 * 48], tout[48 * 64], t2[48 * 64];
+        EXPECT(DEMO_TR_NEEDS_RUNTIME == 1 && DEMO_CROP_NEEDS_RUNTIME == 0);
+        for (i = 0; i < 64 * 48; i++) tin[i] = (float)i;
+        EXPECT(demo_tr(tin, sizeof tin, tout, sizeof tout) == KERF_OK);
+        for (i = 0; i < 64 * 48; i++) EXPECT(tout[(i % 48) * 64 + i / 48] == tin[i]);
+        for (lo = 0; lo < DEMO_TR_RANGE_EXTENT; lo += 5) {
+            size_t hi = lo + 5 < DEMO_TR_RANGE_EXTENT ? lo + 5 : DEMO_TR_RANGE_EXTENT;
+            EXPECT(demo_tr_range(tin, sizeof tin, t2, sizeof t2, lo, hi) == KERF_OK);
+        }
+        EXPECT(memcmp(tout, t2, sizeof tout) == 0);
+    }
     printf("%d failures\n", failures);
     return failures != 0;
 }
@@ -179,6 +215,8 @@ fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) {
         .arg(&src)
         .args(["-x", "none"])
         .arg(dir.join("demo.o"))
+        .arg(runtime_library())
+        .args(["-lpthread", "-ldl", "-lm"])
         .arg("-o")
         .arg(&exe)
         .output()
@@ -196,9 +234,11 @@ fn a_c99_and_a_cpp11_driver_call_every_kernel_and_error_path() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let out = compile(tmp.path(), "x86_64-unknown-linux-gnu");
+    let out = compile(tmp.path(), "x86_64-unknown-linux-gnu", true);
+    assert!(out.needs_runtime && out.header.contains("libkerf_rt.a"));
     std::fs::write(tmp.path().join("demo.o"), &out.object).unwrap();
     std::fs::write(tmp.path().join("demo.h"), &out.header).unwrap();
+    std::fs::write(tmp.path().join("kerf_rt.h"), kerf_aot::RUNTIME_HEADER).unwrap();
     if have("cc") {
         build_and_run(tmp.path(), "cc", &["-std=c99", "-x", "c"], "driver.c");
     }
@@ -208,9 +248,10 @@ fn a_c99_and_a_cpp11_driver_call_every_kernel_and_error_path() {
 }
 
 /// The lint of one object: every relocation in code is PC-relative (so linking never
-/// needs a text relocation), the only undefined symbols are memcpy and memset, and the
-/// only global symbols are the entry points and `<lib>_info`. Returns its report.
-fn lint(bytes: &[u8], exported: &[String]) -> String {
+/// needs a text relocation), the only undefined symbols are memcpy, memset and (when
+/// `runtime`) the runtime's `kerf_rt1_*`, never `__cranelift_*`, and the only global
+/// symbols are the entry points and `<lib>_info`. Returns its report.
+fn lint(bytes: &[u8], exported: &[String], runtime: bool) -> String {
     let file = object::File::parse(bytes).unwrap();
     let mut report = String::new();
     let mut globals = Vec::new();
@@ -218,7 +259,8 @@ fn lint(bytes: &[u8], exported: &[String]) -> String {
         let name = s.name().unwrap().to_string();
         assert!(!name.starts_with("__cranelift"), "{name}");
         if s.is_undefined() && !name.is_empty() {
-            assert!(name == "memcpy" || name == "memset" || name.starts_with("kerf_rt1_"), "undefined {name}");
+            let rt = runtime && name.starts_with("kerf_rt1_");
+            assert!(name == "memcpy" || name == "memset" || rt, "undefined {name}");
             report += &format!("undefined {name}\n");
         } else if s.is_global() && s.kind() != SymbolKind::File {
             globals.push(name);
@@ -255,12 +297,13 @@ fn lint(bytes: &[u8], exported: &[String]) -> String {
 #[test]
 fn the_object_passes_the_lint_and_is_deterministic() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    for triple in kerf_aot::AOT_TRIPLES {
-        let (first, second) = (compile(a.path(), triple), compile(b.path(), triple));
+    for (triple, runtime) in kerf_aot::AOT_TRIPLES.iter().flat_map(|t| [(t, false), (t, true)]) {
+        let (first, second) = (compile(a.path(), triple, runtime), compile(b.path(), triple, runtime));
         assert!(first.object == second.object, "{triple}: the object differs between two runs");
         assert_eq!(first.header, second.header, "{triple}");
-        let report = lint(&first.object, &first.exported);
-        println!("{triple}:\n{report}");
+        assert_eq!(first.needs_runtime, runtime);
+        let report = lint(&first.object, &first.exported, runtime);
+        println!("{triple}, runtime {runtime}:\n{report}");
         let file = object::File::parse(&*first.object).unwrap();
         let arch = if triple.starts_with("aarch64") { object::Architecture::Aarch64 } else { object::Architecture::X86_64 };
         assert_eq!(file.architecture(), arch);
@@ -281,7 +324,7 @@ fn kernels_that_need_the_runtime_are_refused_naming_the_function() {
     let lib = kerf_aot::Library::load(&tmp.path().join("lib.toml")).unwrap();
     let target = kerf_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
     let e = kerf_aot::compile(&lib, &target).err().unwrap();
-    assert!(e.contains("kernel \"u\"") && e.contains("kerf_random_fill"), "{e}");
+    assert!(e.contains("kernel \"u\"") && e.contains("kerf_random_fill") && e.contains("JIT's own"), "{e}");
     let e = kerf_aot::Target::aot("riscv64gc-unknown-linux-gnu").unwrap_err().to_string();
     assert!(e.contains("x86_64-unknown-linux-gnu"), "{e}");
 }
