@@ -46,11 +46,14 @@
 //!
 //! The crate by layer: this file is the public API; `abi` the kernel signature, the
 //! argument-block layout and its encoders; `compile` the ISA, one module per kernel, cache
-//! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
+//! keys and emitter dispatch; `target` the compile target (the host's for the JIT, a
+//! CPU preset for objects written ahead of time, which [`object`] serves); `policy` every
+//! threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
 //! runs; `slice` (the moves of a map's nest), `linspace` and `random` the lowering of each kind of nest; `threading` how
-//! calls split over threads; `stream`, `repeat`, `random`, `head` and `tile` the host
-//! functions kernels call (a random fill is one call of `kerf_ir::random`'s vectorized
+//! calls split over threads; `stream`, `repeat` and `tile` (from the runtime library,
+//! `kerf_rt`), `random` and `head` the host functions kernels call (a random fill is one
+//! call of `kerf_ir::random`'s vectorized
 //! block fill; a fused chain that starts with a fill computes that fill's elements by
 //! `head`), declared once in `host`'s table; `source` the one compile entry point and run
 //! (plans, maps, views; static and dynamic); `cache` the kernel cache.
