@@ -87,7 +87,13 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
     for k in kernels {
         let f = &k.function;
         let n = format!("{up}_{}", k.name.to_ascii_uppercase());
-        let _ = writeln!(w, "/* {}: {} (from {}) */", k.name, f.dtype, k.origin.replace("*/", "* /"));
+        let _ = writeln!(
+            w,
+            "/* {}: {} (from {}) */",
+            k.name,
+            f.dtype,
+            k.origin.replace("*/", "* /").replace(['\n', '\r'], " ")
+        );
         let _ = writeln!(w, "#define {n}_DTYPE \"{}\"", f.dtype);
         if let (Some(s), Some(b)) = (&f.input_shape, f.input_bytes) {
             let _ = writeln!(w, "#define {n}_INPUT_RANK {}", s.len());
@@ -106,7 +112,11 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
         let _ = writeln!(w, "#define {n}_NEEDS_RUNTIME {}", u8::from(k.needs_runtime()));
         let input = if f.input_bytes.is_some() { "const void *input, size_t input_bytes, " } else { "" };
         let _ = writeln!(w, "int32_t {lib}_{}({input}void *output, size_t output_bytes);", k.name);
-        let _ = writeln!(w, "int32_t {lib}_{}_range({input}void *output, size_t output_bytes, size_t lo, size_t hi);\n", k.name);
+        let _ = writeln!(
+            w,
+            "int32_t {lib}_{}_range({input}void *output, size_t output_bytes, size_t lo, size_t hi);\n",
+            k.name
+        );
     }
     let _ = writeln!(w, "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {up}_KERF_H */");
     h

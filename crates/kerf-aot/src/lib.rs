@@ -15,12 +15,14 @@
 //! are refused, naming it. Output is deterministic: the same library file gives the same
 //! bytes.
 
+#![warn(missing_docs)]
+
 mod header;
 mod library;
 mod wrapper;
 
-pub use library::{KernelEntry, Library};
 pub use kerf_jit::{AOT_TRIPLES, Cpu, Target};
+pub use library::{KernelEntry, Library};
 
 use kerf::request_file::{AnyFile, load_any};
 use kerf_jit::object::{StaticFunction, static_function};
@@ -114,8 +116,7 @@ pub fn compile(library: &Library, target: &Target) -> Result<Output, String> {
             AnyFile::Chain(f) => {
                 let lowered = kerf::chain::lower_chain(&f.chain()).map_err(|e| at(f.describe_error(&e)))?;
                 let map = lowered.fused().map_err(|e| at(f.describe_error(&e)))?;
-                compile_kernel(&entry.name, &origin, map, target)
-                    .map_err(|e| at(format!("{}: {e}", f.path.display())))
+                compile_kernel(&entry.name, &origin, map, target).map_err(|e| at(format!("{}: {e}", f.path.display())))
             }
         }?;
         kernels.push(kernel);
@@ -123,8 +124,23 @@ pub fn compile(library: &Library, target: &Target) -> Result<Output, String> {
     write_library(&library.name, &kernels, target)
 }
 
-/// Write compiled kernels into one object and header named `name` (a C identifier).
+/// Write compiled kernels into one object and header named `name`: the library's and
+/// the kernels' names are checked as a library file's are (C identifiers, unique).
 pub fn write_library(name: &str, kernels: &[Kernel], target: &Target) -> Result<Output, String> {
+    let bad = |what: &str, n: &str| {
+        format!("{what} name {n:?}: lowercase letters, digits and `_`, starting with a letter, at most 64 bytes")
+    };
+    if !library::is_name(name) {
+        return Err(bad("library", name));
+    }
+    for (i, k) in kernels.iter().enumerate() {
+        if !library::is_name(&k.name) || k.name.ends_with("_range") || k.name == "info" {
+            return Err(bad("kernel", &k.name) + " (not `info` nor ending in `_range`)");
+        }
+        if kernels[..i].iter().any(|o| o.name == k.name) {
+            return Err(format!("kernel {:?} is listed twice", k.name));
+        }
+    }
     let object = wrapper::object(name, kernels, target)?;
     let header = header::header(name, kernels, target);
     let mut exported: Vec<String> =

@@ -45,7 +45,7 @@ struct RawKernel {
 /// Whether `s` is a C identifier kerf accepts as a name: lowercase ASCII letters,
 /// digits and `_`, starting with a letter, at most 64 bytes (so that every symbol made
 /// of it is a valid, portable C name).
-fn is_name(s: &str) -> bool {
+pub(crate) fn is_name(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 64
@@ -64,8 +64,7 @@ impl Library {
             return Err(format!("{}: a library file may be at most 1 MiB", path.display()));
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        Library::parse(&text, path.parent().unwrap_or(Path::new("")))
-            .map_err(|e| format!("{}: {e}", path.display()))
+        Library::parse(&text, path.parent().unwrap_or(Path::new(""))).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// Parse a library file's text; request paths are resolved against `base`.
@@ -89,7 +88,10 @@ impl Library {
                 ));
             }
             if k.name.ends_with("_range") || k.name == "info" {
-                return Err(format!("kernel name {:?}: reserved (entry points `_range` and `info` are kerf's)", k.name));
+                return Err(format!(
+                    "kernel name {:?}: reserved (entry points `_range` and `info` are kerf's)",
+                    k.name
+                ));
             }
             if kernels.iter().any(|e| e.name == k.name) {
                 return Err(format!("kernel {:?} is listed twice", k.name));
@@ -123,7 +125,10 @@ mod tests {
         for (text, want) in [
             ("name = \"Mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\n", "library name \"Mk\""),
             ("name = \"mk\"\n", "at least one kernel"),
-            ("name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\n[[kernels]]\nname = \"a\"\nrequest = \"s\"\n", "listed twice"),
+            (
+                "name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\n[[kernels]]\nname = \"a\"\nrequest = \"s\"\n",
+                "listed twice",
+            ),
             ("name = \"mk\"\n[[kernels]]\nname = \"a_range\"\nrequest = \"r\"\n", "reserved"),
             ("name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\ndynamic = true\n", "dynamic kernels"),
             ("name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\nextra = 1\n", "unknown field `extra`"),

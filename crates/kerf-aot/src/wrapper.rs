@@ -206,7 +206,8 @@ fn checked_entry(
             let last = b.ins().icmp_imm_u(IntCC::Equal, hi, extent);
             when(b, last, |b| {
                 let zero = b.ins().iconst(types::I8, 0);
-                b.ins().store(MemFlagsData::new().with_notrap(), zero, output, (out_len - 1) as i32);
+                let last_byte = b.ins().iadd_imm_u(output, out_len - 1);
+                b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
             });
         }
         b.ins().call(body_ref, &[input_ptr, output, args_ptr, lo, hi]);
@@ -285,7 +286,7 @@ fn info(
     for (k, ((kernel, rec), e)) in kernels.iter().zip(&recs).zip(entries).enumerate() {
         let base = KERNEL_INFO_BYTES * k;
         let f = &kernel.function;
-        d.write_data_addr((base) as u32, s_gv, rec.name);
+        d.write_data_addr(base as u32, s_gv, rec.name);
         d.write_data_addr((base + 8) as u32, s_gv, rec.dtype);
         if let Some(at) = rec.input_shape {
             d.write_data_addr((base + 16) as u32, sh_gv, at);

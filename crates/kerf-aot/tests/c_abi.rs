@@ -305,7 +305,8 @@ fn the_object_passes_the_lint_and_is_deterministic() {
         let report = lint(&first.object, &first.exported, runtime);
         println!("{triple}, runtime {runtime}:\n{report}");
         let file = object::File::parse(&*first.object).unwrap();
-        let arch = if triple.starts_with("aarch64") { object::Architecture::Aarch64 } else { object::Architecture::X86_64 };
+        let arch =
+            if triple.starts_with("aarch64") { object::Architecture::Aarch64 } else { object::Architecture::X86_64 };
         assert_eq!(file.architecture(), arch);
     }
 }

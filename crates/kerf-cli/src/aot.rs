@@ -38,7 +38,8 @@ pub fn aot(library: &Path, dir: &Path, emit: Emit, triple: &str) -> Result<(), C
         files.push(("kerf_rt.h".to_string(), kerf_aot::RUNTIME_HEADER.as_bytes().to_vec()));
     }
     let err = |m: String| CliError::new(format!("{}: {m}", dir.display()));
-    let created = match fs::symlink_metadata(dir) {
+    // A symlink to a directory is written through, as `cp` does.
+    let created = match fs::metadata(dir) {
         Ok(m) if m.is_dir() => false,
         Ok(_) => return Err(err("is not a directory".into())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -78,8 +79,9 @@ fn write_all(dir: &Path, lib: &str, files: &[(String, Vec<u8>)]) -> Result<(), C
         pending.push((tmp, path));
     }
     for (tmp, path) in pending {
-        tmp.persist(&path)
-            .map_err(|e| CliError::new(format!("{}: cannot rename the temporary file to it: {}", path.display(), e.error)))?;
+        tmp.persist(&path).map_err(|e| {
+            CliError::new(format!("{}: cannot rename the temporary file to it: {}", path.display(), e.error))
+        })?;
     }
     Ok(())
 }

@@ -32,7 +32,8 @@ fn library(dir: &Path, request: &str) -> std::path::PathBuf {
         ),
     )
     .unwrap();
-    std::fs::write(dir.join("lib.toml"), "name = \"mk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n").unwrap();
+    std::fs::write(dir.join("lib.toml"), "name = \"mk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n")
+        .unwrap();
     dir.join("lib.toml")
 }
 
@@ -52,7 +53,9 @@ fn aot_writes_an_object_and_a_header_and_replaces_only_its_own() {
     kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).assert().success();
     assert_eq!(files_in(&out_dir), ["mk.h", "mk.o"]);
     let header = std::fs::read_to_string(out_dir.join("mk.h")).unwrap();
-    assert!(header.contains("int32_t mk_crop(const void *input, size_t input_bytes, void *output, size_t output_bytes);"));
+    assert!(
+        header.contains("int32_t mk_crop(const void *input, size_t input_bytes, void *output, size_t output_bytes);")
+    );
     assert!(header.contains("#define MK_CROP_OUTPUT_BYTES 16ULL"));
     // Again: kerf's own files are replaced, byte for byte the same.
     let object = std::fs::read(out_dir.join("mk.o")).unwrap();

@@ -91,8 +91,8 @@ use compile::Code;
 pub use compile::DynKey;
 pub use policy::MAX_THREADS;
 pub use source::{IntoSource, Options, Source, Views};
-pub use target::{AOT_TRIPLES, Cpu, Target};
 use source::{Origin, OwnedViews, Signature};
+pub use target::{AOT_TRIPLES, Cpu, Target};
 
 /// Settings of a [`Jit`].
 #[derive(Clone, Debug, PartialEq, Eq)]

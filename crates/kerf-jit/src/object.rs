@@ -77,7 +77,10 @@ pub fn static_function<'a>(what: impl IntoSource<'a>, target: &Target) -> Result
     let (input_len, output_len) = emitter.buffer_lens();
     let dtype = signature.dtype;
     let bytes = |n: u64| {
-        dtype.buffer_bytes(n).map(|b| b as u64).ok_or_else(|| Error::TooLarge { what: format!("{n} elements of {dtype}") })
+        dtype
+            .buffer_bytes(n)
+            .map(|b| b as u64)
+            .ok_or_else(|| Error::TooLarge { what: format!("{n} elements of {dtype}") })
     };
     let mut host_functions: Vec<&'static str> = func
         .params

@@ -66,9 +66,6 @@ pub(crate) fn lowering(run: Run, known: Option<u64>, memset: bool) -> Lowering {
 // there: kerf_rt::policy.
 pub(crate) use kerf_rt::policy::STREAM_CHUNK;
 
-
-
-
 /// An innermost dim tiles only when its input stride is at least this many bytes (every
 /// element on a cache line of its own: a plain row reads one element per line) ... (this
 /// and the next two are reasoned from the cache geometry, not measured)
@@ -276,7 +273,6 @@ pub(crate) fn random_cost(normal: bool) -> u64 {
 /// stores.
 pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
 
-
 /// Whether a static slice kernel writes its long copies and fills with non-temporal
 /// stores: outputs of [`STREAM_MIN_BYTES`] or more of whole-byte elements.
 pub(crate) fn slice_streams(nest: &LoopNest) -> bool {
@@ -362,7 +358,6 @@ pub(crate) fn stride2_streams(w: u8) -> bool {
 }
 
 // ----- repeating dims -------------------------------------------------------------------
-
 
 #[cfg(test)]
 mod tests {

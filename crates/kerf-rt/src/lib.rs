@@ -9,6 +9,8 @@
 //! A caller that ran code which streams calls [`stream::fence`] (`kerf_rt1_fence`) before
 //! the output is read by another thread.
 
+#![warn(missing_docs)]
+
 pub mod policy;
 pub mod repeat;
 pub mod stream;

@@ -13,8 +13,8 @@ pub mod plans;
 pub mod random;
 pub mod render;
 
-pub use conformance::{Backend, check_case, derive_suite};
 pub use cases::case_names;
+pub use conformance::{Backend, check_case, derive_suite};
 pub use render::derive_attributes;
 
 use kerf::{BoundaryMode, DType, InputArg, Request, Tensor};
