@@ -61,7 +61,7 @@ pub unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
 /// aligned byte of `dst` on: the rows' output is one stream, whatever the rows' length
 /// and alignment. Row by row ([`stream_copy`] per row), a row that does not start and end
 /// on a line boundary leaves its last and the next row's first line to ordinary stores,
-/// which then mix with the streamed ones line by line; staged a [`STAGE`] at a time
+/// which then mix with the streamed ones line by line; staged a `STAGE` at a time
 /// through a buffer in the L1 cache, every line but the region's first and last is
 /// streamed whole. Rows on line boundaries go straight out, row by row.
 ///
