@@ -60,3 +60,170 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
     assert_eq!(running, 47, "the shared chain cases that run");
     assert_eq!(fused, 47, "chain cases not fused into one kernel: {not_fused:?}");
 }
+
+/// The suite on kernels compiled ahead of time: every case that runs compiled into one
+/// library (`kerf_aot::write_library`), linked by the system `cc` with the runtime
+/// library (`libkerf_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
+/// relocations), loaded, and each kernel run through its checking entry point by the
+/// suite's one `check_case`. Cases that must fail must fail to compile. Kernels calling a
+/// host function that is still the JIT's own (random fills, chains from a fill) are not
+/// written ahead of time yet, and strings run on the reference interpreter (as on the
+/// JIT): each is named with its reason.
+mod aot_static {
+    use kerf::request_file::{AnyFile, load_any};
+    use kerf::{DType, Error, Kernel};
+    use std::process::Command;
+
+    type WithInput = unsafe extern "C" fn(*const u8, usize, *mut u8, usize) -> i32;
+    type NoInput = unsafe extern "C" fn(*mut u8, usize) -> i32;
+
+    /// One loaded entry point behind the suite's [`Kernel`].
+    struct AotKernel {
+        entry: Result<WithInput, NoInput>,
+        dtype: DType,
+        input_shape: Option<Vec<u64>>,
+        output_shape: Vec<u64>,
+    }
+
+    impl Kernel for AotKernel {
+        fn dtype(&self) -> DType {
+            self.dtype
+        }
+        fn input_shape(&self) -> Option<&[u64]> {
+            self.input_shape.as_deref()
+        }
+        fn output_shape(&self) -> &[u64] {
+            &self.output_shape
+        }
+        fn run_bytes(&self, input: Option<&[u8]>, output: &mut [u8]) -> Result<(), Error> {
+            let status = match (self.entry, input) {
+                // SAFETY: the entry point checks both lengths, NULLs and overlap itself
+                // before anything runs; the slices are valid for their lengths.
+                (Ok(f), Some(i)) => unsafe { f(i.as_ptr(), i.len(), output.as_mut_ptr(), output.len()) },
+                (Ok(_), None) => return Err(Error::Invalid { what: "the kernel reads an input".into() }),
+                // SAFETY: as above, for the output alone.
+                (Err(f), _) => unsafe { f(output.as_mut_ptr(), output.len()) },
+            };
+            match status {
+                0 => Ok(()),
+                s => Err(Error::Invalid { what: format!("entry point returned status {s}") }),
+            }
+        }
+    }
+
+    /// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+    fn runtime_library() -> std::path::PathBuf {
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+        let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "kerf-rt", "--profile", profile])
+            .status()
+            .unwrap();
+        assert!(status.success(), "cargo build -p kerf-rt failed");
+        let lib = profile_dir.join("libkerf_rt.a");
+        assert!(lib.is_file(), "{} was not built", lib.display());
+        lib
+    }
+
+    /// Whether the system has a C compiler (`cc`); prints why not.
+    fn have_cc() -> bool {
+        match Command::new("cc").arg("--version").output() {
+            Ok(o) if o.status.success() => true,
+            _ => {
+                eprintln!("skipped: no C compiler `cc` on this system (CI installs one)");
+                false
+            }
+        }
+    }
+
+    #[test]
+    fn every_case_compiled_ahead_of_time_matches_the_reference() {
+        if !have_cc() {
+            return;
+        }
+        let target = kerf_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
+        if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+            eprintln!("skipped: the AOT suite links x86-64 Linux objects and runs them here");
+            return;
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance");
+        let (mut kernels, mut cases, mut refused, mut must_fail) = (Vec::new(), Vec::new(), Vec::new(), 0);
+        for (i, case) in kerf_testkit::case_names().into_iter().enumerate() {
+            let dir = root.join(&case);
+            if dir.join("expected_stats.json").exists() {
+                refused.push(format!("{case}: a random fill (the Philox block fill is still the JIT's own)"));
+                continue;
+            }
+            let name = format!("k{i}");
+            let compiled = match load_any(&dir.join("request.toml")) {
+                Err(e) => Err(e.to_string()),
+                Ok(AnyFile::Request(f)) => kerf_aot::compile_kernel(&name, &case, &f.request, &target),
+                Ok(AnyFile::Chain(f)) => kerf::chain::lower_chain(&f.chain())
+                    .and_then(|l| l.fused().cloned())
+                    .map_err(|e| e.to_string())
+                    .and_then(|m| kerf_aot::compile_kernel(&name, &case, m, &target)),
+            };
+            match (compiled, dir.join("expected_error").exists()) {
+                (Ok(k), false) => {
+                    kernels.push(k);
+                    cases.push(case);
+                }
+                (Ok(_), true) => panic!("{case}: must fail, but compiled ahead of time"),
+                (Err(_), true) => must_fail += 1,
+                (Err(e), false) if e.contains("calls the host function") => refused.push(format!("{case}: {e}")),
+                // Programs over several tensors (Concat, Split): objects hold one-to-one kernels.
+                (Err(e), false) if e.contains("lowers to a program") => refused.push(format!("{case}: {e}")),
+                // Strings run on the reference interpreter, as on the JIT.
+                (Err(e), false) if e.contains("cannot move strings") => refused.push(format!("{case}: {e}")),
+                (Err(e), false) => panic!("{case}: failed to compile ahead of time: {e}"),
+            }
+        }
+        let out = kerf_aot::write_library("conformance", &kernels, &target).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let (obj, so) = (tmp.path().join("conformance.o"), tmp.path().join("libconformance.so"));
+        std::fs::write(&obj, &out.object).unwrap();
+        let link = Command::new("cc")
+            .arg("-shared")
+            .arg("-Wl,-z,text")
+            .arg("-o")
+            .arg(&so)
+            .arg(&obj)
+            .arg(runtime_library())
+            .output()
+            .unwrap();
+        assert!(link.status.success(), "cc -shared: {}", String::from_utf8_lossy(&link.stderr));
+        // SAFETY: the library was just linked from kerf's object, whose only
+        // initialization is the dynamic linker's relocations.
+        let lib: &'static libloading::Library = Box::leak(Box::new(unsafe { libloading::Library::new(&so) }.unwrap()));
+        for (k, case) in kernels.iter().zip(&cases) {
+            let symbol = format!("conformance_{}", k.name);
+            let f = &k.function;
+            // SAFETY: the header declares these symbols with exactly these C signatures.
+            let entry = unsafe {
+                if f.input_bytes.is_some() {
+                    Ok(*lib.get::<WithInput>(symbol.as_bytes()).unwrap())
+                } else {
+                    Err(*lib.get::<NoInput>(symbol.as_bytes()).unwrap())
+                }
+            };
+            let kernel: &'static AotKernel = Box::leak(Box::new(AotKernel {
+                entry,
+                dtype: f.dtype,
+                input_shape: f.input_shape.clone(),
+                output_shape: f.output_shape.clone(),
+            }));
+            kerf_testkit::check_case(super::Backend::Aot(kernel), case);
+        }
+        eprintln!(
+            "{} cases ran ahead of time; {must_fail} that must fail did not compile; {} are not written ahead of time:",
+            cases.len(),
+            refused.len()
+        );
+        for r in &refused {
+            eprintln!("  not written ahead of time: {r}");
+        }
+        // Most of the suite runs without a runtime library.
+        assert!(cases.len() * 2 > kerf_testkit::CASE_COUNT, "only {} cases compiled ahead of time", cases.len());
+    }
+}

@@ -2,6 +2,7 @@
 //! benchmark kernels. Every error is one line on stderr (a request with several mistakes: one each) and a
 //! non-zero exit status.
 
+mod aot;
 mod backend;
 mod bench;
 mod demo;
@@ -102,6 +103,32 @@ enum Command {
         /// The dynamic kernel's IR instead of the static one's
         #[arg(long)]
         dynamic: bool,
+    },
+    /// Compile a library of kernels ahead of time: DIR/<lib>.o (or lib<lib>.a) and
+    /// DIR/<lib>.h, for C and any language with a C FFI
+    #[command(after_help = "A library file names the library and its kernels, each a request or chain
+file relative to it:
+
+    name = \"mykernels\"
+    [[kernels]]
+    name = \"crop\"
+    request = \"crop.toml\"
+
+Example:\n  kerf aot mykernels.toml -o build && cc prog.c build/mykernels.o")]
+    Aot {
+        /// The library file (TOML)
+        library: PathBuf,
+        /// The directory written (created if missing; its parent must exist). Files kerf did
+        /// not write are never replaced
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// An object file or a static library
+        #[arg(long, value_enum, default_value = "obj")]
+        emit: aot::Emit,
+        /// The target triple: x86_64-unknown-linux-gnu (CPU preset x86-64-v2) or
+        /// aarch64-unknown-linux-gnu (the aarch64 baseline)
+        #[arg(long, default_value = "x86_64-unknown-linux-gnu")]
+        target: String,
     },
     /// Print the Rust the derive macro generates for a request
     #[command(after_help = "Example:\n  kerf expand request.toml --name CropRows")]
@@ -325,6 +352,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
+        Command::Aot { library, output, emit, target } => aot::aot(&library, &output, emit, &target),
         Command::Bench { request, json, threads, iters, backend, dynamic, peer } => {
             bench::bench(&request, &bench::Options { json, threads, iters, backend, dynamic, peers: peer }, out)
         }

@@ -13,8 +13,7 @@ use crate::threading::{self, Split};
 use crate::{Jit, JitKernel, jit_error, policy};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{Function, InstBuilder, UserFuncName};
-use cranelift_codegen::isa::{OwnedTargetIsa, TargetFrontendConfig};
-use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
@@ -22,26 +21,6 @@ use kerf_ir::map::Kind;
 use kerf_ir::schedule::{self, FillBody, LoopNest};
 use kerf_ir::{DType, Error, FillKind, Linspace, Plan};
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// The host's ISA with `regalloc` as its register allocator.
-pub(crate) fn isa(regalloc: &str) -> Result<OwnedTargetIsa, Error> {
-    let mut flags = settings::builder();
-    // No mid-end: the emitters fold their constants, keep loop-invariant values
-    // out of loops and schedule independent work, so the mid-end would only cost
-    // compile time (a third to a half of it) for the same machine code.
-    flags.set("opt_level", "none").map_err(jit_error)?;
-    flags.set("regalloc_algorithm", regalloc).map_err(jit_error)?;
-    flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
-    flags.set("is_pic", "false").map_err(jit_error)?;
-    flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
-    let mut isa_builder = cranelift_native::builder().map_err(jit_error)?;
-    // With AVX-512DQ Cranelift lowers every i64x2 multiply to `vpmullq` (15 cycles of
-    // latency) rather than `pmuludq` patterns; nothing here gains from AVX-512DQ.
-    if cfg!(target_arch = "x86_64") {
-        let _ = isa_builder.set("has_avx512dq", "false");
-    }
-    isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)
-}
 
 /// Compiled machine code: one Cranelift module per kernel, so that its memory is freed
 /// when the last kernel using it is dropped.
@@ -300,7 +279,7 @@ pub(crate) enum Emitter {
 }
 
 impl Emitter {
-    fn of_static(plan: &Plan) -> Result<Emitter, Error> {
+    pub(crate) fn of_static(plan: &Plan) -> Result<Emitter, Error> {
         Ok(match plan {
             Plan::Step(p) => {
                 let nest = schedule::map_nest(&kerf_ir::Map::of(plan)?)?;
@@ -317,7 +296,7 @@ impl Emitter {
     }
 
     /// The elements a static kernel reads and writes: its verified nest's.
-    fn buffer_lens(&self) -> (Option<u64>, u64) {
+    pub(crate) fn buffer_lens(&self) -> (Option<u64>, u64) {
         match self {
             Emitter::Slice { nest, .. } => (nest.head.is_none().then_some(nest.input_len), nest.output_buffer_len()),
             Emitter::Fill(nest) => (None, nest.len),
@@ -347,7 +326,7 @@ impl Emitter {
     }
 
     /// Whether the kernel writes its output with cache-bypassing stores (see [`crate::stream`]).
-    fn streams(&self) -> bool {
+    pub(crate) fn streams(&self) -> bool {
         match self {
             Emitter::Fill(nest) => policy::fill_streams(nest),
             Emitter::Slice { nest, .. } => policy::slice_streams(nest),
@@ -368,7 +347,7 @@ impl Emitter {
     }
 
     /// How a static kernel's calls split over threads.
-    fn split(&self) -> Split {
+    pub(crate) fn split(&self) -> Split {
         match self {
             Emitter::Slice { nest, .. } => threading::slice_split(nest, 0),
             Emitter::Fill(nest) => match &nest.body {
@@ -432,7 +411,7 @@ impl Emitter {
 }
 
 /// The kernel's Cranelift function, and its argument block.
-fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function, Vec<i64>) {
+pub(crate) fn make_function(source: &Emitter, frontend: TargetFrontendConfig) -> (Function, Vec<i64>) {
     let mut func = Function::new();
     let (block, _) = emit_function(&mut func, &mut FunctionBuilderContext::new(), source, frontend);
     (func, block)

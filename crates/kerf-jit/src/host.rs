@@ -5,7 +5,9 @@
 //! (`Helper::index`); the JIT registers every symbol (`compile.rs`), the builder keeps one
 //! `FuncRef` slot per helper (`Gen::helpers`) and imports a helper on its first call
 //! (`Gen::call_helper`). A new helper is one line of the table (appended last, so that
-//! existing kernels keep their function indices and their CLIF).
+//! existing kernels keep their function indices and their CLIF). The runtime library's
+//! functions (`kerf_rt`) go by their C symbols (`kerf_rt1_*`), which objects written
+//! ahead of time link; `head` and `random` are still the JIT's own.
 
 use crate::{head, random, repeat, stream, tile};
 
@@ -46,27 +48,27 @@ macro_rules! helpers {
 
 helpers! {
     /// [`stream::stream_copy`]: `(dst, src, n)`.
-    StreamCopy => "kerf_stream_copy", stream::stream_copy, 3;
+    StreamCopy => "kerf_rt1_stream_copy", stream::stream_copy, 3;
     /// [`repeat::repeat`]: `(dst, filled, total)`.
-    Repeat => "kerf_repeat", repeat::repeat, 3;
+    Repeat => "kerf_rt1_repeat", repeat::repeat, 3;
     /// [`repeat::repeat_nibbles`]: `(out, start, filled, total)`.
-    RepeatNibbles => "kerf_repeat_nibbles", repeat::repeat_nibbles, 4;
+    RepeatNibbles => "kerf_rt1_repeat_nibbles", repeat::repeat_nibbles, 4;
     /// [`stream::stream_fill`]: `(dst, n, lo, hi)`.
-    StreamFill => "kerf_stream_fill", stream::stream_fill, 4;
+    StreamFill => "kerf_rt1_stream_fill", stream::stream_fill, 4;
     /// [`stream::stream_linspace`]: `(dst, n, start, coef)`.
-    StreamLinspace => "kerf_stream_linspace", stream::stream_linspace, 4;
+    StreamLinspace => "kerf_rt1_stream_linspace", stream::stream_linspace, 4;
     /// [`random::random_fill`]: `(out, args, lo, hi, kind)`.
     RandomFill => "kerf_random_fill", random::random_fill, 5;
     /// [`head::head_run`]: `(out, head, start, stride, count)`.
     HeadRun => "kerf_head_run", head::head_run, 5;
     /// [`tile::tile_copy`]: `(dst, src, rows, cols, rs, cs, ds, w, stream)`.
-    TileCopy => "kerf_tile_copy", tile::tile_copy, 9;
+    TileCopy => "kerf_rt1_tile_copy", tile::tile_copy, 9;
     /// [`stream::stream_stride2`]: `(dst, src, n, w)`.
-    StreamStride2 => "kerf_stream_stride2", stream::stream_stride2, 4;
+    StreamStride2 => "kerf_rt1_stream_stride2", stream::stream_stride2, 4;
     /// [`stream::stream_rows`]: `(dst, src, rows, row, stride)`.
-    StreamRows => "kerf_stream_rows", stream::stream_rows, 5;
+    StreamRows => "kerf_rt1_stream_rows", stream::stream_rows, 5;
     /// [`stream::stream_table_rows`]: `(dst, src, rows, row, table, scale)`.
-    StreamTableRows => "kerf_stream_table_rows", stream::stream_table_rows, 6;
+    StreamTableRows => "kerf_rt1_stream_table_rows", stream::stream_table_rows, 6;
 }
 
 /// How many host functions kernels may call.

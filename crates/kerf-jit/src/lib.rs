@@ -46,11 +46,14 @@
 //!
 //! The crate by layer: this file is the public API; `abi` the kernel signature, the
 //! argument-block layout and its encoders; `compile` the ISA, one module per kernel, cache
-//! keys and emitter dispatch; `policy` every threshold and heuristic; `builder` the
+//! keys and emitter dispatch; `target` the compile target (the host's for the JIT, a
+//! CPU preset for objects written ahead of time, which [`object`] serves); `policy` every
+//! threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
 //! runs; `slice` (the moves of a map's nest), `linspace` and `random` the lowering of each kind of nest; `threading` how
-//! calls split over threads; `stream`, `repeat`, `random`, `head` and `tile` the host
-//! functions kernels call (a random fill is one call of `kerf_ir::random`'s vectorized
+//! calls split over threads; `stream`, `repeat` and `tile` (from the runtime library,
+//! `kerf_rt`), `random` and `head` the host functions kernels call (a random fill is one
+//! call of `kerf_ir::random`'s vectorized
 //! block fill; a fused chain that starts with a fill computes that fill's elements by
 //! `head`), declared once in `host`'s table; `source` the one compile entry point and run
 //! (plans, maps, views; static and dynamic); `cache` the kernel cache.
@@ -58,6 +61,9 @@
 #![warn(missing_docs)]
 
 mod abi;
+// The host functions kernels call, in the runtime library (one implementation, for the
+// JIT and for objects written ahead of time).
+use kerf_rt::{repeat, stream, tile};
 mod builder;
 mod cache;
 mod compile;
@@ -65,16 +71,15 @@ mod head;
 mod host;
 mod linspace;
 mod nibbles;
+pub mod object;
 mod policy;
 mod program;
 mod random;
-mod repeat;
 mod runs;
 mod slice;
 mod source;
-mod stream;
+mod target;
 mod threading;
-mod tile;
 
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use kerf_ir::dtype::Layout;
@@ -89,6 +94,7 @@ pub use policy::MAX_THREADS;
 pub use program::ProgramKernel;
 pub use source::{IntoSource, Options, Source, Views};
 use source::{Origin, OwnedViews, Signature};
+pub use target::{AOT_TRIPLES, Cpu, Target};
 
 /// Settings of a [`Jit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -341,8 +347,8 @@ impl Jit {
                 what: format!("JitSettings.threads = {}: at most {MAX_THREADS} threads", settings.threads),
             });
         }
-        let (isa, isa_light) = (compile::isa("backtracking")?, compile::isa("single_pass")?);
-        let call_conv = if cfg!(target_arch = "x86_64") { CallConv::SystemV } else { isa.default_call_conv() };
+        let target = Target::host();
+        let ((isa, call_conv), (isa_light, _)) = (target.isa("backtracking")?, target.isa("single_pass")?);
         let capacity = settings.cache_capacity.max(1);
         Ok(Jit {
             settings,

@@ -61,35 +61,10 @@ pub(crate) fn lowering(run: Run, known: Option<u64>, memset: bool) -> Lowering {
 
 // ----- tiled blocks ---------------------------------------------------------------------
 
-/// Rows of a tile of [`crate::tile::tile_copy`] (positions of the outer dim): each tile
-/// reads a run of this many elements of each of its input rows (256 bytes of f32).
-/// Measured with [`TILE_ROW_BYTES`] below.
-pub(crate) const TILE_ROWS: usize = 64;
-
-/// Bytes of each output row a tile writes (the tile's columns times the element width):
-/// the tile is transposed into a buffer of [`TILE_ROWS`] rows of this many bytes (32 KiB,
-/// the L1 cache), whose rows then go out as runs. Measured on the project's shared AVX2
-/// host (W2's crop from a transposed f32 view, 32 MiB out, one thread, streamed, medians
-/// of 21 interleaved with W2's own row copies, a stand-alone copy of the tile loop on
-/// line-aligned buffers): square tiles of a line per side written straight out (the
-/// previous shape) took 2.2–2.4 × W2's time; their writes alone took 1.7–1.9 × W2 (runs of
-/// one line, each to another page), against 0.5 × for runs of 512 bytes and more; tiles
-/// of 64 rows × 512 bytes took 1.55–1.6 ×, 64 × 256 or 16 × 512 1.7–1.8 ×, 32 × 512
-/// 2.0–2.1 ×; 128 × 512 (a 64 KiB buffer) no better. In the caches (a 2 MiB output,
-/// cached stores) the same tiles took 1.2 × W2's time, the previous ones 2.0–2.3 ×.
-/// Reading the block alone (the loads and transposes without the stores) took about W2's
-/// whole time and writing it (the stores alone) half of that, and the two added up: what
-/// keeps a transposed read above W2 on this host. Prefetching the next tile's input while
-/// a tile goes out (see [`crate::tile`]) overlaps them in part.
-pub(crate) const TILE_ROW_BYTES: usize = 512;
-
-/// Tiles go in bands of this many bytes of rows (1024 rows of f32: a page of each input
-/// row), a column of tiles at a time down each band, so that each input row is read a
-/// page at a time. Measured as above with 64 × 512-byte tiles: bands of 256 bytes (the
-/// previous groups' side) 1.7–2.0 × W2, 4 KiB 1.56–1.69 ×, the whole height 1.55–1.64 ×
-/// (within the noise of 4 KiB, which bounds the output rows a band keeps open for
-/// taller blocks).
-pub(crate) const TILE_BAND_BYTES: usize = 4096;
+// The tile copy's own sizes (TILE_ROWS, TILE_ROW_BYTES, TILE_BAND_BYTES), the streamed
+// chunk (STREAM_CHUNK) and the repeat's chunk (REPEAT_CHUNK) are the runtime's, measured
+// there: kerf_rt::policy.
+pub(crate) use kerf_rt::policy::STREAM_CHUNK;
 
 /// An innermost dim tiles only when its input stride is at least this many bytes (every
 /// element on a cache line of its own: a plain row reads one element per line) ... (this
@@ -107,7 +82,7 @@ pub(crate) const TILE_MAX_ROW_STRIDE_BYTES: u64 = 16;
 /// read whole, rows × cols of 64 KiB, 1 MiB and 16 MiB, one thread, medians of 101 or 11
 /// interleaved calls): the tiled kernel took 1/1.5–1/3.4 of the plain loop's time at 8
 /// columns and 1/2.1–1/8.5 from 16 to 512 columns, in the caches and out of them alike.
-pub(crate) const TILE_MIN_COLS: u64 = 8;
+pub(crate) const TILE_MIN_COLS: u64 = kerf_rt::policy::TILE_MIN_COLS;
 
 /// The block of a static slice kernel's two innermost dims, when a host function may move
 /// it whole ([`tiles`], [`stream_rows`]): its element width, outer and inner dim. The host
@@ -298,11 +273,6 @@ pub(crate) fn random_cost(normal: bool) -> u64 {
 /// stores.
 pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
 
-/// Bytes of a chunk computed into a stack buffer before it is streamed out (reversed and
-/// strided runs, integer linspaces): it stays in the L1 cache (chosen when F1's exact
-/// linspace was staged this way; not re-measured for the runs that use it now).
-pub(crate) const STREAM_CHUNK: u64 = 4096;
-
 /// Whether a static slice kernel writes its long copies and fills with non-temporal
 /// stores: outputs of [`STREAM_MIN_BYTES`] or more of whole-byte elements.
 pub(crate) fn slice_streams(nest: &LoopNest) -> bool {
@@ -384,14 +354,10 @@ pub(crate) fn stages(known: Option<u64>) -> bool {
 /// of 21, six interleaved rounds on a busy host), V1's stride-2 view 5.4–5.8 ms against
 /// 7.3–7.5 ms.
 pub(crate) fn stride2_streams(w: u8) -> bool {
-    crate::stream::STRIDE2_WIDTHS.contains(&(w as usize))
+    kerf_rt::stream::STRIDE2_WIDTHS.contains(&(w as usize))
 }
 
 // ----- repeating dims -------------------------------------------------------------------
-
-/// A repeating dim's written prefix stops doubling at this many bytes (see
-/// [`crate::repeat`]), so that the source of every further copy stays in the L2 cache.
-pub(crate) const REPEAT_CHUNK: usize = 64 << 10;
 
 #[cfg(test)]
 mod tests {

@@ -177,7 +177,7 @@ pub(crate) struct Signature {
 
 impl Signature {
     /// The signature of `what` read and written through `views`.
-    fn of(what: &Source<'_>, views: Views<'_>) -> Signature {
+    pub(crate) fn of(what: &Source<'_>, views: Views<'_>) -> Signature {
         let buffer =
             |dense: &[u64], view: Option<&Strided>| view.map_or_else(|| dense.to_vec(), |v| vec![v.buffer_len]);
         let (dtype, input, output): (DType, Option<&[u64]>, &[u64]) = match what {

@@ -30,6 +30,9 @@ pub enum Backend {
     JitDynamic,
     /// A kernel derived at build time from the case's request (`#[derive(kerf::Kernel)]`).
     Derive(&'static dyn Kernel),
+    /// A kernel compiled ahead of time (`kerf-aot`) from the case's request or chain,
+    /// linked into a shared object and loaded: its entry point behind [`Kernel`].
+    Aot(&'static dyn Kernel),
 }
 
 impl std::fmt::Debug for Backend {
@@ -39,6 +42,7 @@ impl std::fmt::Debug for Backend {
             Backend::JitStatic => "JitStatic",
             Backend::JitDynamic => "JitDynamic",
             Backend::Derive(_) => "Derive",
+            Backend::Aot(_) => "Aot",
         })
     }
 }
@@ -56,7 +60,9 @@ impl Backend {
             Backend::Reference => kerf::run_reference_outputs(request),
             Backend::JitStatic => kerf::run_jit_outputs(jit(), request, false),
             Backend::JitDynamic => kerf::run_jit_outputs(jit(), request, true),
-            Backend::Derive(kernel) => Ok(vec![kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view))?]),
+            Backend::Derive(kernel) | Backend::Aot(kernel) => {
+                Ok(vec![kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view))?])
+            }
         }
     }
 
@@ -71,6 +77,7 @@ impl Backend {
             Backend::JitStatic => kerf::chain::run_chain_jit(jit(), chain, true, false),
             Backend::JitDynamic => kerf::chain::run_chain_jit(jit(), chain, true, true),
             Backend::Derive(_) => unreachable!("derive_suite holds no chain case"),
+            Backend::Aot(kernel) => kernel.run_tensor(kerf::chain::chain_input(chain)?.map(Tensor::view)),
         }?;
         let unfused = kerf::chain::run_chain_reference(chain, false)?;
         assert!(out == unfused, "{self:?}: the chain differs from its steps run one by one");

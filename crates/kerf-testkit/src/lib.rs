@@ -13,6 +13,7 @@ pub mod plans;
 pub mod random;
 pub mod render;
 
+pub use cases::case_names;
 pub use conformance::{Backend, check_case, derive_suite};
 pub use render::derive_attributes;
 

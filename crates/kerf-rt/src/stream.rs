@@ -5,7 +5,7 @@
 //! with non-temporal stores: no read of each output cache line before it is written (as
 //! ordinary stores do). Cranelift 0.135 has no non-temporal store, hence host functions.
 //! Worth it only for outputs much larger than the caches' share of one core
-//! ([`crate::policy::STREAM_MIN_BYTES`]); the host
+//! (the JIT's `policy::STREAM_MIN_BYTES`); the caller
 //! fences ([`fence`]) after a kernel that streams, before the output is read.
 
 /// Streaming stores write whole cache lines only, from the first 64-byte aligned byte of
@@ -26,7 +26,8 @@ fn avx2() -> bool {
 ///
 /// # Safety
 /// `src` and `dst` are valid for `n` bytes and do not overlap.
-pub(crate) unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
+#[unsafe(export_name = "kerf_rt1_stream_copy")]
+pub unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         let avx = avx2();
@@ -60,14 +61,15 @@ pub(crate) unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usi
 /// aligned byte of `dst` on: the rows' output is one stream, whatever the rows' length
 /// and alignment. Row by row ([`stream_copy`] per row), a row that does not start and end
 /// on a line boundary leaves its last and the next row's first line to ordinary stores,
-/// which then mix with the streamed ones line by line; staged a [`STAGE`] at a time
+/// which then mix with the streamed ones line by line; staged a `STAGE` at a time
 /// through a buffer in the L1 cache, every line but the region's first and last is
 /// streamed whole. Rows on line boundaries go straight out, row by row.
 ///
 /// # Safety
 /// Every row r's `row` bytes at `src + r·stride` are readable, the `rows · row` bytes at
 /// `dst` writable, and the two do not overlap.
-pub(crate) unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: usize, row: usize, stride: isize) {
+#[unsafe(export_name = "kerf_rt1_stream_rows")]
+pub unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: usize, row: usize, stride: isize) {
     // SAFETY: the caller's contract: row r at src + r·stride.
     unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(r as isize * stride)) }
 }
@@ -78,7 +80,8 @@ pub(crate) unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: 
 /// # Safety
 /// `table` holds `rows` entries; every row r's `row` bytes at `src + table[r]·scale` are
 /// readable, the `rows · row` bytes at `dst` writable, and the two do not overlap.
-pub(crate) unsafe extern "C" fn stream_table_rows(
+#[unsafe(export_name = "kerf_rt1_stream_table_rows")]
+pub unsafe extern "C" fn stream_table_rows(
     dst: *mut u8,
     src: *const u8,
     rows: usize,
@@ -202,7 +205,8 @@ unsafe fn copy_body_sse2(dst: *mut u8, src: *const u8, n: usize) {
 ///
 /// # Safety
 /// `dst` is valid for `n` bytes.
-pub(crate) unsafe extern "C" fn stream_fill(dst: *mut u8, n: usize, lo: u64, hi: u64) {
+#[unsafe(export_name = "kerf_rt1_stream_fill")]
+pub unsafe extern "C" fn stream_fill(dst: *mut u8, n: usize, lo: u64, hi: u64) {
     let mut pattern = [0u8; 16];
     pattern[..8].copy_from_slice(&lo.to_le_bytes());
     pattern[8..].copy_from_slice(&hi.to_le_bytes());
@@ -276,7 +280,8 @@ unsafe fn fill_body_sse2(dst: *mut u8, n: usize, pattern: &[u8; 16]) {
 ///
 /// # Safety
 /// `dst` is valid for `4n` bytes.
-pub(crate) unsafe extern "C" fn stream_linspace(dst: *mut u8, n: usize, start: u64, coef: u64) {
+#[unsafe(export_name = "kerf_rt1_stream_linspace")]
+pub unsafe extern "C" fn stream_linspace(dst: *mut u8, n: usize, start: u64, coef: u64) {
     let (start, coef) = (f32::from_bits(start as u32), f32::from_bits(coef as u32));
     let put = |range: std::ops::Range<usize>| {
         for j in range {
@@ -325,8 +330,8 @@ unsafe fn linspace_body_avx2(dst: *mut f32, n: usize, start: f32, coef: f32) {
 }
 
 /// The element widths [`stream_stride2`] has an AVX2 path for (others take the portable
-/// one; see [`crate::policy::stride2_streams`]).
-pub(crate) const STRIDE2_WIDTHS: [usize; 3] = [2, 4, 8];
+/// one; see the JIT's `policy::stride2_streams`).
+pub const STRIDE2_WIDTHS: [usize; 3] = [2, 4, 8];
 
 /// Write `n` elements of `w` bytes (1 to 16) read every other element from `src`
 /// (element j at `src + 2·j·w`) to `dst`, whole output lines with non-temporal stores.
@@ -336,7 +341,8 @@ pub(crate) const STRIDE2_WIDTHS: [usize; 3] = [2, 4, 8];
 /// # Safety
 /// `src` is valid for reads of `(2n − 1)·w` bytes when n > 0, `dst` for writes of `n·w`
 /// bytes; the two do not overlap.
-pub(crate) unsafe extern "C" fn stream_stride2(dst: *mut u8, src: *const u8, n: usize, w: usize) {
+#[unsafe(export_name = "kerf_rt1_stream_stride2")]
+pub unsafe extern "C" fn stream_stride2(dst: *mut u8, src: *const u8, n: usize, w: usize) {
     if n == 0 || !(1..=16).contains(&w) {
         return;
     }
@@ -449,7 +455,8 @@ unsafe fn stride2_line_avx2<const W: usize>(dst: *mut u8, src: *const u8) {
 
 /// Order the non-temporal stores of this thread before what follows (their data is then
 /// visible to every thread like ordinary stores).
-pub(crate) fn fence() {
+#[unsafe(export_name = "kerf_rt1_fence")]
+pub extern "C" fn fence() {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: sfence has no preconditions (SSE is part of x86-64).
     unsafe {

@@ -2,7 +2,7 @@
 //! with a large input stride and whose next dim with a small one (a transposed view):
 //! a plain loop nest takes one element per cache line and a page per element, and by the
 //! next row the lines are gone. Kernels call [`tile_copy`] once per outer segment (see
-//! [`crate::policy::tiles`]); it walks the block in tiles of [`TILE_ROWS`] rows by
+//! the JIT's `policy::tiles`); it walks the block in tiles of [`TILE_ROWS`] rows by
 //! [`TILE_ROW_BYTES`] of each output row, transposes each tile into a buffer in the L1
 //! cache and then writes the buffer's rows out as whole runs (streamed when the kernel
 //! streams): every line read and written is used whole while it is in the L1 cache, and
@@ -26,7 +26,8 @@ const LINE: usize = 64;
 /// Every element (r, c) of the block is readable at its source address and writable at
 /// its destination address, and the destinations do not overlap the sources.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe extern "C" fn tile_copy(
+#[unsafe(export_name = "kerf_rt1_tile_copy")]
+pub unsafe extern "C" fn tile_copy(
     dst: *mut u8,
     src: *const u8,
     rows: usize,

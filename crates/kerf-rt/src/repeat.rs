@@ -14,7 +14,8 @@ use crate::policy::REPEAT_CHUNK as CHUNK;
 ///
 /// # Safety
 /// `dst` is valid for `total` bytes.
-pub(crate) unsafe extern "C" fn repeat(dst: *mut u8, filled: usize, total: usize) {
+#[unsafe(export_name = "kerf_rt1_repeat")]
+pub unsafe extern "C" fn repeat(dst: *mut u8, filled: usize, total: usize) {
     if filled == 0 {
         return;
     }
@@ -40,7 +41,8 @@ pub(crate) unsafe extern "C" fn repeat(dst: *mut u8, filled: usize, total: usize
 ///
 /// # Safety
 /// The bytes holding nibbles `[start, start + total)` are valid.
-pub(crate) unsafe extern "C" fn repeat_nibbles(out: *mut u8, start: usize, filled: usize, total: usize) {
+#[unsafe(export_name = "kerf_rt1_repeat_nibbles")]
+pub unsafe extern "C" fn repeat_nibbles(out: *mut u8, start: usize, filled: usize, total: usize) {
     if filled == 0 || filled >= total {
         return;
     }

@@ -1,0 +1,129 @@
+//! `kerf aot` run as a user would: the object and header written, a static library that
+//! links, and every error one line on stderr that leaves no partial or new output and
+//! replaces no file kerf did not write.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn kerf() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kerf"));
+    c.env("RUST_BACKTRACE", "1");
+    c
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// A library of one crop and the directory holding it.
+fn library(dir: &Path, request: &str) -> std::path::PathBuf {
+    std::fs::write(
+        dir.join("crop.toml"),
+        format!(
+            "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 1]\nsize = [2, 2]\nstride = [1, 1]\n\
+             [inputs]\ninput = {request}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("lib.toml"), "name = \"mk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n")
+        .unwrap();
+    dir.join("lib.toml")
+}
+
+/// One error line, status 1, no panic.
+fn fails(out: &std::process::Output) -> String {
+    let e = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.starts_with("error: ") && e.lines().count() == 1 && !e.contains("panicked"), "{e}");
+    e
+}
+
+#[test]
+fn aot_writes_an_object_and_a_header_and_replaces_only_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = library(tmp.path(), "{ dtype = \"f32\", shape = [3, 3] }");
+    let out_dir = tmp.path().join("out");
+    kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).assert().success();
+    assert_eq!(files_in(&out_dir), ["mk.h", "mk.o"]);
+    let header = std::fs::read_to_string(out_dir.join("mk.h")).unwrap();
+    assert!(
+        header.contains("int32_t mk_crop(const void *input, size_t input_bytes, void *output, size_t output_bytes);")
+    );
+    assert!(header.contains("#define MK_CROP_OUTPUT_BYTES 16ULL"));
+    // Again: kerf's own files are replaced, byte for byte the same.
+    let object = std::fs::read(out_dir.join("mk.o")).unwrap();
+    kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).assert().success();
+    assert_eq!(std::fs::read(out_dir.join("mk.o")).unwrap(), object);
+    // A file kerf did not write is never replaced.
+    std::fs::write(out_dir.join("mk.h"), "/* mine */\n").unwrap();
+    let e = fails(&kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).output().unwrap());
+    assert!(e.contains("mk.h") && e.contains("not written by kerf aot"), "{e}");
+    assert_eq!(std::fs::read_to_string(out_dir.join("mk.h")).unwrap(), "/* mine */\n");
+    assert_eq!(files_in(&out_dir), ["mk.h", "mk.o"], "no temporary file is left");
+}
+
+#[test]
+fn aot_errors_leave_no_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A request that does not lower: the error names the kernel and the file.
+    let lib = library(tmp.path(), "{ dtype = \"f32\", shape = [3] }");
+    let out_dir = tmp.path().join("out");
+    let e = fails(&kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).output().unwrap());
+    assert!(e.contains("kernel \"crop\"") && e.contains("crop.toml"), "{e}");
+    assert!(!out_dir.exists(), "a failed run created the output directory");
+    // An unknown target, a missing library file, an output that is a file.
+    let lib = library(tmp.path(), "{ dtype = \"f32\", shape = [3, 3] }");
+    let e = fails(&kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).args(["--target", "mips"]).output().unwrap());
+    assert!(e.contains("--target") && e.contains("aarch64-unknown-linux-gnu"), "{e}");
+    let e = fails(&kerf().arg("aot").arg(tmp.path().join("none.toml")).arg("-o").arg(&out_dir).output().unwrap());
+    assert!(e.contains("none.toml"), "{e}");
+    assert!(!out_dir.exists());
+    let e = fails(&kerf().arg("aot").arg(&lib).arg("-o").arg(&lib).output().unwrap());
+    assert!(e.contains("is not a directory"), "{e}");
+}
+
+#[test]
+fn aot_staticlib_links_into_a_c_program() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = library(tmp.path(), "{ dtype = \"i8\", shape = [3, 3] }");
+    let out_dir = tmp.path().join("out");
+    kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).args(["--emit", "staticlib"]).assert().success();
+    assert_eq!(files_in(&out_dir), ["libmk.a", "mk.h"]);
+    if !matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success()) {
+        eprintln!("skipped linking: no C compiler `cc` on this system (CI installs one)");
+        return;
+    }
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        eprintln!("skipped linking: the default target is x86-64 Linux");
+        return;
+    }
+    let prog = tmp.path().join("prog.c");
+    std::fs::write(
+        &prog,
+        "#include \"mk.h\"\n#include <stdio.h>\nint main(void) {\n    unsigned char in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[4];\n    \
+         if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
+         printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let exe = tmp.path().join("prog");
+    let cc = std::process::Command::new("cc")
+        .arg("-I")
+        .arg(&out_dir)
+        .arg(&prog)
+        .arg("-L")
+        .arg(&out_dir)
+        .args(["-lmk", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "{}", stderr(&cc));
+    let run = std::process::Command::new(&exe).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n");
+}
