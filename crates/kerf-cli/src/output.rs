@@ -147,6 +147,20 @@ impl Target {
 
     /// Write `t` as `.npy`: a temporary file beside the target, renamed over it at the end.
     pub fn write(&self, t: &Tensor) -> Result<(), CliError> {
+        self.write_with(|w| kerf::npy::to_writer(w, t))
+    }
+
+    /// Write named tensors as `.npz` (numpy's `np.savez`), as [`Target::write`] writes.
+    pub fn write_npz(&self, arrays: &[(String, Tensor)]) -> Result<(), CliError> {
+        self.write_with(|w| kerf::npz::to_writer(w, arrays))
+    }
+
+    /// Write the file with `body`: a temporary file beside the target, renamed over it
+    /// only when `body` and the sync succeed.
+    fn write_with(
+        &self,
+        body: impl FnOnce(&mut io::BufWriter<&std::fs::File>) -> io::Result<()>,
+    ) -> Result<(), CliError> {
         let err = |action: &str, e: io::Error| CliError::new(format!("{}: {action}: {e}", self.shown.display()));
         let name = self
             .path
@@ -169,7 +183,7 @@ impl Target {
         let pending = cleanup::Pending::new(slot, tmp.path());
         {
             let mut w = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-            kerf::npy::to_writer(&mut w, t).map_err(|e| err("cannot write", e))?;
+            body(&mut w).map_err(|e| err("cannot write", e))?;
             w.flush().map_err(|e| err("cannot write", e))?;
         }
         if let Some(m) = &self.existing {

@@ -210,6 +210,18 @@ pub fn run_onnx(
     run(&graph, inputs, backend)
 }
 
+/// Read an `.onnx` file's bytes (a regular file: a FIFO or device is refused, not waited on).
+pub fn read_model(path: &std::path::Path) -> Result<Vec<u8>, crate::FileError> {
+    use std::io::Read;
+    let (file, len) = crate::file::open_regular(path, "cannot open")?;
+    let mut bytes = Vec::new();
+    // At most the length the file had when opened: memory in proportion to the file.
+    file.take(len)
+        .read_to_end(&mut bytes)
+        .map_err(|e| crate::FileError::io(path, "cannot read", e))?;
+    Ok(bytes)
+}
+
 /// [`kerf_onnx::import`] for the tensors given, its errors as kerf's.
 pub fn import_onnx(
     model: &[u8],

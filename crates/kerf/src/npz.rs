@@ -10,13 +10,11 @@ fn npz_error(path: &Path, detail: String) -> FileError {
     FileError::Npy { path: path.to_path_buf(), detail }
 }
 
-/// Read every array of an `.npz` file, in the archive's order, by name (the entry's
+/// Read every array of an `.npz` file (a regular file), in the archive's order, by name (the entry's
 /// name without `.npy`).
 pub fn read(path: &Path) -> Result<Vec<(String, Tensor)>, FileError> {
-    let file = std::fs::File::open(path).map_err(|e| FileError::io(path, "cannot open", e))?;
-    if !file.metadata().map_err(|e| FileError::io(path, "cannot read", e))?.is_file() {
-        return Err(npz_error(path, "is not a regular file".into()));
-    }
+    // A regular file only: a FIFO or device is refused, not waited on.
+    let (file, _) = crate::file::open_regular(path, "cannot open")?;
     from_reader(io::BufReader::new(file), path)
 }
 
