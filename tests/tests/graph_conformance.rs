@@ -120,7 +120,12 @@ fn run_case(dir: &Path) {
         assert_eq!(got.len(), expected.len(), "{name} on {which}");
         for ((out, t), (_, o)) in got.iter().zip(&oracle) {
             let want = expected.get(out).unwrap_or_else(|| panic!("{name}: no expected/{out}.npy"));
-            assert!(same(t, want), "{name} on {which}: output `{out}` differs from expected ({:?} {:?})", t.dtype(), t.shape());
+            assert!(
+                same(t, want),
+                "{name} on {which}: output `{out}` differs from expected ({:?} {:?})",
+                t.dtype(),
+                t.shape()
+            );
             assert!(same(t, o), "{name} on {which}: output `{out}` differs from the nodes run one by one");
         }
     }

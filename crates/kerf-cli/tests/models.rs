@@ -47,7 +47,14 @@ fn a_model_s_outputs_go_to_an_npz_equal_to_the_reference_evaluator_s() {
     assert!(files.windows(2).all(|w| w[0] == w[1]), "the backends' files differ");
     // Three outputs do not fit one .npy: refused, nothing written.
     let npy = dir.path().join("out.npy");
-    let o = kerf().arg("run").arg(data("graph/fanout.onnx")).args(["--input", &fanout_input()]).arg("-o").arg(&npy).output().unwrap();
+    let o = kerf()
+        .arg("run")
+        .arg(data("graph/fanout.onnx"))
+        .args(["--input", &fanout_input()])
+        .arg("-o")
+        .arg(&npy)
+        .output()
+        .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("the model has 3 outputs; write them to an .npz"));
     assert!(!npy.exists());
@@ -90,14 +97,26 @@ fn refusals_are_one_line_naming_what() {
     let wrong = format!("x={}", data("npz/stored.npz").display());
     let o = kerf().arg("run").arg(&model).args(["--input", &wrong]).output().unwrap();
     assert!(!o.status.success());
-    let o = kerf().arg("run").arg(data("conformance/chain_pad_0010/request.toml")).args(["--input", "x=a.npy"]).output().unwrap();
+    let o = kerf()
+        .arg("run")
+        .arg(data("conformance/chain_pad_0010/request.toml"))
+        .args(["--input", "x=a.npy"])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("--input gives the inputs of an ONNX model"));
     // OUT may not be an input of the run.
     let dir = tempfile::tempdir().unwrap();
     let x = dir.path().join("x.npy");
     std::fs::copy(data("graph/fanout_x.npy"), &x).unwrap();
     let before = std::fs::read(&x).unwrap();
-    let o = kerf().arg("run").arg(&model).args(["--input", &format!("x={}", x.display())]).arg("-o").arg(&x).output().unwrap();
+    let o = kerf()
+        .arg("run")
+        .arg(&model)
+        .args(["--input", &format!("x={}", x.display())])
+        .arg("-o")
+        .arg(&x)
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("is an input of this run"));
     assert_eq!(std::fs::read(&x).unwrap(), before);
 }

@@ -246,13 +246,7 @@ impl Graph {
             if t.dtype() != input.dtype || t.shape() != input.shape.as_slice() {
                 return Err(GraphError::Input {
                     name: input.name.clone(),
-                    what: format!(
-                        "is declared {}{:?}, given {}{:?}",
-                        input.dtype,
-                        input.shape,
-                        t.dtype(),
-                        t.shape()
-                    ),
+                    what: format!("is declared {}{:?}, given {}{:?}", input.dtype, input.shape, t.dtype(), t.shape()),
                 });
             }
         }

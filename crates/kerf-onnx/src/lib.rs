@@ -65,7 +65,7 @@ pub enum OnnxError {
         /// The node's label.
         node: String,
         /// kerf's error.
-        source: kerf_ir::Error,
+        source: Box<kerf_ir::Error>,
     },
     /// The imported graph's wiring.
     #[error(transparent)]
@@ -124,9 +124,12 @@ pub fn onnx_type(d: DType) -> i32 {
     (1..=22).find(|&t| dtype_of(t) == Some(d)).unwrap_or(0)
 }
 
-/// The graph inputs a model declares that no initializer gives: (name, element type if
-/// known, dims — `None` for a symbolic dim), in order.
-pub fn declared_inputs(model: &proto::ModelProto) -> Vec<(String, Option<DType>, Option<Vec<Option<i64>>>)> {
+/// A graph input as declared: its name, element type (when known) and dims (when
+/// declared; `None` for a symbolic dim).
+pub type Declared = (String, Option<DType>, Option<Vec<Option<i64>>>);
+
+/// The graph inputs a model declares that no initializer gives, in order.
+pub fn declared_inputs(model: &proto::ModelProto) -> Vec<Declared> {
     let Some(graph) = &model.graph else { return Vec::new() };
     let init: Vec<&str> = graph.initializer.iter().filter_map(|t| t.name.as_deref()).collect();
     graph
@@ -241,7 +244,8 @@ pub fn tensor_of(t: &proto::TensorProto, options: &Options<'_>) -> Result<Tensor
 /// A tensor's external data, read under the module's rule.
 fn read_external(t: &proto::TensorProto, name: &str, options: &Options<'_>, len: usize) -> Result<Vec<u8>, OnnxError> {
     use std::io::{Read, Seek, SeekFrom};
-    let entry = |key: &str| t.external_data.iter().find(|e| e.key.as_deref() == Some(key)).and_then(|e| e.value.clone());
+    let entry =
+        |key: &str| t.external_data.iter().find(|e| e.key.as_deref() == Some(key)).and_then(|e| e.value.clone());
     let location = entry("location").unwrap_or_default();
     let where_ = format!("tensor `{name}` keeps its data in the external file `{location}`");
     let err = |what: String| invalid(format!("{where_}{what}"));
@@ -255,7 +259,8 @@ fn read_external(t: &proto::TensorProto, name: &str, options: &Options<'_>, len:
         return Err(err(": a location may not contain `..`".into()));
     }
     let base_real = std::fs::canonicalize(base).map_err(|e| err(format!(": the base directory: {e}")))?;
-    let path = std::fs::canonicalize(base_real.join(&location)).map_err(|e| err(format!(", which cannot be opened: {e}")))?;
+    let path =
+        std::fs::canonicalize(base_real.join(&location)).map_err(|e| err(format!(", which cannot be opened: {e}")))?;
     if !path.starts_with(&base_real) {
         return Err(err(format!(", which a symbolic link leads out of `{}`", base.display())));
     }
@@ -301,7 +306,9 @@ fn attribute(a: &proto::AttributeProto, label: &str) -> Result<AttrValue, OnnxEr
         ty::INTS => AttrValue::IntList(a.ints.clone()),
         ty::FLOATS => AttrValue::FloatList(a.floats.iter().map(|&f| f64::from(f)).collect()),
         other => {
-            return Err(invalid(format!("{label}: attribute `{name}` is of type {other}, which kerf's ops do not take")));
+            return Err(invalid(format!(
+                "{label}: attribute `{name}` is of type {other}, which kerf's ops do not take"
+            )));
         }
     })
 }
@@ -408,9 +415,9 @@ pub fn import(
                 args.push(None);
                 continue;
             }
-            let k = known
-                .get(value)
-                .ok_or_else(|| invalid(format!("{label}: input `{value}` is defined by no input, initializer or earlier node")))?;
+            let k = known.get(value).ok_or_else(|| {
+                invalid(format!("{label}: input `{value}` is defined by no input, initializer or earlier node"))
+            })?;
             args.push(Some(k));
         }
         let all_constant = args.iter().all(|a| !matches!(a, Some(Known::Meta(..))));
@@ -439,7 +446,10 @@ pub fn import(
             if outputs.len() != node.output.len().max(1) || node.output.len() != 1 {
                 return Err(invalid(format!("{label}: {} outputs, {op_type} has one", node.output.len())));
             }
-            known.insert(node.output[0].clone(), Known::Value(outputs.into_iter().next().unwrap_or_else(|| Tensor::from_i64s(&[]))));
+            known.insert(
+                node.output[0].clone(),
+                Known::Value(outputs.into_iter().next().unwrap_or_else(|| Tensor::from_i64s(&[]))),
+            );
             continue;
         }
         let Some(spec) = spec else {
@@ -465,9 +475,7 @@ pub fn import(
                 .inputs
                 .iter()
                 .find(|i| i.index as usize == position && kerf_spec::in_version(&i.versions, version))
-                .ok_or_else(|| {
-                    invalid(format!("{label}: {} inputs, {op}-{version} takes fewer", node.input.len()))
-                })?;
+                .ok_or_else(|| invalid(format!("{label}: {} inputs, {op}-{version} takes fewer", node.input.len())))?;
             match arg {
                 Known::Value(t) => {
                     request.inputs.insert(input.name.clone(), InputArg::Tensor(t.clone()));
@@ -481,7 +489,7 @@ pub fn import(
         if node.output.len() != 1 {
             return Err(unsupported(version, format!("{} outputs; kerf's {op} has one", node.output.len())));
         }
-        let node_err = |source: kerf_ir::Error| OnnxError::Node { node: label.clone(), source };
+        let node_err = |source: kerf_ir::Error| OnnxError::Node { node: label.clone(), source: Box::new(source) };
         if wired.is_empty() {
             // Every input known: a constant (the shape path's Reshape, Slice, Gather, ...).
             let value = run_constant(&request).map_err(node_err)?;

@@ -390,7 +390,9 @@ pub fn evaluate(
                         })
                         .collect(),
                 ),
-                Nums::I(v) if op_type == "Neg" => Nums::I(v.into_iter().map(|x| wrap(h.dtype, x.wrapping_neg())).collect()),
+                Nums::I(v) if op_type == "Neg" => {
+                    Nums::I(v.into_iter().map(|x| wrap(h.dtype, x.wrapping_neg())).collect())
+                }
                 _ => return Err(format!("{op_type} of {} is not evaluated on the host", h.dtype)),
             };
             one(Host { nums, ..h })
@@ -406,14 +408,23 @@ pub fn evaluate(
             let (hc, hx, hy) = (host(c)?, host(x)?, host(y)?);
             let shape = broadcast_shape(&broadcast_shape(&hc.shape, &hx.shape)?, &hy.shape)?;
             count(&shape)?;
-            let (ic, ix, iy) =
-                (broadcast_index(&hc.shape, &shape), broadcast_index(&hx.shape, &shape), broadcast_index(&hy.shape, &shape));
+            let (ic, ix, iy) = (
+                broadcast_index(&hc.shape, &shape),
+                broadcast_index(&hx.shape, &shape),
+                broadcast_index(&hy.shape, &shape),
+            );
             let Nums::B(cv) = &hc.nums else { return Err("condition must be bool".into()) };
             let pick = |k: usize| cv[ic[k]];
             let nums = match (&hx.nums, &hy.nums) {
-                (Nums::I(a), Nums::I(b)) => Nums::I((0..ic.len()).map(|k| if pick(k) { a[ix[k]] } else { b[iy[k]] }).collect()),
-                (Nums::F(a), Nums::F(b)) => Nums::F((0..ic.len()).map(|k| if pick(k) { a[ix[k]] } else { b[iy[k]] }).collect()),
-                (Nums::B(a), Nums::B(b)) => Nums::B((0..ic.len()).map(|k| if pick(k) { a[ix[k]] } else { b[iy[k]] }).collect()),
+                (Nums::I(a), Nums::I(b)) => {
+                    Nums::I((0..ic.len()).map(|k| if pick(k) { a[ix[k]] } else { b[iy[k]] }).collect())
+                }
+                (Nums::F(a), Nums::F(b)) => {
+                    Nums::F((0..ic.len()).map(|k| if pick(k) { a[ix[k]] } else { b[iy[k]] }).collect())
+                }
+                (Nums::B(a), Nums::B(b)) => {
+                    Nums::B((0..ic.len()).map(|k| if pick(k) { a[ix[k]] } else { b[iy[k]] }).collect())
+                }
                 _ => return Err("X and Y of different types".into()),
             };
             one(Host { dtype: x.dtype(), shape, nums })
@@ -470,4 +481,3 @@ pub fn evaluate(
         other => Err(format!("{other} is not evaluated on the host")),
     }
 }
-

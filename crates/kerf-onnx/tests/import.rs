@@ -83,7 +83,13 @@ fn a_shape_path_folds_into_the_node_s_constant_input() {
         node("Concat", &["d0v", "minus1"], &["target"], vec![int_attr("axis", 0)]),
         node("Reshape", &["x", "target"], &["y"], vec![]),
     ];
-    let zero = TensorProto { dims: vec![], data_type: Some(7), int64_data: vec![0], name: Some("zero".into()), ..Default::default() };
+    let zero = TensorProto {
+        dims: vec![],
+        data_type: Some(7),
+        int64_data: vec![0],
+        name: Some("zero".into()),
+        ..Default::default()
+    };
     let init = vec![zero, ints_tensor("axes", &[0]), ints_tensor("minus1", &[-1])];
     let bytes = model(nodes, init, vec![value("x", 1, &[2, 3, 5])], &["y"]);
     let g = import_bytes(&bytes, &f32_input(&[2, 3, 5]), &Options::default()).unwrap();
@@ -99,7 +105,8 @@ fn a_shape_path_folds_into_the_node_s_constant_input() {
 fn host(op: &str, attrs: &[AttributeProto], values: &[&Tensor]) -> Result<Tensor, String> {
     let attrs: Vec<(&str, &AttributeProto)> = attrs.iter().map(|a| (a.name.as_deref().unwrap(), a)).collect();
     let values: Vec<Option<&Tensor>> = values.iter().map(|t| Some(*t)).collect();
-    let metas: Vec<Option<(DType, Vec<u64>)>> = values.iter().map(|t| t.map(|t| (t.dtype(), t.shape().to_vec()))).collect();
+    let metas: Vec<Option<(DType, Vec<u64>)>> =
+        values.iter().map(|t| t.map(|t| (t.dtype(), t.shape().to_vec()))).collect();
     shape::evaluate(op, &attrs, &values, &metas, &Options::default()).map(|mut v| v.remove(0))
 }
 
@@ -204,8 +211,7 @@ fn a_tensor_s_dims_are_checked_against_its_data_before_it_is_built() {
 }
 
 fn external(location: &str, length: Option<u64>) -> TensorProto {
-    let mut entries =
-        vec![StringStringEntryProto { key: Some("location".into()), value: Some(location.into()) }];
+    let mut entries = vec![StringStringEntryProto { key: Some("location".into()), value: Some(location.into()) }];
     if let Some(l) = length {
         entries.push(StringStringEntryProto { key: Some("length".into()), value: Some(l.to_string()) });
     }

@@ -62,10 +62,9 @@ pub fn cut(graph: &Graph) -> Result<Vec<Group>, Error> {
     // For each value, the node reading it as its data input (when one does).
     let mut data_reader: BTreeMap<&str, usize> = BTreeMap::new();
     for (k, node) in graph.nodes.iter().enumerate() {
-        if let Some(name) = data_name(&node.request).map_err(|e| node_error(graph, k, e))? {
-            if let Some((_, value)) = node.inputs.iter().find(|(input, _)| input == name) {
-                data_reader.insert(value.as_str(), k);
-            }
+        let name = data_name(&node.request).map_err(|e| node_error(graph, k, e))?;
+        if let Some((_, value)) = node.inputs.iter().find(|(input, _)| Some(input.as_str()) == name) {
+            data_reader.insert(value.as_str(), k);
         }
     }
     let mut taken = vec![false; graph.nodes.len()];
@@ -142,7 +141,11 @@ fn finish(graph: &Graph, values: &BTreeMap<String, Tensor>) -> Result<Vec<(Strin
 
 /// Run a graph on `inputs` (by name): cut into kernels ([`cut`]), each run on `backend`.
 /// Returns the graph's outputs, in order.
-pub fn run(graph: &Graph, inputs: &BTreeMap<String, Tensor>, backend: Backend<'_>) -> Result<Vec<(String, Tensor)>, Error> {
+pub fn run(
+    graph: &Graph,
+    inputs: &BTreeMap<String, Tensor>,
+    backend: Backend<'_>,
+) -> Result<Vec<(String, Tensor)>, Error> {
     let groups = cut(graph)?;
     let mut values = start(graph, inputs)?;
     // Each value is dropped after its last reader.
@@ -216,9 +219,7 @@ pub fn read_model(path: &std::path::Path) -> Result<Vec<u8>, crate::FileError> {
     let (file, len) = crate::file::open_regular(path, "cannot open")?;
     let mut bytes = Vec::new();
     // At most the length the file had when opened: memory in proportion to the file.
-    file.take(len)
-        .read_to_end(&mut bytes)
-        .map_err(|e| crate::FileError::io(path, "cannot read", e))?;
+    file.take(len).read_to_end(&mut bytes).map_err(|e| crate::FileError::io(path, "cannot read", e))?;
     Ok(bytes)
 }
 
