@@ -18,7 +18,7 @@
 
 use crate::chain::{ChainRequest, run_chain_reference};
 use crate::{Error, InputArg, Request, Tensor};
-use kerf_ir::graph::Graph;
+pub use kerf_ir::graph::{Graph, GraphError, GraphInput, Node, Producer};
 use std::collections::BTreeMap;
 
 /// One kernel of a graph run: a chain of nodes (indices into [`Graph::nodes`], in
