@@ -427,8 +427,9 @@ fn run_model(
     let bytes = kerf::graph::read_model(model)?;
     // External data only from the model's own directory.
     let dir = model.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+    let graph = kerf::graph::import_onnx(&bytes, &arrays, dir)
+        .map_err(|e| CliError::new(format!("{}: {e}", model.display())))?;
     let in_model = |e: kerf::Error| CliError::new(format!("{}: {e}", model.display()));
-    let graph = kerf::graph::import_onnx(&bytes, &arrays, dir).map_err(in_model)?;
     let results = match backend {
         Backend::Reference => kerf::graph::run(&graph, &arrays, kerf::graph::Backend::Reference),
         Backend::Jit => {

@@ -441,15 +441,12 @@ pub fn import(
                     _ => None,
                 })
                 .collect();
-            let outputs = shape::evaluate(&op_type, &attrs, &values, &metas, options)
-                .map_err(|e| invalid(format!("{label}: {e}")))?;
-            if outputs.len() != node.output.len().max(1) || node.output.len() != 1 {
+            let [output] = node.output.as_slice() else {
                 return Err(invalid(format!("{label}: {} outputs, {op_type} has one", node.output.len())));
-            }
-            known.insert(
-                node.output[0].clone(),
-                Known::Value(outputs.into_iter().next().unwrap_or_else(|| Tensor::from_i64s(&[]))),
-            );
+            };
+            let value = shape::evaluate(&op_type, &attrs, &values, &metas, options)
+                .map_err(|e| invalid(format!("{label}: {e}")))?;
+            known.insert(output.clone(), Known::Value(value));
             continue;
         }
         let Some(spec) = spec else {

@@ -275,19 +275,20 @@ fn scalar_of(t: &Tensor, what: &str) -> Result<Host, String> {
 }
 
 /// Evaluate host op `op_type` on its inputs (`values`: the tensors, `None` for an
-/// omitted optional input or — for `Shape` and `Size` only — one known by `metas`).
+/// omitted optional input or — for `Shape` and `Size` only — one known by `metas`):
+/// its one output.
 pub fn evaluate(
     op_type: &str,
     attrs: &[(&str, &AttributeProto)],
     values: &[Option<&Tensor>],
     metas: &[Option<(DType, Vec<u64>)>],
     options: &crate::Options<'_>,
-) -> Result<Vec<Tensor>, String> {
-    let one = |h: Host| tensor(h).map(|t| vec![t]);
+) -> Result<Tensor, String> {
+    let one = tensor;
     match op_type {
         "Constant" => {
             if let Some(t) = attr(attrs, "value").and_then(|a| a.t.as_ref()) {
-                return crate::tensor_of(t, options).map(|t| vec![t]).map_err(|e| e.to_string());
+                return crate::tensor_of(t, options).map_err(|e| e.to_string());
             }
             if let Some(i) = attr(attrs, "value_int").and_then(|a| a.i) {
                 return one(Host { dtype: DType::I64, shape: vec![], nums: Nums::I(vec![i]) });

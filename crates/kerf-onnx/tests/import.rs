@@ -107,7 +107,7 @@ fn host(op: &str, attrs: &[AttributeProto], values: &[&Tensor]) -> Result<Tensor
     let values: Vec<Option<&Tensor>> = values.iter().map(|t| Some(*t)).collect();
     let metas: Vec<Option<(DType, Vec<u64>)>> =
         values.iter().map(|t| t.map(|t| (t.dtype(), t.shape().to_vec()))).collect();
-    shape::evaluate(op, &attrs, &values, &metas, &Options::default()).map(|mut v| v.remove(0))
+    shape::evaluate(op, &attrs, &values, &metas, &Options::default())
 }
 
 #[test]

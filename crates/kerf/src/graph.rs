@@ -201,18 +201,6 @@ pub fn run_unfused_reference(graph: &Graph, inputs: &BTreeMap<String, Tensor>) -
     finish(graph, &values)
 }
 
-/// Import an ONNX model (its bytes) for the tensors given and run it: [`kerf_onnx::import`]
-/// with the tensors' dtypes and shapes (external data from `base_dir` only), then [`run`].
-pub fn run_onnx(
-    model: &[u8],
-    inputs: &BTreeMap<String, Tensor>,
-    base_dir: Option<&std::path::Path>,
-    backend: Backend<'_>,
-) -> Result<Vec<(String, Tensor)>, Error> {
-    let graph = import_onnx(model, inputs, base_dir)?;
-    run(&graph, inputs, backend)
-}
-
 /// Read an `.onnx` file's bytes (a regular file: a FIFO or device is refused, not waited on).
 pub fn read_model(path: &std::path::Path) -> Result<Vec<u8>, crate::FileError> {
     use std::io::Read;
@@ -223,13 +211,13 @@ pub fn read_model(path: &std::path::Path) -> Result<Vec<u8>, crate::FileError> {
     Ok(bytes)
 }
 
-/// [`kerf_onnx::import`] for the tensors given, its errors as kerf's.
+/// [`kerf_onnx::import`] for the tensors given (their dtypes and shapes), external data
+/// from `base_dir` only. Run the graph with [`run`].
 pub fn import_onnx(
     model: &[u8],
     inputs: &BTreeMap<String, Tensor>,
     base_dir: Option<&std::path::Path>,
-) -> Result<Graph, Error> {
+) -> Result<Graph, kerf_onnx::OnnxError> {
     let metas = inputs.iter().map(|(k, t)| (k.clone(), (t.dtype(), t.shape().to_vec()))).collect();
     kerf_onnx::import_bytes(model, &metas, &kerf_onnx::Options { base_dir })
-        .map_err(|e| Error::Invalid { what: e.to_string() })
 }
