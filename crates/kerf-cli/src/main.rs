@@ -85,6 +85,11 @@ enum Command {
         /// and read by the next) instead of the fused kernel
         #[arg(long)]
         unfused: bool,
+        /// For an ONNX model (`.onnx`): a graph input's array, as NAME=FILE.npy (once per
+        /// input). Its outputs are printed, or written with -o: an .npz of every output by
+        /// name, or for a model of one output an .npy
+        #[arg(long = "input", value_name = "NAME=FILE.npy")]
+        inputs: Vec<String>,
     },
     /// List every op with its versions and summary
     #[command(after_help = "Example:\n  kerf ops")]
@@ -328,7 +333,21 @@ fn one_line(s: &str) -> String {
 
 fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
-        Command::Run { request, output, backend, dynamic, unfused } => {
+        Command::Run { request, output, backend, dynamic, unfused, inputs } => {
+            if request.extension().is_some_and(|e| e == "onnx") {
+                if unfused {
+                    return Err(CliError::new(format!(
+                        "{}: --unfused runs the steps of a chain file ([[steps]])",
+                        request.display()
+                    )));
+                }
+                return run_model(&request, &inputs, output.as_deref(), backend, dynamic, out);
+            }
+            if let Some(first) = inputs.first() {
+                return Err(CliError::new(format!(
+                    "--input {first}: --input gives the inputs of an ONNX model (.onnx); a request file names its own"
+                )));
+            }
             run(&request, output.as_deref(), backend, dynamic, unfused, out)
         }
         Command::Ops => spec_print::ops(out),
@@ -401,6 +420,64 @@ fn struct_name(request: &Path) -> String {
     if name.starts_with(|c: char| c.is_ascii_alphabetic()) { name } else { "Derived".into() }
 }
 
+/// `kerf run model.onnx --input NAME=FILE.npy …`: the model's graph, cut into fused
+/// kernels (`kerf::graph`), on the inputs given.
+fn run_model(
+    model: &Path,
+    inputs: &[String],
+    output: Option<&Path>,
+    backend: Backend,
+    dynamic: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    if dynamic && backend != Backend::Jit {
+        return Err(CliError::new("--dynamic compiles a JIT kernel; it needs --backend jit"));
+    }
+    let target = output.map(output::check).transpose()?;
+    let mut arrays = std::collections::BTreeMap::new();
+    let mut paths = Vec::new();
+    for arg in inputs {
+        let Some((name, file)) = arg.split_once('=') else {
+            return Err(CliError::new(format!("--input {arg}: expected NAME=FILE.npy")));
+        };
+        let t = kerf::npy::read(Path::new(file))?;
+        if arrays.insert(name.to_string(), t).is_some() {
+            return Err(CliError::new(format!("--input {arg}: input `{name}` is given twice")));
+        }
+        paths.push(PathBuf::from(file));
+    }
+    if let Some(target) = &target {
+        target.refuse_input(model, "the model")?;
+        for p in &paths {
+            target.refuse_input(p, "an input")?;
+        }
+    }
+    let bytes = kerf::graph::read_model(model)?;
+    // External data only from the model's own directory.
+    let dir = model.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+    let graph = kerf::graph::import_onnx(&bytes, &arrays, dir)
+        .map_err(|e| CliError::new(format!("{}: {e}", model.display())))?;
+    let in_model = |e: kerf::Error| CliError::new(format!("{}: {e}", model.display()));
+    let results = match backend {
+        Backend::Reference => kerf::graph::run(&graph, &arrays, kerf::graph::Backend::Reference),
+        Backend::Jit => {
+            let jit = backend::jit().map_err(|e| CliError::new(e.to_string()))?;
+            kerf::graph::run(&graph, &arrays, kerf::graph::Backend::Jit { jit, dynamic })
+        }
+    }
+    .map_err(in_model)?;
+    match target {
+        Some(target) => target.write_arrays(&results),
+        None => {
+            for (name, t) in &results {
+                outln!(out, "{name}: {}{:?}", t.dtype(), t.shape());
+                outln!(out, "{}", kerf::display::format_values(t));
+            }
+            Ok(())
+        }
+    }
+}
+
 fn run(
     request: &Path,
     output: Option<&Path>,
@@ -441,16 +518,17 @@ fn run(
     };
     match target {
         Some(target) => {
-            let arrays: Vec<(String, &kerf::Tensor)> = result.iter().map(|(n, t)| (n.clone(), t)).collect();
-            target.write_arrays(&arrays)
+            target.write_arrays(&result)
         }
         None => {
             for (name, t) in &result {
-                // One output prints as it always has; several, each under its name.
+                // One output prints as it always has; several, each under its name (as a
+                // model's outputs).
                 if result.len() > 1 {
-                    outln!(out, "{name}:");
+                    outln!(out, "{name}: {}{:?}", t.dtype(), t.shape());
+                } else {
+                    outln!(out, "{}{:?}", t.dtype(), t.shape());
                 }
-                outln!(out, "{}{:?}", t.dtype(), t.shape());
                 outln!(out, "{}", kerf::display::format_values(t));
             }
             Ok(())

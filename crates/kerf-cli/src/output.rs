@@ -148,7 +148,7 @@ impl Target {
     /// Write named arrays: one as `.npy`, or any number as `.npz` (one entry per array)
     /// when the target ends in `.npz`; several arrays need a `.npz` target. Written to a
     /// temporary file beside the target, renamed over it at the end.
-    pub fn write_arrays(&self, arrays: &[(String, &Tensor)]) -> Result<(), CliError> {
+    pub fn write_arrays(&self, arrays: &[(String, Tensor)]) -> Result<(), CliError> {
         let npz = self.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npz"));
         if !npz && arrays.len() != 1 {
             let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
@@ -159,6 +159,18 @@ impl Target {
                 names.join(", ")
             )));
         }
+        self.write_with(|w| match arrays {
+            [(_, t)] if !npz => kerf::npy::to_writer(w, t),
+            _ => kerf::npz::to_writer(w, arrays),
+        })
+    }
+
+    /// Write the file with `body`: a temporary file beside the target, renamed over it
+    /// only when `body` and the sync succeed.
+    fn write_with(
+        &self,
+        body: impl FnOnce(&mut io::BufWriter<&std::fs::File>) -> io::Result<()>,
+    ) -> Result<(), CliError> {
         let err = |action: &str, e: io::Error| CliError::new(format!("{}: {action}: {e}", self.shown.display()));
         let name = self
             .path
@@ -181,10 +193,7 @@ impl Target {
         let pending = cleanup::Pending::new(slot, tmp.path());
         {
             let mut w = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-            match arrays {
-                [(_, t)] if !npz => kerf::npy::to_writer(&mut w, t).map_err(|e| err("cannot write", e))?,
-                _ => kerf::npz::to_writer(&mut w, arrays).map_err(|e| err("cannot write", e))?,
-            }
+            body(&mut w).map_err(|e| err("cannot write", e))?;
             w.flush().map_err(|e| err("cannot write", e))?;
         }
         if let Some(m) = &self.existing {

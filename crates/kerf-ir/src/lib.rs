@@ -6,6 +6,7 @@
 pub mod chain;
 pub mod error;
 pub mod frontend;
+pub mod graph;
 pub mod kernel;
 pub mod map;
 pub mod plan;

@@ -38,10 +38,14 @@ mod file;
 pub use file::file_kind;
 #[cfg(feature = "jit")]
 pub mod chain;
+#[cfg(feature = "jit")]
+pub mod graph;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 pub mod npy;
 pub mod npz;
+/// The ONNX importer: a model's bytes as a [`kerf_ir::graph::Graph`].
+pub use kerf_onnx as onnx;
 pub mod request_file;
 
 pub use error::FileError;
