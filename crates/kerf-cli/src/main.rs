@@ -517,9 +517,7 @@ fn run(
         AnyFile::Chain(f) => vec![("output".to_string(), backend::run_chain(f, backend, dynamic, unfused)?)],
     };
     match target {
-        Some(target) => {
-            target.write_arrays(&result)
-        }
+        Some(target) => target.write_arrays(&result),
         None => {
             for (name, t) in &result {
                 // One output prints as it always has; several, each under its name (as a

@@ -66,6 +66,9 @@ fn every_spec_example_that_lowers_expands() {
                     syn::parse_file(&text).unwrap();
                     expanded += 1;
                 }
+                // The derive compiles one-to-one kernels: an op over several tensors is
+                // refused by name (a program, not a plan).
+                Err(e) if e.to_string().contains("lowers to a program") => {}
                 Err(e) => assert!(ex.error.is_some(), "{} {}: {e}", spec.id, ex.name),
             }
         }

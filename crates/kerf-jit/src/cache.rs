@@ -110,8 +110,11 @@ pub(crate) struct ProgramKey {
     dtype: kerf_ir::DType,
     inputs: Vec<Vec<u64>>,
     outputs: Vec<Vec<u64>>,
-    moves: Vec<(Option<usize>, usize, Vec<u64>, Vec<PlanKey>)>,
+    moves: Vec<MoveKey>,
 }
+
+/// One move of a [`ProgramKey`]: its input, output, box and plans.
+type MoveKey = (Option<usize>, usize, Vec<u64>, Vec<PlanKey>);
 
 impl ProgramKey {
     pub(crate) fn of(program: &kerf_ir::Program, dynamic: bool) -> ProgramKey {

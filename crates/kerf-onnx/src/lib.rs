@@ -425,7 +425,21 @@ pub fn import(
             node.attribute.iter().map(|a| (a.name.as_deref().unwrap_or(""), a)).collect();
         let op = kerf_op(&op_type);
         let spec = kerf_ir::frontend::spec(&op).ok();
-        if spec.is_none() && shape::is_host_op(&op_type) {
+        // A Concat of values known when the graph is prepared is shape path, evaluated on
+        // the host even though kerf has the op.
+        let shape_path = shape::is_host_op(&op_type) && (spec.is_none() || (all_constant && op_type == "Concat"));
+        if let Some(spec) = spec
+            && !shape_path
+            && (spec.inputs.iter().any(|i| i.variadic) || spec.variadic_output())
+        {
+            return Err(unsupported(
+                opset,
+                format!(
+                    "{op} reads or writes several tensors, which graphs do not wire yet (its requests run alone: kerf run, kerf.run)"
+                ),
+            ));
+        }
+        if shape_path {
             if !all_constant && op_type != "Shape" && op_type != "Size" {
                 return Err(unsupported(
                     opset,
