@@ -193,6 +193,16 @@ pub fn evaluate(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tens
         let out = crate::chain::evaluate_unfused(&mv.steps, input).map_err(|e| invalid(format!("move {m}: {e}")))?;
         results.push(out);
     }
+    assemble(program, results)
+}
+
+/// The outputs of a (valid) program from its moves' results, one per move in order, each
+/// of its move's box shape: each placed into its box (strings as wide as the widest
+/// string moved into the output); a move writing a whole output is that output.
+pub fn assemble(program: &Program, results: Vec<Tensor>) -> Result<Vec<Tensor>, Error> {
+    if results.len() != program.moves.len() {
+        return Err(invalid(format!("{} results for {} moves", results.len(), program.moves.len())));
+    }
     let mut outputs = Vec::with_capacity(program.outputs.len());
     let mut results: Vec<Option<Tensor>> = results.into_iter().map(Some).collect();
     for (o, shape) in program.outputs.iter().enumerate() {

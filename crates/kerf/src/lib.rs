@@ -241,19 +241,7 @@ pub fn run_program_jit(jit: &Jit, program: &Program, inputs: &[&Tensor], dynamic
         let data = data.ok_or_else(|| Error::Invalid { what: format!("program: move {m}: strings are not filled") })?;
         parts.push(run_jit_strings(jit, plan, data, dynamic)?);
     }
-    let mut outputs = Vec::with_capacity(program.outputs.len());
-    for (o, shape) in program.outputs.iter().enumerate() {
-        let mine = || program.moves.iter().zip(&parts).filter(move |(mv, _)| mv.output == o);
-        let width = mine().filter_map(|(_, p)| p.strings().map(Strings::width)).max().unwrap_or(0);
-        let too_large = || Error::TooLarge { what: format!("a string tensor of shape {shape:?}") };
-        let n = tensor::volume(shape).and_then(|n| usize::try_from(n).ok()).ok_or_else(too_large)?;
-        let mut out = Tensor::from_string_storage(shape, Strings::empty(width, n).ok_or_else(too_large)?)?;
-        for (mv, part) in mine() {
-            kerf_ir::program::place(part, &mut out, &mv.at)?;
-        }
-        outputs.push(out);
-    }
-    Ok(outputs)
+    kerf_ir::program::assemble(program, parts)
 }
 
 #[cfg(feature = "jit")]
