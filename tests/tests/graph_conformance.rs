@@ -9,13 +9,13 @@
 //! fails, naming the folder, when it is absent.
 
 use kerf::graph::{self, Backend};
-use kerf::onnx::OnnxError;
 use kerf::{Jit, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Committed cases kerf runs.
 const COMMITTED: &[&str] = &[
+    "g_2x-slice-concat_b333edf0_f16",
     "g_reshape-transpose-reshape-transpose-reshape_a0aceccc",
     "g_reshape-transpose-reshape-transpose-reshape_a0aceccc_f16",
     "g_reshape-transpose-reshape_5ba5e8c5",
@@ -25,6 +25,8 @@ const COMMITTED: &[&str] = &[
     "g_slice-reshape-transpose_45112a55_f16",
     "g_transpose-reshape_cd95453d",
     "g_transpose-reshape_cd95453d_f16",
+    "n_concat_e3ee3b5c",
+    "n_concat_e3ee3b5c_f16",
     "n_expand_2f8542a9_shape",
     "n_expand_3e30ce42_shape",
     "n_expand_bdab4363_shape",
@@ -35,24 +37,17 @@ const COMMITTED: &[&str] = &[
     "n_reshape_ef41acff_f16",
     "n_slice_fab2a84f",
     "n_slice_fab2a84f_f16",
+    "n_split_b788532a",
+    "n_split_b788532a_f16",
     "n_transpose_209c0fa4",
     "n_transpose_209c0fa4_f16",
     "n_unsqueeze_ee829855",
     "n_unsqueeze_ee829855_f16",
 ];
 
-/// Committed cases with an op kerf does not have yet: refused naming the op type. When
-/// Concat and Split land, these move to `COMMITTED` (the test fails until they do).
-const REFUSED: &[(&str, &str)] = &[
-    ("g_2x-slice-concat_b333edf0_f16", "Concat"),
-    ("n_concat_e3ee3b5c", "Concat"),
-    ("n_concat_e3ee3b5c_f16", "Concat"),
-    ("n_split_b788532a", "Split"),
-    ("n_split_b788532a_f16", "Split"),
-];
-
 /// The cases over 1 MiB, read from the shared folder.
 const LARGE: &[&str] = &[
+    "g_2x-slice-concat_b333edf0",
     "g_gather-transpose_40497905",
     "g_gather-transpose_40497905_f16",
     "g_pad-slice_b3906f8c",
@@ -66,7 +61,6 @@ const LARGE: &[&str] = &[
     "n_pad_5556c2ad_f16",
     "n_pad_6464fd3f_shape",
 ];
-const LARGE_REFUSED: &[(&str, &str)] = &[("g_2x-slice-concat_b333edf0", "Concat")];
 
 fn committed_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance-graph")
@@ -131,44 +125,36 @@ fn run_case(dir: &Path) {
     }
 }
 
-fn refused(dir: &Path, op_type: &str) {
-    let name = dir.display();
-    let model = std::fs::read(dir.join("model.onnx")).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let inputs = npys(&dir.join("inputs"));
-    let metas = inputs.iter().map(|(k, t)| (k.clone(), (t.dtype(), t.shape().to_vec()))).collect();
-    match kerf::onnx::import_bytes(&model, &metas, &kerf::onnx::Options::default()) {
-        Err(OnnxError::UnsupportedNode { op_type: got, node, .. }) => {
-            assert_eq!(got, op_type, "{name}: refused {node}");
-        }
-        other => panic!("{name}: expected refused with UnsupportedNode naming {op_type}, got {other:?}"),
-    }
-}
-
 #[test]
 fn every_committed_case_is_listed() {
-    let mut listed: Vec<&str> = COMMITTED.iter().copied().chain(REFUSED.iter().map(|(c, _)| *c)).collect();
+    let mut listed: Vec<&str> = COMMITTED.to_vec();
     listed.sort_unstable();
-    let mut found: Vec<String> = std::fs::read_dir(committed_dir())
-        .expect("tests/data/conformance-graph")
+    assert_eq!(case_folders(&committed_dir()), listed);
+}
+
+/// Every case of the shared folder runs: committed, or read from there.
+#[test]
+fn every_shared_case_is_listed() {
+    let mut listed: Vec<&str> = COMMITTED.iter().chain(LARGE).copied().collect();
+    listed.sort_unstable();
+    assert_eq!(case_folders(&shared_dir()), listed);
+}
+
+fn case_folders(dir: &Path) -> Vec<String> {
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("an entry").path())
         .filter(|p| p.is_dir())
         .map(|p| p.file_name().expect("a name").to_string_lossy().into_owned())
         .collect();
     found.sort_unstable();
-    assert_eq!(found, listed);
+    found
 }
 
 #[test]
 fn committed_cases_run_bit_for_bit_on_every_backend() {
     for case in COMMITTED {
         run_case(&committed_dir().join(case));
-    }
-}
-
-#[test]
-fn committed_cases_with_ops_kerf_lacks_are_refused_naming_them() {
-    for (case, op) in REFUSED {
-        refused(&committed_dir().join(case), op);
     }
 }
 
@@ -182,8 +168,5 @@ fn large_cases_from_the_shared_folder() {
     );
     for case in LARGE {
         run_case(&dir.join(case));
-    }
-    for (case, op) in LARGE_REFUSED {
-        refused(&dir.join(case), op);
     }
 }

@@ -142,10 +142,15 @@ pub fn clif(file: &RequestFile, dynamic: bool) -> Result<String, CliError> {
         let program = kerf::lower_program(&file.request).map_err(|e| in_file(file, e.into()))?;
         let kernel = jit().and_then(|jit| Ok(jit.compile_program(&program, dynamic)?)).map_err(|e| in_file(file, e))?;
         let mut text = String::new();
-        for ((m, mv), k) in program.moves.iter().enumerate().zip(kernel.move_kernels()) {
+        for ((m, mv), kernels) in program.moves.iter().enumerate().zip(kernel.move_kernels()) {
             let input = mv.input.map_or("a fill".to_string(), |i| format!("input {i}"));
             text.push_str(&format!("; move {m}: {input} into output {} at {:?}\n", mv.output, mv.at));
-            text.push_str(k.clif());
+            for (s, k) in kernels.iter().enumerate() {
+                if kernels.len() > 1 {
+                    text.push_str(&format!("; segment {s} of move {m}\n"));
+                }
+                text.push_str(k.clif());
+            }
         }
         return Ok(text);
     }

@@ -222,8 +222,10 @@ fn print_program_ir(req: &kerf::Request, backend: Backend, s: &mut String) {
     }
     match kernels {
         Some(Ok(k)) => {
-            for (m, kernel) in k.move_kernels().enumerate() {
-                say!(s, "  cranelift IR of move {m}:\n{}", indent(kernel.clif().trim_end(), "    "));
+            for (m, kernels) in k.move_kernels().enumerate() {
+                for kernel in kernels {
+                    say!(s, "  cranelift IR of move {m}:\n{}", indent(kernel.clif().trim_end(), "    "));
+                }
             }
         }
         Some(Err(e)) => say!(s, "  cranelift IR: {e}"),

@@ -29,9 +29,12 @@ pub struct GraphInput {
 pub struct Node {
     /// A label for messages (the model's node name, or empty).
     pub name: String,
-    /// The op, its version, attributes and constant inputs.
+    /// The op, its version, attributes and constant inputs. An op with a variadic output
+    /// (Split) writes as many tensors as [`Node::outputs`] names: the request's
+    /// `outputs` is set to that count where the op's attributes leave it open.
     pub request: Request,
-    /// (the op's input name, the value wired to it).
+    /// (the op's input name, the value wired to it); a variadic input (Concat's
+    /// `inputs`) appears once per entry, in the entries' order.
     pub inputs: Vec<(String, String)>,
     /// The values the op's outputs define, in the op's output order.
     pub outputs: Vec<String>,
@@ -171,8 +174,13 @@ impl Graph {
         }
         for (k, node) in self.nodes.iter().enumerate() {
             let mut seen = BTreeSet::new();
+            // A variadic input (Concat's `inputs`) is wired once per entry, in order.
+            let variadic = |input: &str| {
+                crate::frontend::spec(&node.request.op)
+                    .is_ok_and(|spec| spec.inputs.iter().any(|i| i.name == input && i.variadic))
+            };
             for (input, value) in &node.inputs {
-                if !seen.insert(input.as_str()) {
+                if !seen.insert(input.as_str()) && !variadic(input) {
                     return Err(GraphError::BadNode {
                         node: node.label(k),
                         what: format!("input `{input}` is wired twice"),

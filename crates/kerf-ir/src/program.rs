@@ -196,6 +196,22 @@ pub fn evaluate(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tens
     assemble(program, results)
 }
 
+/// [`evaluate`] with each move's chain composed into as few maps as it allows
+/// ([`crate::map::compose_segments`]), evaluated element by element: the composed form
+/// the backends run, on the reference.
+pub fn evaluate_composed(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tensor>, Error> {
+    program.validate()?;
+    check_inputs(program, inputs)?;
+    let mut results = Vec::with_capacity(program.moves.len());
+    for (m, mv) in program.moves.iter().enumerate() {
+        let input = mv.input.map(|i| inputs[i]);
+        let segments = crate::map::compose_segments(&mv.steps).map_err(|e| invalid(format!("move {m}: {e}")))?;
+        let out = crate::map::evaluate_segments(&segments, input).map_err(|e| invalid(format!("move {m}: {e}")))?;
+        results.push(out);
+    }
+    assemble(program, results)
+}
+
 /// The outputs of a (valid) program from its moves' results, one per move in order, each
 /// of its move's box shape: each placed into its box (strings as wide as the widest
 /// string moved into the output); a move writing a whole output is that output.

@@ -2,7 +2,9 @@
 //!
 //! Each move is one map (its chain composed) compiled as a kernel writing its box of the
 //! output through an output view ([`Options::output`]): the box's offset and the output's
-//! row-major strides. Concat is then one branch-free nest per input, each byte of the
+//! row-major strides. A chain that does not fuse whole (a reshape whose axes do not line
+//! up, [`kerf_ir::map::compose_segments`]) runs its leading segments into scratch
+//! tensors, the last one into the box. Concat is then one branch-free nest per input, each byte of the
 //! output written once; Split one nest per output. A [`ProgramKernel`] checks every
 //! buffer once and runs the moves in order; each move's kernel splits its own outer loop
 //! over threads when its work is large. Packed 4-bit dtypes, which no kernel writes
@@ -11,9 +13,9 @@
 
 use crate::{Jit, JitKernel, Options, buffer_bytes, length_error};
 use kerf_ir::dtype::Layout;
-use kerf_ir::program::{Move, Program};
+use kerf_ir::program::Program;
 use kerf_ir::schedule::Strided;
-use kerf_ir::{DType, Error, Kernel, Tensor};
+use kerf_ir::{DType, Error, Kernel, Plan, Tensor};
 use std::sync::Arc;
 
 /// A compiled [`Program`]: its moves' kernels, and the byte lengths of its buffers.
@@ -33,9 +35,11 @@ struct MoveKernel {
     output: usize,
     /// The box's first coordinate (for the host placement of packed dtypes).
     at: Vec<u64>,
-    /// Writes the box through an output view of the whole output buffer; for packed
-    /// 4-bit dtypes, writes the box dense (placed by the host).
-    kernel: Arc<JitKernel>,
+    /// One kernel per segment of the chain (one where it fuses whole). The last writes
+    /// the box through an output view of the whole output buffer (for packed 4-bit
+    /// dtypes: dense, placed by the host); each before it writes a dense scratch tensor
+    /// the next reads.
+    kernels: Vec<Arc<JitKernel>>,
 }
 
 impl Jit {
@@ -57,9 +61,17 @@ impl Jit {
         let packed = program.dtype.layout() == Layout::Nibbles;
         let mut moves = Vec::with_capacity(program.moves.len());
         for (m, mv) in program.moves.iter().enumerate() {
-            let map = move_map(mv).map_err(|e| Error::Invalid { what: format!("program: move {m}: {e}") })?;
-            let kernel = if packed {
-                self.compile(map, &Options::dynamic(dynamic))?
+            let in_move = |e: Error| Error::Invalid { what: format!("program: move {m}: {e}") };
+            let mut segments = kerf_ir::map::compose_segments(&mv.steps).map_err(in_move)?;
+            let map = segments.pop().ok_or_else(|| in_move(Error::Invalid { what: "no plan".into() }))?.fused;
+            let mut kernels = segments
+                .into_iter()
+                .map(|s| self.compile(s.fused, &Options::dynamic(dynamic)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let whole = mv.at.iter().all(|&a| a == 0) && mv.shape() == program.outputs[mv.output].as_slice();
+            if packed || whole {
+                // Dense: the whole output, or (packed 4-bit dtypes) a box placed by the host.
+                kernels.push(self.compile(map, &Options::dynamic(dynamic))?);
             } else {
                 let (offset, strides) = program.box_view(mv);
                 let view = Strided {
@@ -72,9 +84,24 @@ impl Jit {
                     buffer_len: kerf_ir::tensor::volume(&program.outputs[mv.output])
                         .ok_or_else(|| too_large(program, mv.output))?,
                 };
-                self.compile(map, &Options::dynamic(dynamic).output(&view))?
-            };
-            moves.push(MoveKernel { input: mv.input, output: mv.output, at: mv.at.clone(), kernel });
+                let options = Options::dynamic(dynamic);
+                match self.compile(map.clone(), &options.output(&view)) {
+                    Ok(k) => kernels.push(k),
+                    // A map no output view expresses (one that fills, or whose nest is
+                    // not the box's shape: a reshape last) writes dense scratch, which a
+                    // copy moves into the box.
+                    Err(first) => {
+                        let copy = Plan::copy(program.dtype, mv.shape());
+                        let (dense, into_box) =
+                            match (self.compile(map, &options), self.compile(&copy, &options.output(&view))) {
+                                (Ok(d), Ok(c)) => (d, c),
+                                _ => return Err(in_move(first)),
+                            };
+                        kernels.extend([dense, into_box]);
+                    }
+                }
+            }
+            moves.push(MoveKernel { input: mv.input, output: mv.output, at: mv.at.clone(), kernels });
         }
         let bytes = |shapes: &[Vec<u64>]| {
             shapes
@@ -97,11 +124,6 @@ fn too_large(program: &Program, output: usize) -> Error {
     Error::TooLarge { what: format!("output {output} of shape {:?}", program.outputs[output]) }
 }
 
-/// A move's chain as one map.
-fn move_map(mv: &Move) -> Result<kerf_ir::Map, Error> {
-    kerf_ir::map::compose(&mv.steps)
-}
-
 impl ProgramKernel {
     /// The element type of every buffer.
     pub fn dtype(&self) -> DType {
@@ -115,9 +137,10 @@ impl ProgramKernel {
     pub fn output_shapes(&self) -> &[Vec<u64>] {
         &self.outputs
     }
-    /// The kernel of each move, in order (their CLIF, their tiling).
-    pub fn move_kernels(&self) -> impl Iterator<Item = &JitKernel> {
-        self.moves.iter().map(|m| &*m.kernel)
+    /// The kernels of each move, in order (their CLIF, their tiling): one per segment of
+    /// its chain, the last writing its box.
+    pub fn move_kernels(&self) -> impl Iterator<Item = &[Arc<JitKernel>]> {
+        self.moves.iter().map(|m| m.kernels.as_slice())
     }
 
     /// Run on caller-owned dense buffers: `inputs[i]` holds input i, `outputs[o]` output
@@ -149,19 +172,36 @@ impl ProgramKernel {
             }
         }
         for mv in &self.moves {
-            let input = mv.input.map(|i| inputs[i]);
+            let mut source = mv.input.map(|i| kerf_ir::TensorView {
+                dtype: self.dtype,
+                shape: &self.inputs[i],
+                data: kerf_ir::tensor::ViewData::Bytes(inputs[i]),
+            });
+            // Where the chain does not fuse whole: its leading segments, each into scratch.
+            let Some((last, leading)) = mv.kernels.split_last() else { continue };
+            let mut scratch: Option<Tensor>;
+            for k in leading {
+                let next = k.run_tensor(source)?;
+                scratch = Some(next);
+                source = scratch.as_ref().map(Tensor::view);
+            }
             if self.dtype.layout() == Layout::Nibbles {
-                let part = mv.kernel.run_tensor(input.map(|b| kerf_ir::TensorView {
-                    dtype: self.dtype,
-                    shape: &self.inputs[mv.input.unwrap_or(0)],
-                    data: kerf_ir::tensor::ViewData::Bytes(b),
-                }))?;
+                let part = last.run_tensor(source)?;
                 let mut out = Tensor::from_bytes(self.dtype, &self.outputs[mv.output], outputs[mv.output])?;
                 kerf_ir::program::place(&part, &mut out, &mv.at)?;
                 let placed = out.bytes().ok_or_else(|| Error::Invalid { what: "program: packed output".into() })?;
                 outputs[mv.output].copy_from_slice(placed);
             } else {
-                mv.kernel.run_bytes(input, outputs[mv.output])?;
+                let input = match source.map(|v| v.data) {
+                    Some(kerf_ir::tensor::ViewData::Bytes(b)) => Some(b),
+                    Some(kerf_ir::tensor::ViewData::Strings(_)) => {
+                        return Err(Error::Invalid {
+                            what: "the JIT moves bytes; string programs run on the reference".into(),
+                        });
+                    }
+                    None => None,
+                };
+                last.run_bytes(input, outputs[mv.output])?;
             }
         }
         Ok(())

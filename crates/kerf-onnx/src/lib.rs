@@ -10,8 +10,10 @@
 //!   are all known are evaluated on the host as onnx's reference evaluator does
 //!   ([`shape`]), and a kerf op whose inputs are all known runs on kerf's reference
 //!   interpreter; their outputs become constants.
+//! - A `Concat` of values known only when the graph runs is kerf's `onnx.concat`, its
+//!   known entries graph constants; a `Split` writes as many outputs as the node names.
 //! - Any other node — another domain, an op kerf does not have, one of the host ops on a
-//!   value known only when the graph runs (a `Concat` of activations) — is refused with
+//!   value known only when the graph runs — is refused with
 //!   [`OnnxError::UnsupportedNode`] naming the node, op type and version: kerf runs whole
 //!   data-movement graphs, and a partial run would hide what it left out.
 //! - Initializers are constants. External data is read only when the caller names a base
@@ -428,17 +430,6 @@ pub fn import(
         // A Concat of values known when the graph is prepared is shape path, evaluated on
         // the host even though kerf has the op.
         let shape_path = shape::is_host_op(&op_type) && (spec.is_none() || (all_constant && op_type == "Concat"));
-        if let Some(spec) = spec
-            && !shape_path
-            && (spec.inputs.iter().any(|i| i.variadic) || spec.variadic_output())
-        {
-            return Err(unsupported(
-                opset,
-                format!(
-                    "{op} reads or writes several tensors, which graphs do not wire yet (its requests run alone: kerf run, kerf.run)"
-                ),
-            ));
-        }
         if shape_path {
             if !all_constant && op_type != "Shape" && op_type != "Size" {
                 return Err(unsupported(
@@ -480,35 +471,63 @@ pub fn import(
             request.attributes.insert(name.to_string(), attribute(a, &label)?);
         }
         let mut wired: Vec<(String, String)> = Vec::new();
+        // A variadic input's entries (Concat's): every entry wired, known ones as graph
+        // constants, so the node reads them in order.
+        let mut entries: Vec<InputArg> = Vec::new();
         for (position, (value, arg)) in node.input.iter().zip(&args).enumerate() {
             let Some(arg) = arg else { continue };
             let input = spec
                 .inputs
                 .iter()
-                .find(|i| i.index as usize == position && kerf_spec::in_version(&i.versions, version))
+                .find(|i| {
+                    kerf_spec::in_version(&i.versions, version)
+                        && (i.index as usize == position || (i.variadic && position >= i.index as usize))
+                })
                 .ok_or_else(|| invalid(format!("{label}: {} inputs, {op}-{version} takes fewer", node.input.len())))?;
+            let meta = InputArg::Meta { dtype: arg.meta().0, shape: arg.meta().1.to_vec() };
+            if input.variadic {
+                if let Known::Value(t) = arg {
+                    out.constants.insert(value.clone(), t.clone());
+                }
+                entries.push(meta);
+                wired.push((input.name.clone(), value.clone()));
+                continue;
+            }
             match arg {
                 Known::Value(t) => {
                     request.inputs.insert(input.name.clone(), InputArg::Tensor(t.clone()));
                 }
-                Known::Meta(dtype, shape) => {
-                    request.inputs.insert(input.name.clone(), InputArg::Meta { dtype: *dtype, shape: shape.clone() });
+                Known::Meta(..) => {
+                    request.inputs.insert(input.name.clone(), meta);
                     wired.push((input.name.clone(), value.clone()));
                 }
             }
         }
-        if node.output.len() != 1 {
-            return Err(unsupported(version, format!("{} outputs; kerf's {op} has one", node.output.len())));
+        if let Some(variadic) = spec.inputs.iter().find(|i| i.variadic) {
+            request.inputs.insert(variadic.name.clone(), InputArg::List(entries));
+        }
+        if spec.variadic_output() {
+            let n = u32::try_from(node.output.len()).map_err(|_| invalid(format!("{label}: too many outputs")))?;
+            request.outputs = Some(n);
+        } else if node.output.len() != spec.outputs.len().max(1) {
+            return Err(unsupported(
+                version,
+                format!("{} outputs; kerf's {op} has {}", node.output.len(), spec.outputs.len().max(1)),
+            ));
         }
         let node_err = |source: kerf_ir::Error| OnnxError::Node { node: label.clone(), source: Box::new(source) };
         if wired.is_empty() {
             // Every input known: a constant (the shape path's Reshape, Slice, Gather, ...).
-            let value = run_constant(&request).map_err(node_err)?;
-            known.insert(node.output[0].clone(), Known::Value(value));
+            let values = run_constant(&request).map_err(node_err)?;
+            for (name, value) in node.output.iter().zip(values) {
+                known.insert(name.clone(), Known::Value(value));
+            }
             continue;
         }
-        let plan = kerf_ir::lower(&request).map_err(node_err)?;
-        known.insert(node.output[0].clone(), Known::Meta(plan.dtype(), plan.output_shape().to_vec()));
+        let program = kerf_ir::lower_program(&request).map_err(node_err)?;
+        for (value, shape) in node.output.iter().zip(&program.outputs) {
+            known.insert(value.clone(), Known::Meta(program.dtype, shape.clone()));
+        }
         out.nodes.push(Node {
             name: node.name.clone().unwrap_or_default(),
             request,
@@ -532,23 +551,20 @@ pub fn import(
     Ok(out)
 }
 
-/// A request whose inputs are all known, run on kerf's reference interpreter.
-fn run_constant(request: &Request) -> Result<Tensor, kerf_ir::Error> {
-    if let Some(chain) = kerf_ir::frontend::as_chain(request)? {
-        let plans = kerf_ir::chain::lower_chain(&chain)?;
-        let data = kerf_ir::chain::data_input_name(kerf_ir::frontend::spec(&request.op)?)
-            .and_then(|n| request.inputs.get(n))
-            .and_then(InputArg::tensor);
-        return kerf_ir::chain::evaluate_unfused(&plans, data.map(Tensor::view));
-    }
-    let plan = kerf_ir::lower(request)?;
-    let data = match &plan {
-        kerf_ir::Plan::Step(_) => kerf_ir::chain::data_input_name(kerf_ir::frontend::spec(&request.op)?)
-            .and_then(|n| request.inputs.get(n))
-            .and_then(InputArg::tensor),
-        kerf_ir::Plan::Fill(_) => None,
+/// A request whose inputs are all known, run on kerf's reference interpreter: its
+/// outputs, in order.
+fn run_constant(request: &Request) -> Result<Vec<Tensor>, kerf_ir::Error> {
+    let program = kerf_ir::lower_program(request)?;
+    let data =
+        kerf_ir::chain::data_input_name(kerf_ir::frontend::spec(&request.op)?).and_then(|n| request.inputs.get(n));
+    let tensors: Vec<&Tensor> = match data {
+        _ if program.inputs.is_empty() => Vec::new(),
+        Some(InputArg::List(entries)) => entries.iter().filter_map(InputArg::tensor).collect(),
+        Some(arg) => arg.tensor().into_iter().collect(),
+        None => Vec::new(),
     };
-    kerf_ir::reference::evaluate(&plan, data.map(Tensor::view))
+    let views: Vec<kerf_ir::TensorView<'_>> = tensors.iter().map(|t| t.view()).collect();
+    kerf_ir::program::evaluate(&program, &views)
 }
 
 /// Parse and import in one call (see [`import`]).

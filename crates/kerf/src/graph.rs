@@ -1,38 +1,46 @@
-//! Running a [`Graph`]: its nodes cut into kernels, each run on the reference
-//! interpreter or the JIT (static or dynamic).
+//! Running a [`Graph`]: its nodes cut into programs ([`kerf_ir::Program`]), each run on
+//! the reference interpreter or the JIT (static or dynamic).
 //!
-//! **How a graph is cut into kernels.** In a topological order of the nodes, a *run* is
-//! a maximal path `n0 → n1 → … → nk` where each `n(i+1)` reads `ni`'s one output as its
-//! data input (the spec's data input), and that value has no other reader and is not a
-//! graph output; every node of a run has one output, and each after the first reads
-//! its data input from the one before. A run is one chain ([`crate::chain`]): lowered
-//! step by step, composed, and run as one fused kernel (as many as its reshapes require:
-//! [`kerf_ir::map::compose_segments`]), no intermediate tensor written. A node on no run
-//! with another node is one kernel on its own. A run executes where its last node stands
-//! in the order (its other inputs — Gather's indices — are ready then, and its
-//! intermediate values have no other reader). Inputs other than a run's data input are
-//! filled in from their values when the graph runs.
+//! **How a graph is cut into programs.** A value is *fused* — computed inside the
+//! program that reads it, never written to memory — when it has exactly one reader and
+//! is not a graph output, that reader reads it as its data (the spec's data input, or an
+//! entry of Concat's `inputs`), and its producer writes it in one move (every op but the
+//! joins, Concat, whose output is one move per input). The nodes that fused values join
+//! form a *group*, run as one program: each move of a reader continues the move of its
+//! producer (the producer's chain of plans, then the reader's), so Slice, Slice → Concat
+//! reads each half of its input once straight into its box of the output, Split →
+//! Transpose per output writes each transposed part straight from the split's input, and
+//! a Reshape anywhere between them is free. Values a group's nodes read from outside it
+//! are its program's inputs; values read outside it (or returned by the graph) are its
+//! outputs; a value nothing reads is not written. A fusion is not taken where it would
+//! make two groups wait on each other (a group reading a value of another that reads one
+//! of its own). A move whose chain does not compose into one map (a reshape whose axes
+//! do not line up with the step before) still runs inside its program, its segments
+//! through scratch ([`kerf_ir::map::compose_segments`]). Groups run in an order where
+//! each comes after the groups whose values it reads.
 //!
 //! Every result is byte-identical to [`run_unfused_reference`], the nodes one by one on
 //! the reference interpreter (the oracle the tests compare with).
 
-use crate::chain::{ChainRequest, run_chain_reference};
 use crate::{Error, InputArg, Request, Tensor};
 pub use kerf_ir::graph::{Graph, GraphError, GraphInput, Node, Producer};
-use std::collections::BTreeMap;
+use kerf_ir::program::{Move, Program};
+use kerf_ir::{DType, Plan, TensorView};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// One kernel of a graph run: a chain of nodes (indices into [`Graph::nodes`], in
-/// order), fused; a single node is a chain of one.
+/// One program of a graph run: nodes joined by fused values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
-    /// The nodes, each reading the one before's output as its data input.
+    /// The nodes (indices into [`Graph::nodes`]), each after the nodes it reads.
     pub nodes: Vec<usize>,
+    /// The values computed inside the program, never written to memory.
+    pub fused: Vec<String>,
 }
 
 /// The backend a graph runs on.
 #[derive(Clone, Copy)]
 pub enum Backend<'a> {
-    /// The reference interpreter (each chain's composed maps, element by element).
+    /// The reference interpreter (each move's chain composed into maps, element by element).
     Reference,
     /// The Cranelift JIT.
     Jit {
@@ -47,75 +55,304 @@ fn node_error(graph: &Graph, k: usize, e: Error) -> Error {
     Error::Invalid { what: format!("{}: {e}", graph.nodes[k].label(k)) }
 }
 
-fn data_name(request: &Request) -> Result<Option<&'static str>, Error> {
-    Ok(crate::data_input_name(crate::op_spec(&request.op)?))
+/// The name of a node's data input (`None` for ops that read none) and whether it is
+/// variadic (an entry per wired value).
+fn data_input(graph: &Graph, k: usize) -> Result<(Option<&'static str>, bool), Error> {
+    let spec = crate::op_spec(&graph.nodes[k].request.op).map_err(|e| node_error(graph, k, e))?;
+    let data = spec.data_input();
+    Ok((data.map(|i| i.name.as_str()), data.is_some_and(|i| i.variadic)))
 }
 
-/// Cut a graph into kernels by the rule of the module's doc, in the order they run.
+/// The values a node reads as its data, in the order its program reads them.
+fn data_values(graph: &Graph, k: usize) -> Result<Vec<&str>, Error> {
+    let (name, _) = data_input(graph, k)?;
+    let node = &graph.nodes[k];
+    Ok(node.inputs.iter().filter(|(input, _)| Some(input.as_str()) == name).map(|(_, v)| v.as_str()).collect())
+}
+
+/// Whether an op writes each of its outputs in one move (all but the joins).
+fn one_move_per_output(graph: &Graph, k: usize) -> Result<bool, Error> {
+    Ok(!data_input(graph, k)?.1)
+}
+
+/// Union-find over nodes, with the components' dependency edges.
+struct Components {
+    parent: Vec<usize>,
+}
+
+impl Components {
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+}
+
+/// A dependency: `reader` reads `value`, which node `producer` writes.
+struct Edge<'g> {
+    producer: usize,
+    reader: usize,
+    value: &'g str,
+}
+
+/// Cut a graph into programs by the rule of the module's doc, in the order they run.
 pub fn cut(graph: &Graph) -> Result<Vec<Group>, Error> {
     let order = graph.validate()?;
+    let producers = graph.producers()?;
     let reads = graph.reads();
-    let mut position = vec![0usize; graph.nodes.len()];
+    let n = graph.nodes.len();
+    let mut edges: Vec<Edge<'_>> = Vec::new();
+    for (reader, node) in graph.nodes.iter().enumerate() {
+        for (_, value) in &node.inputs {
+            if let Some(&Producer::Node { node: producer, .. }) = producers.get(value.as_str()) {
+                edges.push(Edge { producer, reader, value });
+            }
+        }
+    }
+    // The values that may be fused (the module doc's rule, before the wait check).
+    let mut fusable: BTreeSet<&str> = BTreeSet::new();
+    for e in &edges {
+        if reads.get(e.value) == Some(&1)
+            && data_values(graph, e.reader)?.contains(&e.value)
+            && one_move_per_output(graph, e.producer)?
+        {
+            fusable.insert(e.value);
+        }
+    }
+    let mut comps = Components { parent: (0..n).collect() };
+    let mut fused: BTreeSet<&str> = BTreeSet::new();
+    for &reader in &order {
+        for value in data_values(graph, reader)? {
+            if !fusable.contains(value) {
+                continue;
+            }
+            let Some(&Producer::Node { node: producer, .. }) = producers.get(value) else { continue };
+            let (a, b) = (comps.find(producer), comps.find(reader));
+            if a != b && waits(&mut comps, &edges, &fusable, a, b) {
+                continue;
+            }
+            comps.parent[b] = a;
+            fused.insert(value);
+        }
+    }
+    // Each component's nodes in the graph's order; components in an order of their
+    // dependencies (ties: where their last node stands).
+    let mut position = vec![0usize; n];
     for (p, &k) in order.iter().enumerate() {
         position[k] = p;
     }
-    // For each value, the node reading it as its data input (when one does).
-    let mut data_reader: BTreeMap<&str, usize> = BTreeMap::new();
-    for (k, node) in graph.nodes.iter().enumerate() {
-        let name = data_name(&node.request).map_err(|e| node_error(graph, k, e))?;
-        if let Some((_, value)) = node.inputs.iter().find(|(input, _)| Some(input.as_str()) == name) {
-            data_reader.insert(value.as_str(), k);
-        }
-    }
-    let mut taken = vec![false; graph.nodes.len()];
-    let mut groups = Vec::new();
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for &k in &order {
-        if taken[k] {
-            continue;
-        }
-        taken[k] = true;
-        let mut nodes = vec![k];
-        let mut last = k;
-        while let [value] = graph.nodes[last].outputs.as_slice() {
-            let Some(&next) = data_reader.get(value.as_str()) else { break };
-            if reads.get(value.as_str()) != Some(&1) || taken[next] || graph.nodes[next].outputs.len() != 1 {
-                break;
-            }
-            taken[next] = true;
-            nodes.push(next);
-            last = next;
-        }
-        groups.push(Group { nodes });
+        let root = comps.find(k);
+        members.entry(root).or_default().push(k);
     }
-    groups.sort_by_key(|g| g.nodes.last().map(|&k| position[k]));
+    let mut waiting: BTreeMap<usize, BTreeSet<usize>> = members.keys().map(|&r| (r, BTreeSet::new())).collect();
+    for e in &edges {
+        let (a, b) = (comps.find(e.producer), comps.find(e.reader));
+        if a != b {
+            waiting.entry(b).or_default().insert(a);
+        }
+    }
+    let last = |r: usize| members[&r].last().map_or(0, |&k| position[k]);
+    let mut groups = Vec::with_capacity(members.len());
+    let mut done: BTreeSet<usize> = BTreeSet::new();
+    while done.len() < members.len() {
+        let next = members
+            .keys()
+            .copied()
+            .filter(|r| !done.contains(r) && waiting[r].iter().all(|w| done.contains(w)))
+            .min_by_key(|&r| last(r))
+            .ok_or_else(|| Error::Invalid { what: "graph: the cut left groups waiting on each other".into() })?;
+        done.insert(next);
+        let nodes = members[&next].clone();
+        let fused_here = nodes
+            .iter()
+            .flat_map(|&k| graph.nodes[k].outputs.iter())
+            .filter(|v| fused.contains(v.as_str()))
+            .cloned()
+            .collect();
+        groups.push(Group { nodes, fused: fused_here });
+    }
     Ok(groups)
 }
 
-/// A node's request with its wired inputs filled in from `values`, leaving out `skip`
-/// (a chain step's data input, which the step before gives).
-fn filled(graph: &Graph, k: usize, values: &BTreeMap<String, Tensor>, skip: Option<&str>) -> Result<Request, Error> {
-    let node = &graph.nodes[k];
-    let mut request = node.request.clone();
-    for (input, value) in &node.inputs {
-        if Some(input.as_str()) == skip {
-            request.inputs.remove(input);
+/// Whether joining components `a` (the producer's) and `b` (the reader's) would make a
+/// group wait on itself: `b` depends on `a` through a value that is not fusable, or
+/// through another component.
+fn waits(comps: &mut Components, edges: &[Edge<'_>], fusable: &BTreeSet<&str>, a: usize, b: usize) -> bool {
+    let mut next: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for e in edges {
+        let (p, r) = (comps.find(e.producer), comps.find(e.reader));
+        if p == a && r == b {
+            if !fusable.contains(e.value) {
+                return true;
+            }
             continue;
         }
-        let t = values.get(value).ok_or_else(|| Error::Invalid {
-            what: format!("{}: value `{value}` is not computed yet", node.label(k)),
-        })?;
-        request.inputs.insert(input.clone(), InputArg::Tensor(t.clone()));
+        if p != r {
+            next.entry(p).or_default().insert(r);
+        }
+    }
+    // Is `b` reachable from `a` through some other component?
+    let mut stack: Vec<usize> = next.get(&a).map(|s| s.iter().copied().collect()).unwrap_or_default();
+    let mut seen: BTreeSet<usize> = stack.iter().copied().collect();
+    while let Some(c) = stack.pop() {
+        if c == b {
+            return true;
+        }
+        for &d in next.get(&c).into_iter().flatten() {
+            if seen.insert(d) {
+                stack.push(d);
+            }
+        }
+    }
+    false
+}
+
+/// A group's program, with the values it reads and writes (in its inputs' and outputs'
+/// order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupProgram {
+    /// The program.
+    pub program: Program,
+    /// The value each program input is.
+    pub reads: Vec<String>,
+    /// The value each program output is.
+    pub writes: Vec<String>,
+}
+
+/// A node's request with its wired inputs filled in: each data value as `data` gives it
+/// (dtype and shape, or its tensor), the others with their tensors from `values`.
+fn wired_request(
+    graph: &Graph,
+    k: usize,
+    values: &BTreeMap<String, Tensor>,
+    data: &dyn Fn(&str) -> Option<InputArg>,
+) -> Result<Request, Error> {
+    let node = &graph.nodes[k];
+    let (data_name, variadic) = data_input(graph, k)?;
+    let missing =
+        |value: &str| Error::Invalid { what: format!("{}: value `{value}` is not computed yet", node.label(k)) };
+    let mut request = node.request.clone();
+    let mut entries = Vec::new();
+    for (input, value) in &node.inputs {
+        let is_data = Some(input.as_str()) == data_name;
+        let arg = if is_data {
+            data(value).ok_or_else(|| missing(value))?
+        } else {
+            InputArg::Tensor(values.get(value).ok_or_else(|| missing(value))?.clone())
+        };
+        if variadic && is_data {
+            entries.push(arg);
+        } else {
+            request.inputs.insert(input.clone(), arg);
+        }
+    }
+    if let (Some(name), true) = (data_name, variadic) {
+        request.inputs.insert(name.to_string(), InputArg::List(entries));
     }
     Ok(request)
 }
 
-fn one_output(graph: &Graph, k: usize) -> Result<&str, Error> {
-    match graph.nodes[k].outputs.as_slice() {
-        [one] => Ok(one),
-        outs => Err(Error::Invalid {
-            what: format!("{}: {} outputs; kerf runs ops of one output", graph.nodes[k].label(k), outs.len()),
-        }),
+/// The index of `value` in `list`, appended (with its shape) when new.
+fn slot(list: &mut Vec<String>, shapes: &mut Vec<Vec<u64>>, value: &str, shape: &[u64]) -> usize {
+    list.iter().position(|v| v == value).unwrap_or_else(|| {
+        list.push(value.to_string());
+        shapes.push(shape.to_vec());
+        list.len() - 1
+    })
+}
+
+/// A fused value, as the move that computes it.
+struct Computed {
+    /// The program input it starts from (`None`: a fill).
+    input: Option<usize>,
+    /// The chain from there.
+    steps: Vec<Plan>,
+    dtype: DType,
+    shape: Vec<u64>,
+}
+
+/// Build a group's program: each node lowered ([`kerf_ir::lower_program`]) with its data
+/// as dtype and shape and its other inputs from `values`; each move reading a fused value
+/// continues the move that computes it.
+pub fn group_program(graph: &Graph, group: &Group, values: &BTreeMap<String, Tensor>) -> Result<GroupProgram, Error> {
+    let reads = graph.reads();
+    let mut fused: BTreeMap<&str, Computed> = BTreeMap::new();
+    let (mut read_values, mut read_shapes) = (Vec::new(), Vec::new());
+    let (mut write_values, mut write_shapes) = (Vec::new(), Vec::new());
+    let mut moves = Vec::new();
+    let mut dtype: Option<DType> = None;
+    for &k in &group.nodes {
+        let node = &graph.nodes[k];
+        let in_node = |e: Error| node_error(graph, k, e);
+        let request = {
+            let fused = &fused;
+            let meta = |v: &str| {
+                let (dtype, shape) = match fused.get(v) {
+                    Some(c) => (c.dtype, c.shape.clone()),
+                    None => values.get(v).map(|t| (t.dtype(), t.shape().to_vec()))?,
+                };
+                Some(InputArg::Meta { dtype, shape })
+            };
+            wired_request(graph, k, values, &meta)?
+        };
+        let program = kerf_ir::lower_program(&request).map_err(in_node)?;
+        if program.outputs.len() != node.outputs.len() {
+            return Err(in_node(Error::Invalid {
+                what: format!("it writes {} outputs, the graph names {}", program.outputs.len(), node.outputs.len()),
+            }));
+        }
+        if *dtype.get_or_insert(program.dtype) != program.dtype {
+            return Err(in_node(Error::Invalid {
+                what: format!("it moves {}, the nodes fused with it {}", program.dtype, dtype.unwrap_or(program.dtype)),
+            }));
+        }
+        let data = data_values(graph, k)?;
+        for mv in program.moves {
+            let (input, mut steps) = match mv.input {
+                None => (None, Vec::new()),
+                Some(j) => {
+                    let value = *data.get(j).ok_or_else(|| {
+                        in_node(Error::Invalid { what: format!("its program reads input {j} of {}", data.len()) })
+                    })?;
+                    match fused.get(value) {
+                        Some(c) => (c.input, c.steps.clone()),
+                        None => {
+                            let shape = &program.inputs[j];
+                            (Some(slot(&mut read_values, &mut read_shapes, value, shape)), Vec::new())
+                        }
+                    }
+                }
+            };
+            steps.extend(mv.steps.iter().cloned());
+            let value = node.outputs[mv.output].as_str();
+            let shape = &program.outputs[mv.output];
+            if group.fused.iter().any(|f| f == value) {
+                // Fused values' producers write them in one move (the cut's rule).
+                if mv.at.iter().any(|&a| a != 0) || mv.shape() != shape.as_slice() {
+                    return Err(in_node(Error::Invalid {
+                        what: format!("value `{value}` is fused but written in parts"),
+                    }));
+                }
+                fused.insert(value, Computed { input, steps, dtype: program.dtype, shape: shape.clone() });
+            } else if reads.contains_key(value) {
+                let output = slot(&mut write_values, &mut write_shapes, value, shape);
+                moves.push(Move { input, steps, output, at: mv.at });
+            }
+        }
+        // An output read outside the group is one of its program's, even where no move
+        // writes it (an empty part).
+        for (o, value) in node.outputs.iter().enumerate() {
+            if reads.contains_key(value.as_str()) && !group.fused.contains(value) {
+                slot(&mut write_values, &mut write_shapes, value, &program.outputs[o]);
+            }
+        }
     }
+    let program = Program { dtype: dtype.unwrap_or(DType::F32), inputs: read_shapes, outputs: write_shapes, moves };
+    Ok(GroupProgram { program, reads: read_values, writes: write_values })
 }
 
 /// The values a graph starts from: its inputs (checked) and constants.
@@ -139,7 +376,23 @@ fn finish(graph: &Graph, values: &BTreeMap<String, Tensor>) -> Result<Vec<(Strin
         .collect()
 }
 
-/// Run a graph on `inputs` (by name): cut into kernels ([`cut`]), each run on `backend`.
+/// Run one group's program on `backend`.
+fn run_group(gp: &GroupProgram, values: &BTreeMap<String, Tensor>, backend: Backend<'_>) -> Result<Vec<Tensor>, Error> {
+    let inputs: Vec<&Tensor> = gp
+        .reads
+        .iter()
+        .map(|v| values.get(v).ok_or_else(|| Error::Invalid { what: format!("value `{v}` is not computed yet") }))
+        .collect::<Result<_, _>>()?;
+    match backend {
+        Backend::Reference => {
+            let views: Vec<TensorView<'_>> = inputs.iter().map(|t| t.view()).collect();
+            kerf_ir::program::evaluate_composed(&gp.program, &views)
+        }
+        Backend::Jit { jit, dynamic } => crate::run_program_jit(jit, &gp.program, &inputs, dynamic),
+    }
+}
+
+/// Run a graph on `inputs` (by name): cut into programs ([`cut`]), each run on `backend`.
 /// Returns the graph's outputs, in order.
 pub fn run(
     graph: &Graph,
@@ -151,28 +404,15 @@ pub fn run(
     // Each value is dropped after its last reader.
     let mut reads: BTreeMap<String, usize> = graph.reads().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     for group in &groups {
-        let mut steps = Vec::with_capacity(group.nodes.len());
-        for (i, &k) in group.nodes.iter().enumerate() {
-            let skip = if i == 0 { None } else { data_name(&graph.nodes[k].request)? };
-            steps.push(filled(graph, k, &values, skip)?);
-        }
-        let first = group.nodes[0];
-        let last = *group.nodes.last().unwrap_or(&first);
-        let out_name = one_output(graph, last)?.to_string();
-        let chain = ChainRequest { steps };
-        let out = match backend {
-            Backend::Reference if chain.steps.len() == 1 => crate::run_reference(&chain.steps[0]),
-            Backend::Reference => run_chain_reference(&chain, true),
-            Backend::Jit { jit, dynamic } if chain.steps.len() == 1 => crate::run_jit(jit, &chain.steps[0], dynamic),
-            Backend::Jit { jit, dynamic } => crate::chain::run_chain_jit(jit, &chain, true, dynamic),
-        }
-        .map_err(|e| match group.nodes.as_slice() {
+        let gp = group_program(graph, group, &values)?;
+        let context = |e: Error| match group.nodes.as_slice() {
             [one] => node_error(graph, *one, e),
-            _ => {
-                let labels: Vec<String> = group.nodes.iter().map(|&k| graph.nodes[k].label(k)).collect();
-                Error::Invalid { what: format!("the chain {}: {e}", labels.join(" → ")) }
+            nodes => {
+                let labels: Vec<String> = nodes.iter().map(|&k| graph.nodes[k].label(k)).collect();
+                Error::Invalid { what: format!("the program of {}: {e}", labels.join(", ")) }
             }
-        })?;
+        };
+        let outs = run_group(&gp, &values, backend).map_err(context)?;
         for &k in &group.nodes {
             for (_, value) in &graph.nodes[k].inputs {
                 if let Some(r) = reads.get_mut(value) {
@@ -183,7 +423,7 @@ pub fn run(
                 }
             }
         }
-        values.insert(out_name, out);
+        values.extend(gp.writes.into_iter().zip(outs));
     }
     finish(graph, &values)
 }
@@ -193,10 +433,19 @@ pub fn run_unfused_reference(graph: &Graph, inputs: &BTreeMap<String, Tensor>) -
     let order = graph.validate()?;
     let mut values = start(graph, inputs)?;
     for k in order {
-        let out_name = one_output(graph, k)?.to_string();
-        let request = filled(graph, k, &values, None)?;
-        let out = crate::run_reference(&request).map_err(|e| node_error(graph, k, e))?;
-        values.insert(out_name, out);
+        let tensor = |v: &str| values.get(v).cloned().map(InputArg::Tensor);
+        let request = wired_request(graph, k, &values, &tensor)?;
+        let outs = crate::run_reference_outputs(&request).map_err(|e| node_error(graph, k, e))?;
+        if outs.len() != graph.nodes[k].outputs.len() {
+            return Err(node_error(
+                graph,
+                k,
+                Error::Invalid {
+                    what: format!("it writes {} outputs, the graph names {}", outs.len(), graph.nodes[k].outputs.len()),
+                },
+            ));
+        }
+        values.extend(graph.nodes[k].outputs.iter().cloned().zip(outs));
     }
     finish(graph, &values)
 }

@@ -234,12 +234,9 @@ pub fn run_program_jit(jit: &Jit, program: &Program, inputs: &[&Tensor], dynamic
     program.validate()?;
     let mut parts = Vec::with_capacity(program.moves.len());
     for (m, mv) in program.moves.iter().enumerate() {
-        let [plan] = mv.steps.as_slice() else {
-            return Err(Error::Invalid { what: format!("program: move {m}: strings move through one step per move") });
-        };
         let data = mv.input.map(|i| inputs[i]);
         let data = data.ok_or_else(|| Error::Invalid { what: format!("program: move {m}: strings are not filled") })?;
-        parts.push(run_jit_strings(jit, plan, data, dynamic)?);
+        parts.push(chain::run_steps_jit(jit, &mv.steps, Some(data), dynamic)?);
     }
     kerf_ir::program::assemble(program, parts)
 }

@@ -30,8 +30,7 @@ fn axis(op: &str, name: &str, axis: i64, rank: usize, negative: bool) -> Result<
 
 /// A move reading all of `shape` (an identity step) into box `at` of output `output`.
 fn whole(dtype: crate::DType, input: usize, shape: &[u64], output: usize, at: Vec<u64>) -> Move {
-    let axes = shape.iter().map(|&d| AxisRead { extent: d, start: 0, step: 1 }).collect();
-    Move { input: Some(input), steps: vec![in_bounds_slice(dtype, shape.to_vec(), axes, shape.to_vec())], output, at }
+    Move { input: Some(input), steps: vec![Plan::copy(dtype, shape)], output, at }
 }
 
 /// ONNX Concat (4, 11, 13), OpenVINO Concat-1, TensorRT Concatenation.
