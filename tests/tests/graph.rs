@@ -227,3 +227,120 @@ fn npz_files_of_numpy_read_stored_and_compressed_and_round_trip() {
     let e = kerf::npz::read(&data("graph/fanout_x.npy")).unwrap_err().to_string();
     assert!(e.contains("not an .npz (zip) file"), "{e}");
 }
+
+/// Random graphs of 2–6 nodes (Split, Concat, Slice and the axis moves; fan-in, fan-out,
+/// graph outputs between fusable nodes): fused on every backend equals the nodes one by
+/// one on the reference, byte for byte; enough of them fuse a Concat or a Split with
+/// their neighbours for the rule to be exercised.
+#[test]
+fn random_graphs_fused_equal_the_nodes_one_by_one() {
+    let cases: usize = std::env::var("KERF_GRAPH_RANDOM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
+    let mut rng = Rng::new(27_111_2026);
+    let (mut joins_fused, mut several) = (0, 0);
+    for k in 0..cases {
+        let nodes = 2 + rng.below(5) as usize;
+        let (g, inputs) = kerf_testkit::random::random_graph(&mut rng, nodes);
+        let what = format!("case {k}: {g:#?}");
+        let groups = graph::cut(&g).unwrap_or_else(|e| panic!("{what}: {e}"));
+        // Every node in exactly one group.
+        let mut all: Vec<usize> = groups.iter().flat_map(|g| g.nodes.clone()).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..g.nodes.len()).collect::<Vec<_>>(), "{what}");
+        several += usize::from(groups.len() < g.nodes.len());
+        let join = |n: &usize| kerf::is_program_op(&g.nodes[*n].request.op).unwrap_or(false);
+        joins_fused += usize::from(groups.iter().any(|gr| gr.nodes.len() > 1 && gr.nodes.iter().any(join)));
+        check_all_backends(&g, &inputs, &what);
+    }
+    assert!(several * 2 >= cases, "only {several} of {cases} graphs fuse any node");
+    assert!(joins_fused * 5 >= cases, "only {joins_fused} of {cases} graphs fuse a Concat or Split");
+}
+
+fn node(op: &str, version: u32, inputs: &[(&str, &str)], outputs: &[&str]) -> Node {
+    Node {
+        name: String::new(),
+        request: Request::new(op).version(version),
+        inputs: inputs.iter().map(|(i, v)| (i.to_string(), v.to_string())).collect(),
+        outputs: outputs.iter().map(|o| o.to_string()).collect(),
+    }
+}
+
+fn arange(shape: &[u64]) -> Tensor {
+    let n = kerf::volume(shape).unwrap();
+    Tensor::from_bytes(DType::F32, shape, &(0..n).flat_map(|v| (v as f32).to_le_bytes()).collect::<Vec<_>>()).unwrap()
+}
+
+/// Swin's roll and Llama's rotate-half: two slices of one input joined by a Concat run as
+/// one program reading the input once into the two boxes of the output.
+#[test]
+fn slices_into_a_concat_are_one_program() {
+    let mut a = node("onnx.slice", 13, &[("data", "x")], &["a"]);
+    a.request = a.request.input("starts", Tensor::from_i64s(&[3])).input("ends", Tensor::from_i64s(&[8]));
+    a.request = a.request.input("axes", Tensor::from_i64s(&[1]));
+    let mut b = node("onnx.slice", 13, &[("data", "x")], &["b"]);
+    b.request = b.request.input("starts", Tensor::from_i64s(&[0])).input("ends", Tensor::from_i64s(&[3]));
+    b.request = b.request.input("axes", Tensor::from_i64s(&[1]));
+    let mut c = node("onnx.concat", 13, &[("inputs", "a"), ("inputs", "b")], &["y"]);
+    c.request = c.request.attr("axis", 1i64);
+    let g = Graph {
+        inputs: vec![GraphInput { name: "x".into(), dtype: DType::F32, shape: vec![2, 8] }],
+        constants: BTreeMap::new(),
+        nodes: vec![a, b, c],
+        outputs: vec!["y".into()],
+    };
+    let groups = graph::cut(&g).unwrap();
+    assert_eq!(groups, [Group { nodes: vec![0, 1, 2], fused: vec!["a".into(), "b".into()] }]);
+    let inputs = BTreeMap::from([("x".to_string(), arange(&[2, 8]))]);
+    let gp = graph::group_program(&g, &groups[0], &inputs).unwrap();
+    assert_eq!((gp.reads.as_slice(), gp.writes.as_slice()), (&["x".to_string()][..], &["y".to_string()][..]));
+    assert_eq!(gp.program.moves.len(), 2, "one move per half, each reading x");
+    let got = check_all_backends(&g, &inputs, "roll");
+    let rolled: Vec<f32> = (0..2).flat_map(|r| (0..8).map(move |c| (r * 8 + (c + 3) % 8) as f32)).collect();
+    let want =
+        Tensor::from_bytes(DType::F32, &[2, 8], &rolled.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+    assert!(same(&got[0].1, &want.unwrap()), "a roll by 3");
+}
+
+/// GPT-2's q/k/v: a Split followed by a Transpose per output is one program whose moves
+/// write each transposed part straight from the input.
+#[test]
+fn a_split_and_a_transpose_per_output_are_one_program() {
+    let mut s = node("onnx.split", 13, &[("input", "x")], &["q", "k", "v"]);
+    s.request = s.request.attr("axis", 1i64).outputs(3);
+    let g = Graph {
+        inputs: vec![GraphInput { name: "x".into(), dtype: DType::F32, shape: vec![4, 6] }],
+        constants: BTreeMap::new(),
+        nodes: vec![s, transpose("q", "qt"), transpose("k", "kt"), transpose("v", "vt")],
+        outputs: vec!["qt".into(), "kt".into(), "vt".into()],
+    };
+    let groups = graph::cut(&g).unwrap();
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    let inputs = BTreeMap::from([("x".to_string(), arange(&[4, 6]))]);
+    let gp = graph::group_program(&g, &groups[0], &inputs).unwrap();
+    assert!(gp.program.moves.iter().all(|m| m.steps.len() == 2), "each move: the split's slice, then its transpose");
+    let got = check_all_backends(&g, &inputs, "split-transpose");
+    assert_eq!(got.iter().map(|(_, t)| t.shape().to_vec()).collect::<Vec<_>>(), [[2, 4], [2, 4], [2, 4]]);
+}
+
+/// x → Split → (a, b); b is a graph output and feeds an Identity (y), y is a graph output
+/// and Concat reads a and y. Fusing a into the Concat would put the Split and the Concat
+/// in one program that waits on the Identity, which waits on the Split's b: the cut
+/// leaves that fusion out, and the graph runs.
+#[test]
+fn a_fusion_that_would_make_programs_wait_on_each_other_is_left_out() {
+    let mut s = node("onnx.split", 13, &[("input", "x")], &["a", "b"]);
+    s.request = s.request.attr("axis", 0i64).outputs(2);
+    let id = node("onnx.identity", 16, &[("input", "b")], &["y"]);
+    let mut c = node("onnx.concat", 13, &[("inputs", "a"), ("inputs", "y")], &["c"]);
+    c.request = c.request.attr("axis", 0i64);
+    let g = Graph {
+        inputs: vec![GraphInput { name: "x".into(), dtype: DType::F32, shape: vec![4, 3] }],
+        constants: BTreeMap::new(),
+        nodes: vec![s, id, c],
+        outputs: vec!["c".into(), "b".into(), "y".into()],
+    };
+    let groups: Vec<Vec<usize>> = graph::cut(&g).unwrap().into_iter().map(|g| g.nodes).collect();
+    assert_eq!(groups, [vec![0], vec![1], vec![2]]);
+    let inputs = BTreeMap::from([("x".to_string(), arange(&[4, 3]))]);
+    let got = check_all_backends(&g, &inputs, "wait");
+    assert!(same(&got[0].1, &inputs["x"]), "the split joined again is the input");
+}

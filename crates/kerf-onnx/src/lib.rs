@@ -322,13 +322,18 @@ enum Known {
     Value(Tensor),
     /// Known when the graph runs: its dtype and shape.
     Meta(DType, Vec<u64>),
+    /// Known when the graph runs, shape and all: computed by a node that reads a
+    /// parameter given at run time (Slice's `starts` as a graph input).
+    Runtime,
 }
 
 impl Known {
-    fn meta(&self) -> (DType, &[u64]) {
+    /// Its dtype and shape, where the import knows them.
+    fn meta(&self) -> Option<(DType, &[u64])> {
         match self {
-            Known::Value(t) => (t.dtype(), t.shape()),
-            Known::Meta(d, s) => (*d, s),
+            Known::Value(t) => Some((t.dtype(), t.shape())),
+            Known::Meta(d, s) => Some((*d, s)),
+            Known::Runtime => None,
         }
     }
 }
@@ -422,7 +427,7 @@ pub fn import(
             })?;
             args.push(Some(k));
         }
-        let all_constant = args.iter().all(|a| !matches!(a, Some(Known::Meta(..))));
+        let all_constant = args.iter().all(|a| !matches!(a, Some(Known::Meta(..) | Known::Runtime)));
         let attrs: Vec<(&str, &proto::AttributeProto)> =
             node.attribute.iter().map(|a| (a.name.as_deref().unwrap_or(""), a)).collect();
         let op = kerf_op(&op_type);
@@ -437,8 +442,14 @@ pub fn import(
                     "kerf evaluates it on the host only on values known when the graph is prepared (a shape path), and an input of this one is known only when the graph runs".into(),
                 ));
             }
+            if args.iter().any(|a| matches!(a, Some(Known::Runtime))) {
+                return Err(unsupported(
+                    opset,
+                    "it reads the shape of a value whose shape depends on the values of graph inputs (a slice bound given at run time), which kerf knows only when the graph runs".into(),
+                ));
+            }
             let metas: Vec<Option<(DType, Vec<u64>)>> =
-                args.iter().map(|a| a.map(|k| (k.meta().0, k.meta().1.to_vec()))).collect();
+                args.iter().map(|a| a.and_then(Known::meta).map(|(d, s)| (d, s.to_vec()))).collect();
             let values: Vec<Option<&Tensor>> = args
                 .iter()
                 .map(|a| match a {
@@ -471,9 +482,12 @@ pub fn import(
             request.attributes.insert(name.to_string(), attribute(a, &label)?);
         }
         let mut wired: Vec<(String, String)> = Vec::new();
+        // Whether a parameter (not the data) is given only when the graph runs: the node
+        // is lowered then, and its outputs' shapes are known then.
+        let mut runtime_parameter = false;
         // A variadic input's entries (Concat's): every entry wired, known ones as graph
         // constants, so the node reads them in order.
-        let mut entries: Vec<InputArg> = Vec::new();
+        let mut entries: Vec<Option<InputArg>> = Vec::new();
         for (position, (value, arg)) in node.input.iter().zip(&args).enumerate() {
             let Some(arg) = arg else { continue };
             let input = spec
@@ -484,7 +498,11 @@ pub fn import(
                         && (i.index as usize == position || (i.variadic && position >= i.index as usize))
                 })
                 .ok_or_else(|| invalid(format!("{label}: {} inputs, {op}-{version} takes fewer", node.input.len())))?;
-            let meta = InputArg::Meta { dtype: arg.meta().0, shape: arg.meta().1.to_vec() };
+            let meta = arg.meta().map(|(dtype, shape)| InputArg::Meta { dtype, shape: shape.to_vec() });
+            let is_data = spec.data_input().is_some_and(|d| d.name == input.name);
+            if !is_data && !matches!(arg, Known::Value(_)) {
+                runtime_parameter = true;
+            }
             if input.variadic {
                 if let Known::Value(t) = arg {
                     out.constants.insert(value.clone(), t.clone());
@@ -493,17 +511,22 @@ pub fn import(
                 wired.push((input.name.clone(), value.clone()));
                 continue;
             }
-            match arg {
-                Known::Value(t) => {
+            match (arg, meta) {
+                (Known::Value(t), _) => {
                     request.inputs.insert(input.name.clone(), InputArg::Tensor(t.clone()));
                 }
-                Known::Meta(..) => {
-                    request.inputs.insert(input.name.clone(), meta);
+                // Filled in when the graph runs; its dtype and shape where known now.
+                (_, meta) => {
+                    if let Some(meta) = meta {
+                        request.inputs.insert(input.name.clone(), meta);
+                    }
                     wired.push((input.name.clone(), value.clone()));
                 }
             }
         }
-        if let Some(variadic) = spec.inputs.iter().find(|i| i.variadic) {
+        if let Some(variadic) = spec.inputs.iter().find(|i| i.variadic)
+            && let Some(entries) = entries.into_iter().collect::<Option<Vec<_>>>()
+        {
             request.inputs.insert(variadic.name.clone(), InputArg::List(entries));
         }
         if spec.variadic_output() {
@@ -524,9 +547,16 @@ pub fn import(
             }
             continue;
         }
-        let program = kerf_ir::lower_program(&request).map_err(node_err)?;
-        for (value, shape) in node.output.iter().zip(&program.outputs) {
-            known.insert(value.clone(), Known::Meta(program.dtype, shape.clone()));
+        let runtime_data = args.iter().any(|a| matches!(a, Some(Known::Runtime)));
+        if runtime_parameter || runtime_data {
+            for value in &node.output {
+                known.insert(value.clone(), Known::Runtime);
+            }
+        } else {
+            let program = kerf_ir::lower_program(&request).map_err(node_err)?;
+            for (value, shape) in node.output.iter().zip(&program.outputs) {
+                known.insert(value.clone(), Known::Meta(program.dtype, shape.clone()));
+            }
         }
         out.nodes.push(Node {
             name: node.name.clone().unwrap_or_default(),
@@ -541,7 +571,7 @@ pub fn import(
             Some(Known::Value(t)) => {
                 out.constants.insert(name.clone(), t.clone());
             }
-            Some(Known::Meta(..)) => {}
+            Some(Known::Meta(..) | Known::Runtime) => {}
             None => return Err(invalid(format!("graph output `{name}` is defined by no input, initializer or node"))),
         }
         out.outputs.push(name);

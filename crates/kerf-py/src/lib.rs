@@ -10,6 +10,7 @@ mod args;
 mod arrays;
 mod dtypes;
 mod errors;
+mod model;
 mod registry;
 
 use args::Meta;
@@ -23,7 +24,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyWeakrefReference
 use std::sync::{Arc, OnceLock};
 
 /// The process's JIT.
-fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
+pub(crate) fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
     static JIT: OnceLock<Result<Jit, kerf::Error>> = OnceLock::new();
     JIT.get_or_init(|| Jit::new(JitSettings::default())).as_ref().map_err(|e| errors::from_kerf(py, e))
 }
@@ -123,7 +124,12 @@ fn run_program<'py>(
 
 /// A new numpy array holding `t` (strings as an object array, 4-bit types one element
 /// per byte).
-fn to_numpy<'py>(py: Python<'py>, t: &kerf::Tensor) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn to_numpy<'py>(py: Python<'py>, t: &kerf::Tensor) -> PyResult<Bound<'py, PyAny>> {
+    to_numpy_as(py, t, Form::Natural)
+}
+
+/// [`to_numpy`] in `form`: `Form::Raw` gives dtypes numpy lacks as their bits.
+pub(crate) fn to_numpy_as<'py>(py: Python<'py>, t: &kerf::Tensor, form: Form) -> PyResult<Bound<'py, PyAny>> {
     let np = arrays::numpy(py)?;
     let shape = PyTuple::new(py, t.shape())?;
     if let Some(strings) = t.strings() {
@@ -133,14 +139,12 @@ fn to_numpy<'py>(py: Python<'py>, t: &kerf::Tensor) -> PyResult<Bound<'py, PyAny
     let packed = t.bytes().unwrap_or_default();
     let bytes = if matches!(t.dtype(), DType::I4 | DType::U4) {
         let mut unpacked = vec![0u8; t.len() as usize];
-        arrays::unpack_nibbles(packed, &mut unpacked, t.dtype(), Form::Natural);
+        arrays::unpack_nibbles(packed, &mut unpacked, t.dtype(), form);
         unpacked
     } else {
         packed.to_vec()
     };
-    let flat = np
-        .getattr("frombuffer")?
-        .call1((PyBytes::new(py, &bytes), dtypes::descr_for(py, t.dtype(), Form::Natural)?))?;
+    let flat = np.getattr("frombuffer")?.call1((PyBytes::new(py, &bytes), dtypes::descr_for(py, t.dtype(), form)?))?;
     flat.call_method1("reshape", (shape,))?.call_method0("copy")
 }
 
@@ -505,7 +509,9 @@ fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyD
 #[pymodule]
 mod _kerf {
     #[pymodule_export]
-    use super::{KerfError, Kernel, Meta, Raw, compile, meta, ops, raw, run, spec};
+    use super::{
+        KerfError, Kernel, Meta, Raw, compile, meta, model::OnnxModel, model::onnx_host_ops, ops, raw, run, spec,
+    };
 
     #[pymodule_init]
     fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {

@@ -130,7 +130,7 @@ def test_slice_10_11_13_inputs_and_initializers(opset):
     assert_same(kerf.onnx.prepare(m).run({"x": X, "steps": steps}), reference(m, {"x": X, "steps": steps}))
 
 
-def test_chain_of_slices_runs_node_by_node():
+def test_chain_of_slices_runs_as_one_program():
     nodes = [
         helper.make_node("Slice", ["x", "s0", "e0"], ["t"]),
         helper.make_node("Slice", ["t", "s1", "e1", "a1", ""], ["y"]),
@@ -146,6 +146,62 @@ def test_chain_of_slices_runs_node_by_node():
     (y,) = kerf.onnx.run_model(m, [X])
     np.testing.assert_array_equal(y, X[1:3, -1:-100:1])
     assert_same([y], reference(m, {"x": X}))
+    assert kerf.onnx.prepare(m).groups([X]) == [["node 0 (onnx.slice)", "node 1 (onnx.slice)"]]
+
+
+def test_every_concat_and_split_node_test_is_selected():
+    for op in ("Concat", "Split"):
+        tests = {case.name for case in NODE_TESTS if {n.op_type for n in case.model.graph.node} == {op}}
+        assert tests and tests <= set(SELECTED), op
+
+
+def test_swin_roll_is_one_program_reading_its_input_once():
+    """Swin's roll (two slices joined by a Concat) and the shape path of its bounds."""
+    i64 = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)  # noqa: E731
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one"], ["n"], axis=0),
+        helper.make_node("Slice", ["x", "three", "n", "one"], ["a"]),
+        helper.make_node("Slice", ["x", "zero", "three", "one"], ["b"]),
+        helper.make_node("Concat", ["a", "b"], ["y"], axis=1),
+    ]
+    inits = [i64("one", [1]), i64("three", [3]), i64("zero", [0])]
+    m = model(nodes, [tensor_info("x")], [tensor_info("y")], opset=13, initializers=inits)
+    x = np.arange(2 * 8 * 3, dtype=np.float32).reshape(2, 8, 3)
+    rep = kerf.onnx.prepare(m)
+    assert_same(rep.run([x]), reference(m, {"x": x}))
+    assert len(rep.groups([x])) == 1
+    for backend in ("jit-dynamic", "reference"):
+        assert_same(rep.run([x], backend=backend), reference(m, {"x": x}))
+    with pytest.raises(kerf.KerfError, match="backend `gpu`"):
+        rep.run([x], backend="gpu")
+
+
+def test_a_shape_op_on_a_run_time_value_is_unsupported():
+    nodes = [helper.make_node("Add", ["x", "x"], ["y"])]
+    m = model(nodes, [tensor_info("x")], [tensor_info("y")], opset=13)
+    rep = kerf.onnx.prepare(m)  # Add is a shape-path op: checked when the graph runs
+    with pytest.raises(kerf.onnx.UnsupportedError) as e:
+        rep.run([X])
+    assert "known only when the graph runs" in str(e.value) and e.value.name == "node 0 (Add)"
+
+
+GRAPH_CASES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "data", "conformance-graph")
+
+
+@pytest.mark.parametrize("case", sorted(c for c in os.listdir(GRAPH_CASES) if not c.endswith(".md")))
+def test_real_subgraphs_run_fused_bit_for_bit(case):
+    """The committed real data-movement subgraphs (cut from exported models) through
+    kerf.onnx: the expected bits, and a fusion group as one program."""
+    folder = os.path.join(GRAPH_CASES, case)
+    m = onnx.load(os.path.join(folder, "model.onnx"))
+    inputs = {i.name: np.load(os.path.join(folder, "inputs", f"{i.name}.npy")) for i in m.graph.input}
+    rep = kerf.onnx.prepare(m)
+    got = rep.run(inputs)
+    for o, g in zip(m.graph.output, got):
+        want = np.load(os.path.join(folder, "expected", f"{o.name}.npy"))
+        assert g.dtype == want.dtype and g.shape == want.shape and g.tobytes() == want.tobytes(), o.name
+    assert len(rep.groups(inputs)) == 1
 
 
 def test_run_node_with_an_opset():

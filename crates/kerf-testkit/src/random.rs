@@ -924,3 +924,130 @@ mod move_tests {
         }
     }
 }
+
+/// A random graph of up to `nodes` nodes (Split, Concat, ONNX Slice and the axis moves
+/// and gathers of [`random_move_for`]) over one or two graph inputs of one dtype, with
+/// fan-in (Concat of several values, a value read twice), fan-out (a value read by
+/// several nodes, Split's outputs) and graph outputs in the middle of fusable runs.
+/// Every node lowers on its inputs' shapes; each value has at most 4096 elements.
+/// Returns the graph and random tensors for its inputs.
+pub fn random_graph(rng: &mut Rng, nodes: usize) -> (kerf::graph::Graph, std::collections::BTreeMap<String, Tensor>) {
+    use kerf::graph::{Graph, GraphInput, Node};
+    let dtype = *rng.pick(&[DType::F32, DType::U8, DType::F16, DType::I64, DType::Bool, DType::F64, DType::I4]);
+    let mut g = Graph::default();
+    let mut inputs = std::collections::BTreeMap::new();
+    // Every value: its name and shape.
+    let mut pool: Vec<(String, Vec<u64>)> = Vec::new();
+    for i in 0..1 + rng.below(2) {
+        let mut shape = random_shape(rng, 4, 5);
+        if shape.is_empty() {
+            shape.push(1 + rng.below(6));
+        }
+        let name = format!("in{i}");
+        g.inputs.push(GraphInput { name: name.clone(), dtype, shape: shape.clone() });
+        inputs.insert(name.clone(), crate::random_tensor(rng, dtype, &shape));
+        pool.push((name, shape));
+    }
+    for _ in 0..nodes * 16 {
+        if g.nodes.len() >= nodes {
+            break;
+        }
+        let (value, shape) = rng.pick(&pool).clone();
+        let rank = shape.len();
+        let Some((request, wired)) = random_graph_node(rng, dtype, &value, &shape, &pool) else { continue };
+        let Ok(program) = kerf::lower_program(&request) else { continue };
+        if program.outputs.iter().any(|s| kerf::volume(s).is_none_or(|n| n > 4096)) || rank > 6 {
+            continue;
+        }
+        let k = g.nodes.len();
+        let outputs: Vec<String> = (0..program.outputs.len()).map(|o| format!("v{k}_{o}")).collect();
+        pool.extend(outputs.iter().cloned().zip(program.outputs.iter().cloned()));
+        g.nodes.push(Node { name: format!("n{k}"), request, inputs: wired, outputs });
+    }
+    // The leaves, and now and then a value in the middle (which then is written).
+    let read: std::collections::BTreeSet<&str> =
+        g.nodes.iter().flat_map(|n| n.inputs.iter().map(|(_, v)| v.as_str())).collect();
+    let outputs: Vec<String> = pool
+        .iter()
+        .map(|(v, _)| v.clone())
+        .filter(|v| !v.starts_with("in") && (!read.contains(v.as_str()) || rng.chance(15)))
+        .collect();
+    g.outputs = if outputs.is_empty() { vec![pool[0].0.clone()] } else { outputs };
+    (g, inputs)
+}
+
+/// One node of [`random_graph`] reading `value` (of `shape`): its request (data given by
+/// dtype and shape) and wiring.
+fn random_graph_node(
+    rng: &mut Rng,
+    dtype: DType,
+    value: &str,
+    shape: &[u64],
+    pool: &[(String, Vec<u64>)],
+) -> Option<(Request, Vec<(String, String)>)> {
+    let rank = shape.len();
+    let wire = |name: &str, v: &str| vec![(name.to_string(), v.to_string())];
+    match rng.below(10) {
+        // Split into 2 or 3 parts of random sizes (empty ones too).
+        0 | 1 if rank > 0 => {
+            let axis = rng.below(rank as u64) as usize;
+            let d = shape[axis] as i64;
+            let parts = 2 + rng.below(2) as usize;
+            let mut cuts: Vec<i64> = (0..parts - 1).map(|_| rng.range(0, d)).collect();
+            cuts.sort_unstable();
+            let mut sizes = Vec::with_capacity(parts);
+            let mut at = 0;
+            for c in cuts.into_iter().chain([d]) {
+                sizes.push(c - at);
+                at = c;
+            }
+            let request = Request::new("onnx.split")
+                .version(13)
+                .attr("axis", axis as i64 - if rng.chance(30) { rank as i64 } else { 0 })
+                .input("split", Tensor::from_i64s(&sizes))
+                .input_meta("input", dtype, shape);
+            Some((request, wire("input", value)))
+        }
+        // Concat with values whose shapes differ from this one's on the axis only.
+        2 | 3 if rank > 0 => {
+            let axis = rng.below(rank as u64) as usize;
+            let fits = |s: &[u64]| s.len() == rank && (0..rank).all(|d| d == axis || s[d] == shape[d]);
+            let others: Vec<&(String, Vec<u64>)> = pool.iter().filter(|(_, s)| fits(s)).collect();
+            let mut entries = vec![(value.to_string(), shape.to_vec())];
+            for _ in 0..1 + rng.below(2) {
+                let (v, s) = rng.pick(&others);
+                entries.insert(rng.below(entries.len() as u64 + 1) as usize, (v.clone(), s.clone()));
+            }
+            let metas = entries.iter().map(|(_, s)| kerf::InputArg::Meta { dtype, shape: s.clone() }).collect();
+            let request = Request::new("onnx.concat").version(13).attr("axis", axis as i64).input_list("inputs", metas);
+            let wired = entries.iter().map(|(v, _)| ("inputs".to_string(), v.clone())).collect();
+            Some((request, wired))
+        }
+        // An ONNX Slice of every axis, steps of either sign.
+        4 | 5 if rank > 0 => {
+            let (mut starts, mut ends, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+            for &d in shape {
+                let d = d as i64;
+                let step = *rng.pick(&[1, 1, 2, -1, -2]);
+                let (a, b) = (rng.range(-d - 1, d + 1), rng.range(-d - 1, d + 1));
+                starts.push(a);
+                ends.push(b);
+                steps.push(step);
+            }
+            let axes: Vec<i64> = (0..rank as i64).collect();
+            let request = Request::new("onnx.slice")
+                .version(13)
+                .input("starts", Tensor::from_i64s(&starts))
+                .input("ends", Tensor::from_i64s(&ends))
+                .input("axes", Tensor::from_i64s(&axes))
+                .input("steps", Tensor::from_i64s(&steps))
+                .input_meta("data", dtype, shape);
+            Some((request, wire("data", value)))
+        }
+        _ => {
+            let request = random_move_for(rng, dtype, shape);
+            let name = kerf::data_input_name(kerf::op_spec(&request.op).ok()?)?;
+            Some((request, wire(name, value)))
+        }
+    }
+}

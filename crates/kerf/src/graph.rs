@@ -392,40 +392,101 @@ fn run_group(gp: &GroupProgram, values: &BTreeMap<String, Tensor>, backend: Back
     }
 }
 
-/// Run a graph on `inputs` (by name): cut into programs ([`cut`]), each run on `backend`.
-/// Returns the graph's outputs, in order.
+/// A graph cut into programs once ([`cut`]), to run many times.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    graph: Graph,
+    groups: Vec<Group>,
+}
+
+impl Prepared {
+    /// Check and cut a graph. A node whose data is a tensor of its request (an
+    /// embedding's table, a constant the importer kept) reads it as a graph constant, so
+    /// that its program reads it as an input like any other value.
+    pub fn new(mut graph: Graph) -> Result<Prepared, Error> {
+        wire_constant_data(&mut graph)?;
+        let groups = cut(&graph)?;
+        Ok(Prepared { graph, groups })
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Its programs, in the order they run.
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// Run on `inputs` (by name; each checked against the graph's input of that name):
+    /// each group's program built ([`group_program`]) and run on `backend`. Returns the
+    /// graph's outputs, in order.
+    pub fn run(&self, inputs: &BTreeMap<String, Tensor>, backend: Backend<'_>) -> Result<Vec<(String, Tensor)>, Error> {
+        let graph = &self.graph;
+        let mut values = start(graph, inputs)?;
+        // Each value is dropped after its last reader.
+        let mut reads: BTreeMap<String, usize> = graph.reads().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        for group in &self.groups {
+            let context = |e: Error| match group.nodes.as_slice() {
+                [one] => node_error(graph, *one, e),
+                nodes => {
+                    let labels: Vec<String> = nodes.iter().map(|&k| graph.nodes[k].label(k)).collect();
+                    Error::Invalid { what: format!("the program of {}: {e}", labels.join(", ")) }
+                }
+            };
+            let gp = group_program(graph, group, &values)?;
+            let outs = run_group(&gp, &values, backend).map_err(context)?;
+            for &k in &group.nodes {
+                for (_, value) in &graph.nodes[k].inputs {
+                    if let Some(r) = reads.get_mut(value) {
+                        *r = r.saturating_sub(1);
+                        if *r == 0 {
+                            values.remove(value);
+                        }
+                    }
+                }
+            }
+            values.extend(gp.writes.into_iter().zip(outs));
+        }
+        finish(graph, &values)
+    }
+}
+
+/// Move each node's data given as a tensor of its request into the graph's constants
+/// (named `<node's label>: <input>`), wired to the node.
+fn wire_constant_data(graph: &mut Graph) -> Result<(), Error> {
+    for k in 0..graph.nodes.len() {
+        let (Some(name), variadic) = data_input(graph, k)? else { continue };
+        let label = graph.nodes[k].label(k);
+        let node = &mut graph.nodes[k];
+        let tensors: Vec<Tensor> = match node.request.inputs.get(name) {
+            Some(InputArg::Tensor(t)) if !variadic => vec![t.clone()],
+            Some(InputArg::List(entries)) if entries.iter().all(|e| e.tensor().is_some()) && !entries.is_empty() => {
+                entries.iter().filter_map(InputArg::tensor).cloned().collect()
+            }
+            _ => continue,
+        };
+        if node.inputs.iter().any(|(input, _)| input == name) {
+            continue;
+        }
+        node.request.inputs.remove(name);
+        for (i, t) in tensors.into_iter().enumerate() {
+            let value = if variadic { format!("{label}: {name}[{i}]") } else { format!("{label}: {name}") };
+            node.inputs.push((name.to_string(), value.clone()));
+            graph.constants.insert(value, t);
+        }
+    }
+    Ok(())
+}
+
+/// Run a graph on `inputs` (by name): [`Prepared::new`] then [`Prepared::run`].
 pub fn run(
     graph: &Graph,
     inputs: &BTreeMap<String, Tensor>,
     backend: Backend<'_>,
 ) -> Result<Vec<(String, Tensor)>, Error> {
-    let groups = cut(graph)?;
-    let mut values = start(graph, inputs)?;
-    // Each value is dropped after its last reader.
-    let mut reads: BTreeMap<String, usize> = graph.reads().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    for group in &groups {
-        let gp = group_program(graph, group, &values)?;
-        let context = |e: Error| match group.nodes.as_slice() {
-            [one] => node_error(graph, *one, e),
-            nodes => {
-                let labels: Vec<String> = nodes.iter().map(|&k| graph.nodes[k].label(k)).collect();
-                Error::Invalid { what: format!("the program of {}: {e}", labels.join(", ")) }
-            }
-        };
-        let outs = run_group(&gp, &values, backend).map_err(context)?;
-        for &k in &group.nodes {
-            for (_, value) in &graph.nodes[k].inputs {
-                if let Some(r) = reads.get_mut(value) {
-                    *r = r.saturating_sub(1);
-                    if *r == 0 {
-                        values.remove(value);
-                    }
-                }
-            }
-        }
-        values.extend(gp.writes.into_iter().zip(outs));
-    }
-    finish(graph, &values)
+    Prepared::new(graph.clone())?.run(inputs, backend)
 }
 
 /// The oracle: every node on its own, in order, on the reference interpreter.
@@ -469,4 +530,74 @@ pub fn import_onnx(
 ) -> Result<Graph, kerf_onnx::OnnxError> {
     let metas = inputs.iter().map(|(k, t)| (k.clone(), (t.dtype(), t.shape().to_vec()))).collect();
     kerf_onnx::import_bytes(model, &metas, &kerf_onnx::Options { base_dir })
+}
+
+/// An ONNX model to run on tensors of any shapes its inputs accept: imported
+/// ([`kerf_onnx::import`], the shape path folded) and cut into programs once per distinct
+/// set of input dtypes and shapes, then reused.
+pub struct OnnxModel {
+    proto: kerf_onnx::proto::ModelProto,
+    base_dir: Option<std::path::PathBuf>,
+    prepared: std::sync::Mutex<BTreeMap<Signature, std::sync::Arc<Prepared>>>,
+}
+
+/// The graph inputs' dtypes and shapes, by name.
+type Signature = Vec<(String, kerf_ir::DType, Vec<u64>)>;
+
+/// How many input signatures an [`OnnxModel`] keeps prepared; past that, one is dropped
+/// to make room.
+const PREPARED_SIGNATURES: usize = 64;
+
+impl OnnxModel {
+    /// Parse a model's bytes; external data is read from `base_dir` only (see
+    /// [`kerf_onnx::Options`]).
+    pub fn new(bytes: &[u8], base_dir: Option<&std::path::Path>) -> Result<OnnxModel, kerf_onnx::OnnxError> {
+        Ok(OnnxModel {
+            proto: kerf_onnx::parse(bytes)?,
+            base_dir: base_dir.map(std::path::Path::to_path_buf),
+            prepared: std::sync::Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// The graph prepared for these inputs' dtypes and shapes.
+    pub fn prepare(&self, inputs: &BTreeMap<String, Tensor>) -> Result<std::sync::Arc<Prepared>, ModelError> {
+        let signature: Signature = inputs.iter().map(|(k, t)| (k.clone(), t.dtype(), t.shape().to_vec())).collect();
+        // A poisoned lock only means another thread panicked while holding it: the map
+        // is still whole (inserts are single calls).
+        let lock = || self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(hit) = lock().get(&signature) {
+            return Ok(hit.clone());
+        }
+        let metas = inputs.iter().map(|(k, t)| (k.clone(), (t.dtype(), t.shape().to_vec()))).collect();
+        let options = kerf_onnx::Options { base_dir: self.base_dir.as_deref() };
+        let graph = kerf_onnx::import(&self.proto, &metas, &options)?;
+        let prepared = std::sync::Arc::new(Prepared::new(graph)?);
+        let mut map = lock();
+        if map.len() >= PREPARED_SIGNATURES {
+            map.pop_first();
+        }
+        map.insert(signature, prepared.clone());
+        Ok(prepared)
+    }
+
+    /// Run on `inputs` (by name): prepared for their shapes, then [`Prepared::run`].
+    pub fn run(
+        &self,
+        inputs: &BTreeMap<String, Tensor>,
+        backend: Backend<'_>,
+    ) -> Result<Vec<(String, Tensor)>, ModelError> {
+        Ok(self.prepare(inputs)?.run(inputs, backend)?)
+    }
+}
+
+/// Why a model did not run: its import (a node kerf does not run, a bad model), or the
+/// graph's run.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The model could not be imported.
+    #[error(transparent)]
+    Import(#[from] kerf_onnx::OnnxError),
+    /// The graph could not run.
+    #[error(transparent)]
+    Run(#[from] Error),
 }

@@ -100,19 +100,18 @@ fn parts(dtype: crate::DType, shape: &[u64], axis: usize, sizes: &[u64]) -> Resu
     for (o, &n) in sizes.iter().enumerate() {
         let mut out = shape.to_vec();
         out[axis] = n;
-        if out.iter().all(|&d| d > 0) {
-            let axes = (0..shape.len())
-                .map(|d| {
-                    if d == axis {
-                        AxisRead { extent: n, start: start as i64, step: 1 }
-                    } else {
-                        AxisRead { extent: shape[d], start: 0, step: 1 }
-                    }
-                })
-                .collect();
-            let plan: Plan = in_bounds_slice(dtype, shape.to_vec(), axes, out.clone());
-            moves.push(Move { input: Some(0), steps: vec![plan], output: o, at: vec![0; shape.len()] });
-        }
+        // Every output has its move, an empty one too: a graph may fuse it into a reader.
+        let axes = (0..shape.len())
+            .map(|d| {
+                if d == axis {
+                    AxisRead { extent: n, start: start as i64, step: 1 }
+                } else {
+                    AxisRead { extent: shape[d], start: 0, step: 1 }
+                }
+            })
+            .collect();
+        let plan: Plan = in_bounds_slice(dtype, shape.to_vec(), axes, out.clone());
+        moves.push(Move { input: Some(0), steps: vec![plan], output: o, at: vec![0; shape.len()] });
         start += n;
         outputs.push(out);
     }

@@ -1,10 +1,16 @@
 """kerf as an ONNX backend (``onnx.backend.base.Backend``).
 
-Runs models whose nodes are ONNX ops kerf has a spec of -- ``Slice`` (versions 1, 10,
-11, 13) and any other ``onnx.*`` op of kerf's registry (``kerf.ops()``; ``Pad`` once it
-is there) -- node by node with ``kerf.run``, inputs given as graph inputs or
-initializers. Any other node, or an op version kerf's spec does not list, is refused
-by ``prepare`` with an ``UnsupportedError`` naming the node, op and version.
+Runs models whose nodes are ONNX ops kerf has a spec of (every ``onnx.*`` op of
+``kerf.ops()``: Slice, Pad, Transpose, Reshape, Concat, Split, Gather, Expand, ...) and
+the shape path exporters emit around them (``Shape``, ``Gather``/``Concat`` of shapes,
+``ConstantOfShape``, ``Range``, arithmetic on shapes: ``kerf._kerf.onnx_host_ops()``),
+as whole graphs: per set of input shapes the model is imported once, its shape path
+evaluated on the host, and its nodes cut into fused programs -- a chain of data
+movement, or a Concat with the slices and reshapes that feed it, or a Split with the
+transposes that follow it, runs as one kernel that writes no intermediate tensor.
+Any other node, or an op version kerf's spec does not list, is refused by ``prepare``
+with an ``UnsupportedError`` naming the node, op and version (a shape-path op on
+values known only when the graph runs is refused by ``run``, the same way).
 
     import onnx, kerf.onnx
     rep = kerf.onnx.prepare(model)            # checks every node first
@@ -17,7 +23,7 @@ by ``prepare`` with an ``UnsupportedError`` naming the node, op and version.
 An ONNX op maps to kerf's op ``onnx.<op_type in snake_case>``; its version is the one
 the model's opset import selects (``onnx.defs.get_schema``); node inputs are passed by
 the schema's input names, attributes by their own names (kerf's specs use ONNX's names).
-Chains of nodes run one node at a time (each output is a new array).
+``run_node`` runs one node with ``kerf.run``; each output is a new array.
 
 External data: a model given as a path reads the external data of its tensors from the
 model's own directory; a model given as a proto reads none unless ``base_dir`` names
@@ -181,19 +187,27 @@ def _onnx_opset(model: onnx.ModelProto) -> int | None:
     return None
 
 
-def _steps(model: onnx.ModelProto) -> list[_Step]:
+_HOST_OPS = frozenset(kerf._kerf.onnx_host_ops())
+
+
+def _check_nodes(model: onnx.ModelProto) -> None:
+    """Refuse, naming it, the first node that is neither one of kerf's ops at a version
+    kerf has nor a shape-path op kerf evaluates on the host, or that reads a value no
+    earlier node, input or initializer defines."""
     opset = _onnx_opset(model)
     graph = model.graph
     known = {i.name for i in graph.input} | {t.name for t in graph.initializer}
-    steps = []
     for index, node in enumerate(graph.node):
-        step = _Step(node, opset, index)
-        for value in step.values():
+        if node.domain in _ONNX_DOMAINS and node.op_type in _HOST_OPS and kerf_op(node.op_type) not in kerf.ops():
+            label = f"node {index} ({node.op_type}" + (f" `{node.name}`)" if node.name else ")")
+            values = [v for v in node.input if v]
+        else:
+            step = _Step(node, opset, index)
+            label, values = step.label, step.values()
+        for value in values:
             if value not in known:
-                raise UnsupportedError(f"{step.label}: input `{value}` is computed by no earlier node", step.label)
-        known.update(step.outputs)
-        steps.append(step)
-    return steps
+                raise UnsupportedError(f"{label}: input `{value}` is computed by no earlier node", label)
+        known.update(node.output)
 
 
 # ONNX element types -> kerf dtype names (the types kerf has; getattr: older onnx lacks some).
@@ -334,11 +348,12 @@ def _load(model: Any, base_dir: Any) -> onnx.ModelProto:
     return proto
 
 
-def _initializer(tensor: onnx.TensorProto) -> np.ndarray:
+def _check_initializer(tensor: onnx.TensorProto) -> None:
+    """Refuse, naming it, an initializer whose data does not fit its dims or type."""
     # External data was read into the model (`_load`): to_array reads no file here.
     try:
-        return numpy_helper.to_array(tensor)
-    except (ValueError, TypeError) as e:  # data that does not fit the dims or type
+        numpy_helper.to_array(tensor)
+    except (ValueError, TypeError) as e:
         raise _error(f"initializer `{tensor.name}`: {e}", tensor.name) from None
 
 
@@ -380,18 +395,25 @@ def _check_device(device: str) -> None:
 
 class KerfBackendRep(BackendRep):
     """A prepared model: ``run(inputs)`` with the graph inputs (those without an
-    initializer, in order) as a list, or by name as a dict."""
+    initializer, in order) as a list, or by name as a dict. ``backend`` (a keyword of
+    ``run``): ``"jit"`` (the default), ``"jit-dynamic"`` or ``"reference"``;
+    ``groups(inputs)`` lists the programs the graph runs as for those inputs' shapes,
+    each by its nodes' labels."""
 
-    def __init__(self, model: onnx.ModelProto, steps: list[_Step]) -> None:
+    def __init__(self, model: onnx.ModelProto) -> None:
         graph = model.graph
-        self._initializers = {t.name: _initializer(t) for t in graph.initializer}
+        for t in graph.initializer:
+            _check_initializer(t)
+        initializers = {t.name for t in graph.initializer}
         self._declared = {i.name: i.type for i in graph.input}
-        self._inputs = [i.name for i in graph.input if i.name not in self._initializers]
+        self._inputs = [i.name for i in graph.input if i.name not in initializers]
         self._outputs = [o.name for o in graph.output]
-        self._steps = steps
+        # External data is inline by now (`_load`): the native side reads no file.
+        self._model = kerf._kerf.OnnxModel(model.SerializeToString())
 
-    def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
-        values = dict(self._initializers)
+    def _given(self, inputs: Any) -> dict[str, Any]:
+        """The graph inputs by name, each checked against its declaration."""
+        values = {}
         if isinstance(inputs, dict):
             unknown = [name for name in inputs if name not in self._declared]
             if unknown:
@@ -412,9 +434,20 @@ class KerfBackendRep(BackendRep):
         missing = [name for name in self._inputs if name not in values]
         if missing:
             raise _error(f"graph inputs not given: {missing}", missing[0])
-        for step in self._steps:
-            values.update(zip(step.outputs, step.run(values)))
-        return namedtupledict("Outputs", self._outputs)(*[values[name] for name in self._outputs])
+        return values
+
+    def run(self, inputs: Any, backend: str = "jit", **kwargs: Any) -> tuple[Any, ...]:
+        values = self._given(inputs)
+        try:
+            outputs = self._model.run(values, backend=backend, raw=any(isinstance(v, kerf.Raw) for v in values.values()))
+        except kerf.KerfError as e:
+            if getattr(e, "unsupported", False):
+                raise UnsupportedError(str(e), e.name) from None
+            raise
+        return namedtupledict("Outputs", self._outputs)(*outputs)
+
+    def groups(self, inputs: Any) -> list[list[str]]:
+        return self._model.groups(self._given(inputs))
 
 
 class KerfBackend(Backend):
@@ -425,7 +458,7 @@ class KerfBackend(Backend):
         """Whether kerf runs every node of the model (a proto or a path) on the device."""
         try:
             _check_device(device)
-            _steps(_proto(model)[0])
+            _check_nodes(_proto(model)[0])
         except UnsupportedError:
             return False
         return True
@@ -444,7 +477,8 @@ class KerfBackend(Backend):
             onnx.checker.check_model(model)
         except onnx.checker.ValidationError as e:
             raise _error(f"the model is not valid ONNX: {e}", "model") from None
-        return KerfBackendRep(model, _steps(model))
+        _check_nodes(model)
+        return KerfBackendRep(model)
 
     @classmethod
     def run_model(cls, model: Any, inputs: Any, device: str = "CPU", **kwargs: Any) -> tuple[Any, ...]:

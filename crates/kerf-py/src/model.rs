@@ -1,0 +1,121 @@
+//! `kerf._kerf.OnnxModel`: an ONNX model run as whole graphs — imported with its shape
+//! path folded and cut into fused programs once per set of input shapes
+//! ([`kerf::graph::OnnxModel`]), then run on the process's JIT.
+
+use crate::arrays::ArrayArg;
+use crate::dtypes::Form;
+use crate::errors::invalid;
+use kerf::Tensor;
+use kerf::graph::{Backend, ModelError};
+use kerf::onnx::OnnxError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::collections::BTreeMap;
+
+/// An ONNX model (its serialized bytes, external data already inline) that kerf runs as
+/// whole fused programs: `run(inputs)` with a dict of arrays by graph input name returns
+/// the graph's outputs in order. `groups(inputs)` names the nodes of each program.
+#[pyclass(frozen, module = "kerf", name = "OnnxModel")]
+pub struct OnnxModel {
+    model: kerf::graph::OnnxModel,
+}
+
+/// The inputs as kerf tensors (copies), by name.
+fn tensors(py: Python<'_>, inputs: &Bound<'_, PyDict>) -> PyResult<BTreeMap<String, Tensor>> {
+    let mut out = BTreeMap::new();
+    for (key, value) in inputs.iter() {
+        let name: String = key.extract()?;
+        let bad = |what: String| invalid(py, None, Some(&name), format!("input `{name}`: {what}"));
+        let array = match ArrayArg::from_py(&value)? {
+            Ok(Some(a)) => a,
+            Ok(None) => return Err(bad(format!("a numpy array or kerf.raw(...), not {}", value.get_type().name()?))),
+            Err(e) => return Err(bad(e)),
+        };
+        let t = array.tensor()?.map_err(bad)?;
+        out.insert(name, t);
+    }
+    Ok(out)
+}
+
+/// A model's error as a `KerfError`; a node kerf does not run carries `unsupported =
+/// True` and the node's label as `name` (kerf.onnx raises its UnsupportedError then).
+fn model_error(py: Python<'_>, e: ModelError) -> PyErr {
+    match e {
+        ModelError::Run(e) => crate::errors::from_kerf(py, &e),
+        ModelError::Import(e) => {
+            let unsupported = matches!(e, OnnxError::UnsupportedNode { .. });
+            let name = match &e {
+                OnnxError::UnsupportedNode { node, .. } => Some(node.clone()),
+                _ => None,
+            };
+            let err = invalid(py, None, name.as_deref(), e.to_string());
+            match err.value(py).setattr("unsupported", unsupported) {
+                Ok(()) => err,
+                Err(e) => e,
+            }
+        }
+    }
+}
+
+fn backend(py: Python<'_>, name: &str) -> PyResult<Backend<'static>> {
+    let jit = crate::jit(py)?;
+    match name {
+        "jit" => Ok(Backend::Jit { jit, dynamic: false }),
+        "jit-dynamic" => Ok(Backend::Jit { jit, dynamic: true }),
+        "reference" => Ok(Backend::Reference),
+        other => Err(invalid(
+            py,
+            None,
+            Some("backend"),
+            format!("backend `{other}`: one of \"jit\", \"jit-dynamic\", \"reference\""),
+        )),
+    }
+}
+
+#[pymethods]
+impl OnnxModel {
+    #[new]
+    fn new(py: Python<'_>, model: &Bound<'_, PyBytes>) -> PyResult<OnnxModel> {
+        let bytes = model.as_bytes();
+        let model = py
+            .detach(|| kerf::graph::OnnxModel::new(bytes, None))
+            .map_err(|e| model_error(py, ModelError::Import(e)))?;
+        Ok(OnnxModel { model })
+    }
+
+    /// The graph's outputs for `inputs` (a dict of arrays by graph input name), in
+    /// order, each a new array. `backend`: "jit" (default), "jit-dynamic" or "reference".
+    /// `raw`: outputs of dtypes numpy lacks as `kerf.raw` gives them (their bits in
+    /// unsigned integers), as for inputs given that way.
+    #[pyo3(signature = (inputs, /, *, backend = "jit", raw = false))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: &Bound<'py, PyDict>,
+        backend: &str,
+        raw: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let inputs = tensors(py, inputs)?;
+        let backend = self::backend(py, backend)?;
+        let outs = py.detach(|| self.model.run(&inputs, backend)).map_err(|e| model_error(py, e))?;
+        let form = if raw { Form::Raw } else { Form::Natural };
+        let arrays = outs.iter().map(|(_, t)| crate::to_numpy_as(py, t, form)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, arrays)
+    }
+
+    /// The programs the graph runs as for `inputs`' dtypes and shapes: per program, the
+    /// labels of its nodes.
+    fn groups(&self, py: Python<'_>, inputs: &Bound<'_, PyDict>) -> PyResult<Vec<Vec<String>>> {
+        let inputs = tensors(py, inputs)?;
+        let prepared = py.detach(|| self.model.prepare(&inputs)).map_err(|e| model_error(py, e))?;
+        let graph = prepared.graph();
+        Ok(prepared.groups().iter().map(|g| g.nodes.iter().map(|&k| graph.nodes[k].label(k)).collect()).collect())
+    }
+}
+
+/// The ONNX op types kerf evaluates on the host when their inputs are known when a
+/// model is prepared (its shape path: `Shape`, `Gather` of shapes, `Concat` of them, ...).
+#[pyfunction]
+pub fn onnx_host_ops() -> Vec<&'static str> {
+    kerf::onnx::shape::HOST_OPS.to_vec()
+}
