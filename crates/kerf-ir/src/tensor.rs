@@ -377,6 +377,15 @@ pub enum ViewData<'a> {
 }
 
 impl<'a> TensorView<'a> {
+    /// A tensor holding a copy of the view's elements (checked as [`TensorView::check`]).
+    pub fn to_tensor(&self) -> Result<Tensor, Error> {
+        self.check("a view")?;
+        match self.data {
+            ViewData::Bytes(b) => Tensor::from_bytes(self.dtype, self.shape, b),
+            ViewData::Strings(s) => Tensor::from_string_storage(self.shape, s.clone()),
+        }
+    }
+
     /// Check that the data holds exactly the tensor the view claims: bytes for a dtype of
     /// bytes, as many as its shape's elements take (no more, no fewer), or strings for
     /// dtype string, one per element. A view's fields are public, so every public entry

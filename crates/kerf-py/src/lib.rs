@@ -130,22 +130,25 @@ pub(crate) fn to_numpy<'py>(py: Python<'py>, t: &kerf::Tensor) -> PyResult<Bound
 
 /// [`to_numpy`] in `form`: `Form::Raw` gives dtypes numpy lacks as their bits.
 pub(crate) fn to_numpy_as<'py>(py: Python<'py>, t: &kerf::Tensor, form: Form) -> PyResult<Bound<'py, PyAny>> {
-    let np = arrays::numpy(py)?;
-    let shape = PyTuple::new(py, t.shape())?;
     if let Some(strings) = t.strings() {
+        let np = arrays::numpy(py)?;
         let list = PyList::new(py, strings.iter().collect::<Vec<&str>>())?;
-        return np.getattr("array")?.call1((list, "object"))?.call_method1("reshape", (shape,));
+        return np.getattr("array")?.call1((list, "object"))?.call_method1("reshape", (PyTuple::new(py, t.shape())?,));
     }
+    let out = arrays::empty(py, t.shape(), t.dtype(), form)?;
+    let (data, len) = out.buffer_mut().map_err(|e| invalid(py, None, None, format!("a new array: {e}")))?;
+    // SAFETY: `out` is a new C-contiguous writeable array (checked by `buffer_mut`) of `len`
+    // bytes that nothing else refers to, alive while `out` is; the GIL is held.
+    let bytes = unsafe { bytes_at_mut(data, len) };
     let packed = t.bytes().unwrap_or_default();
-    let bytes = if matches!(t.dtype(), DType::I4 | DType::U4) {
-        let mut unpacked = vec![0u8; t.len() as usize];
-        arrays::unpack_nibbles(packed, &mut unpacked, t.dtype(), form);
-        unpacked
+    if matches!(t.dtype(), DType::I4 | DType::U4) {
+        arrays::unpack_nibbles(packed, bytes, t.dtype(), form);
+    } else if packed.len() == bytes.len() {
+        bytes.copy_from_slice(packed);
     } else {
-        packed.to_vec()
-    };
-    let flat = np.getattr("frombuffer")?.call1((PyBytes::new(py, &bytes), dtypes::descr_for(py, t.dtype(), form)?))?;
-    flat.call_method1("reshape", (shape,))?.call_method0("copy")
+        return Err(invalid(py, None, None, format!("a {} output of {} bytes for {len}", t.dtype(), packed.len())));
+    }
+    Ok(out.array.into_any())
 }
 
 /// `kerf.run` of a request no single kernel expresses ([`kerf::chain::as_chain`]): the
@@ -442,7 +445,7 @@ unsafe fn bytes_at<'a>(data: usize, len: usize) -> &'a [u8] {
 /// # Safety
 /// When `len > 0`, `data` points at `len` writable bytes that outlive the slice and that
 /// no other slice refers to meanwhile.
-unsafe fn bytes_at_mut<'a>(data: usize, len: usize) -> &'a mut [u8] {
+pub(crate) unsafe fn bytes_at_mut<'a>(data: usize, len: usize) -> &'a mut [u8] {
     if len == 0 {
         return &mut [];
     }

@@ -2,12 +2,12 @@
 //! path folded and cut into fused programs once per set of input shapes
 //! ([`kerf::graph::OnnxModel`]), then run on the process's JIT.
 
-use crate::arrays::ArrayArg;
+use crate::arrays::{self, ArrayArg};
 use crate::dtypes::Form;
 use crate::errors::invalid;
-use kerf::Tensor;
 use kerf::graph::{Backend, ModelError};
 use kerf::onnx::OnnxError;
+use kerf::{DType, Tensor, TensorView, ViewData};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::collections::BTreeMap;
@@ -20,9 +20,9 @@ pub struct OnnxModel {
     model: kerf::graph::OnnxModel,
 }
 
-/// The inputs as kerf tensors (copies), by name.
-fn tensors(py: Python<'_>, inputs: &Bound<'_, PyDict>) -> PyResult<BTreeMap<String, Tensor>> {
-    let mut out = BTreeMap::new();
+/// The inputs as array arguments, by name.
+fn array_args<'py>(py: Python<'py>, inputs: &Bound<'py, PyDict>) -> PyResult<Vec<(String, ArrayArg<'py>)>> {
+    let mut out = Vec::with_capacity(inputs.len());
     for (key, value) in inputs.iter() {
         let name: String = key.extract()?;
         let bad = |what: String| invalid(py, None, Some(&name), format!("input `{name}`: {what}"));
@@ -31,7 +31,16 @@ fn tensors(py: Python<'_>, inputs: &Bound<'_, PyDict>) -> PyResult<BTreeMap<Stri
             Ok(None) => return Err(bad(format!("a numpy array or kerf.raw(...), not {}", value.get_type().name()?))),
             Err(e) => return Err(bad(e)),
         };
-        let t = array.tensor()?.map_err(bad)?;
+        out.push((name, array));
+    }
+    Ok(out)
+}
+
+/// The inputs as kerf tensors (copies), by name.
+fn tensors(py: Python<'_>, inputs: &Bound<'_, PyDict>) -> PyResult<BTreeMap<String, Tensor>> {
+    let mut out = BTreeMap::new();
+    for (name, array) in array_args(py, inputs)? {
+        let t = array.tensor()?.map_err(|e| invalid(py, None, Some(&name), format!("input `{name}`: {e}")))?;
         out.insert(name, t);
     }
     Ok(out)
@@ -95,10 +104,54 @@ impl OnnxModel {
         backend: &str,
         raw: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let inputs = tensors(py, inputs)?;
+        let arrays = array_args(py, inputs)?;
         let backend = self::backend(py, backend)?;
-        let outs = py.detach(|| self.model.run(&inputs, backend)).map_err(|e| model_error(py, e))?;
         let form = if raw { Form::Raw } else { Form::Natural };
+        // Strings and 4-bit types (one element per byte in numpy) are converted; every
+        // other input is read in place.
+        let mut owned = BTreeMap::new();
+        for (name, a) in &arrays {
+            if matches!(a.dtype, DType::String | DType::I4 | DType::U4) {
+                let bad = |e: String| invalid(py, None, Some(name), format!("input `{name}`: {e}"));
+                owned.insert(name.clone(), a.tensor()?.map_err(bad)?);
+            }
+        }
+        let signature = arrays.iter().map(|(k, a)| (k.clone(), a.dtype, a.shape())).collect();
+        let prepared = self.model.prepare_for(signature).map_err(|e| model_error(py, e))?;
+        // A graph of one program on the JIT writes straight into new arrays.
+        let direct = match (backend, prepared.single_program()) {
+            (Backend::Jit { jit, dynamic }, Some((dtype, shapes)))
+                if !matches!(dtype, DType::String | DType::I4 | DType::U4) =>
+            {
+                let outs = shapes.iter().map(|s| arrays::empty(py, s, dtype, form)).collect::<PyResult<Vec<_>>>()?;
+                Some((jit, dynamic, outs))
+            }
+            _ => None,
+        };
+        // Buffers are taken (their layout checked again) only now, with no Python code run
+        // after: the GIL stays held while the graph runs, so nothing changes them.
+        let mut bytes = BTreeMap::new();
+        for (name, a) in arrays.iter().filter(|(name, _)| !owned.contains_key(name)) {
+            let bad = |e: String| invalid(py, None, Some(name), format!("input `{name}`: {e}"));
+            bytes.insert(name.clone(), (a.dtype, a.shape(), a.bytes().map_err(bad)?));
+        }
+        let mut views: BTreeMap<String, TensorView<'_>> = owned.iter().map(|(k, t)| (k.clone(), t.view())).collect();
+        for (name, (dtype, shape, data)) in &bytes {
+            views.insert(name.clone(), TensorView { dtype: *dtype, shape, data: ViewData::Bytes(data) });
+        }
+        if let Some((jit, dynamic, outs)) = direct {
+            let mut buffers = Vec::with_capacity(outs.len());
+            for (o, a) in outs.iter().enumerate() {
+                let (data, len) = a.buffer_mut().map_err(|e| invalid(py, None, None, format!("output {o}: {e}")))?;
+                // SAFETY: a new C-contiguous writeable array (checked by `buffer_mut`) of
+                // `len` bytes, alive while `outs` is, that nothing else refers to; the GIL
+                // is held, so no Python code runs meanwhile.
+                buffers.push(unsafe { crate::bytes_at_mut(data, len) });
+            }
+            prepared.run_into(&views, &mut buffers, jit, dynamic).map_err(|e| crate::errors::from_kerf(py, &e))?;
+            return PyList::new(py, outs.into_iter().map(|a| a.array));
+        }
+        let outs = prepared.run_views(&views, backend).map_err(|e| crate::errors::from_kerf(py, &e))?;
         let arrays = outs.iter().map(|(_, t)| crate::to_numpy_as(py, t, form)).collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, arrays)
     }

@@ -25,6 +25,7 @@
 use crate::{Error, InputArg, Request, Tensor};
 pub use kerf_ir::graph::{Graph, GraphError, GraphInput, Node, Producer};
 use kerf_ir::program::{Move, Program};
+use kerf_ir::tensor::ViewData;
 use kerf_ir::{DType, Plan, TensorView};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -224,11 +225,11 @@ pub struct GroupProgram {
 }
 
 /// A node's request with its wired inputs filled in: each data value as `data` gives it
-/// (dtype and shape, or its tensor), the others with their tensors from `values`.
+/// (dtype and shape, or its tensor), the others with their tensors as `tensor` gives them.
 fn wired_request(
     graph: &Graph,
     k: usize,
-    values: &BTreeMap<String, Tensor>,
+    tensor: &dyn Fn(&str) -> Option<Tensor>,
     data: &dyn Fn(&str) -> Option<InputArg>,
 ) -> Result<Request, Error> {
     let node = &graph.nodes[k];
@@ -242,7 +243,7 @@ fn wired_request(
         let arg = if is_data {
             data(value).ok_or_else(|| missing(value))?
         } else {
-            InputArg::Tensor(values.get(value).ok_or_else(|| missing(value))?.clone())
+            InputArg::Tensor(tensor(value).ok_or_else(|| missing(value))?)
         };
         if variadic && is_data {
             entries.push(arg);
@@ -279,6 +280,18 @@ struct Computed {
 /// as dtype and shape and its other inputs from `values`; each move reading a fused value
 /// continues the move that computes it.
 pub fn group_program(graph: &Graph, group: &Group, values: &BTreeMap<String, Tensor>) -> Result<GroupProgram, Error> {
+    let meta = |v: &str| values.get(v).map(|t| (t.dtype(), t.shape().to_vec()));
+    build_group(graph, group, &meta, &|v| values.get(v).cloned())
+}
+
+/// [`group_program`] with the values outside the group as `meta` (dtype and shape) and
+/// `tensor` (the values of parameters) give them.
+fn build_group(
+    graph: &Graph,
+    group: &Group,
+    meta: &dyn Fn(&str) -> Option<(DType, Vec<u64>)>,
+    tensor: &dyn Fn(&str) -> Option<Tensor>,
+) -> Result<GroupProgram, Error> {
     let reads = graph.reads();
     let mut fused: BTreeMap<&str, Computed> = BTreeMap::new();
     let (mut read_values, mut read_shapes) = (Vec::new(), Vec::new());
@@ -290,14 +303,14 @@ pub fn group_program(graph: &Graph, group: &Group, values: &BTreeMap<String, Ten
         let in_node = |e: Error| node_error(graph, k, e);
         let request = {
             let fused = &fused;
-            let meta = |v: &str| {
+            let data = |v: &str| {
                 let (dtype, shape) = match fused.get(v) {
                     Some(c) => (c.dtype, c.shape.clone()),
-                    None => values.get(v).map(|t| (t.dtype(), t.shape().to_vec()))?,
+                    None => meta(v)?,
                 };
                 Some(InputArg::Meta { dtype, shape })
             };
-            wired_request(graph, k, values, &meta)?
+            wired_request(graph, k, tensor, &data)?
         };
         let program = kerf_ir::lower_program(&request).map_err(in_node)?;
         if program.outputs.len() != node.outputs.len() {
@@ -355,58 +368,83 @@ pub fn group_program(graph: &Graph, group: &Group, values: &BTreeMap<String, Ten
     Ok(GroupProgram { program, reads: read_values, writes: write_values })
 }
 
-/// The values a graph starts from: its inputs (checked) and constants.
-fn start(graph: &Graph, inputs: &BTreeMap<String, Tensor>) -> Result<BTreeMap<String, Tensor>, Error> {
-    graph.check_inputs(inputs)?;
-    let mut values = graph.constants.clone();
-    values.extend(inputs.iter().map(|(k, v)| (k.clone(), v.clone())));
-    Ok(values)
-}
-
-fn finish(graph: &Graph, values: &BTreeMap<String, Tensor>) -> Result<Vec<(String, Tensor)>, Error> {
-    graph
-        .outputs
-        .iter()
-        .map(|name| {
-            let t = values
-                .get(name)
-                .ok_or_else(|| Error::Invalid { what: format!("graph output `{name}` was not computed") })?;
-            Ok((name.clone(), t.clone()))
-        })
-        .collect()
+/// Check tensors given for the graph inputs (by name) as [`Graph::check_inputs`] does.
+fn check_views(graph: &Graph, given: &BTreeMap<String, TensorView<'_>>) -> Result<(), Error> {
+    for name in given.keys() {
+        if !graph.inputs.iter().any(|i| &i.name == name) {
+            let names: Vec<&str> = graph.inputs.iter().map(|i| i.name.as_str()).collect();
+            let what = format!("is not an input of the graph (its inputs: {names:?})");
+            return Err(GraphError::Input { name: name.clone(), what }.into());
+        }
+    }
+    for input in &graph.inputs {
+        let Some(t) = given.get(&input.name) else {
+            return Err(GraphError::Input { name: input.name.clone(), what: "is not given".into() }.into());
+        };
+        if t.dtype != input.dtype || t.shape != input.shape.as_slice() {
+            let what = format!("is declared {}{:?}, given {}{:?}", input.dtype, input.shape, t.dtype, t.shape);
+            return Err(GraphError::Input { name: input.name.clone(), what }.into());
+        }
+        t.check(&format!("graph input `{}`", input.name))?;
+    }
+    Ok(())
 }
 
 /// Run one group's program on `backend`.
-fn run_group(gp: &GroupProgram, values: &BTreeMap<String, Tensor>, backend: Backend<'_>) -> Result<Vec<Tensor>, Error> {
-    let inputs: Vec<&Tensor> = gp
-        .reads
-        .iter()
-        .map(|v| values.get(v).ok_or_else(|| Error::Invalid { what: format!("value `{v}` is not computed yet") }))
-        .collect::<Result<_, _>>()?;
+fn run_group(program: &Program, inputs: &[TensorView<'_>], backend: Backend<'_>) -> Result<Vec<Tensor>, Error> {
     match backend {
-        Backend::Reference => {
-            let views: Vec<TensorView<'_>> = inputs.iter().map(|t| t.view()).collect();
-            kerf_ir::program::evaluate_composed(&gp.program, &views)
-        }
-        Backend::Jit { jit, dynamic } => crate::run_program_jit(jit, &gp.program, &inputs, dynamic),
+        Backend::Reference => kerf_ir::program::evaluate_composed(program, inputs),
+        Backend::Jit { jit, dynamic } => crate::run_program_views(jit, program, inputs, dynamic),
     }
 }
 
-/// A graph cut into programs once ([`cut`]), to run many times.
+/// A graph cut into programs once ([`cut`]), to run many times. The program of a group
+/// whose parameters are all constants (every exported model's, its shape path folded)
+/// is built once here; one that reads a parameter given at run time (Slice's `starts`
+/// as a graph input) is built per run.
 #[derive(Clone, Debug)]
 pub struct Prepared {
     graph: Graph,
     groups: Vec<Group>,
+    programs: Vec<Option<GroupProgram>>,
 }
 
 impl Prepared {
-    /// Check and cut a graph. A node whose data is a tensor of its request (an
-    /// embedding's table, a constant the importer kept) reads it as a graph constant, so
-    /// that its program reads it as an input like any other value.
+    /// Check and cut a graph, and build the programs that need no run-time value. A
+    /// node whose data is a tensor of its request (an embedding's table, a constant the
+    /// importer kept) reads it as a graph constant, so that its program reads it as an
+    /// input like any other value.
     pub fn new(mut graph: Graph) -> Result<Prepared, Error> {
         wire_constant_data(&mut graph)?;
         let groups = cut(&graph)?;
-        Ok(Prepared { graph, groups })
+        // The dtypes and shapes known before any run: inputs, constants, and the outputs
+        // of programs built so far.
+        let mut metas: BTreeMap<String, (DType, Vec<u64>)> =
+            graph.inputs.iter().map(|i| (i.name.clone(), (i.dtype, i.shape.clone()))).collect();
+        metas.extend(graph.constants.iter().map(|(k, t)| (k.clone(), (t.dtype(), t.shape().to_vec()))));
+        let mut programs = Vec::with_capacity(groups.len());
+        for group in &groups {
+            let known = group.nodes.iter().all(|&k| {
+                graph.nodes[k].inputs.iter().all(|(_, v)| {
+                    graph.constants.contains_key(v)
+                        || (metas.contains_key(v) && !is_parameter(&graph, k, v))
+                        || group.fused.contains(v)
+                })
+            });
+            let program = if known {
+                let meta = |v: &str| metas.get(v).cloned();
+                let gp = build_group(&graph, group, &meta, &|v| graph.constants.get(v).cloned())
+                    .map_err(|e| group_error(&graph, group, e))?;
+                for (w, shape) in gp.writes.iter().zip(&gp.program.outputs) {
+                    metas.insert(w.clone(), (gp.program.dtype, shape.clone()));
+                }
+                Some(gp)
+            } else {
+                None
+            };
+            programs.push(program);
+        }
+        Ok(Prepared { graph, groups, programs })
     }
 
     /// The graph.
@@ -420,36 +458,158 @@ impl Prepared {
     }
 
     /// Run on `inputs` (by name; each checked against the graph's input of that name):
-    /// each group's program built ([`group_program`]) and run on `backend`. Returns the
-    /// graph's outputs, in order.
+    /// each group's program run on `backend`. Returns the graph's outputs, in order.
     pub fn run(&self, inputs: &BTreeMap<String, Tensor>, backend: Backend<'_>) -> Result<Vec<(String, Tensor)>, Error> {
+        let views = inputs.iter().map(|(k, t)| (k.clone(), t.view())).collect();
+        self.run_views(&views, backend)
+    }
+
+    /// [`Prepared::run`] on views of the inputs (read in place, never copied).
+    pub fn run_views(
+        &self,
+        inputs: &BTreeMap<String, TensorView<'_>>,
+        backend: Backend<'_>,
+    ) -> Result<Vec<(String, Tensor)>, Error> {
         let graph = &self.graph;
-        let mut values = start(graph, inputs)?;
-        // Each value is dropped after its last reader.
-        let mut reads: BTreeMap<String, usize> = graph.reads().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        for group in &self.groups {
-            let context = |e: Error| match group.nodes.as_slice() {
-                [one] => node_error(graph, *one, e),
-                nodes => {
-                    let labels: Vec<String> = nodes.iter().map(|&k| graph.nodes[k].label(k)).collect();
-                    Error::Invalid { what: format!("the program of {}: {e}", labels.join(", ")) }
-                }
+        check_views(graph, inputs)?;
+        let mut computed: BTreeMap<String, Tensor> = BTreeMap::new();
+        // Each computed value is dropped after its last reader.
+        let mut reads: BTreeMap<&str, usize> = graph.reads();
+        for (group, prebuilt) in self.groups.iter().zip(&self.programs) {
+            let outs = {
+                let view = |v: &str| {
+                    computed
+                        .get(v)
+                        .map(Tensor::view)
+                        .or_else(|| inputs.get(v).copied())
+                        .or_else(|| graph.constants.get(v).map(Tensor::view))
+                };
+                let built;
+                let gp = match prebuilt {
+                    Some(gp) => gp,
+                    None => {
+                        let meta = |v: &str| view(v).map(|t| (t.dtype, t.shape.to_vec()));
+                        let tensor = |v: &str| view(v).and_then(|t| t.to_tensor().ok());
+                        built = build_group(graph, group, &meta, &tensor)?;
+                        &built
+                    }
+                };
+                let views = gp
+                    .reads
+                    .iter()
+                    .map(|v| view(v).ok_or_else(|| Error::Invalid { what: format!("value `{v}` is not computed yet") }))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let outs = run_group(&gp.program, &views, backend).map_err(|e| group_error(graph, group, e))?;
+                gp.writes.iter().cloned().zip(outs).collect::<Vec<_>>()
             };
-            let gp = group_program(graph, group, &values)?;
-            let outs = run_group(&gp, &values, backend).map_err(context)?;
             for &k in &group.nodes {
                 for (_, value) in &graph.nodes[k].inputs {
-                    if let Some(r) = reads.get_mut(value) {
+                    if let Some(r) = reads.get_mut(value.as_str()) {
                         *r = r.saturating_sub(1);
                         if *r == 0 {
-                            values.remove(value);
+                            computed.remove(value);
                         }
                     }
                 }
             }
-            values.extend(gp.writes.into_iter().zip(outs));
+            computed.extend(outs);
         }
-        finish(graph, &values)
+        let mut outputs = Vec::with_capacity(graph.outputs.len());
+        for (i, name) in graph.outputs.iter().enumerate() {
+            // The last mention of a computed value moves it out; others copy.
+            let last = !graph.outputs[i + 1..].contains(name);
+            let t = match computed.get(name) {
+                Some(_) if last => computed.remove(name),
+                Some(t) => Some(t.clone()),
+                None => {
+                    inputs.get(name).and_then(|v| v.to_tensor().ok()).or_else(|| graph.constants.get(name).cloned())
+                }
+            };
+            let t = t.ok_or_else(|| Error::Invalid { what: format!("graph output `{name}` was not computed") })?;
+            outputs.push((name.clone(), t));
+        }
+        Ok(outputs)
+    }
+}
+
+impl Prepared {
+    /// The one program a graph runs as, when it runs as one built when prepared (no
+    /// run-time parameter) that writes each graph output once and nothing else: its
+    /// dtype and the graph outputs' shapes, in order. [`Prepared::run_into`] takes such
+    /// a graph.
+    pub fn single_program(&self) -> Option<(DType, Vec<Vec<u64>>)> {
+        let (gp, order) = self.single()?;
+        Some((gp.program.dtype, order.iter().map(|&o| gp.program.outputs[o].clone()).collect()))
+    }
+
+    /// The single program and, per graph output, its program output.
+    fn single(&self) -> Option<(&GroupProgram, Vec<usize>)> {
+        let [Some(gp)] = self.programs.as_slice() else { return None };
+        let order: Vec<usize> =
+            self.graph.outputs.iter().map(|name| gp.writes.iter().position(|w| w == name)).collect::<Option<_>>()?;
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        (sorted.len() == gp.writes.len() && sorted.len() == order.len()).then_some((gp, order))
+    }
+
+    /// Run on the JIT straight into caller-owned dense output buffers (the graph's
+    /// outputs in order, each exactly its bytes): no allocation, no copy. For a graph
+    /// [`Prepared::single_program`] describes; others are refused (run them with
+    /// [`Prepared::run_views`]).
+    pub fn run_into(
+        &self,
+        inputs: &BTreeMap<String, TensorView<'_>>,
+        outputs: &mut [&mut [u8]],
+        jit: &crate::Jit,
+        dynamic: bool,
+    ) -> Result<(), Error> {
+        let (gp, order) = self.single().ok_or_else(|| Error::Invalid {
+            what:
+                "run_into takes a graph that runs as one program writing each of its outputs once (see single_program)"
+                    .into(),
+        })?;
+        check_views(&self.graph, inputs)?;
+        if outputs.len() != order.len() {
+            return Err(Error::Mismatch {
+                what: "graph outputs".into(),
+                expected: format!("{} buffers", order.len()),
+                found: outputs.len().to_string(),
+            });
+        }
+        let mut ins = Vec::with_capacity(gp.reads.len());
+        for v in &gp.reads {
+            let view = inputs.get(v).copied().or_else(|| self.graph.constants.get(v).map(Tensor::view));
+            match view.map(|t| t.data) {
+                Some(ViewData::Bytes(b)) => ins.push(b),
+                _ => return Err(Error::Invalid { what: format!("value `{v}`: run_into moves bytes, not strings") }),
+            }
+        }
+        // The caller's buffers in the program's output order.
+        let mut slots: Vec<Option<&mut [u8]>> = (0..order.len()).map(|_| None).collect();
+        for (buffer, &o) in outputs.iter_mut().zip(&order) {
+            slots[o] = Some(&mut **buffer);
+        }
+        let mut outs: Vec<&mut [u8]> = slots.into_iter().flatten().collect();
+        let kernel = jit.compile_program(&gp.program, dynamic)?;
+        kernel.run_buffers(&ins, &mut outs).map_err(|e| group_error(&self.graph, &self.groups[0], e))
+    }
+}
+
+/// Whether node `k` reads `value` as a parameter (an input other than its data).
+fn is_parameter(graph: &Graph, k: usize, value: &str) -> bool {
+    let data = data_input(graph, k).ok().and_then(|(name, _)| name);
+    graph.nodes[k].inputs.iter().any(|(input, v)| v == value && Some(input.as_str()) != data)
+}
+
+/// An error of a group's program, naming its nodes.
+fn group_error(graph: &Graph, group: &Group, e: Error) -> Error {
+    match group.nodes.as_slice() {
+        [one] => node_error(graph, *one, e),
+        nodes => {
+            let labels: Vec<String> = nodes.iter().map(|&k| graph.nodes[k].label(k)).collect();
+            Error::Invalid { what: format!("the program of {}: {e}", labels.join(", ")) }
+        }
     }
 }
 
@@ -492,23 +652,30 @@ pub fn run(
 /// The oracle: every node on its own, in order, on the reference interpreter.
 pub fn run_unfused_reference(graph: &Graph, inputs: &BTreeMap<String, Tensor>) -> Result<Vec<(String, Tensor)>, Error> {
     let order = graph.validate()?;
-    let mut values = start(graph, inputs)?;
+    graph.check_inputs(inputs)?;
+    let mut values = graph.constants.clone();
+    values.extend(inputs.iter().map(|(k, v)| (k.clone(), v.clone())));
     for k in order {
-        let tensor = |v: &str| values.get(v).cloned().map(InputArg::Tensor);
-        let request = wired_request(graph, k, &values, &tensor)?;
+        let tensor = |v: &str| values.get(v).cloned();
+        let data = |v: &str| values.get(v).cloned().map(InputArg::Tensor);
+        let request = wired_request(graph, k, &tensor, &data)?;
         let outs = crate::run_reference_outputs(&request).map_err(|e| node_error(graph, k, e))?;
         if outs.len() != graph.nodes[k].outputs.len() {
-            return Err(node_error(
-                graph,
-                k,
-                Error::Invalid {
-                    what: format!("it writes {} outputs, the graph names {}", outs.len(), graph.nodes[k].outputs.len()),
-                },
-            ));
+            let what = format!("it writes {} outputs, the graph names {}", outs.len(), graph.nodes[k].outputs.len());
+            return Err(node_error(graph, k, Error::Invalid { what }));
         }
         values.extend(graph.nodes[k].outputs.iter().cloned().zip(outs));
     }
-    finish(graph, &values)
+    graph
+        .outputs
+        .iter()
+        .map(|name| {
+            let t = values
+                .get(name)
+                .ok_or_else(|| Error::Invalid { what: format!("graph output `{name}` was not computed") })?;
+            Ok((name.clone(), t.clone()))
+        })
+        .collect()
 }
 
 /// Read an `.onnx` file's bytes (a regular file: a FIFO or device is refused, not waited on).
@@ -541,8 +708,8 @@ pub struct OnnxModel {
     prepared: std::sync::Mutex<BTreeMap<Signature, std::sync::Arc<Prepared>>>,
 }
 
-/// The graph inputs' dtypes and shapes, by name.
-type Signature = Vec<(String, kerf_ir::DType, Vec<u64>)>;
+/// The graph inputs' names, dtypes and shapes.
+pub type Signature = Vec<(String, kerf_ir::DType, Vec<u64>)>;
 
 /// How many input signatures an [`OnnxModel`] keeps prepared; past that, one is dropped
 /// to make room.
@@ -561,14 +728,18 @@ impl OnnxModel {
 
     /// The graph prepared for these inputs' dtypes and shapes.
     pub fn prepare(&self, inputs: &BTreeMap<String, Tensor>) -> Result<std::sync::Arc<Prepared>, ModelError> {
-        let signature: Signature = inputs.iter().map(|(k, t)| (k.clone(), t.dtype(), t.shape().to_vec())).collect();
+        self.prepare_for(inputs.iter().map(|(k, t)| (k.clone(), t.dtype(), t.shape().to_vec())).collect())
+    }
+
+    /// The graph prepared for inputs of these names, dtypes and shapes.
+    pub fn prepare_for(&self, signature: Signature) -> Result<std::sync::Arc<Prepared>, ModelError> {
         // A poisoned lock only means another thread panicked while holding it: the map
         // is still whole (inserts are single calls).
         let lock = || self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(hit) = lock().get(&signature) {
             return Ok(hit.clone());
         }
-        let metas = inputs.iter().map(|(k, t)| (k.clone(), (t.dtype(), t.shape().to_vec()))).collect();
+        let metas = signature.iter().map(|(k, d, s)| (k.clone(), (*d, s.clone()))).collect();
         let options = kerf_onnx::Options { base_dir: self.base_dir.as_deref() };
         let graph = kerf_onnx::import(&self.proto, &metas, &options)?;
         let prepared = std::sync::Arc::new(Prepared::new(graph)?);
@@ -587,6 +758,23 @@ impl OnnxModel {
         backend: Backend<'_>,
     ) -> Result<Vec<(String, Tensor)>, ModelError> {
         Ok(self.prepare(inputs)?.run(inputs, backend)?)
+    }
+
+    /// [`OnnxModel::prepare`] for inputs of these dtypes and shapes.
+    pub fn prepare_views(
+        &self,
+        inputs: &BTreeMap<String, TensorView<'_>>,
+    ) -> Result<std::sync::Arc<Prepared>, ModelError> {
+        self.prepare_for(inputs.iter().map(|(k, t)| (k.clone(), t.dtype, t.shape.to_vec())).collect())
+    }
+
+    /// [`OnnxModel::run`] on views of the inputs (read in place, never copied).
+    pub fn run_views(
+        &self,
+        inputs: &BTreeMap<String, TensorView<'_>>,
+        backend: Backend<'_>,
+    ) -> Result<Vec<(String, Tensor)>, ModelError> {
+        Ok(self.prepare_views(inputs)?.run_views(inputs, backend)?)
     }
 }
 

@@ -63,7 +63,7 @@ pub use kerf_ir::schedule;
 pub use kerf_ir::schedule::Strided;
 #[cfg(feature = "jit")]
 use kerf_ir::tensor;
-pub use kerf_ir::tensor::{Strings, volume};
+pub use kerf_ir::tensor::{Strings, ViewData, volume};
 pub use kerf_ir::{
     About, AttrValue, AxisRead, BoundaryMode, DType, Error, FillKind, FillPlan, Hint, InputArg, Kernel, Linspace, Map,
     Move, Plan, Program, Request, Step, Tensor, TensorView, Window, lower, lower_program, reference,
@@ -227,16 +227,27 @@ pub fn run_jit_outputs(jit: &Jit, request: &Request, dynamic: bool) -> Result<Ve
 /// tensor of its own then placed into its box.
 pub fn run_program_jit(jit: &Jit, program: &Program, inputs: &[&Tensor], dynamic: bool) -> Result<Vec<Tensor>, Error> {
     let views: Vec<TensorView<'_>> = inputs.iter().map(|t| t.view()).collect();
-    kerf_ir::program::check_inputs(program, &views)?;
+    run_program_views(jit, program, &views, dynamic)
+}
+
+#[cfg(feature = "jit")]
+/// [`run_program_jit`] on views of the inputs (bytes read in place).
+pub fn run_program_views(
+    jit: &Jit,
+    program: &Program,
+    inputs: &[TensorView<'_>],
+    dynamic: bool,
+) -> Result<Vec<Tensor>, Error> {
+    kerf_ir::program::check_inputs(program, inputs)?;
     if program.dtype != DType::String {
-        return jit.compile_program(program, dynamic)?.run_tensors(&views);
+        return jit.compile_program(program, dynamic)?.run_tensors(inputs);
     }
     program.validate()?;
     let mut parts = Vec::with_capacity(program.moves.len());
     for (m, mv) in program.moves.iter().enumerate() {
-        let data = mv.input.map(|i| inputs[i]);
+        let data = mv.input.map(|i| inputs[i].to_tensor()).transpose()?;
         let data = data.ok_or_else(|| Error::Invalid { what: format!("program: move {m}: strings are not filled") })?;
-        parts.push(chain::run_steps_jit(jit, &mv.steps, Some(data), dynamic)?);
+        parts.push(chain::run_steps_jit(jit, &mv.steps, Some(&data), dynamic)?);
     }
     kerf_ir::program::assemble(program, parts)
 }

@@ -357,35 +357,66 @@ def _check_initializer(tensor: onnx.TensorProto) -> None:
         raise _error(f"initializer `{tensor.name}`: {e}", tensor.name) from None
 
 
-def _checked_input(name: str, value: Any, declared: onnx.TypeProto | None) -> Any:
+class _Declared:
+    """A graph input's declared element type and dims, read from the proto once."""
+
+    __slots__ = ("dtype", "elem", "fixed", "want")
+
+    def __init__(self, declared: onnx.TypeProto) -> None:
+        self.dtype = self.elem = self.fixed = self.want = None
+        if not declared.HasField("tensor_type"):
+            return
+        tensor_type = declared.tensor_type
+        if tensor_type.elem_type != onnx.TensorProto.UNDEFINED:
+            self.elem = onnx.TensorProto.DataType.Name(tensor_type.elem_type)
+            # A type kerf lacks matches no array: "" is no kerf dtype.
+            self.dtype = _KERF_DTYPES.get(tensor_type.elem_type, "")
+        if tensor_type.HasField("shape"):
+            dims = tensor_type.shape.dim
+            self.fixed = [d.dim_value if d.HasField("dim_value") else None for d in dims]
+            self.want = [d.dim_value if d.HasField("dim_value") else d.dim_param or "?" for d in dims]
+
+
+def _checked_input(name: str, value: Any, declared: _Declared | None) -> Any:
     """A graph input's value, checked against its declared element type and fixed dims
     (kerf would otherwise run on whatever it is given)."""
-    if isinstance(value, kerf.Raw):
-        dtype, shape, found = value.dtype, value.array.shape, f"kerf.raw(..., \"{value.dtype}\")"
+    raw = isinstance(value, kerf.Raw)
+    if raw:
+        dtype, shape = value.dtype, value.array.shape
     else:
         if not isinstance(value, np.ndarray):
             try:
                 value = np.asarray(value)
             except (TypeError, ValueError) as e:
                 raise _error(f"input `{name}`: {e}", name) from None
-        try:
-            dtype = kerf.meta(value.dtype, ()).dtype
-        except kerf.KerfError:
-            dtype = None
-        shape, found = value.shape, f"a {value.dtype} array"
-    if declared is None or not declared.HasField("tensor_type"):
+        dtype = _kerf_dtype(value.dtype)
+        shape = value.shape
+    if declared is None:
         return value
-    tensor_type = declared.tensor_type
-    if tensor_type.elem_type != onnx.TensorProto.UNDEFINED and _KERF_DTYPES.get(tensor_type.elem_type) != dtype:
-        elem = onnx.TensorProto.DataType.Name(tensor_type.elem_type)
-        raise _error(f"input `{name}` is declared {elem}, given {found}", name)
-    if tensor_type.HasField("shape"):
-        dims = tensor_type.shape.dim
-        fixed = [d.dim_value if d.HasField("dim_value") else None for d in dims]
-        if len(fixed) != len(shape) or any(f is not None and f != n for f, n in zip(fixed, shape)):
-            want = [d.dim_value if d.HasField("dim_value") else d.dim_param or "?" for d in dims]
-            raise _error(f"input `{name}` is declared of shape {want}, given {found} of shape {list(shape)}", name)
+    found = lambda: f"kerf.raw(..., \"{dtype}\")" if raw else f"a {value.dtype} array"  # noqa: E731
+    if declared.dtype is not None and declared.dtype != dtype:
+        raise _error(f"input `{name}` is declared {declared.elem}, given {found()}", name)
+    fixed = declared.fixed
+    if fixed is not None and (len(fixed) != len(shape) or any(f is not None and f != n for f, n in zip(fixed, shape))):
+        raise _error(f"input `{name}` is declared of shape {declared.want}, given {found()} of shape {list(shape)}", name)
     return value
+
+
+_DTYPE_NAMES: dict[Any, Any] = {}
+
+
+def _kerf_dtype(dtype: np.dtype) -> str | None:
+    """kerf's name of a numpy dtype (None for one kerf lacks), looked up once per dtype."""
+    try:
+        return _DTYPE_NAMES[dtype]
+    except KeyError:
+        pass
+    try:
+        name = kerf.meta(dtype, ()).dtype
+    except kerf.KerfError:
+        name = None
+    _DTYPE_NAMES[dtype] = name
+    return name
 
 
 def _check_device(device: str) -> None:
@@ -405,9 +436,11 @@ class KerfBackendRep(BackendRep):
         for t in graph.initializer:
             _check_initializer(t)
         initializers = {t.name for t in graph.initializer}
-        self._declared = {i.name: i.type for i in graph.input}
+        self._declared = {i.name: _Declared(i.type) for i in graph.input}
         self._inputs = [i.name for i in graph.input if i.name not in initializers]
         self._outputs = [o.name for o in graph.output]
+        # Made once: a namedtuple class costs more to make than a small graph to run.
+        self._tuple = namedtupledict("Outputs", self._outputs)
         # External data is inline by now (`_load`): the native side reads no file.
         self._model = kerf._kerf.OnnxModel(model.SerializeToString())
 
@@ -444,7 +477,7 @@ class KerfBackendRep(BackendRep):
             if getattr(e, "unsupported", False):
                 raise UnsupportedError(str(e), e.name) from None
             raise
-        return namedtupledict("Outputs", self._outputs)(*outputs)
+        return self._tuple(*outputs)
 
     def groups(self, inputs: Any) -> list[list[str]]:
         return self._model.groups(self._given(inputs))
