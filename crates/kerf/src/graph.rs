@@ -284,12 +284,15 @@ pub fn group_program(graph: &Graph, group: &Group, values: &BTreeMap<String, Ten
     build_group(graph, group, &meta, &|v| values.get(v).cloned())
 }
 
+/// A value's dtype and shape, where known.
+type MetaOf<'a> = dyn Fn(&str) -> Option<(DType, Vec<u64>)> + 'a;
+
 /// [`group_program`] with the values outside the group as `meta` (dtype and shape) and
 /// `tensor` (the values of parameters) give them.
 fn build_group(
     graph: &Graph,
     group: &Group,
-    meta: &dyn Fn(&str) -> Option<(DType, Vec<u64>)>,
+    meta: &MetaOf<'_>,
     tensor: &dyn Fn(&str) -> Option<Tensor>,
 ) -> Result<GroupProgram, Error> {
     let reads = graph.reads();
