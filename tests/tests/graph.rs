@@ -307,7 +307,7 @@ fn slices_into_a_concat_are_one_program() {
     let mut out = vec![0u8; 64];
     prepared.run_into(&views, &mut [&mut out], &jit, false).unwrap();
     assert_eq!(Some(out.as_slice()), got[0].1.bytes());
-    let e = prepared.run_into(&views, &mut [&mut vec![0u8; 60]], &jit, false).unwrap_err().to_string();
+    let e = prepared.run_into(&views, &mut [&mut [0u8; 60]], &jit, false).unwrap_err().to_string();
     assert!(e.contains("program output 0"), "{e}");
     let e = prepared.run_into(&BTreeMap::new(), &mut [&mut out], &jit, false).unwrap_err().to_string();
     assert!(e.contains("graph input `x`: is not given"), "{e}");
