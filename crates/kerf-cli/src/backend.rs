@@ -158,6 +158,33 @@ pub fn clif(file: &RequestFile, dynamic: bool) -> Result<String, CliError> {
     Ok(kernel.clif().to_string())
 }
 
+/// The Cranelift IR of a graph file's programs: each under a `; program k: <its nodes>`
+/// comment, each move's kernels under `; move m`.
+pub fn graph_clif(file: &kerf::request_file::GraphFile, dynamic: bool) -> Result<String, CliError> {
+    let in_file = |e: kerf::Error| CliError::new(format!("{}: {e}", file.path.display()));
+    let prepared = kerf::graph::Prepared::new(file.graph.clone()).map_err(in_file)?;
+    let graph = prepared.graph();
+    let jit = jit()?;
+    let mut text = String::new();
+    for (k, (group, program)) in prepared.groups().iter().zip(prepared.programs()).enumerate() {
+        let labels: Vec<String> = group.nodes.iter().map(|&n| graph.nodes[n].label(n)).collect();
+        text.push_str(&format!("; program {k}: {}\n", labels.join(", ")));
+        let Some(gp) = program else {
+            text.push_str("; built when the graph runs: it reads a parameter given at run time\n");
+            continue;
+        };
+        let kernel = jit.compile_program(&gp.program, dynamic).map_err(in_file)?;
+        for ((m, mv), kernels) in gp.program.moves.iter().enumerate().zip(kernel.move_kernels()) {
+            let input = mv.input.map_or("a fill".to_string(), |i| format!("`{}`", gp.reads[i]));
+            text.push_str(&format!("; move {m}: {input} into `{}` at {:?}\n", gp.writes[mv.output], mv.at));
+            for k in kernels {
+                text.push_str(k.clif());
+            }
+        }
+    }
+    Ok(text)
+}
+
 /// A compiled kernel with what compiling it cost.
 pub struct Compiled {
     pub kernel: Arc<dyn Kernel>,

@@ -353,6 +353,10 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Ops => spec_print::ops(out),
         Command::Spec { id } => spec_print::spec(&id, out),
         Command::Clif { request, dynamic } => {
+            if kerf::request_file::is_graph_file(&request)? {
+                let text = backend::graph_clif(&kerf::request_file::load_graph(&request)?, dynamic)?;
+                return out.write_all(text.as_bytes()).map_err(stdout_error);
+            }
             let text = match kerf::request_file::load_any(&request)? {
                 AnyFile::Request(file) => backend::clif(&file, dynamic)?,
                 AnyFile::Chain(file) => backend::compile_chain(&file, dynamic)?.clif().to_string(),
@@ -458,24 +462,78 @@ fn run_model(
     let graph = kerf::graph::import_onnx(&bytes, &arrays, dir)
         .map_err(|e| CliError::new(format!("{}: {e}", model.display())))?;
     let in_model = |e: kerf::Error| CliError::new(format!("{}: {e}", model.display()));
-    let results = match backend {
-        Backend::Reference => kerf::graph::run(&graph, &arrays, kerf::graph::Backend::Reference),
+    let results = run_graph_on(&graph, &arrays, backend, dynamic).map_err(in_model)?;
+    write_results(&results, target, out)
+}
+
+/// A graph on `backend`, cut into fused programs.
+fn run_graph_on(
+    graph: &kerf::graph::Graph,
+    inputs: &std::collections::BTreeMap<String, kerf::Tensor>,
+    backend: Backend,
+    dynamic: bool,
+) -> Result<Vec<(String, kerf::Tensor)>, kerf::Error> {
+    match backend {
+        Backend::Reference => kerf::graph::run(graph, inputs, kerf::graph::Backend::Reference),
         Backend::Jit => {
-            let jit = backend::jit().map_err(|e| CliError::new(e.to_string()))?;
-            kerf::graph::run(&graph, &arrays, kerf::graph::Backend::Jit { jit, dynamic })
+            let jit = backend::jit().map_err(|e| kerf::Error::Invalid { what: e.to_string() })?;
+            kerf::graph::run(graph, inputs, kerf::graph::Backend::Jit { jit, dynamic })
         }
     }
-    .map_err(in_model)?;
+}
+
+/// A graph's outputs into OUT (one `.npy`, or an `.npz` of them), or printed under their names.
+fn write_results(
+    results: &[(String, kerf::Tensor)],
+    target: Option<output::Target>,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     match target {
-        Some(target) => target.write_arrays(&results),
+        Some(target) => target.write_arrays(results),
         None => {
-            for (name, t) in &results {
+            for (name, t) in results {
                 outln!(out, "{name}: {}{:?}", t.dtype(), t.shape());
                 outln!(out, "{}", kerf::display::format_values(t));
             }
             Ok(())
         }
     }
+}
+
+/// `kerf run graph.toml`: a graph file's nodes cut into fused programs, on the inputs it
+/// gives (`--unfused`: each node alone on the reference, the oracle).
+fn run_graph(
+    file: &kerf::request_file::GraphFile,
+    target: Option<output::Target>,
+    backend: Backend,
+    dynamic: bool,
+    unfused: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let in_file = |e: kerf::Error| CliError::new(format!("{}: {e}", file.path.display()));
+    if dynamic && backend != Backend::Jit {
+        return Err(CliError::new("--dynamic compiles a JIT kernel; it needs --backend jit"));
+    }
+    if let Some(target) = &target {
+        target.refuse_input(&file.path, "the graph file")?;
+        for npy in file.npy_paths() {
+            target.refuse_input(npy, "an input")?;
+        }
+    }
+    if let Some(i) = file.graph.inputs.iter().find(|i| !file.inputs.contains_key(&i.name)) {
+        return Err(CliError::new(format!(
+            "{}: input `{}` is given by dtype and shape only; running needs its values",
+            file.path.display(),
+            i.name
+        )));
+    }
+    let results = if unfused {
+        kerf::graph::run_unfused_reference(&file.graph, &file.inputs)
+    } else {
+        run_graph_on(&file.graph, &file.inputs, backend, dynamic)
+    }
+    .map_err(in_file)?;
+    write_results(&results, target, out)
 }
 
 fn run(
@@ -489,6 +547,9 @@ fn run(
     // OUT is checked first, so that a run is not wasted on an output that will be refused.
     let target = output.map(output::check).transpose()?;
     let from_stdin = request == Path::new("-");
+    if !from_stdin && kerf::request_file::is_graph_file(request)? {
+        return run_graph(&kerf::request_file::load_graph(request)?, target, backend, dynamic, unfused, out);
+    }
     let file = if from_stdin { stdin_request()? } else { kerf::request_file::load_any(request)? };
     let npy_paths = match &file {
         AnyFile::Request(f) => f.npy_paths().to_vec(),

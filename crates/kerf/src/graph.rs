@@ -455,9 +455,15 @@ impl Prepared {
         &self.graph
     }
 
-    /// Its programs, in the order they run.
+    /// Its groups, in the order they run.
     pub fn groups(&self) -> &[Group] {
         &self.groups
+    }
+
+    /// Each group's program where it was built when prepared (`None`: it reads a
+    /// parameter given at run time, and is built then).
+    pub fn programs(&self) -> &[Option<GroupProgram>] {
+        &self.programs
     }
 
     /// Run on `inputs` (by name; each checked against the graph's input of that name):

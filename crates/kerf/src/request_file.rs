@@ -299,6 +299,209 @@ impl ChainFile {
     }
 }
 
+/// A graph file: named values and the nodes that read and write them (ONNX-style), for
+/// any vendor's ops. `[inputs]` gives the graph inputs in any input form of a request
+/// file (a `.npy` path, an inline tensor; the bench form, dtype and shape only, gives no
+/// values to run on); each `[[nodes]]` is a request table (`op`, `version`,
+/// `attributes`, `inputs` for its constant inputs) with `reads` (its input name → the
+/// value it reads; a list of values for a variadic input, Concat's) and `writes` (the
+/// values its outputs define, in order); `outputs` names the values the graph returns.
+///
+/// ```toml
+/// outputs = ["y"]
+/// [inputs]
+/// x = "x.npy"
+/// [[nodes]]
+/// op = "onnx.slice"
+/// version = 13
+/// reads = { data = "x" }
+/// writes = ["a"]
+/// [nodes.inputs]
+/// starts = [3]
+/// ends = [8]
+/// axes = [1]
+/// [[nodes]]
+/// op = "onnx.concat"
+/// reads = { inputs = ["a", "x"] }
+/// writes = ["y"]
+/// [nodes.attributes]
+/// axis = 1
+/// ```
+#[derive(Clone, Debug)]
+pub struct GraphFile {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The graph (its inputs' dtypes and shapes those of the values given).
+    pub graph: kerf_ir::graph::Graph,
+    /// The values of the graph inputs given with values, by name.
+    pub inputs: BTreeMap<String, Tensor>,
+    /// Each node's request as a request file (its entries' lines and columns), in order.
+    pub nodes: Vec<RequestFile>,
+    npy_paths: Vec<PathBuf>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGraph {
+    #[serde(default)]
+    inputs: BTreeMap<Spanned<String>, Spanned<Value>>,
+    nodes: Vec<RawNode>,
+    outputs: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNode {
+    #[serde(default)]
+    name: Option<String>,
+    op: Spanned<String>,
+    #[serde(default)]
+    version: Option<Spanned<i64>>,
+    #[serde(default)]
+    attributes: BTreeMap<Spanned<String>, Spanned<Value>>,
+    #[serde(default)]
+    inputs: BTreeMap<Spanned<String>, Spanned<Value>>,
+    #[serde(default)]
+    reads: BTreeMap<Spanned<String>, Spanned<Value>>,
+    writes: Vec<String>,
+}
+
+impl GraphFile {
+    /// The `.npy` files its inputs and nodes read.
+    pub fn npy_paths(&self) -> &[PathBuf] {
+        &self.npy_paths
+    }
+}
+
+/// Whether text is a graph file (its top level has `nodes`), told without building a
+/// tree of its TOML values.
+pub fn is_graph(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        nodes: Option<serde::de::IgnoredAny>,
+    }
+    let (cut, _) = values::cut_large_lists(text);
+    toml::from_str::<Probe>(&cut).is_ok_and(|p| p.nodes.is_some())
+}
+
+/// Whether the file at `path` is a graph file (see [`is_graph`]); read as [`load_graph`]
+/// reads it.
+pub fn is_graph_file(path: &Path) -> Result<bool, FileError> {
+    let (file, len) = crate::file::open_regular(path, "cannot read")?;
+    if len > MAX_REQUEST_BYTES {
+        return Ok(false);
+    }
+    let mut text = String::new();
+    file.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| FileError::io(path, "cannot read", e))?;
+    Ok(is_graph(&text))
+}
+
+/// Read a graph file as [`load`] reads a request file.
+pub fn load_graph(path: &Path) -> Result<GraphFile, FileError> {
+    let (file, len) = crate::file::open_regular(path, "cannot read")?;
+    let too_long = |len: u64| FileError::Request {
+        path: path.to_path_buf(),
+        line: None,
+        column: None,
+        detail: format!("the file is {len} bytes; kerf reads graph files of at most {} MiB", MAX_REQUEST_BYTES >> 20),
+    };
+    if len > MAX_REQUEST_BYTES {
+        return Err(too_long(len));
+    }
+    let mut text = String::new();
+    file.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| FileError::io(path, "cannot read", e))?;
+    if text.len() as u64 > MAX_REQUEST_BYTES {
+        return Err(too_long(text.len() as u64));
+    }
+    parse_graph(&text, path)
+}
+
+/// Parse a graph file; `path` names it in errors and its directory resolves `.npy` paths.
+pub fn parse_graph(text: &str, path: &Path) -> Result<GraphFile, FileError> {
+    use kerf_ir::graph::{Graph, GraphInput, Node};
+    let (cut, lists) = cut(text, path)?;
+    let raw: RawGraph = toml::from_str(&cut).map_err(|e| syntax_error(text, &lists, path, e))?;
+    let err = |span: std::ops::Range<usize>, detail: String| {
+        let (l, c) = line_column(text, lists.original(span.start));
+        FileError::Request { path: path.to_path_buf(), line: Some(l), column: Some(c), detail }
+    };
+    // The graph inputs, read as a request's inputs are.
+    let inputs = RawRequest {
+        op: Spanned::new(0..0, String::new()),
+        version: None,
+        attributes: BTreeMap::new(),
+        inputs: raw.inputs,
+        outputs: None,
+    };
+    let (given, _) = from_raw(&inputs, text, &lists, path)?;
+    let mut graph = Graph { outputs: raw.outputs, ..Graph::default() };
+    let mut values = BTreeMap::new();
+    for (name, arg) in &given.request.inputs {
+        let (dtype, shape) = match arg {
+            InputArg::Tensor(t) => {
+                values.insert(name.clone(), t.clone());
+                (t.dtype(), t.shape().to_vec())
+            }
+            InputArg::Meta { dtype, shape } => (*dtype, shape.clone()),
+            InputArg::List(_) => {
+                return Err(FileError::Request {
+                    path: path.to_path_buf(),
+                    line: None,
+                    column: None,
+                    detail: format!("input `{name}`: a list of tensors is not a graph input"),
+                });
+            }
+        };
+        graph.inputs.push(GraphInput { name: name.clone(), dtype, shape });
+    }
+    let mut npy_paths = given.npy_paths;
+    let mut nodes = Vec::with_capacity(raw.nodes.len());
+    for node in raw.nodes {
+        let mut wires = Vec::new();
+        for (input, value) in &node.reads {
+            let bad = || err(value.span(), format!("reads.{}: a value's name, or a list of names", input.get_ref()));
+            match value.get_ref() {
+                Value::String(v) => wires.push((input.get_ref().clone(), v.clone())),
+                Value::Array(items) => {
+                    for item in items {
+                        wires.push((input.get_ref().clone(), item.as_str().ok_or_else(bad)?.to_string()));
+                    }
+                }
+                _ => return Err(bad()),
+            }
+        }
+        let request = RawRequest {
+            op: node.op,
+            version: node.version,
+            attributes: node.attributes,
+            inputs: node.inputs,
+            outputs: None,
+        };
+        let unlocated = from_raw(&request, text, &lists, path)?;
+        let mut file = locate_entries(text, vec![unlocated]).remove(0);
+        // A variadic output (Split's) writes as many tensors as the node names.
+        let variadic_output = kerf_ir::frontend::spec(&file.request.op).is_ok_and(|s| s.variadic_output());
+        if variadic_output {
+            file.request.outputs = u32::try_from(node.writes.len()).ok();
+        }
+        npy_paths.extend(file.npy_paths.iter().cloned());
+        graph.nodes.push(Node {
+            name: node.name.unwrap_or_default(),
+            request: file.request.clone(),
+            inputs: wires,
+            outputs: node.writes,
+        });
+        nodes.push(file);
+    }
+    graph.validate().map_err(|e| FileError::Request {
+        path: path.to_path_buf(),
+        line: None,
+        column: None,
+        detail: e.to_string(),
+    })?;
+    Ok(GraphFile { path: path.to_path_buf(), graph, inputs: values, nodes, npy_paths })
+}
+
 /// A request file or a chain file.
 #[derive(Clone, Debug)]
 pub enum AnyFile {
@@ -350,6 +553,14 @@ pub fn parse_any(text: &str, path: &Path) -> Result<AnyFile, FileError> {
         steps: Option<serde::de::IgnoredAny>,
     }
     let is_chain = toml::from_str::<Probe>(&cut).is_ok_and(|p| p.steps.is_some());
+    if is_graph(text) {
+        return Err(FileError::Request {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            detail: "a graph file ([[nodes]]): `kerf run` runs it; this command takes a request or chain file".into(),
+        });
+    }
     if !is_chain {
         return parse(text, path).map(AnyFile::Request);
     }
