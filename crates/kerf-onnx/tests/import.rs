@@ -149,13 +149,14 @@ fn host_arithmetic_is_the_reference_evaluator_s() {
 
 #[test]
 fn nodes_kerf_does_not_run_are_refused_naming_node_op_and_version() {
-    // A Concat of activations (known only when the graph runs).
-    let nodes = vec![node("Concat", &["x", "x"], &["y"], vec![int_attr("axis", 0)])];
+    // An Add of activations (known only when the graph runs): shape path only.
+    let nodes = vec![node("Add", &["x", "x"], &["y"], vec![])];
     let bytes = model(nodes, vec![], vec![value("x", 1, &[2])], &["y"]);
     match import_bytes(&bytes, &f32_input(&[2]), &Options::default()) {
         Err(e @ OnnxError::UnsupportedNode { .. }) => {
             let m = e.to_string();
-            assert!(m.starts_with("node 0 (Concat `Concat_0`): Concat-18 is not an op kerf runs"), "{m}");
+            assert!(m.starts_with("node 0 (Add `Add_0`): Add-18 is not an op kerf runs"), "{m}");
+            assert!(m.contains("known only when the graph runs"), "{m}");
         }
         other => panic!("{other:?}"),
     }
@@ -168,6 +169,31 @@ fn nodes_kerf_does_not_run_are_refused_naming_node_op_and_version() {
     let bytes = model(vec![other_domain], vec![], vec![value("x", 1, &[2])], &["y"]);
     let e = import_bytes(&bytes, &f32_input(&[2]), &Options::default()).unwrap_err().to_string();
     assert!(e.contains("domain `com.microsoft`"), "{e}");
+}
+
+/// A Concat of activations is kerf's onnx.concat, each entry wired (a known one as a
+/// graph constant); a Split writes as many outputs as the node names.
+#[test]
+fn concat_and_split_of_activations_are_wired() {
+    let init = TensorProto {
+        dims: vec![1],
+        data_type: Some(1),
+        float_data: vec![7.0],
+        name: Some("c".into()),
+        ..Default::default()
+    };
+    let nodes = vec![
+        node("Concat", &["x", "c", "x"], &["y"], vec![int_attr("axis", 0)]),
+        node("Split", &["y"], &["a", "b", "d"], vec![int_attr("axis", 0), int_attr("num_outputs", 3)]),
+    ];
+    let bytes = model(nodes, vec![init], vec![value("x", 1, &[2])], &["a", "b", "d"]);
+    let g = import_bytes(&bytes, &f32_input(&[2]), &Options::default()).unwrap();
+    assert_eq!(g.nodes.len(), 2);
+    let wired: Vec<(&str, &str)> = g.nodes[0].inputs.iter().map(|(i, v)| (i.as_str(), v.as_str())).collect();
+    assert_eq!(wired, [("inputs", "x"), ("inputs", "c"), ("inputs", "x")]);
+    assert!(g.constants.contains_key("c"), "the known entry is a graph constant");
+    assert_eq!(g.nodes[1].outputs, ["a", "b", "d"]);
+    assert_eq!(g.nodes[1].request.outputs, Some(3));
 }
 
 #[test]
