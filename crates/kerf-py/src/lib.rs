@@ -46,7 +46,9 @@ pub(crate) fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
 /// `version` picks the op set (default: the newest). The data input is read without a
 /// copy when it is C-contiguous in native byte order; other arrays (strided views,
 /// Fortran order, byte-swapped) are copied once first. `out`, when given, must be a
-/// C-contiguous writeable array of the output's dtype and shape; it is returned.
+/// C-contiguous writeable array of the output's dtype and shape; it is returned. An op
+/// of several outputs (Split) returns a tuple of arrays; its `out` is a tuple or list of
+/// arrays, one per output.
 /// The kernel is compiled on first use and cached (per process); the GIL is released
 /// while it compiles and runs. Errors raise `kerf.KerfError`.
 #[pyfunction]
@@ -98,7 +100,9 @@ fn run<'py>(
 
 /// `kerf.run` of an op over several inputs or outputs (Concat, Split): its program's
 /// kernels, each output a new array — a tuple of them for a variadic output (Split),
-/// else the one array. `out` is not taken here yet.
+/// else the one array — or written into `out`: the one array, or for a variadic output a
+/// tuple or list of arrays, one per output (each C-contiguous, writeable, of its output's
+/// dtype and shape, no two sharing memory), returned as given.
 fn run_program<'py>(
     py: Python<'py>,
     op: &str,
@@ -106,20 +110,90 @@ fn run_program<'py>(
     request: &kerf::Request,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if out.is_some() {
+    let variadic = kerf::op_spec(op).py(py)?.variadic_output();
+    if let Some(out) = out {
+        return run_program_into(py, op, jit, request, out, variadic);
+    }
+    let outs = py.detach(|| kerf::run_jit_outputs(jit, request, false)).py(py)?;
+    let arrays = outs.iter().map(|t| to_numpy(py, t)).collect::<PyResult<Vec<_>>>()?;
+    if variadic {
+        return Ok(PyTuple::new(py, arrays)?.into_any());
+    }
+    arrays.into_iter().next().ok_or_else(|| invalid(py, Some(op), None, "the op gave no output".into()))
+}
+
+/// [`run_program`] into `out` (checked as its doc says), with the GIL released while the
+/// kernels run.
+fn run_program_into<'py>(
+    py: Python<'py>,
+    op: &str,
+    jit: &'static Jit,
+    request: &kerf::Request,
+    out: &Bound<'py, PyAny>,
+    variadic: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let program = py.detach(|| kerf::lower_program(request)).py(py)?;
+    let dtype = program.dtype;
+    if matches!(dtype, DType::String | DType::I4 | DType::U4) {
+        let what = if dtype == DType::String {
+            "string outputs are new object arrays"
+        } else {
+            "4-bit outputs are new arrays"
+        };
+        return Err(invalid(py, Some(op), Some("out"), format!("{what}; `out` is not taken")));
+    }
+    let objects: Vec<Bound<'py, PyAny>> = if variadic {
+        if !(out.is_instance_of::<PyTuple>() || out.is_instance_of::<PyList>()) {
+            return Err(invalid(
+                py,
+                Some(op),
+                Some("out"),
+                format!("`out` of {op} is a tuple or list of arrays, one per output, found {}", out.get_type().name()?),
+            ));
+        }
+        out.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        vec![out.clone()]
+    };
+    if objects.len() != program.outputs.len() {
         return Err(invalid(
             py,
             Some(op),
             Some("out"),
-            format!("{op} returns new arrays; `out` is not taken for ops over several inputs or outputs"),
+            format!("`out` holds {} arrays; the request has {} outputs", objects.len(), program.outputs.len()),
         ));
     }
-    let outs = py.detach(|| kerf::run_jit_outputs(jit, request, false)).py(py)?;
-    let arrays = outs.iter().map(|t| to_numpy(py, t)).collect::<PyResult<Vec<_>>>()?;
-    if kerf::op_spec(op).py(py)?.variadic_output() {
-        return Ok(PyTuple::new(py, arrays)?.into_any());
+    let outs = objects
+        .iter()
+        .zip(&program.outputs)
+        .map(|(obj, shape)| checked_out(py, op, obj, dtype, shape))
+        .collect::<PyResult<Vec<_>>>()?;
+    // The inputs are kerf's own copies (a program reads its inputs as tensors).
+    let inputs = kerf::program_inputs(request).py(py)?;
+    let kernel = py.detach(|| jit.compile_program(&program, false)).py(py)?;
+    // Pins against `resize(refcheck=False)` while the GIL is released (see `execute`),
+    // made before the buffers are taken.
+    let _pins = outs.iter().map(|o| PyWeakrefReference::new(&o.array)).collect::<PyResult<Vec<_>>>()?;
+    // Buffers are taken (and their layout checked again) only now, with no Python code run after.
+    let mut buffers = Vec::with_capacity(outs.len());
+    for (k, o) in outs.iter().enumerate() {
+        let (data, len) = o.buffer_mut().map_err(|e| invalid(py, Some(op), Some("out"), format!("`out` {k} {e}")))?;
+        if len > 0 && buffers.iter().any(|&(d, l): &(usize, usize)| l > 0 && data < d + l && d < data + len) {
+            return Err(invalid(py, Some(op), Some("out"), format!("`out` {k} shares memory with another output")));
+        }
+        buffers.push((data, len));
     }
-    arrays.into_iter().next().ok_or_else(|| invalid(py, Some(op), None, "the op gave no output".into()))
+    py.detach(move || {
+        // SAFETY: each buffer is a C-contiguous writeable array (checked by `buffer_mut`)
+        // of `len` bytes, kept alive by the caller's frame and pinned against resizing
+        // while this runs; no two overlap (checked above) and none overlaps an input,
+        // which are kerf's own tensors. The program checks every length.
+        let mut slices: Vec<&mut [u8]> = buffers.iter().map(|&(d, l)| unsafe { bytes_at_mut(d, l) }).collect();
+        let ins: Vec<&[u8]> = inputs.iter().map(|t| t.bytes().unwrap_or_default()).collect();
+        kernel.run_buffers(&ins, &mut slices)
+    })
+    .py(py)?;
+    Ok(out.clone())
 }
 
 /// A new numpy array holding `t` (strings as an object array, 4-bit types one element
