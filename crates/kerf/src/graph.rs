@@ -405,11 +405,23 @@ fn run_group(program: &Program, inputs: &[TensorView<'_>], backend: Backend<'_>)
 /// whose parameters are all constants (every exported model's, its shape path folded)
 /// is built once here; one that reads a parameter given at run time (Slice's `starts`
 /// as a graph input) is built per run.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Prepared {
     graph: Graph,
     groups: Vec<Group>,
     programs: Vec<Option<GroupProgram>>,
+    /// The kernel of each prebuilt program, per JIT settings and static/dynamic, kept so
+    /// that a call hashes no plan (the JIT's own cache would).
+    kernels: std::sync::Mutex<Vec<KernelSlot>>,
+}
+
+/// A compiled group program and what it was compiled for.
+#[derive(Debug)]
+struct KernelSlot {
+    group: usize,
+    settings: crate::JitSettings,
+    dynamic: bool,
+    kernel: std::sync::Arc<crate::ProgramKernel>,
 }
 
 impl Prepared {
@@ -447,7 +459,30 @@ impl Prepared {
             };
             programs.push(program);
         }
-        Ok(Prepared { graph, groups, programs })
+        Ok(Prepared { graph, groups, programs, kernels: std::sync::Mutex::new(Vec::new()) })
+    }
+
+    /// The kernel of prebuilt program `group`, compiled once per JIT settings and kind.
+    fn kernel(
+        &self,
+        group: usize,
+        program: &Program,
+        jit: &crate::Jit,
+        dynamic: bool,
+    ) -> Result<std::sync::Arc<crate::ProgramKernel>, Error> {
+        // A poisoned lock only means a thread panicked holding it; the list is whole.
+        let lock = || self.kernels.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let found = lock()
+            .iter()
+            .find(|s| s.group == group && s.dynamic == dynamic && &s.settings == jit.settings())
+            .map(|s| s.kernel.clone());
+        if let Some(kernel) = found {
+            return Ok(kernel);
+        }
+        let kernel = jit.compile_program(program, dynamic)?;
+        let settings = jit.settings().clone();
+        lock().push(KernelSlot { group, settings, dynamic, kernel: kernel.clone() });
+        Ok(kernel)
     }
 
     /// The graph.
@@ -484,7 +519,7 @@ impl Prepared {
         let mut computed: BTreeMap<String, Tensor> = BTreeMap::new();
         // Each computed value is dropped after its last reader.
         let mut reads: BTreeMap<&str, usize> = graph.reads();
-        for (group, prebuilt) in self.groups.iter().zip(&self.programs) {
+        for (index, (group, prebuilt)) in self.groups.iter().zip(&self.programs).enumerate() {
             let outs = {
                 let view = |v: &str| {
                     computed
@@ -508,7 +543,14 @@ impl Prepared {
                     .iter()
                     .map(|v| view(v).ok_or_else(|| Error::Invalid { what: format!("value `{v}` is not computed yet") }))
                     .collect::<Result<Vec<_>, _>>()?;
-                let outs = run_group(&gp.program, &views, backend).map_err(|e| group_error(graph, group, e))?;
+                let outs = match (backend, prebuilt) {
+                    (Backend::Jit { jit, dynamic }, Some(_)) if gp.program.dtype != DType::String => {
+                        kerf_ir::program::check_inputs(&gp.program, &views)
+                            .and_then(|()| self.kernel(index, &gp.program, jit, dynamic)?.run_tensors(&views))
+                    }
+                    _ => run_group(&gp.program, &views, backend),
+                }
+                .map_err(|e| group_error(graph, group, e))?;
                 gp.writes.iter().cloned().zip(outs).collect::<Vec<_>>()
             };
             for &k in &group.nodes {
@@ -600,7 +642,7 @@ impl Prepared {
             slots[o] = Some(&mut **buffer);
         }
         let mut outs: Vec<&mut [u8]> = slots.into_iter().flatten().collect();
-        let kernel = jit.compile_program(&gp.program, dynamic)?;
+        let kernel = self.kernel(0, &gp.program, jit, dynamic)?;
         kernel.run_buffers(&ins, &mut outs).map_err(|e| group_error(&self.graph, &self.groups[0], e))
     }
 }
