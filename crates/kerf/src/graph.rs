@@ -132,6 +132,8 @@ pub fn cut(graph: &Graph) -> Result<Vec<Group>, Error> {
             let Some(&Producer::Node { node: producer, .. }) = producers.get(value) else { continue };
             let (a, b) = (comps.find(producer), comps.find(reader));
             if a != b && waits(&mut comps, &edges, &fusable, a, b) {
+                // Written, for good: no later merge may join its producer and reader.
+                fusable.remove(value);
                 continue;
             }
             comps.parent[b] = a;
@@ -251,7 +253,8 @@ fn wired_request(
             request.inputs.insert(input.clone(), arg);
         }
     }
-    if let (Some(name), true) = (data_name, variadic) {
+    // A list of the wired entries; a list the request holds itself stays.
+    if let (Some(name), true, false) = (data_name, variadic, entries.is_empty()) {
         request.inputs.insert(name.to_string(), InputArg::List(entries));
     }
     Ok(request)
