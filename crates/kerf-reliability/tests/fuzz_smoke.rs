@@ -21,6 +21,8 @@ const SEED: u64 = 0xf022_5eed;
 mod differential;
 #[path = "../../kerf-fuzz/bodies/frontends.rs"]
 mod frontends;
+#[path = "../../kerf-fuzz/bodies/graphs.rs"]
+mod graphs;
 #[path = "../../kerf-fuzz/bodies/npy.rs"]
 mod npy;
 
@@ -103,6 +105,11 @@ fn frontends_target_on_the_seed_corpus_and_made_inputs() {
 #[test]
 fn npy_target_on_the_fixtures_and_made_inputs() {
     smoke("npy", files("fixtures"), &[b"\x93NUMPY".to_vec(), b"'descr':".to_vec(), b"'shape':".to_vec()], npy::run);
+}
+
+#[test]
+fn graphs_target_on_the_seed_corpus_and_made_inputs() {
+    smoke("graphs", files("seeds/graphs"), &dictionary("graphs.dict"), graphs::run);
 }
 
 #[test]
