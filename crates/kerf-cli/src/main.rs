@@ -14,7 +14,7 @@ mod spec_print;
 
 use backend::Backend;
 use clap::{Parser, Subcommand};
-use kerf::request_file::AnyFile;
+use kerf::request_file::{AnyFile, RunFile};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -353,13 +353,10 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Ops => spec_print::ops(out),
         Command::Spec { id } => spec_print::spec(&id, out),
         Command::Clif { request, dynamic } => {
-            if kerf::request_file::is_graph_file(&request)? {
-                let text = backend::graph_clif(&kerf::request_file::load_graph(&request)?, dynamic)?;
-                return out.write_all(text.as_bytes()).map_err(stdout_error);
-            }
-            let text = match kerf::request_file::load_any(&request)? {
-                AnyFile::Request(file) => backend::clif(&file, dynamic)?,
-                AnyFile::Chain(file) => backend::compile_chain(&file, dynamic)?.clif().to_string(),
+            let text = match kerf::request_file::load_run_file(&request)? {
+                RunFile::Graph(file) => backend::graph_clif(&file, dynamic)?,
+                RunFile::Any(AnyFile::Request(file)) => backend::clif(&file, dynamic)?,
+                RunFile::Any(AnyFile::Chain(file)) => backend::compile_chain(&file, dynamic)?.clif().to_string(),
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
@@ -389,7 +386,7 @@ const STDIN_NAME: &str = "<stdin>";
 /// `kerf run -`: the request (or chain) on standard input, read to its end, at most as
 /// large as a request file may be; relative `.npy` paths resolve against the current
 /// directory (`<stdin>` has no directory).
-fn stdin_request() -> Result<AnyFile, CliError> {
+fn stdin_request() -> Result<RunFile, CliError> {
     use std::io::Read;
     let max = kerf::request_file::MAX_REQUEST_BYTES;
     let mut bytes = Vec::new();
@@ -407,7 +404,7 @@ fn stdin_request() -> Result<AnyFile, CliError> {
     }
     let text = String::from_utf8(bytes)
         .map_err(|e| CliError::new(format!("{STDIN_NAME}: the request is not UTF-8 text ({e})")))?;
-    Ok(kerf::request_file::parse_any(&text, Path::new(STDIN_NAME))?)
+    Ok(kerf::request_file::parse_run_file(&text, Path::new(STDIN_NAME))?)
 }
 
 /// `w6_slice.toml` → `W6Slice`; `Derived` when the name makes no identifier.
@@ -547,10 +544,11 @@ fn run(
     // OUT is checked first, so that a run is not wasted on an output that will be refused.
     let target = output.map(output::check).transpose()?;
     let from_stdin = request == Path::new("-");
-    if !from_stdin && kerf::request_file::is_graph_file(request)? {
-        return run_graph(&kerf::request_file::load_graph(request)?, target, backend, dynamic, unfused, out);
-    }
-    let file = if from_stdin { stdin_request()? } else { kerf::request_file::load_any(request)? };
+    let file = if from_stdin { stdin_request()? } else { kerf::request_file::load_run_file(request)? };
+    let file = match file {
+        RunFile::Graph(graph) => return run_graph(&graph, target, backend, dynamic, unfused, out),
+        RunFile::Any(file) => file,
+    };
     let npy_paths = match &file {
         AnyFile::Request(f) => f.npy_paths().to_vec(),
         AnyFile::Chain(f) => f.npy_paths(),

@@ -146,7 +146,9 @@ fn a_graph_file_runs_as_one_program_on_every_backend() {
     assert_eq!(text.matches("; move ").count(), 2, "one move per half: {text}");
     // Other commands take request and chain files, and say so.
     let o = kerf().arg("expand").arg(&roll).output().unwrap();
-    assert!(String::from_utf8_lossy(&o.stderr).contains("a graph file ([[nodes]]): `kerf run` runs it"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("a graph file ([[nodes]]): `kerf run` and `kerf clif` take it")
+    );
 }
 
 #[test]

@@ -376,43 +376,18 @@ impl GraphFile {
 /// Whether text is a graph file (its top level has `nodes`), told without building a
 /// tree of its TOML values.
 pub fn is_graph(text: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        nodes: Option<serde::de::IgnoredAny>,
-    }
     let (cut, _) = values::cut_large_lists(text);
-    toml::from_str::<Probe>(&cut).is_ok_and(|p| p.nodes.is_some())
-}
-
-/// Whether the file at `path` is a graph file (see [`is_graph`]); read as [`load_graph`]
-/// reads it.
-pub fn is_graph_file(path: &Path) -> Result<bool, FileError> {
-    let (file, len) = crate::file::open_regular(path, "cannot read")?;
-    if len > MAX_REQUEST_BYTES {
-        return Ok(false);
-    }
-    let mut text = String::new();
-    file.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| FileError::io(path, "cannot read", e))?;
-    Ok(is_graph(&text))
+    probe(&cut).1
 }
 
 /// Read a graph file as [`load`] reads a request file.
 pub fn load_graph(path: &Path) -> Result<GraphFile, FileError> {
-    let (file, len) = crate::file::open_regular(path, "cannot read")?;
-    let too_long = |len: u64| FileError::Request {
+    let text = read_text(path)?.ok_or_else(|| FileError::Request {
         path: path.to_path_buf(),
         line: None,
         column: None,
-        detail: format!("the file is {len} bytes; kerf reads graph files of at most {} MiB", MAX_REQUEST_BYTES >> 20),
-    };
-    if len > MAX_REQUEST_BYTES {
-        return Err(too_long(len));
-    }
-    let mut text = String::new();
-    file.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| FileError::io(path, "cannot read", e))?;
-    if text.len() as u64 > MAX_REQUEST_BYTES {
-        return Err(too_long(text.len() as u64));
-    }
+        detail: format!("the file is longer than {} MiB, the most kerf reads of a graph file", MAX_REQUEST_BYTES >> 20),
+    })?;
     parse_graph(&text, path)
 }
 
@@ -531,40 +506,81 @@ impl AnyFile {
 
 /// Read a request file or a chain file (one with `[[steps]]`), as [`load`] does.
 pub fn load_any(path: &Path) -> Result<AnyFile, FileError> {
+    match read_text(path)? {
+        Some(text) => parse_any(&text, path),
+        // `load` reports the size.
+        None => load(path).map(AnyFile::Request),
+    }
+}
+
+/// A file's text, or `None` when it is longer than [`MAX_REQUEST_BYTES`].
+fn read_text(path: &Path) -> Result<Option<String>, FileError> {
     let (file, len) = crate::file::open_regular(path, "cannot read")?;
     if len > MAX_REQUEST_BYTES {
-        // `load` reports the size.
-        return load(path).map(AnyFile::Request);
+        return Ok(None);
     }
     let mut text = String::new();
     file.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| FileError::io(path, "cannot read", e))?;
-    if text.len() as u64 > MAX_REQUEST_BYTES {
-        return load(path).map(AnyFile::Request);
+    Ok((text.len() as u64 <= MAX_REQUEST_BYTES).then_some(text))
+}
+
+/// A request, chain or graph file.
+#[derive(Clone, Debug)]
+pub enum RunFile {
+    /// A request or chain file.
+    Any(AnyFile),
+    /// A graph file.
+    Graph(GraphFile),
+}
+
+/// Read a request, chain or graph file (`kerf run`'s), the text probed once.
+pub fn load_run_file(path: &Path) -> Result<RunFile, FileError> {
+    match read_text(path)? {
+        Some(text) => parse_run_file(&text, path),
+        None => load(path).map(|f| RunFile::Any(AnyFile::Request(f))),
     }
-    parse_any(&text, path)
+}
+
+/// Parse a request, chain or graph file.
+pub fn parse_run_file(text: &str, path: &Path) -> Result<RunFile, FileError> {
+    let (cut, lists) = cut(text, path)?;
+    match probe(&cut) {
+        (_, true) => parse_graph(text, path).map(RunFile::Graph),
+        (steps, false) => parse_probed(text, path, &cut, &lists, steps).map(RunFile::Any),
+    }
+}
+
+/// Whether the top level has `steps`, and whether it has `nodes`, told without building a
+/// tree of TOML values (one probe: a probe of a large file costs memory).
+fn probe(cut: &str) -> (bool, bool) {
+    #[derive(Deserialize)]
+    struct Probe {
+        steps: Option<serde::de::IgnoredAny>,
+        nodes: Option<serde::de::IgnoredAny>,
+    }
+    toml::from_str::<Probe>(cut).map_or((false, false), |p| (p.steps.is_some(), p.nodes.is_some()))
 }
 
 /// Parse a request file or a chain file: a chain file is one whose top level has `steps`.
 pub fn parse_any(text: &str, path: &Path) -> Result<AnyFile, FileError> {
     let (cut, lists) = cut(text, path)?;
-    // Whether there are steps, without building a tree of TOML values for the answer.
-    #[derive(Deserialize)]
-    struct Probe {
-        steps: Option<serde::de::IgnoredAny>,
-    }
-    let is_chain = toml::from_str::<Probe>(&cut).is_ok_and(|p| p.steps.is_some());
-    if is_graph(text) {
-        return Err(FileError::Request {
+    match probe(&cut) {
+        (_, true) => Err(FileError::Request {
             path: path.to_path_buf(),
             line: None,
             column: None,
-            detail: "a graph file ([[nodes]]): `kerf run` runs it; this command takes a request or chain file".into(),
-        });
+            detail: "a graph file ([[nodes]]): `kerf run` and `kerf clif` take it; this command takes a request or chain file".into(),
+        }),
+        (steps, false) => parse_probed(text, path, &cut, &lists, steps),
     }
-    if !is_chain {
+}
+
+/// [`parse_any`] once probed: `steps` says whether it is a chain file.
+fn parse_probed(text: &str, path: &Path, cut: &str, lists: &values::Lists, steps: bool) -> Result<AnyFile, FileError> {
+    if !steps {
         return parse(text, path).map(AnyFile::Request);
     }
-    let raw: RawChain = toml::from_str(&cut).map_err(|e| syntax_error(text, &lists, path, e))?;
+    let raw: RawChain = toml::from_str(cut).map_err(|e| syntax_error(text, lists, path, e))?;
     if raw.steps.is_empty() {
         return Err(FileError::Request {
             path: path.to_path_buf(),
@@ -573,7 +589,7 @@ pub fn parse_any(text: &str, path: &Path) -> Result<AnyFile, FileError> {
             detail: "`steps` is empty: a chain has at least one step".into(),
         });
     }
-    let steps = raw.steps.iter().map(|r| from_raw(r, text, &lists, path)).collect::<Result<Vec<_>, _>>()?;
+    let steps = raw.steps.iter().map(|r| from_raw(r, text, lists, path)).collect::<Result<Vec<_>, _>>()?;
     let steps = locate_entries(text, steps);
     Ok(AnyFile::Chain(ChainFile { path: path.to_path_buf(), steps }))
 }
