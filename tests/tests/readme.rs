@@ -35,7 +35,10 @@ fn the_op_table_matches_the_specs() {
         );
     }
     for (id, versions) in &got {
-        assert!(want.contains(&(id.clone(), versions.clone())), "README.md's op table has `{id}` {versions}: no such spec");
+        assert!(
+            want.contains(&(id.clone(), versions.clone())),
+            "README.md's op table has `{id}` {versions}: no such spec"
+        );
     }
     assert_eq!(got, want, "the table lists the ops in the registry's order (`kerf ops`)");
     for (id, _, exact) in &rows {
