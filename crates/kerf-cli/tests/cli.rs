@@ -1471,7 +1471,7 @@ fn demo_brief_is_a_hidden_alias_of_the_default() {
     assert!(stderr(&out).contains("--verbose"), "{}", stderr(&out));
 }
 
-/// The WORKLOADS.md benchmark requests in tests/data/bench all compile (running them is
+/// The benchmark requests (the performance table in crates/README.md) in tests/data/bench all compile (running them is
 /// `kerf bench`'s job, too slow for the test suite).
 #[test]
 fn bench_workload_requests_compile() {
