@@ -1,10 +1,9 @@
 """kerf as an ONNX backend (``onnx.backend.base.Backend``).
 
-Runs models whose nodes are ONNX ops kerf has a spec of -- every ``onnx.*`` op of
-kerf's registry (``kerf.ops()``: Slice, Pad, Transpose, Reshape, Flatten, Squeeze,
-Unsqueeze, Identity, Expand, Tile, DepthToSpace, SpaceToDepth, Gather, GatherElements,
-Concat, Split) at the versions its spec lists -- node by node with ``kerf.run``, inputs
-given as graph inputs or initializers. Any other node, or an op version kerf's spec does not list, is refused
+Runs models whose nodes are ONNX ops kerf has a spec of -- ``Slice`` (versions 1, 10,
+11, 13) and any other ``onnx.*`` op of kerf's registry (``kerf.ops()``; ``Pad`` once it
+is there) -- node by node with ``kerf.run``, inputs given as graph inputs or
+initializers. Any other node, or an op version kerf's spec does not list, is refused
 by ``prepare`` with an ``UnsupportedError`` naming the node, op and version.
 
     import onnx, kerf.onnx
