@@ -6,6 +6,9 @@ import inspect
 import pathlib
 import types
 
+import numpy as np
+import pytest
+
 import kerf
 
 PACKAGE = pathlib.Path(kerf.__file__).parent
@@ -65,9 +68,17 @@ def test_classes_declare_every_public_attribute():
         members = {n.name for n in stub[name].body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
         real = {n for n in dir(getattr(kerf, name)) if not n.startswith("_")}
         assert members == real, name
+    # A slot's signature is not introspectable: the stub's `(self, input=None, /, *, out=None)`
+    # is checked by calling the kernel so.
     call = next(n for n in stub["Kernel"].body if isinstance(n, ast.FunctionDef) and n.name == "__call__")
-    real = inspect.signature(kerf.Kernel.__call__)
-    assert [(p.name, p.kind) for p in real.parameters.values() if p.name != "self"] == parameters(call)
+    positional, keyword = inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.KEYWORD_ONLY
+    assert parameters(call) == [("self", positional), ("input", positional), ("out", keyword)]
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    k = kerf.compile("onnx.transpose", data=kerf.meta(np.int32, (2, 3)))
+    out = np.empty((3, 2), np.int32)
+    assert k(x, out=out) is out and (out == x.T).all()
+    with pytest.raises(TypeError):
+        k(input=x)
     fields = {n.target.id for n in stub["KerfError"].body if isinstance(n, ast.AnnAssign)}
     try:
         kerf.run("no.such_op")

@@ -2,7 +2,7 @@
 # what type checkers and editors see. tests/test_stubs.py checks that every public name
 # of the package is declared here, with the same parameters.
 
-from typing import Any, Sequence
+from typing import Any, Sequence, final
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +18,7 @@ class KerfError(ValueError):
     axis: int | None
     errors: list[KerfError]
 
+@final
 class Meta:
     """An input known by dtype and shape only (`kerf.meta`)."""
 
@@ -26,6 +27,7 @@ class Meta:
     @property
     def shape(self) -> tuple[int, ...]: ...
 
+@final
 class Raw:
     """An array of a dtype numpy lacks, in kerf's raw-bits convention (`kerf.raw`)."""
 
@@ -34,6 +36,7 @@ class Raw:
     @property
     def dtype(self) -> str: ...
 
+@final
 class Kernel:
     """A compiled op (`kerf.compile`): `k(x)`, `k(x, out=out)`, `k()` for fills."""
 
@@ -55,9 +58,9 @@ class Kernel:
     @property
     def dynamic(self) -> bool: ...
 
-def run(
-    op: str, /, *, version: int | None = None, out: npt.NDArray[Any] | None = None, **params: Any
-) -> npt.NDArray[Any] | tuple[npt.NDArray[Any], ...]:
+# Any: an ndarray, or a tuple of them for an op of a variadic output (Split), which the op
+# id decides at run time (a union would make every caller narrow it).
+def run(op: str, /, *, version: int | None = None, out: npt.NDArray[Any] | None = None, **params: Any) -> Any:
     """Run an op on numpy arrays: one array, or a tuple for a variadic output (Split)."""
 
 def compile(op: str, /, *, version: int | None = None, dynamic: bool | None = None, **params: Any) -> Kernel:
