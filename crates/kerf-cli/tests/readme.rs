@@ -3,7 +3,7 @@
 //! `mykernels.toml` and `crop.toml`, `prog.c`, an ONNX `model.onnx` with `x0.npy`), must
 //! succeed; the C program of "Ahead of time, from C" compiles with the README's `cc` line
 //! against the header `kerf aot` wrote (which holds the README's header lines) and prints
-//! what its comment says.
+//! what its comment says; its TOML blocks are the files they name, or (the chain) run.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -116,4 +116,45 @@ fn every_kerf_line_of_the_readme_runs() {
     let program = block_starting(&text, "c", "#include <stdio.h>");
     let want = program.split("/* ").filter_map(|c| c.split(" */").next()).find(|c| c.starts_with(char::is_numeric));
     assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), want.unwrap(), "prog's output");
+}
+
+/// A TOML block that names a file of the repository in its first line is that file; the
+/// chain block runs, fused and step by step, to the same output.
+#[test]
+fn the_readme_toml_blocks_are_true() {
+    let text = readme();
+    let mut named = 0;
+    for block in blocks(&text, "toml") {
+        let first = block.lines().next().unwrap_or("");
+        let Some(path) = first.strip_prefix("# tests/") else { continue };
+        let file = std::fs::read_to_string(repo().join("tests").join(path)).unwrap();
+        let body = &block[first.len() + 1..];
+        assert_eq!(body.trim(), file.trim(), "README.md's copy of tests/{path}");
+        named += 1;
+    }
+    assert!(named >= 1, "the README shows a request file of tests/");
+    let dir = tempfile::tempdir().unwrap();
+    let chain = block_starting(&text, "toml", "# Every step after the first");
+    std::fs::write(dir.path().join("chain.toml"), chain).unwrap();
+    // The chain's x.npy: a 4x4 f32 array (its pads and slices fit that shape).
+    let x = kerf::Tensor::from_bytes(
+        kerf::DType::F32,
+        &[4, 4],
+        &(0..16).flat_map(|v| (v as f32).to_le_bytes()).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    kerf::npy::write(&dir.path().join("x.npy"), &x).unwrap();
+    let mut outputs = Vec::new();
+    for extra in [&[][..], &["--unfused"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kerf"))
+            .current_dir(dir.path())
+            .args(["run", "chain.toml"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        outputs.push(out.stdout);
+    }
+    assert_eq!(outputs[0], outputs[1], "fused and step by step differ");
+    assert!(String::from_utf8_lossy(&outputs[0]).starts_with("f32[6, 6]\n[[5.0, 4.0, 5.0, 6.0, 7.0, 6.0],"));
 }
