@@ -212,7 +212,7 @@ fn npz_files_of_numpy_read_stored_and_compressed_and_round_trip() {
     }
     assert_eq!(stored[0].1.dtype(), DType::I16);
     assert_eq!(stored[0].1.shape(), [2, 3]);
-    assert_eq!(kerf::display::format_values(&stored[1].1), "[1.5, -0, inf]");
+    assert_eq!(kerf::display::format_values(&stored[1].1), "[1.5, -0.0, inf]");
     let mut bytes = std::io::Cursor::new(Vec::new());
     kerf::npz::to_writer(&mut bytes, &stored).unwrap();
     let back = kerf::npz::from_reader(std::io::Cursor::new(bytes.into_inner()), Path::new("memory.npz")).unwrap();

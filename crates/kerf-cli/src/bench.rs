@@ -1,7 +1,7 @@
 //! `kerf bench`: a kernel's time on preallocated buffers against the same run's
 //! baseline — memcpy of the output bytes for slices, memset for fills — so that the
-//! machine's drift cancels in the ratio of the medians (see WORKLOADS.md). Every timed
-//! figure is reported as min / median / max of its samples (JSON: also the 10th and 90th
+//! machine's drift cancels in the ratio of the medians (the performance table in
+//! crates/README.md). Every timed figure is reported as min / median / max of its samples (JSON: also the 10th and 90th
 //! percentiles).
 
 use crate::backend::{self, Backend};

@@ -19,8 +19,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// kerf compiles tensor data-movement ops (TensorRT Slice/Fill, ONNX Slice, OpenVINO
-/// StridedSlice) into loops specialized for one shape, stride, mode and dtype.
+/// kerf compiles the data-movement ops of ONNX, OpenVINO and TensorRT (slices, pads,
+/// transposes, reshapes, gathers, concats, splits, fills: `kerf ops`) into loops
+/// specialized for one shape, stride, mode and dtype.
 #[derive(Parser, Debug)]
 #[command(name = "kerf", version, about, long_about = None, propagate_version = true)]
 #[command(after_help = "A request file names an op, its attributes and its inputs:

@@ -189,7 +189,33 @@ fn run_prints_the_output_without_dash_o() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "f32[3, 3]\n[[0, 0, 1],\n [0, 0, 1],\n [1, 1, 1]]\n");
+    // Floats print as numpy prints the scalars: `1.0`, not `1`.
+    assert_eq!(stdout(&out), "f32[3, 3]\n[[0.0, 0.0, 1.0],\n [0.0, 0.0, 1.0],\n [1.0, 1.0, 1.0]]\n");
+}
+
+/// Every float dtype's elements print as numpy prints them (`str(np.float32(x))`): the
+/// shortest digits that read back, positional or scientific by numpy's per-type bounds.
+#[test]
+fn run_prints_floats_as_numpy_does() {
+    let s = Scratch::new();
+    let cases = [
+        ("f32", "[1.0, 0.1, 1e-05, 1e+06, 123456.0]", "[1.0, 0.1, 1e-05, 1e+06, 123456.0]"),
+        ("f64", "[1.0, 0.1, 1e-05, 1e+15, 1e+16]", "[1.0, 0.1, 1e-05, 1000000000000000.0, 1e+16]"),
+        ("f16", "[1.0, 0.1, 1000.0, -0.0]", "[1.0, 0.1, 1e+03, -0.0]"),
+        ("bf16", "[1.0, 0.1]", "[1, 0.100098]"),
+    ];
+    for (dtype, values, want) in cases {
+        let request = s.write(
+            &format!("{dtype}.toml"),
+            &format!(
+                "op = \"onnx.identity\"\n[inputs]\ninput = {{ dtype = \"{dtype}\", shape = [{}], values = {values} }}\n",
+                values.matches(',').count() + 1
+            ),
+        );
+        let out = kerf().args(["run", &request]).output().unwrap();
+        assert!(out.status.success(), "{dtype}: {}", stderr(&out));
+        assert_eq!(stdout(&out).lines().nth(1), Some(want), "{dtype}: {}", stdout(&out));
+    }
 }
 
 #[test]
@@ -1445,7 +1471,7 @@ fn demo_brief_is_a_hidden_alias_of_the_default() {
     assert!(stderr(&out).contains("--verbose"), "{}", stderr(&out));
 }
 
-/// The WORKLOADS.md benchmark requests in tests/data/bench all compile (running them is
+/// The benchmark requests (the performance table in crates/README.md) in tests/data/bench all compile (running them is
 /// `kerf bench`'s job, too slow for the test suite).
 #[test]
 fn bench_workload_requests_compile() {

@@ -1,7 +1,8 @@
-//! WORKLOADS.md rows: a derive-generated kernel against the JIT kernel of the same
-//! request, and both against memcpy/memset of the output bytes, all in one run of one
-//! process (medians of interleaved rounds, so the machine's drift cancels). Both kernels
-//! are called through the `Kernel` trait (`run_bytes`) on the same preallocated buffers.
+//! The workload rows (the performance table in crates/README.md): a derive-generated
+//! kernel against the JIT kernel of the same request, and both against memcpy/memset of
+//! the output bytes, all in one run of one process (medians of interleaved rounds, so the
+//! machine's drift cancels). Both kernels are called through the `Kernel` trait
+//! (`run_bytes`) on the same preallocated buffers.
 //!
 //! `cargo bench -p kerf-derive-tests --bench derive_vs_jit` runs criterion groups and then
 //! prints the table; `KERF_BENCH_TABLE_ONLY=1` prints only the table.

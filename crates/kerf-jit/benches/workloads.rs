@@ -1,6 +1,7 @@
-//! The WORKLOADS.md rows: each JIT kernel against memcpy/memset of the same output bytes
-//! (and the reference interpreter where it is affordable), compile latency, cache-hit
-//! latency, and 2 threads against 1 on the random fills (T1) and memory-bound rows (T2).
+//! The workload rows (the performance table in crates/README.md): each JIT kernel against
+//! memcpy/memset of the same output bytes (and the reference interpreter where it is
+//! affordable), compile latency, cache-hit latency, and 2 threads against 1 on the random
+//! fills (T1) and memory-bound rows (T2).
 //!
 //! `cargo bench -p kerf-jit --bench workloads` runs the criterion groups and then prints a
 //! table of ratios measured in one run of this process (medians, interleaved rounds).

@@ -1,4 +1,4 @@
-//! V1 (WORKLOADS.md): W2's crop (tensorrt.slice f32 [4096, 4096] → columns 1024..3072)
+//! V1 (the README's performance table): W2's crop (tensorrt.slice f32 [4096, 4096] → columns 1024..3072)
 //! read in place from a transposed ndarray view and from a stride-2 view, against the
 //! same crop of a contiguous array and against copying the view to a contiguous array
 //! first. Medians of interleaved samples, each sample at least 20 µs of calls. An
@@ -6,6 +6,9 @@
 //! runs the same crop for that width (f16 and f64 transposes move the same bytes).
 //!
 //!     cargo run --release -p kerf --features ndarray --example v1_views [-- ITERS [WIDTH]]
+//!
+//! ITERS (default 21) is the number of samples, WIDTH (default 4) the element width in
+//! bytes; anything else is an error naming the argument.
 
 use kerf::ndarray::{Element, StridedKernel, run_into};
 use kerf::{AxisRead, BoundaryMode, Jit, Options, Step};
@@ -44,17 +47,58 @@ fn measure(iters: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
     samples.into_iter().map(median).collect()
 }
 
-fn main() -> Result<(), kerf::Error> {
-    let arg = |k: usize| std::env::args().nth(k).and_then(|a| a.parse::<usize>().ok());
-    let iters = arg(1).unwrap_or(21);
-    match arg(2).unwrap_or(4) {
-        1 => v1(iters, |k| k as u8),
-        2 => v1(iters, |k| k as u16),
-        4 => v1(iters, |k| k as f32),
-        8 => v1(iters, |k| k as u64),
-        16 => v1(iters, |k| kerf::num_complex::Complex::new(k as f64, -(k as f64))),
-        w => panic!("element width {w}: expected 1, 2, 4, 8 or 16"),
+/// The example's arguments, checked: `(iters, width)`.
+fn args(args: &[String]) -> Result<(usize, usize), String> {
+    const USAGE: &str = "usage: v1_views [ITERS [WIDTH]] (ITERS samples, WIDTH bytes per element: 1, 2, 4, 8 or 16)";
+    if args.len() > 2 {
+        return Err(format!("{} arguments given, at most 2 expected; {USAGE}", args.len()));
     }
+    let number = |k: usize, name: &str, default: usize| match args.get(k) {
+        None => Ok(default),
+        Some(a) => a.parse::<usize>().map_err(|_| format!("{name} `{a}` is not a non-negative integer; {USAGE}")),
+    };
+    let iters = number(0, "ITERS", 21)?;
+    if iters == 0 {
+        return Err(format!("ITERS must be at least 1; {USAGE}"));
+    }
+    let width = number(1, "WIDTH", 4)?;
+    if ![1, 2, 4, 8, 16].contains(&width) {
+        return Err(format!("WIDTH {width}: an element width in bytes, one of 1, 2, 4, 8 or 16; {USAGE}"));
+    }
+    Ok((iters, width))
+}
+
+fn main() -> std::process::ExitCode {
+    let run = || -> Result<(), String> {
+        let (iters, width) = args(&std::env::args().skip(1).collect::<Vec<_>>())?;
+        match width {
+            1 => v1(iters, |k| k as u8),
+            2 => v1(iters, |k| k as u16),
+            4 => v1(iters, |k| k as f32),
+            8 => v1(iters, |k| k as u64),
+            _ => v1(iters, |k| kerf::num_complex::Complex::new(k as f64, -(k as f64))),
+        }
+        .map_err(|e| e.to_string())
+    };
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[test]
+fn arguments_are_checked_by_name() {
+    let a = |v: &[&str]| args(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(a(&[]), Ok((21, 4)));
+    assert_eq!(a(&["3", "16"]), Ok((3, 16)));
+    let e = a(&["3", "1024"]).unwrap_err();
+    assert!(e.starts_with("WIDTH 1024: an element width in bytes"), "{e}");
+    assert!(a(&["x"]).unwrap_err().starts_with("ITERS `x`"));
+    assert!(a(&["0"]).unwrap_err().starts_with("ITERS must be"));
+    assert!(a(&["1", "4", "9"]).unwrap_err().starts_with("3 arguments"));
 }
 
 /// V1 for elements of type `T`, element k of the contiguous array being `of(k)`.

@@ -1,5 +1,6 @@
-//! kerf compiles tensor data-movement ops — slice with boundary modes, strided slice,
-//! fill — into loops specialized for one shape, stride, mode and dtype.
+//! kerf compiles the data-movement ops of ONNX, OpenVINO and TensorRT — slices, pads,
+//! transposes, reshapes, gathers, concats, splits, fills — into loops specialized for one
+//! shape, stride, mode and dtype.
 //!
 //! This crate is the facade users depend on. It re-exports the core ([`Request`],
 //! [`lower`] to a [`Plan`], the [`reference`](mod@reference) interpreter, the [`Kernel`] trait) and the

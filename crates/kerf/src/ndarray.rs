@@ -10,6 +10,16 @@
 //! assert_eq!(back, a.t().into_dyn());
 //! ```
 
+/// The ndarray crate kerf's adapters take arrays of (0.16): depend on this one
+/// (`kerf::ndarray::ndarray::Array2`) or on the same version, since arrays of another
+/// ndarray version are other types.
+///
+/// ```
+/// use kerf::ndarray::{ndarray::arr1, tensor_from_array};
+/// assert_eq!(tensor_from_array(arr1(&[1i32, 2, 3]).view()).shape(), &[3]);
+/// ```
+pub use ::ndarray;
+
 use ::ndarray::{ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, IxDyn};
 use kerf_ir::schedule::Strided;
 use kerf_ir::{DType, Error, Kernel, Step, Tensor};
@@ -234,8 +244,11 @@ fn output_layout<T, D: Dimension>(
 /// Run a step on the JIT reading `input` and writing `output` where they lie,
 /// whatever their layouts (transposed, sliced with steps, reversed; inputs broadcast
 /// too: strides of any sign, zero included) — no copy of either. The kernel is compiled
-/// for both views' strides ([`Jit::compile`] with [`crate::Options`]' views; not cached); elements of the array
-/// that `output` views into but does not include are left as they were.
+/// for both views' strides ([`Jit::compile`] with [`crate::Options`]' views) once per
+/// plan, pair of layouts and thread count, and kept (the 64 most recently used, shared by
+/// every [`Jit`] of the same thread count): a later call on arrays of the same layouts, any
+/// place in memory, runs it without compiling. Elements of the array that `output` views
+/// into but does not include are left as they were.
 ///
 /// ```
 /// use kerf::ndarray::run_strided;
@@ -274,6 +287,74 @@ pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
     StridedKernel::for_views(jit, plan, &input, &output)?.run(input, output)
 }
 
+/// The static kernels [`StridedKernel::new`] and [`StridedKernel::for_views`] (and so
+/// [`run_strided`]) compile, kept across calls: the JIT's own cache holds dense plans
+/// only, and a view kernel compiles in tens to hundreds of microseconds, which a call on
+/// arrays of a layout seen before should not pay again.
+mod kernels {
+    use kerf_ir::schedule::Strided;
+    use kerf_ir::{Error, Step};
+    use kerf_jit::{Jit, JitKernel};
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    /// Kernels kept; past this the least recently used is dropped (its code is freed when
+    /// no [`super::StridedKernel`] holds it any more).
+    pub const CAPACITY: usize = 64;
+
+    /// The Jit's thread count (baked into a kernel's calls), the plan compiled, the input
+    /// view and the output view (`None`: contiguous row-major). Kernels do not refer to the `Jit`
+    /// that compiled them, so Jits of the same settings share them.
+    type Key = (usize, Step, Strided, Option<Strided>);
+
+    struct Cache {
+        map: HashMap<Key, (Arc<JitKernel>, u64)>,
+        tick: u64,
+    }
+
+    static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+
+    /// The cached kernel of this key, or `compile`'s (outside the lock: two threads
+    /// missing the same key at once both compile, and one result is kept).
+    pub fn get_or_compile(
+        jit: &Jit,
+        plan: &Step,
+        view: &Strided,
+        out: Option<&Strided>,
+        compile: impl FnOnce() -> Result<Arc<JitKernel>, Error>,
+    ) -> Result<Arc<JitKernel>, Error> {
+        let key: Key = (jit.settings().threads, plan.clone(), view.clone(), out.cloned());
+        {
+            let mut guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+            let cache = guard.get_or_insert_with(|| Cache { map: HashMap::new(), tick: 0 });
+            cache.tick += 1;
+            let tick = cache.tick;
+            if let Some((kernel, used)) = cache.map.get_mut(&key) {
+                *used = tick;
+                return Ok(kernel.clone());
+            }
+        }
+        let kernel = compile()?;
+        let mut guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = guard.get_or_insert_with(|| Cache { map: HashMap::new(), tick: 0 });
+        if cache.map.len() >= CAPACITY
+            && let Some(old) = cache.map.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone())
+        {
+            cache.map.remove(&old);
+        }
+        cache.tick += 1;
+        let tick = cache.tick;
+        cache.map.insert(key, (kernel.clone(), tick));
+        Ok(kernel)
+    }
+
+    /// Kernels cached now (tests).
+    #[cfg(test)]
+    pub fn len() -> usize {
+        CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |c| c.map.len())
+    }
+}
+
 /// A step compiled for one input layout and one output layout (shapes and
 /// strides, any place in memory), to run on every pair of views of those layouts
 /// without recompiling: see [`run_strided`].
@@ -307,7 +388,8 @@ impl StridedKernel {
         check_dtype::<T>(plan.dtype)?;
         check_shape("input", &input.raw_dim(), &plan.input_shape)?;
         let (view, lo) = strided_of(input)?;
-        let kernel = jit.compile(plan, &Options::STATIC.input(&view))?;
+        let kernel =
+            kernels::get_or_compile(jit, plan, &view, None, || jit.compile(plan, &Options::STATIC.input(&view)))?;
         Ok(StridedKernel { plan: plan.clone(), view, lo, out: None, kernel })
     }
 
@@ -327,7 +409,11 @@ impl StridedKernel {
         }
         let (view, lo) = strided_of(input)?;
         let (turned, out_view, out_lo) = output_layout(plan, output)?;
-        let kernel = jit.compile(&turned, &Options::STATIC.input(&view).output(&out_view))?;
+        // Keyed by the plan compiled (`turned`: reversed output axes are read in reverse,
+        // which the view's strides, made positive, no longer say).
+        let kernel = kernels::get_or_compile(jit, &turned, &view, Some(&out_view), || {
+            jit.compile(&turned, &Options::STATIC.input(&view).output(&out_view))
+        })?;
         Ok(StridedKernel { plan: plan.clone(), view, lo, out: Some((out_view, out_lo)), kernel })
     }
 
@@ -390,7 +476,8 @@ impl StridedKernel {
 
 /// Run a fused chain ([`crate::chain::lower_chain`]) on the JIT as one kernel reading
 /// `input` and writing `output` where they lie, no copy of either: what
-/// [`run_strided`] does for one plan ([`Jit::compile`] with views; compiled per call).
+/// [`run_strided`] does for one plan ([`Jit::compile`] with views; compiled per call: a
+/// fused map has no cache key yet).
 /// Refused: output axes of negative stride (a chain is not turned around), a chain that
 /// starts with a fill (it reads no input), one with fill levels (two fill values) written
 /// into an output that is not in standard layout, and a chain of strings (run those step
@@ -671,5 +758,43 @@ mod tests {
         assert_eq!(t.dtype(), DType::C128);
         assert_eq!(array_from_tensor::<num_complex::Complex<f64>>(&t).unwrap(), c.into_dyn());
         assert!(array_from_tensor::<f32>(&t).is_err());
+    }
+
+    /// A second call on arrays of the layouts of the first runs the kernel the first
+    /// compiled (no compile per call), on other arrays of those layouts too; another
+    /// layout is another kernel.
+    #[test]
+    fn run_strided_compiles_once_per_layout() {
+        use crate::{AxisRead, BoundaryMode};
+        let plan = Step {
+            dtype: DType::I32,
+            input_shape: vec![5, 7],
+            source_shape: vec![],
+            axes: vec![AxisRead { extent: 5, start: 0, step: 1 }, AxisRead { extent: 3, start: 2, step: 1 }],
+            order: vec![],
+            mode: BoundaryMode::StrictBounds,
+            fill_bits: 0,
+            output_shape: vec![5, 3],
+            windows: vec![],
+            gathered: None,
+        };
+        let jit = Jit::default();
+        let a = ::ndarray::Array2::from_shape_fn((7, 5), |(i, j)| (10 * i + j) as i32);
+        let b = a.mapv(|v| -v);
+        let first = StridedKernel::new(&jit, &plan, &a.t()).unwrap();
+        let again = StridedKernel::new(&Jit::default(), &plan, &b.t()).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first.kernel, &again.kernel), "recompiled for the same layout");
+        let mut out = ::ndarray::Array2::<i32>::zeros((5, 3));
+        run_strided(&jit, &plan, b.t(), out.view_mut()).unwrap();
+        assert_eq!(out, b.t().slice(s![.., 2..5]));
+        // Another output layout (columns of a wider array) is another kernel, also kept.
+        let mut wide = ::ndarray::Array2::<i32>::zeros((5, 4));
+        let k = StridedKernel::for_views(&jit, &plan, &a.t(), &wide.slice_mut(s![.., 1..])).unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&k.kernel, &first.kernel));
+        let k2 = StridedKernel::for_views(&jit, &plan, &b.t(), &wide.slice_mut(s![.., 1..])).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&k.kernel, &k2.kernel));
+        k2.run(b.t(), wide.slice_mut(s![.., 1..])).unwrap();
+        assert_eq!(wide.slice(s![.., 1..]), b.t().slice(s![.., 2..5]));
+        assert!(kernels::len() <= kernels::CAPACITY);
     }
 }

@@ -1,4 +1,4 @@
-"""The workload table (WORKLOADS.md) in one run: kerf (`kerf bench --json` on each
+"""The workload table (crates/README.md) in one run: kerf (`kerf bench --json` on each
 tests/data/bench/*.toml row), ndarray doing the same job into a preallocated array (the
 same `kerf bench` call with `--peer ndarray`: slices and linspaces; ndarray has no random
 fill), numpy writing into a preallocated output, and ONNX Runtime (IO binding to a

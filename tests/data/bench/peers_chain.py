@@ -1,4 +1,4 @@
-"""CH1 peer (WORKLOADS.md): ONNX Runtime running the two-node graph Pad (reflect, 16 on
+"""CH1 peer (crates/README.md): ONNX Runtime running the two-node graph Pad (reflect, 16 on
 each spatial side) -> Slice (8 off each spatial side) on f32 [1, 3, 1024, 1024], timed
 with kerf bench's protocol: the median of N samples, each interleaved with a memcpy of
 the output's bytes (np.copyto between two preallocated buffers), and the ratio of the

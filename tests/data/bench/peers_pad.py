@@ -1,4 +1,4 @@
-"""P1/P2 peers (WORKLOADS.md): numpy and ONNX Runtime padding f32 [1, 3, 1024, 1024] by 16
+"""P1/P2 peers (crates/README.md): numpy and ONNX Runtime padding f32 [1, 3, 1024, 1024] by 16
 on each spatial side, timed with kerf bench's protocol: the median of N samples, each
 interleaved with a memcpy of the output's bytes (np.copyto between two preallocated
 buffers) in the same process, and the ratio of the two medians. Output buffers are

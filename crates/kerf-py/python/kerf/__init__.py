@@ -1,5 +1,6 @@
-"""kerf: the exact semantics of TensorRT, ONNX and OpenVINO data-movement ops (slices
-with boundary modes, strided slices, fills) on numpy arrays, compiled by a Cranelift JIT.
+"""kerf: the exact semantics of TensorRT, ONNX and OpenVINO data-movement ops (slices,
+pads, transposes, reshapes, gathers, concats, splits, fills: ``kerf.ops()``) on numpy
+arrays, compiled by a Cranelift JIT.
 
     import numpy as np, kerf
     x = np.arange(9, dtype=np.float32).reshape(3, 3)
