@@ -37,9 +37,16 @@ pub struct Options {
 
 pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliError> {
     let &Options { json, threads, iters, backend, dynamic, .. } = opts;
-    let file = match kerf::request_file::load_any(path)? {
-        kerf::request_file::AnyFile::Request(f) => f,
-        kerf::request_file::AnyFile::Chain(f) => {
+    use kerf::request_file::{AnyFile, RunFile};
+    let file = match kerf::request_file::load_run_file(path)? {
+        RunFile::Graph(g) => {
+            if !opts.peers.is_empty() {
+                return Err(CliError::new(format!("{}: --peer times single requests, not graphs", path.display())));
+            }
+            return bench_graph(&g, json, iters, backend, dynamic, w);
+        }
+        RunFile::Any(AnyFile::Request(f)) => f,
+        RunFile::Any(AnyFile::Chain(f)) => {
             if !opts.peers.is_empty() {
                 return Err(CliError::new(format!("{}: --peer times single requests, not chains", path.display())));
             }
@@ -340,6 +347,100 @@ fn sample(f: &mut impl FnMut(), reps: u32) -> f64 {
         f();
     }
     t.elapsed().as_nanos() as f64 / reps as f64
+}
+
+/// `kerf bench GRAPH.toml`: the graph as `kerf run` runs it — cut into programs,
+/// prepared once — against memcpy of its output bytes. A graph of one program runs into
+/// preallocated outputs (`Prepared::run_into`); others allocate theirs as a run does.
+/// Inputs given by dtype and shape only get arbitrary bytes.
+fn bench_graph(
+    file: &kerf::request_file::GraphFile,
+    json: bool,
+    iters: u32,
+    backend: Backend,
+    dynamic: bool,
+    w: &mut dyn Write,
+) -> Result<(), CliError> {
+    use kerf::graph::{Backend as GraphBackend, Prepared};
+    let here = |m: String| CliError::new(format!("{}: {m}", file.path.display()));
+    let prepared = Prepared::new(file.graph.clone()).map_err(|e| here(e.to_string()))?;
+    let jit = backend::jit().map_err(|e| here(e.to_string()))?;
+    let graph_backend = match backend {
+        Backend::Jit => GraphBackend::Jit { jit, dynamic },
+        Backend::Reference => GraphBackend::Reference,
+    };
+    let mut inputs = file.inputs.clone();
+    for input in &file.graph.inputs {
+        if !inputs.contains_key(&input.name) {
+            let n =
+                input.dtype.buffer_bytes(volume(&input.shape)).ok_or_else(|| here("an input is too large".into()))?;
+            let mut bytes = try_alloc(n).map_err(here)?;
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = (i as u8).wrapping_mul(31).wrapping_add(7) & pattern_mask(input.dtype);
+            }
+            let t = kerf::Tensor::from_bytes(input.dtype, &input.shape, &bytes).map_err(|e| here(e.to_string()))?;
+            inputs.insert(input.name.clone(), t);
+        }
+    }
+    let views = inputs.iter().map(|(k, t)| (k.clone(), t.view())).collect();
+    let results = prepared.run_views(&views, graph_backend).map_err(|e| here(e.to_string()))?;
+    if results.iter().any(|(_, t)| t.dtype() == DType::String) {
+        return Err(here("string tensors are not plain memory; kerf bench times byte-moving kernels only".into()));
+    }
+    let out_bytes: usize = results.iter().filter_map(|(_, t)| t.bytes().map(<[u8]>::len)).sum();
+    let direct = matches!(backend, Backend::Jit) && prepared.single_program().is_some();
+    let mut outs: Vec<Vec<u8>> =
+        results.iter().map(|(_, t)| t.bytes().map(<[u8]>::to_vec).unwrap_or_default()).collect();
+    let mut base = Baseline::new(out_bytes, false).map_err(here)?;
+    let (graph_ns, baseline_ns) = if direct {
+        let mut refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+        measure_pair(
+            iters,
+            || {
+                black_box(prepared.run_into(black_box(&views), black_box(&mut refs), jit, dynamic)).ok();
+            },
+            || base.run(),
+        )
+    } else {
+        measure_pair(
+            iters,
+            || {
+                black_box(prepared.run_views(black_box(&views), graph_backend)).ok();
+            },
+            || base.run(),
+        )
+    };
+    let ratio = graph_ns.median / baseline_ns.median;
+    let programs = prepared.groups().len();
+    if json {
+        let mut obj = serde_json::json!({
+            "median_ns": graph_ns.median,
+            "baseline": "memcpy",
+            "baseline_median_ns": baseline_ns.median,
+            "ratio": finite(ratio),
+            "programs": programs,
+            "nodes": file.graph.nodes.len(),
+            "into_buffers": direct,
+            "bytes": out_bytes,
+        });
+        graph_ns.add_to(&mut obj, "", "ns");
+        baseline_ns.add_to(&mut obj, "baseline_", "ns");
+        outln!(w, "{obj}");
+    } else {
+        let kind = if dynamic { "dynamic" } else { "static" };
+        let how = if direct { "into preallocated outputs" } else { "allocating its outputs" };
+        outln!(
+            w,
+            "a graph of {} nodes in {programs} program(s) on {} ({kind}), {how}, {out_bytes} output bytes, {iters} samples each:",
+            file.graph.nodes.len(),
+            backend.name()
+        );
+        outln!(w, "{}", Stats::header());
+        outln!(w, "{}", graph_ns.row("graph", ""));
+        outln!(w, "{}", baseline_ns.row("memcpy", ""));
+        outln!(w, "  {:<10} {ratio:>10.3}   (graph median / memcpy median)", "ratio");
+    }
+    Ok(())
 }
 
 /// `kerf bench CHAIN.toml`: the fused kernel against memcpy of the output, and against

@@ -144,6 +144,13 @@ fn a_graph_file_runs_as_one_program_on_every_backend() {
         "{text}"
     );
     assert_eq!(text.matches("; move ").count(), 2, "one move per half: {text}");
+    // kerf bench times the graph as one program into preallocated outputs.
+    let o = kerf().arg("bench").arg(&roll).args(["--iters", "3", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["programs"].as_u64(), v["nodes"].as_u64(), v["bytes"].as_u64()), (Some(1), Some(3), Some(64)));
+    assert_eq!(v["into_buffers"], serde_json::Value::Bool(true));
+    assert!(v["median_ns"].as_f64().is_some_and(|t| t > 0.0) && v["ratio"].as_f64().is_some());
     // Other commands take request and chain files, and say so.
     let o = kerf().arg("expand").arg(&roll).output().unwrap();
     assert!(
