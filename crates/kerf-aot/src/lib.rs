@@ -175,22 +175,24 @@ pub fn compile_program_kernel(
 /// graph's, in order. Any other graph is refused, naming why.
 pub fn compile_graph(name: &str, origin: &str, graph: &Graph, target: &Target) -> Result<Kernel, String> {
     let prepared = kerf::graph::Prepared::new(graph.clone()).map_err(|e| e.to_string())?;
+    // The graph as prepared: a node's data given as a tensor of its request is a constant.
+    let graph = prepared.graph();
     let programs = prepared.programs();
     let gp = match programs {
         [Some(gp)] => gp,
         [None] => {
-            return Err("the graph's program needs a value known only when it runs (a run-time parameter):                  kerf aot compiles graphs whose one program is built ahead of time"
+            return Err("the graph's program needs a value known only when it runs (a run-time parameter): kerf aot compiles graphs whose one program is built ahead of time"
                 .into());
         }
         _ => {
             return Err(format!(
-                "the graph cuts into {} programs (a value read by several nodes or a graph output is                  materialized between them): kerf aot compiles graphs that run as one program",
+                "the graph cuts into {} programs (a value read by several nodes or a graph output is materialized between them): kerf aot compiles graphs that run as one program",
                 programs.len()
             ));
         }
     };
     if prepared.single_program().is_none() {
-        return Err("the graph's program does not write each graph output exactly once (an output listed              twice, or a value written that is not an output): kerf aot compiles graphs whose one              program writes its outputs"
+        return Err("the graph's program does not write each graph output exactly once (an output listed twice, or a value written that is not an output): kerf aot compiles graphs whose one program writes its outputs"
             .into());
     }
     // The program's inputs in the graph's order (graph inputs first, then constants).
