@@ -70,7 +70,7 @@ pub struct Kernel {
 pub enum Body {
     /// One static kernel: entry points `<lib>_<name>(input, input_bytes, output,
     /// output_bytes)` (no input pair when it reads none) and `<lib>_<name>_range`.
-    Single(StaticFunction),
+    Single(Box<StaticFunction>),
     /// A program (Concat, Split, a graph run as one program): one entry point
     /// `<lib>_<name>(in_0, in_0_bytes, …, out_0, out_0_bytes, …)` running its moves in
     /// order; no range entry point.
@@ -142,7 +142,7 @@ pub fn compile_kernel<'a>(
             "calls the host function {f}, which is the JIT's own and not in the runtime library (kerf-rt) yet"
         ));
     }
-    Ok(Kernel { name: name.to_string(), origin: origin.to_string(), body: Body::Single(function) })
+    Ok(Kernel { name: name.to_string(), origin: origin.to_string(), body: Body::Single(Box::new(function)) })
 }
 
 /// Compile a request: a program kernel for an op over several inputs or outputs
