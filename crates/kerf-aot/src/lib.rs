@@ -14,6 +14,13 @@
 //! call a host function still only the JIT's (random fills, chains starting with a fill)
 //! are refused, naming it. Output is deterministic: the same library file gives the same
 //! bytes.
+//!
+//! A request of an op over several inputs or outputs (Concat, Split: [`kerf::is_program_op`])
+//! and a graph file that runs as one program compile to a *program kernel* ([`program`]):
+//! one function per move behind one exported entry point `<lib>_<kernel>(in_0,
+//! in_0_bytes, …, out_0, out_0_bytes, …)` that checks every pointer, every length and
+//! every overlap of an output with an input or another output before any move runs (no
+//! `_range` entry point); the header and the info table describe every operand (ABI 1.1).
 
 #![warn(missing_docs)]
 
