@@ -29,6 +29,10 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
         let _ = writeln!(w, " * Link: {lib}.o and libc (memcpy, memset); no runtime library:");
         let _ = writeln!(w, " *   cc prog.c {lib}.o");
     }
+    if kernels.iter().any(Kernel::allocates) {
+        let _ = writeln!(w, " * The program kernels whose SCRATCH_BYTES is not 0 allocate it with libc's malloc");
+        let _ = writeln!(w, " * once their arguments are checked (KERF_ERR_NOMEM if that fails) and free it.");
+    }
     let _ = writeln!(w, " * Every entry point checks its arguments before anything runs and returns a");
     let _ = writeln!(w, " * KERF_* status: it never aborts or unwinds. A pointer may be NULL only when its");
     let _ = writeln!(w, " * buffer holds 0 bytes; input and output must not overlap. _range(..., lo, hi)");
@@ -96,6 +100,8 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
          * NULL. Readers of ABI {ABI_MAJOR}.0 skip records whose flags hold bits they do not know. */"
     );
     let _ = writeln!(w, "#define KERF_KERNEL_PROGRAM {FLAG_PROGRAM}u /* kerf_kernel_info.flags */");
+    let _ =
+        writeln!(w, "#define KERF_ERR_NOMEM {} /* a program kernel's scratch could not be allocated */", status::NOMEM);
     let _ = writeln!(
         w,
         "typedef struct kerf_tensor_info {{\n    const char *name;\n    const uint64_t *shape;\n    \
@@ -185,6 +191,7 @@ fn program(w: &mut String, lib: &str, up: &str, k: &Kernel, p: &ProgramFunctions
         }
     }
     let _ = writeln!(w, "#define {n}_NEEDS_RUNTIME {}", u8::from(k.needs_runtime()));
+    let _ = writeln!(w, "#define {n}_SCRATCH_BYTES {}ULL", p.scratch_bytes);
     let params: Vec<String> = (0..ins.len())
         .map(|i| format!("const void *in_{i}, size_t in_{i}_bytes"))
         .chain((0..p.outputs.len()).map(|o| format!("void *out_{o}, size_t out_{o}_bytes")))

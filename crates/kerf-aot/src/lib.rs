@@ -31,7 +31,7 @@ mod wrapper;
 
 pub use kerf_jit::{AOT_TRIPLES, Cpu, Target};
 pub use library::{KernelEntry, Library};
-pub use program::{Operand, Operands, ProgramFunctions};
+pub use program::{Buffer, Call, MoveFunction, Operand, Operands, ProgramFunctions};
 
 use kerf::Program;
 use kerf::graph::Graph;
@@ -60,6 +60,8 @@ pub mod status {
     pub const OVERLAP: i32 = 4;
     /// `[lo, hi)` is not a range of `[0, extent)` with aligned bounds.
     pub const RANGE: i32 = 5;
+    /// A program kernel's scratch could not be allocated (ABI 1.1).
+    pub const NOMEM: i32 = 6;
 }
 
 /// One compiled kernel, ready to be written into a library.
@@ -94,6 +96,8 @@ pub struct Output {
     pub header: String,
     /// The symbols the object exports: every entry point and `<lib>_info`.
     pub exported: Vec<String>,
+    /// Whether a program kernel allocates scratch: the object imports `malloc` and `free`.
+    pub allocates: bool,
     /// Whether a kernel calls the runtime library: then `kerf_rt.h` ([`RUNTIME_HEADER`])
     /// goes beside the header and programs link `libkerf_rt.a`.
     pub needs_runtime: bool,
@@ -107,7 +111,7 @@ impl Kernel {
     pub fn functions(&self) -> Vec<&StaticFunction> {
         match &self.body {
             Body::Single(f) => vec![f],
-            Body::Program(p) => p.moves.iter().map(|m| &m.function).collect(),
+            Body::Program(p) => p.moves.iter().flat_map(|m| &m.calls).map(|c| &c.function).collect(),
         }
     }
 
@@ -122,6 +126,11 @@ impl Kernel {
     /// Whether this kernel calls the runtime library.
     pub fn needs_runtime(&self) -> bool {
         self.functions().iter().any(|f| !f.host_functions.is_empty())
+    }
+
+    /// Whether it allocates scratch (a program kernel some move of which runs through it).
+    pub fn allocates(&self) -> bool {
+        matches!(&self.body, Body::Program(p) if p.scratch_bytes > 0)
     }
 
     /// The element type of its buffers.
@@ -291,5 +300,6 @@ pub fn write_library(name: &str, kernels: &[Kernel], target: &Target) -> Result<
     }
     exported.push(format!("{name}_info"));
     let needs_runtime = kernels.iter().any(Kernel::needs_runtime);
-    Ok(Output { name: name.to_string(), object, header, exported, needs_runtime })
+    let allocates = kernels.iter().any(Kernel::allocates);
+    Ok(Output { name: name.to_string(), object, header, exported, allocates, needs_runtime })
 }

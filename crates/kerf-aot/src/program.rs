@@ -5,12 +5,14 @@
 //! Each move's chain is composed into one map ([`kerf_ir::map::compose_segments`]). A
 //! move that writes its whole output runs dense; any other writes its box through an
 //! output view of the whole output buffer (the box's offset, the output's row-major
-//! strides: [`Program::box_view`]). Where the JIT falls back on scratch — a chain that does
-//! not compose into one map, a map no output view expresses (one that fills, or a reshape
-//! last), written dense then copied by a [`Plan::copy`] kernel — the object would need a
-//! buffer the caller does not pass: such a move is refused, naming it and why. Packed
-//! 4-bit dtypes, which no kernel writes through a view, are written only by moves that
-//! write a whole output.
+//! strides: [`Program::box_view`]). Where the JIT runs through scratch — a chain that does
+//! not compose into one map (its leading segments each into a dense buffer), a map no
+//! output view expresses (a reshape last: written dense, then copied into the box by a
+//! [`Plan::copy`] kernel) — the entry point allocates the scratch itself (`malloc` once its
+//! arguments are checked, the most any one move needs; `free` before it returns;
+//! `KERF_ERR_NOMEM` when the allocation fails): the caller passes only its inputs and
+//! outputs. Packed 4-bit boxes, which no kernel writes through a view and the JIT places on
+//! the host, are refused naming the move; a packed move writing a whole output runs dense.
 
 use kerf_ir::dtype::Layout;
 use kerf_ir::program::Program;
@@ -34,15 +36,48 @@ pub struct Operand {
     pub constant: Option<Vec<u8>>,
 }
 
-/// One move's function: it reads input `input` (of every input, constants included) and
-/// writes output `output`, the whole buffer of each.
+/// The alignment of each scratch buffer in the entry point's one allocation.
+const SCRATCH_ALIGN: u64 = 16;
+
+/// A buffer a call reads or writes, whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffer {
+    /// None (a call that starts with a fill reads nothing).
+    None,
+    /// Program input `k` (of every input, constants included).
+    Input(usize),
+    /// Entry-point output `k`.
+    Output(usize),
+    /// `bytes` at `offset` of the entry point's scratch allocation.
+    Scratch {
+        /// Its offset (a multiple of 16).
+        offset: u64,
+        /// Its bytes.
+        bytes: u64,
+    },
+}
+
+/// One call of a move: a static function run over `[0, extent)` of its whole buffers.
+pub struct Call {
+    /// The function.
+    pub function: StaticFunction,
+    /// The buffer it reads.
+    pub reads: Buffer,
+    /// The buffer it writes.
+    pub writes: Buffer,
+}
+
+/// One move: it reads input `input` (of every input, constants included) and writes its box
+/// of output `output`, through its calls in order — one, unless its chain does not compose
+/// into one map (a call per segment, each but the last into scratch) or no output view
+/// expresses its map (dense into scratch, then a copy into the box).
 pub struct MoveFunction {
     /// The input it reads (`None`: it starts with a fill).
     pub input: Option<usize>,
-    /// The output it writes.
+    /// The entry-point output it writes.
     pub output: usize,
-    /// The function, its buffers the whole input and the whole output.
-    pub function: StaticFunction,
+    /// Its calls, in order.
+    pub calls: Vec<Call>,
 }
 
 /// A program compiled: its operands and one function per move, in order.
@@ -55,6 +90,10 @@ pub struct ProgramFunctions {
     pub outputs: Vec<Operand>,
     /// The moves, in the program's order; each writes its own box.
     pub moves: Vec<MoveFunction>,
+    /// Bytes of scratch the moves need (the most any one move uses): 0, or the entry point
+    /// allocates them (`malloc`) once its arguments are checked, and frees them before it
+    /// returns.
+    pub scratch_bytes: u64,
 }
 
 impl ProgramFunctions {
@@ -127,23 +166,41 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
     }
     let packed = dtype.layout() == Layout::Nibbles;
     let mut moves = Vec::with_capacity(program.moves.len());
+    let mut scratch_bytes = 0u64;
     for (m, mv) in program.moves.iter().enumerate() {
         let in_move = |e: String| format!("program move {m} (into output {}, at {:?}): {e}", slot[mv.output], mv.at);
         let mut segments = kerf_ir::map::compose_segments(&mv.steps).map_err(|e| in_move(e.to_string()))?;
-        if segments.len() > 1 {
-            return Err(in_move(format!(
-                "its chain does not compose into one map ({} segments); the JIT runs it through scratch \
-                 tensors, which an object's entry point has no buffer for",
-                segments.len()
-            )));
-        }
         let map = segments.pop().ok_or_else(|| in_move("it has no plan".into()))?.fused;
+        let output = slot[mv.output];
+        // The move's scratch: dense buffers one after another, each 16-byte aligned.
+        let mut used = 0u64;
+        let mut scratch = |n: u64| -> Result<Buffer, String> {
+            let offset = used;
+            used = offset
+                .checked_add(n.div_ceil(SCRATCH_ALIGN) * SCRATCH_ALIGN)
+                .ok_or_else(|| in_move("its scratch is too large".into()))?;
+            Ok(Buffer::Scratch { offset, bytes: n })
+        };
+        let mut calls = Vec::with_capacity(segments.len() + 2);
+        // Leading segments of a chain that does not compose whole: each into scratch.
+        let mut source = match mv.input {
+            Some(i) => Buffer::Input(i),
+            None => Buffer::None,
+        };
+        for (k, segment) in segments.into_iter().enumerate() {
+            let f = static_function(segment.fused, target).map_err(|e| in_move(format!("segment {k}: {e}")))?;
+            let dst = scratch(f.output_bytes)?;
+            calls.push(Call { function: f, reads: source, writes: dst });
+            source = dst;
+        }
         let whole = mv.at.iter().all(|&a| a == 0) && mv.shape() == program.outputs[mv.output].as_slice();
-        let function = if whole {
-            static_function(map, target).map_err(|e| in_move(e.to_string()))?
+        if whole {
+            let f = static_function(map, target).map_err(|e| in_move(e.to_string()))?;
+            calls.push(Call { function: f, reads: source, writes: Buffer::Output(output) });
         } else if packed {
             return Err(in_move(format!(
-                "packed 4-bit {dtype} elements are written dense only, and this move writes a box of its output"
+                "packed 4-bit {dtype} elements are written dense only (no kernel writes them through a view), \
+                 and this move writes a box of its output"
             )));
         } else {
             let (offset, strides) = program.box_view(mv);
@@ -157,38 +214,54 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
                     .map_err(|_| too_large())?,
                 buffer_len: kerf_ir::tensor::volume(&program.outputs[mv.output]).ok_or_else(too_large)?,
             };
-            static_function_views(map, Views::DENSE.output(&view), target).map_err(|first| {
-                // The JIT's fallback (dense scratch, then a copy kernel into the box) needs
-                // a buffer; say whether it would have compiled.
-                let copy = Plan::copy(dtype, mv.shape());
-                let fallback = static_function_views(&copy, Views::DENSE.output(&view), target).is_ok();
-                in_move(format!(
-                    "no output view expresses its map ({first}){}",
-                    if fallback {
-                        "; the JIT writes it dense into scratch and copies it into its box, \
-                         which an object's entry point has no buffer for"
-                    } else {
-                        ""
-                    }
-                ))
-            })?
-        };
-        if let Some(f) = function.host_functions.iter().find(|f| !f.starts_with("kerf_rt1_")) {
-            return Err(in_move(format!(
-                "calls the host function {f}, which is the JIT's own and not in the runtime library (kerf-rt) yet"
-            )));
+            match static_function_views(map.clone(), Views::DENSE.output(&view), target) {
+                Ok(f) => calls.push(Call { function: f, reads: source, writes: Buffer::Output(output) }),
+                // A map no output view expresses (one whose nest is not the box's shape: a
+                // reshape last) writes dense scratch, which a copy moves into the box, as
+                // on the JIT.
+                Err(first) => {
+                    let copy = Plan::copy(dtype, mv.shape());
+                    let dense = static_function(map, target);
+                    let into_box = static_function_views(&copy, Views::DENSE.output(&view), target);
+                    let (Ok(dense), Ok(into_box)) = (dense, into_box) else {
+                        return Err(in_move(format!("no output view expresses its map ({first})")));
+                    };
+                    let dst = scratch(dense.output_bytes)?;
+                    calls.push(Call { function: dense, reads: source, writes: dst });
+                    calls.push(Call { function: into_box, reads: dst, writes: Buffer::Output(output) });
+                }
+            }
         }
-        // The entry point passes each move the whole buffers it checked: the function must
-        // take exactly those.
-        let want_in = mv.input.map(|i| inputs[i].bytes);
-        let want_out = outputs[slot[mv.output]].bytes;
-        if function.input_bytes != want_in || function.output_bytes != want_out {
-            return Err(in_move(format!(
-                "its function reads {:?} and writes {} bytes, its buffers hold {want_in:?} and {want_out}",
-                function.input_bytes, function.output_bytes
-            )));
+        // Each call is passed the whole buffers the entry point checked or allocated: its
+        // function must take exactly those.
+        for (k, call) in calls.iter().enumerate() {
+            let f = &call.function;
+            if let Some(h) = f.host_functions.iter().find(|h| !h.starts_with("kerf_rt1_")) {
+                return Err(in_move(format!(
+                    "calls the host function {h}, which is the JIT's own and not in the runtime library (kerf-rt) yet"
+                )));
+            }
+            let held = |b: Buffer| match b {
+                Buffer::None => None,
+                Buffer::Input(i) => Some(inputs[i].bytes),
+                Buffer::Output(o) => Some(outputs[o].bytes),
+                Buffer::Scratch { bytes, .. } => Some(bytes),
+            };
+            if f.input_bytes != held(call.reads) || Some(f.output_bytes) != held(call.writes) {
+                return Err(in_move(format!(
+                    "kernel {k} reads {:?} and writes {} bytes, its buffers hold {:?} and {:?}",
+                    f.input_bytes,
+                    f.output_bytes,
+                    held(call.reads),
+                    held(call.writes)
+                )));
+            }
+            if f.odd_nibble && !matches!(call.writes, Buffer::Output(_)) {
+                return Err(in_move(format!("kernel {k} writes a lone 4-bit element into scratch")));
+            }
         }
-        moves.push(MoveFunction { input: mv.input, output: slot[mv.output], function });
+        scratch_bytes = scratch_bytes.max(used);
+        moves.push(MoveFunction { input: mv.input, output, calls });
     }
-    Ok(ProgramFunctions { dtype, inputs, outputs, moves })
+    Ok(ProgramFunctions { dtype, inputs, outputs, moves, scratch_bytes })
 }

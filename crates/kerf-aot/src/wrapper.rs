@@ -1,7 +1,7 @@
 //! The object: per kernel its code and argument block (local), and the checking entry
 //! points written in CLIF (exported), then the info table and `<lib>_info()`.
 
-use crate::program::ProgramFunctions;
+use crate::program::{Buffer, ProgramFunctions};
 use crate::{ABI_MAJOR, ABI_MINOR, Body, Kernel, Target, status};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -66,8 +66,12 @@ fn kernel(module: &mut ObjectModule, lib: &str, k: &Kernel) -> Result<Entries, S
         Body::Program(p) => {
             let mut bodies = Vec::with_capacity(p.moves.len());
             for (m, mv) in p.moves.iter().enumerate() {
-                let symbol = format!("{lib}_{}__move{m}", k.name);
-                bodies.push(define_body(module, &symbol, &format!("{symbol}_args"), &mv.function)?);
+                let mut calls = Vec::with_capacity(mv.calls.len());
+                for (c, call) in mv.calls.iter().enumerate() {
+                    let symbol = format!("{lib}_{}__move{m}_{c}", k.name);
+                    calls.push(define_body(module, &symbol, &format!("{symbol}_args"), &call.function)?);
+                }
+                bodies.push(calls);
             }
             let mut constants = Vec::with_capacity(p.inputs.len());
             for (i, input) in p.inputs.iter().enumerate() {
@@ -281,12 +285,13 @@ fn checked_entry(
 /// of each non-empty output with each non-empty input and each earlier output. Then calls
 /// each move's function on the whole buffers it reads and writes (`[0, extent)`), zeroing
 /// first the last byte of a whole 4-bit output holding a lone element, and fences once
-/// when a move streams.
+/// when a move streams. A program whose moves need scratch allocates it (`malloc`) after
+/// the checks, returning `KERF_ERR_NOMEM` when that fails, and frees it after the moves.
 fn program_entry(
     module: &mut ObjectModule,
     symbol: &str,
     p: &ProgramFunctions,
-    bodies: &[(FuncId, Option<DataId>)],
+    bodies: &[Vec<(FuncId, Option<DataId>)>],
     constants: &[Option<DataId>],
 ) -> Result<FuncId, String> {
     let ptr = types::I64;
@@ -354,34 +359,69 @@ fn program_entry(
             b.ins().iconst(ptr, 0)
         });
     }
+    // The scratch, once every argument is checked: one allocation for every move.
+    let call_conv = module.isa().default_call_conv();
+    let scratch = if p.scratch_bytes > 0 {
+        let mut sig = Signature::new(call_conv);
+        sig.params.push(AbiParam::new(ptr));
+        sig.returns.push(AbiParam::new(ptr));
+        let malloc = module.declare_function("malloc", Linkage::Import, &sig).map_err(err)?;
+        let malloc = module.declare_func_in_func(malloc, b.func);
+        let n = b.ins().iconst(ptr, p.scratch_bytes as i64);
+        let call = b.ins().call(malloc, &[n]);
+        let at = b.inst_results(call)[0];
+        let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
+        fail_if(&mut b, c, status::NOMEM);
+        Some(at)
+    } else {
+        None
+    };
     let mut streams = false;
-    for (mv, &(body, args)) in p.moves.iter().zip(bodies) {
-        let f = &mv.function;
-        if f.extent == 0 {
-            continue;
-        }
-        let out = outs[mv.output].0;
-        if f.odd_nibble {
-            // The whole output's last byte holds a lone element: the code writes its low half.
-            let zero = b.ins().iconst(types::I8, 0);
-            let last_byte = b.ins().iadd_imm_u(out, f.output_bytes as i64 - 1);
-            b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
-        }
-        let body_ref = module.declare_func_in_func(body, b.func);
-        let args_ptr = match args {
-            Some(d) => {
-                let gv = module.declare_data_in_func(d, b.func);
-                b.ins().symbol_value(ptr, gv)
+    for (mv, calls) in p.moves.iter().zip(bodies) {
+        for (call, &(body, args)) in mv.calls.iter().zip(calls) {
+            let f = &call.function;
+            if f.extent == 0 {
+                continue;
             }
-            None => b.ins().iconst(ptr, 0),
-        };
-        let input = match mv.input {
-            Some(i) => input_ptrs[i],
-            None => b.ins().iconst(ptr, 0),
-        };
-        let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
-        b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
-        streams |= f.streams;
+            let buffer = |b: &mut FunctionBuilder, which: Buffer| -> Result<Value, String> {
+                Ok(match which {
+                    Buffer::None => b.ins().iconst(ptr, 0),
+                    Buffer::Input(i) => input_ptrs[i],
+                    Buffer::Output(o) => outs[o].0,
+                    Buffer::Scratch { offset, .. } => {
+                        let at = scratch.ok_or_else(|| err("a scratch buffer without scratch"))?;
+                        b.ins().iadd_imm_u(at, offset as i64)
+                    }
+                })
+            };
+            let input = buffer(&mut b, call.reads)?;
+            let out = buffer(&mut b, call.writes)?;
+            if f.odd_nibble {
+                // The whole output's last byte holds a lone element: the code writes its
+                // low half.
+                let zero = b.ins().iconst(types::I8, 0);
+                let last_byte = b.ins().iadd_imm_u(out, f.output_bytes as i64 - 1);
+                b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+            }
+            let body_ref = module.declare_func_in_func(body, b.func);
+            let args_ptr = match args {
+                Some(d) => {
+                    let gv = module.declare_data_in_func(d, b.func);
+                    b.ins().symbol_value(ptr, gv)
+                }
+                None => b.ins().iconst(ptr, 0),
+            };
+            let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
+            b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
+            streams |= f.streams;
+        }
+    }
+    if let Some(at) = scratch {
+        let mut sig = Signature::new(call_conv);
+        sig.params.push(AbiParam::new(ptr));
+        let free = module.declare_function("free", Linkage::Import, &sig).map_err(err)?;
+        let free = module.declare_func_in_func(free, b.func);
+        b.ins().call(free, &[at]);
     }
     if streams {
         // The moves' non-temporal stores, ordered before the caller reads the outputs.

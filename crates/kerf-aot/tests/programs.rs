@@ -1,6 +1,8 @@
 //! Program kernels from C: a Concat of three inputs, a Split into two outputs, the graph
-//! file tests/data/graph/roll.toml (two slices and a Concat run as one program) and a graph
-//! reading a constant the object holds, compiled into one library; a driver including the
+//! file tests/data/graph/roll.toml (two slices and a Concat run as one program), a graph
+//! reading a constant the object holds, and two graphs whose moves run through scratch the
+//! entry point allocates (a reshape last, dense then copied into its box; a chain cut in
+//! two segments), compiled into one library; a driver including the
 //! header checks every value, every error path (NULL, each wrong length, each overlap)
 //! leaves the outputs untouched, and the info table's operand records; built as C99 and
 //! C++11 with `-Wall -Wextra -Werror -pedantic`, linked as a PIE with `-Wl,-z,text`. The
@@ -32,6 +34,27 @@ fn library(dir: &Path) -> PathBuf {
              [[nodes]]\nop = \"onnx.concat\"\nversion = 13\nreads = { inputs = [\"x\", \"c\"] }\nwrites = [\"y\"]\n\
              [nodes.attributes]\naxis = 1\n",
         ),
+        (
+            // A reshape last: no output view expresses the map; dense scratch, then a copy.
+            "fb.toml",
+            "outputs = [\"z\"]\n[inputs]\na = { dtype = \"f32\", shape = [2, 3] }\nx = { dtype = \"f32\", shape = [2, 3] }\n\
+             [[nodes]]\nop = \"onnx.transpose\"\nreads = { data = \"x\" }\nwrites = [\"t\"]\n[nodes.attributes]\nperm = [1, 0]\n\
+             [[nodes]]\nop = \"onnx.reshape\"\nreads = { data = \"t\" }\nwrites = [\"y\"]\n[nodes.inputs]\nshape = [2, 3]\n\
+             [[nodes]]\nop = \"onnx.concat\"\nversion = 13\nreads = { inputs = [\"a\", \"y\"] }\nwrites = [\"z\"]\n\
+             [nodes.attributes]\naxis = 1\n",
+        ),
+        (
+            // A chain cut in two (the reshape splits the axis the pad reads): its first
+            // segment into scratch, the second through the box's view.
+            "seg.toml",
+            "outputs = [\"z\"]\n[inputs]\na = { dtype = \"f32\", shape = [3, 2] }\nx = { dtype = \"f32\", shape = [4] }\n\
+             [[nodes]]\nop = \"onnx.pad\"\nversion = 19\nreads = { data = \"x\" }\nwrites = [\"t\"]\n\
+             [nodes.attributes]\nmode = \"reflect\"\n[nodes.inputs]\npads = [1, 1]\n\
+             [[nodes]]\nop = \"onnx.reshape\"\nreads = { data = \"t\" }\nwrites = [\"t2\"]\n[nodes.inputs]\nshape = [2, 3]\n\
+             [[nodes]]\nop = \"onnx.transpose\"\nreads = { data = \"t2\" }\nwrites = [\"y\"]\n[nodes.attributes]\nperm = [1, 0]\n\
+             [[nodes]]\nop = \"onnx.concat\"\nversion = 13\nreads = { inputs = [\"a\", \"y\"] }\nwrites = [\"z\"]\n\
+             [nodes.attributes]\naxis = 1\n",
+        ),
     ];
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
@@ -43,7 +66,9 @@ fn library(dir: &Path) -> PathBuf {
              [[kernels]]\nname = \"cat\"\nrequest = \"cat.toml\"\n\
              [[kernels]]\nname = \"split\"\nrequest = \"split.toml\"\n\
              [[kernels]]\nname = \"roll\"\nrequest = {:?}\n\
-             [[kernels]]\nname = \"konst\"\nrequest = \"konst.toml\"\n",
+             [[kernels]]\nname = \"konst\"\nrequest = \"konst.toml\"\n\
+             [[kernels]]\nname = \"fb\"\nrequest = \"fb.toml\"\n\
+             [[kernels]]\nname = \"seg\"\nrequest = \"seg.toml\"\n",
             roll.display().to_string()
         ),
     )
@@ -162,11 +187,44 @@ int main(void) {
         EXPECT(memcmp(y, want, sizeof y) == 0);
     }
     {
+        /* fb: z = concat(a, reshape(transpose(x), [2, 3])) on axis 1, through scratch. */
+        float a[6], x[6], z[12];
+        EXPECT(PG_FB_INPUT_COUNT == 2 && strcmp(PG_FB_IN0_NAME, "a") == 0 && strcmp(PG_FB_IN1_NAME, "x") == 0);
+        EXPECT(PG_FB_SCRATCH_BYTES > 0 && PG_CAT_SCRATCH_BYTES == 0);
+        for (i = 0; i < 6; i++) { a[i] = (float)(100 + i); x[i] = (float)i; }
+        EXPECT(pg_fb(a, sizeof a, x, sizeof x, z, sizeof z) == KERF_OK);
+        for (r = 0; r < 2; r++)
+            for (c = 0; c < 3; c++) {
+                size_t k = 3 * r + c;
+                EXPECT(z[6 * r + c] == a[3 * r + c]);
+                EXPECT(z[6 * r + 3 + c] == x[(k % 2) * 3 + k / 2]);
+            }
+        memset(z, 0xAB, sizeof z);
+        EXPECT(pg_fb(a, sizeof a, x, sizeof x - 4, z, sizeof z) == KERF_ERR_INPUT_BYTES);
+        EXPECT(pg_fb(a, sizeof a, x, sizeof x, NULL, sizeof z) == KERF_ERR_NULL);
+        EXPECT(untouched((const unsigned char *)z, sizeof z));
+    }
+    {
+        /* seg: z = concat(a, transpose(reshape(pad_reflect(x, 1, 1), [2, 3]))) on axis 1. */
+        float a[6], x[4], z[12], t[6];
+        for (i = 0; i < 6; i++) a[i] = (float)(50 + i);
+        for (i = 0; i < 4; i++) x[i] = (float)(i * i + 1);
+        t[0] = x[1]; t[5] = x[2];
+        for (i = 0; i < 4; i++) t[i + 1] = x[i];
+        EXPECT(PG_SEG_SCRATCH_BYTES > 0 && PG_SEG_OUT0_BYTES == sizeof z);
+        EXPECT(pg_seg(a, sizeof a, x, sizeof x, z, sizeof z) == KERF_OK);
+        for (r = 0; r < 3; r++)
+            for (c = 0; c < 2; c++) {
+                EXPECT(z[4 * r + c] == a[2 * r + c]);
+                EXPECT(z[4 * r + 2 + c] == t[3 * c + r]);
+            }
+    }
+    {
         /* The info table describes every operand. */
         const kerf_kernel_info *k = &lib->kernels[0];
         const kerf_tensor_info *ins = (const kerf_tensor_info *)(const void *)k->input_shape;
         const kerf_tensor_info *outs = (const kerf_tensor_info *)(const void *)k->output_shape;
-        EXPECT(lib->kernel_count == PG_KERNEL_COUNT && PG_KERNEL_COUNT == 4);
+        EXPECT(lib->kernel_count == PG_KERNEL_COUNT && PG_KERNEL_COUNT == 6);
         EXPECT(lib->abi_major == PG_ABI_MAJOR && lib->abi_minor == PG_ABI_MINOR && PG_ABI_MINOR >= 1);
         EXPECT(strcmp(k->name, "cat") == 0 && k->flags == KERF_KERNEL_PROGRAM);
         EXPECT(k->input_rank == 3 && k->output_rank == 1 && k->range_entry == NULL);
@@ -223,7 +281,13 @@ fn c_drivers_call_a_concat_a_split_and_two_graphs_and_their_error_paths() {
     ));
     let mut exported = out.exported.clone();
     exported.sort();
-    assert_eq!(exported, ["pg_cat", "pg_info", "pg_konst", "pg_roll", "pg_split"], "no _range for programs");
+    assert_eq!(
+        exported,
+        ["pg_cat", "pg_fb", "pg_info", "pg_konst", "pg_roll", "pg_seg", "pg_split"],
+        "no _range for programs"
+    );
+    assert!(out.allocates && out.header.contains("malloc"));
+    lint(&out.object, &exported);
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         eprintln!("skipped: the driver runs x86-64 Linux objects");
         return;
@@ -238,6 +302,31 @@ fn c_drivers_call_a_concat_a_split_and_two_graphs_and_their_error_paths() {
     }
 }
 
+/// The object imports only libc's memcpy, memset, malloc and free (these kernels need no
+/// runtime library), exports only the entry points and `<lib>_info`, and every relocation
+/// in code is PC-relative on x86-64 (PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX).
+fn lint(bytes: &[u8], exported: &[String]) {
+    use object::{Object, ObjectSection, ObjectSymbol, RelocationFlags, SymbolKind};
+    let file = object::File::parse(bytes).unwrap();
+    let mut globals = Vec::new();
+    for s in file.symbols() {
+        let name = s.name().unwrap().to_string();
+        if s.is_undefined() && !name.is_empty() {
+            assert!(["memcpy", "memset", "malloc", "free"].contains(&name.as_str()), "undefined {name}");
+        } else if s.is_global() && s.kind() != SymbolKind::File {
+            globals.push(name);
+        }
+    }
+    globals.sort();
+    assert_eq!(globals, exported, "exported symbols");
+    for section in file.sections().filter(|s| s.kind() == object::SectionKind::Text) {
+        for (_, r) in section.relocations() {
+            let RelocationFlags::Elf { r_type } = r.flags() else { panic!("not ELF") };
+            assert!([2, 4, 9, 41, 42].contains(&r_type), "relocation type {r_type} in code");
+        }
+    }
+}
+
 #[test]
 fn program_objects_are_deterministic_on_every_target() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -248,8 +337,8 @@ fn program_objects_are_deterministic_on_every_target() {
     }
 }
 
-/// Graphs that do not run as one program, and moves an object has no buffer for, are
-/// refused naming why.
+/// Graphs that do not run as one program, and packed 4-bit boxes (which the JIT places on
+/// the host), are refused naming why.
 #[test]
 fn what_an_object_cannot_run_is_refused_with_its_reason() {
     let tmp = tempfile::tempdir().unwrap();
