@@ -20,7 +20,8 @@
 //! one function per move behind one exported entry point `<lib>_<kernel>(in_0,
 //! in_0_bytes, …, out_0, out_0_bytes, …)` that checks every pointer, every length and
 //! every overlap of an output with an input or another output before any move runs (no
-//! `_range` entry point); the header and the info table describe every operand (ABI 1.1).
+//! `_range` entry point), allocating itself the scratch some moves run through; the
+//! header and the info table describe every operand (ABI 1.1).
 
 #![warn(missing_docs)]
 
