@@ -32,7 +32,7 @@ mod wrapper;
 
 pub use kerf_jit::{AOT_TRIPLES, Cpu, Target};
 pub use library::{KernelEntry, Library};
-pub use program::{Buffer, Call, MoveFunction, Operand, Operands, ProgramFunctions};
+pub use program::{Buffer, Call, MoveFunction, Operand, Operands, Place, ProgramFunctions};
 
 use kerf::Program;
 use kerf::graph::Graph;

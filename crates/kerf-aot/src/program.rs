@@ -12,7 +12,8 @@
 //! arguments are checked, the most any one move needs; `free` before it returns;
 //! `KERF_ERR_NOMEM` when the allocation fails): the caller passes only its inputs and
 //! outputs. Packed 4-bit boxes, which no kernel writes through a view and the JIT places on
-//! the host, are refused naming the move; a packed move writing a whole output runs dense.
+//! the host, are written dense into scratch and placed into their box element by element by
+//! the entry point; a packed move writing a whole output runs dense.
 
 use kerf_ir::dtype::Layout;
 use kerf_ir::program::Program;
@@ -78,6 +79,24 @@ pub struct MoveFunction {
     pub output: usize,
     /// Its calls, in order.
     pub calls: Vec<Call>,
+    /// For a packed 4-bit box: where its calls left it (dense), to be placed into its box of
+    /// the output element by element after them.
+    pub place: Option<Place>,
+}
+
+/// A dense box of packed 4-bit elements in scratch placed into its output: box element `e`
+/// (row-major in `shape`) goes to output element `offset + Σ_d y_d · strides[d]`, `y` its
+/// coordinates; each output byte read, its nibble replaced, written back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The scratch buffer holding the box, dense.
+    pub from: Buffer,
+    /// The output element of the box's first element.
+    pub offset: u64,
+    /// The box's shape.
+    pub shape: Vec<u64>,
+    /// The output's row-major strides, in elements.
+    pub strides: Vec<u64>,
 }
 
 /// A program compiled: its operands and one function per move, in order.
@@ -182,6 +201,7 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
             Ok(Buffer::Scratch { offset, bytes: n })
         };
         let mut calls = Vec::with_capacity(segments.len() + 2);
+        let mut place = None;
         // Leading segments of a chain that does not compose whole: each into scratch.
         let mut source = match mv.input {
             Some(i) => Buffer::Input(i),
@@ -198,10 +218,14 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
             let f = static_function(map, target).map_err(|e| in_move(e.to_string()))?;
             calls.push(Call { function: f, reads: source, writes: Buffer::Output(output) });
         } else if packed {
-            return Err(in_move(format!(
-                "packed 4-bit {dtype} elements are written dense only (no kernel writes them through a view), \
-                 and this move writes a box of its output"
-            )));
+            // No kernel writes packed 4-bit elements through a view: dense into scratch,
+            // then placed into the box element by element (as the JIT places them on the
+            // host).
+            let f = static_function(map, target).map_err(|e| in_move(e.to_string()))?;
+            let dst = scratch(f.output_bytes)?;
+            calls.push(Call { function: f, reads: source, writes: dst });
+            let (offset, strides) = program.box_view(mv);
+            place = Some(Place { from: dst, offset, shape: mv.shape().to_vec(), strides });
         } else {
             let (offset, strides) = program.box_view(mv);
             let too_large = || in_move(format!("output of shape {:?} is too large", program.outputs[mv.output]));
@@ -256,12 +280,9 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
                     held(call.writes)
                 )));
             }
-            if f.odd_nibble && !matches!(call.writes, Buffer::Output(_)) {
-                return Err(in_move(format!("kernel {k} writes a lone 4-bit element into scratch")));
-            }
         }
         scratch_bytes = scratch_bytes.max(used);
-        moves.push(MoveFunction { input: mv.input, output, calls });
+        moves.push(MoveFunction { input: mv.input, output, calls, place });
     }
     Ok(ProgramFunctions { dtype, inputs, outputs, moves, scratch_bytes })
 }

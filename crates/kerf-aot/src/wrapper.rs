@@ -1,11 +1,13 @@
 //! The object: per kernel its code and argument block (local), and the checking entry
 //! points written in CLIF (exported), then the info table and `<lib>_info()`.
 
-use crate::program::{Buffer, ProgramFunctions};
+use crate::program::{Buffer, Place, ProgramFunctions};
 use crate::{ABI_MAJOR, ABI_MINOR, Body, Kernel, Target, status};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, Signature, UserExternalName, Value, types};
+use cranelift_codegen::ir::{
+    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, UserExternalName, Value, types,
+};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module, default_libcall_names};
 use cranelift_object::{ObjectBuilder, ObjectModule};
@@ -376,6 +378,27 @@ fn program_entry(
     } else {
         None
     };
+    let buffer = |b: &mut FunctionBuilder, which: Buffer| -> Result<Value, String> {
+        Ok(match which {
+            Buffer::None => b.ins().iconst(ptr, 0),
+            Buffer::Input(i) => input_ptrs[i],
+            Buffer::Output(o) => outs[o].0,
+            Buffer::Scratch { offset, .. } => {
+                let at = scratch.ok_or_else(|| err("a scratch buffer without scratch"))?;
+                b.ins().iadd_imm_u(at, offset as i64)
+            }
+        })
+    };
+    // A packed output of an odd count whose boxes are placed: its last byte's high half is
+    // padding, zeroed (the placements keep the nibble they do not write).
+    for (o, out) in p.outputs.iter().enumerate() {
+        let placed = p.moves.iter().any(|mv| mv.output == o && mv.place.is_some());
+        if placed && out.shape.iter().product::<u64>() % 2 == 1 {
+            let zero = b.ins().iconst(types::I8, 0);
+            let last_byte = b.ins().iadd_imm_u(outs[o].0, out.bytes as i64 - 1);
+            b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+        }
+    }
     let mut streams = false;
     for (mv, calls) in p.moves.iter().zip(bodies) {
         for (call, &(body, args)) in mv.calls.iter().zip(calls) {
@@ -383,17 +406,6 @@ fn program_entry(
             if f.extent == 0 {
                 continue;
             }
-            let buffer = |b: &mut FunctionBuilder, which: Buffer| -> Result<Value, String> {
-                Ok(match which {
-                    Buffer::None => b.ins().iconst(ptr, 0),
-                    Buffer::Input(i) => input_ptrs[i],
-                    Buffer::Output(o) => outs[o].0,
-                    Buffer::Scratch { offset, .. } => {
-                        let at = scratch.ok_or_else(|| err("a scratch buffer without scratch"))?;
-                        b.ins().iadd_imm_u(at, offset as i64)
-                    }
-                })
-            };
             let input = buffer(&mut b, call.reads)?;
             let out = buffer(&mut b, call.writes)?;
             if f.odd_nibble {
@@ -414,6 +426,10 @@ fn program_entry(
             let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
             b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
             streams |= f.streams;
+        }
+        if let Some(place) = &mv.place {
+            let from = buffer(&mut b, place.from)?;
+            place_nibbles(&mut b, place, from, outs[mv.output].0);
         }
     }
     if let Some(at) = scratch {
@@ -436,6 +452,65 @@ fn program_entry(
     b.finalize(frontend);
     module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
     Ok(id)
+}
+
+/// Place a dense box of packed 4-bit elements at `from` into the output at `out`: one loop
+/// over the box's elements `e`, each read from nibble `e` of `from` and written, keeping
+/// the other half of its byte, to nibble `offset + Σ_d ((e / inner_d) % shape_d) ·
+/// strides_d` of `out` (low nibble first), `inner_d` the volume of the box's axes after
+/// `d`. Every index lies inside its buffer: the box lies inside the output
+/// (`Program::validate`), and the scratch holds the box.
+fn place_nibbles(b: &mut FunctionBuilder, place: &Place, from: Value, out: Value) {
+    let n: u64 = place.shape.iter().product();
+    if n == 0 {
+        return;
+    }
+    let i64t = types::I64;
+    let (header, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+    b.append_block_param(header, i64t);
+    let zero = b.ins().iconst(i64t, 0);
+    b.ins().jump(header, &[BlockArg::Value(zero)]);
+    b.switch_to_block(header);
+    let e = b.block_params(header)[0];
+    let more = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, e, n as i64);
+    b.ins().brif(more, body, &[], exit, &[]);
+    b.switch_to_block(body);
+    // The output element.
+    let mut at = b.ins().iconst(i64t, place.offset as i64);
+    let mut inner = n;
+    for (&extent, &stride) in place.shape.iter().zip(&place.strides) {
+        inner /= extent.max(1);
+        let y = b.ins().udiv_imm_u(e, inner.max(1) as i64);
+        let y = b.ins().urem_imm_u(y, extent.max(1) as i64);
+        let y = b.ins().imul_imm_u(y, stride as i64);
+        at = b.ins().iadd(at, y);
+    }
+    let flags = MemFlagsData::new().with_notrap();
+    // Its nibble of `from`.
+    let byte = b.ins().ushr_imm_u(e, 1);
+    let a = b.ins().iadd(from, byte);
+    let x = b.ins().uload8(types::I32, flags, a, 0);
+    let odd = b.ins().band_imm_u(e, 1);
+    let sh = b.ins().ishl_imm_u(odd, 2);
+    let sh = b.ins().ireduce(types::I32, sh);
+    let x = b.ins().ushr(x, sh);
+    let v = b.ins().band_imm_u(x, 15);
+    // Written into its nibble of `out`.
+    let byte = b.ins().ushr_imm_u(at, 1);
+    let a = b.ins().iadd(out, byte);
+    let old = b.ins().uload8(types::I32, flags, a, 0);
+    let odd = b.ins().band_imm_u(at, 1);
+    let sh = b.ins().ishl_imm_u(odd, 2);
+    let sh = b.ins().ireduce(types::I32, sh);
+    let m = b.ins().iconst(types::I32, 15);
+    let m = b.ins().ishl(m, sh);
+    let keep = b.ins().band_not(old, m);
+    let v = b.ins().ishl(v, sh);
+    let x = b.ins().bor(keep, v);
+    b.ins().istore8(flags, x, a, 0);
+    let next = b.ins().iadd_imm_u(e, 1);
+    b.ins().jump(header, &[BlockArg::Value(next)]);
+    b.switch_to_block(exit);
 }
 
 /// The info table: strings, shapes, one record per kernel, the library record, and the

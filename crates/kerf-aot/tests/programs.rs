@@ -35,6 +35,12 @@ fn library(dir: &Path) -> PathBuf {
              [nodes.attributes]\naxis = 1\n",
         ),
         (
+            // Packed 4-bit boxes: each dense into scratch, then placed nibble by nibble.
+            "nib.toml",
+            "op = \"openvino.concat\"\nversion = 1\n[attributes]\naxis = 1\n[inputs]\ninputs = [\
+             { dtype = \"u4\", shape = [3, 1] }, { dtype = \"u4\", shape = [3, 2] }]\n",
+        ),
+        (
             // A reshape last: no output view expresses the map; dense scratch, then a copy.
             "fb.toml",
             "outputs = [\"z\"]\n[inputs]\na = { dtype = \"f32\", shape = [2, 3] }\nx = { dtype = \"f32\", shape = [2, 3] }\n\
@@ -68,7 +74,8 @@ fn library(dir: &Path) -> PathBuf {
              [[kernels]]\nname = \"roll\"\nrequest = {:?}\n\
              [[kernels]]\nname = \"konst\"\nrequest = \"konst.toml\"\n\
              [[kernels]]\nname = \"fb\"\nrequest = \"fb.toml\"\n\
-             [[kernels]]\nname = \"seg\"\nrequest = \"seg.toml\"\n",
+             [[kernels]]\nname = \"seg\"\nrequest = \"seg.toml\"\n\
+             [[kernels]]\nname = \"nib\"\nrequest = \"nib.toml\"\n",
             roll.display().to_string()
         ),
     )
@@ -220,11 +227,21 @@ int main(void) {
             }
     }
     {
+        /* nib: u4 [3, 1] and [3, 2] concatenated on axis 1 into [3, 3]: 9 nibbles, low
+         * first, the last byte's high half zeroed. */
+        unsigned char a[2] = {0x21, 0x03}, d[3] = {0x54, 0x76, 0x98}, y[5];
+        static const unsigned char want[5] = {0x41, 0x25, 0x76, 0x83, 0x09};
+        EXPECT(PG_NIB_OUT0_BYTES == 5 && PG_NIB_IN0_BYTES == 2 && PG_NIB_IN1_BYTES == 3);
+        memset(y, 0xFF, sizeof y);
+        EXPECT(pg_nib(a, sizeof a, d, sizeof d, y, sizeof y) == KERF_OK);
+        EXPECT(memcmp(y, want, sizeof y) == 0);
+    }
+    {
         /* The info table describes every operand. */
         const kerf_kernel_info *k = &lib->kernels[0];
         const kerf_tensor_info *ins = (const kerf_tensor_info *)(const void *)k->input_shape;
         const kerf_tensor_info *outs = (const kerf_tensor_info *)(const void *)k->output_shape;
-        EXPECT(lib->kernel_count == PG_KERNEL_COUNT && PG_KERNEL_COUNT == 6);
+        EXPECT(lib->kernel_count == PG_KERNEL_COUNT && PG_KERNEL_COUNT == 7);
         EXPECT(lib->abi_major == PG_ABI_MAJOR && lib->abi_minor == PG_ABI_MINOR && PG_ABI_MINOR >= 1);
         EXPECT(strcmp(k->name, "cat") == 0 && k->flags == KERF_KERNEL_PROGRAM);
         EXPECT(k->input_rank == 3 && k->output_rank == 1 && k->range_entry == NULL);
@@ -283,7 +300,7 @@ fn c_drivers_call_a_concat_a_split_and_two_graphs_and_their_error_paths() {
     exported.sort();
     assert_eq!(
         exported,
-        ["pg_cat", "pg_fb", "pg_info", "pg_konst", "pg_roll", "pg_seg", "pg_split"],
+        ["pg_cat", "pg_fb", "pg_info", "pg_konst", "pg_nib", "pg_roll", "pg_seg", "pg_split"],
         "no _range for programs"
     );
     assert!(out.allocates && out.header.contains("malloc"));
@@ -337,8 +354,8 @@ fn program_objects_are_deterministic_on_every_target() {
     }
 }
 
-/// Graphs that do not run as one program, and packed 4-bit boxes (which the JIT places on
-/// the host), are refused naming why.
+/// Graphs that do not run as one program, and programs of strings, are refused naming
+/// why.
 #[test]
 fn what_an_object_cannot_run_is_refused_with_its_reason() {
     let tmp = tempfile::tempdir().unwrap();
@@ -355,11 +372,11 @@ fn what_an_object_cannot_run_is_refused_with_its_reason() {
             "programs",
         ),
         (
-            // Packed 4-bit boxes: the JIT writes them dense and places them from scratch.
-            "nib.toml",
-            "op = \"openvino.concat\"\nversion = 1\n[attributes]\naxis = 0\n[inputs]\ninputs = [\
-             { dtype = \"u4\", shape = [3] }, { dtype = \"u4\", shape = [2] }]\n",
-            "program move 0 (into output 0, at [0]): packed 4-bit u4",
+            // Strings run on the reference interpreter, as on the JIT.
+            "str.toml",
+            "op = \"onnx.concat\"\nversion = 13\n[attributes]\naxis = 0\n[inputs]\ninputs = [\
+             { dtype = \"string\", shape = [3] }, { dtype = \"string\", shape = [2] }]\n",
+            "cannot move strings",
         ),
     ];
     for (file, text, want) in cases {
