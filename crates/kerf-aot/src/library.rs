@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// The longest library file read (a list of names and paths).
 const MAX_LIBRARY_BYTES: u64 = 1 << 20;
 
-/// One kernel of a library: its name and the request or chain file it is compiled from.
+/// One kernel of a library: its name and the request, chain or graph file it is compiled from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelEntry {
     /// The kernel's name (a C identifier; the entry point is `<lib>_<name>`).
