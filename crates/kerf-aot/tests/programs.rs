@@ -372,6 +372,14 @@ fn what_an_object_cannot_run_is_refused_with_its_reason() {
             "programs",
         ),
         (
+            // The slice's starts are a graph input: its program is built when the graph runs.
+            "param.toml",
+            "outputs = [\"y\"]\n[inputs]\nx = { dtype = \"f32\", shape = [4] }\ns = { dtype = \"i64\", shape = [1] }\n\
+             [[nodes]]\nop = \"onnx.slice\"\nversion = 13\nreads = { data = \"x\", starts = \"s\" }\nwrites = [\"y\"]\n\
+             [nodes.inputs]\nends = [3]\n",
+            "known only when it runs",
+        ),
+        (
             // Strings run on the reference interpreter, as on the JIT.
             "str.toml",
             "op = \"onnx.concat\"\nversion = 13\n[attributes]\naxis = 0\n[inputs]\ninputs = [\
