@@ -136,3 +136,26 @@ pub struct HostFunction {
 pub fn host_function(index: u32) -> Option<HostFunction> {
     Helper::ALL.get(index as usize).map(|h| HostFunction { symbol: h.symbol(), args: h.args() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerf_ir::schedule::Strided;
+
+    /// A [2, 3] copy written as the right half of a [2, 6] buffer: the function writes the
+    /// whole buffer's bytes; packed 4-bit views are refused, as on the JIT.
+    #[test]
+    fn a_function_writes_a_box_through_an_output_view() {
+        let target = Target::aot("x86_64-unknown-linux-gnu").unwrap();
+        let view = Strided { offset: 3, strides: vec![6, 1], buffer_len: 12 };
+        let plan = kerf_ir::Plan::copy(DType::F32, &[2, 3]);
+        let f = static_function_views(&plan, Views::DENSE.output(&view), &target).unwrap();
+        assert_eq!((f.input_bytes, f.output_bytes), (Some(24), 48));
+        assert_eq!((f.input_shape.as_deref(), f.output_shape.as_slice()), (Some(&[2u64, 3][..]), &[12u64][..]));
+        let dense = static_function(&plan, &target).unwrap();
+        assert_eq!(dense.output_bytes, 24);
+        let nibbles = kerf_ir::Plan::copy(DType::U4, &[2, 3]);
+        let e = static_function_views(&nibbles, Views::DENSE.output(&view), &target).err().unwrap().to_string();
+        assert!(e.contains("packed 4-bit"), "{e}");
+    }
+}
