@@ -1,7 +1,7 @@
 //! The generated C header: status codes, the info structs, per kernel its shapes and
 //! byte counts as `#define`s and its two entry points (a program kernel: per input and
-//! output its name, shape and bytes, its scratch, and its one entry point). C99 and C++11, warning-free under
-//! `-Wall -Wextra -Werror -pedantic`.
+//! output its name, shape and bytes, its scratch, and its one entry point). C99 and
+//! C++11, warning-free under `-Wall -Wextra -Werror -pedantic`.
 
 use crate::program::ProgramFunctions;
 use crate::wrapper::{FLAG_PROGRAM, FLAG_READS_INPUT, KERNEL_INFO_BYTES, LIBRARY_INFO_BYTES, TENSOR_INFO_BYTES};
