@@ -36,7 +36,7 @@ pub use program::{Buffer, Call, MoveFunction, Operand, Operands, Place, ProgramF
 
 use kerf::Program;
 use kerf::graph::Graph;
-use kerf::request_file::{AnyFile, is_graph_file, load_any, load_graph};
+use kerf::request_file::{AnyFile, MAX_REQUEST_BYTES, is_graph, load_any, load_graph};
 use kerf::{DType, Request};
 use kerf_jit::object::{StaticFunction, static_function};
 
@@ -251,7 +251,7 @@ pub fn compile(library: &Library, target: &Target) -> Result<Output, String> {
         let at = |e: String| format!("kernel {:?}: {e}", entry.name);
         let origin = entry.request.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
         let path = entry.request.display();
-        if is_graph_file(&entry.request).map_err(|e| at(e.to_string()))? {
+        if is_graph_at(&entry.request) {
             let file = load_graph(&entry.request).map_err(|e| at(e.to_string()))?;
             kernels.push(
                 compile_graph(&entry.name, &origin, &file.graph, target).map_err(|e| at(format!("{path}: {e}")))?,
@@ -271,6 +271,14 @@ pub fn compile(library: &Library, target: &Target) -> Result<Output, String> {
         kernels.push(kernel);
     }
     write_library(&library.name, &kernels, target)
+}
+
+/// Whether the file at `path` is a graph file ([`is_graph`]): a regular file of at most
+/// [`MAX_REQUEST_BYTES`] whose text has `[[nodes]]`. Any other (missing, unreadable, too
+/// large) is left to [`load_any`], which names its problem.
+fn is_graph_at(path: &std::path::Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else { return false };
+    meta.is_file() && meta.len() <= MAX_REQUEST_BYTES && std::fs::read_to_string(path).is_ok_and(|text| is_graph(&text))
 }
 
 /// Write compiled kernels into one object and header named `name`: the library's and
