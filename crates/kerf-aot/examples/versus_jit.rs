@@ -81,7 +81,9 @@ fn run() -> Result<(), String> {
     let lib = unsafe { libloading::Library::new(&so) }.map_err(|e| e.to_string())?;
     println!("{:<40} {:>12} {:>12} {:>8}", "request", "aot_ns", "jit_ns", "aot/jit");
     for ((k, j), f) in kernels.iter().zip(&jitted).zip(&files) {
-        let func = &k.function;
+        let func = k
+            .single()
+            .ok_or_else(|| format!("{}: a program kernel; this benchmark times one-to-one kernels", k.name))?;
         let input = vec![7u8; func.input_bytes.unwrap_or(0) as usize];
         let mut output = vec![0u8; func.output_bytes as usize];
         let symbol = format!("bench_{}", k.name);

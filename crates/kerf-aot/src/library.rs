@@ -1,5 +1,5 @@
 //! The library file: `name = "mykernels"`, then `[[kernels]]` tables of `name` and
-//! `request` (a request or chain file, relative to the library file).
+//! `request` (a request, chain or graph file, relative to the library file).
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 /// The longest library file read (a list of names and paths).
 const MAX_LIBRARY_BYTES: u64 = 1 << 20;
 
-/// One kernel of a library: its name and the request or chain file it is compiled from.
+/// One kernel of a library: its name and the request, chain or graph file it is compiled from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelEntry {
     /// The kernel's name (a C identifier; the entry point is `<lib>_<name>`).
     pub name: String,
-    /// The request or chain file, resolved against the library file's directory.
+    /// The request, chain or graph file, resolved against the library file's directory.
     pub request: PathBuf,
 }
 

@@ -112,8 +112,9 @@ enum Command {
     },
     /// Compile a library of kernels ahead of time: DIR/<lib>.o (or lib<lib>.a) and
     /// DIR/<lib>.h, for C and any language with a C FFI
-    #[command(after_help = "A library file names the library and its kernels, each a request or chain
-file relative to it:
+    #[command(after_help = "A library file names the library and its kernels, each a request, chain or
+graph file relative to it (an op over several inputs or outputs, or a graph that runs as one
+program, is one entry point taking every input, then every output):
 
     name = \"mykernels\"
     [[kernels]]

@@ -127,3 +127,85 @@ fn aot_staticlib_links_into_a_c_program() {
     let run = std::process::Command::new(&exe).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n");
 }
+
+/// Kernels over several inputs and outputs: a Split request and the graph file
+/// tests/data/graph/roll.toml, each one entry point, linked and run from C; a graph that
+/// does not run as one program is one error line naming why.
+#[test]
+fn aot_writes_program_kernels_and_graphs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let roll = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/graph/roll.toml");
+    std::fs::write(
+        tmp.path().join("split.toml"),
+        "op = \"openvino.variadic_split\"\n[inputs]\ndata = { dtype = \"u8\", shape = [2, 5] }\naxis = 1\n\
+         split_lengths = [2, 3]\n",
+    )
+    .unwrap();
+    let lib = tmp.path().join("lib.toml");
+    std::fs::write(
+        &lib,
+        format!(
+            "name = \"pk\"\n[[kernels]]\nname = \"split\"\nrequest = \"split.toml\"\n\
+             [[kernels]]\nname = \"roll\"\nrequest = {:?}\n",
+            roll.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("out");
+    kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).args(["--emit", "staticlib"]).assert().success();
+    assert_eq!(files_in(&out_dir), ["libpk.a", "pk.h"]);
+    let header = std::fs::read_to_string(out_dir.join("pk.h")).unwrap();
+    assert!(header.contains(
+        "int32_t pk_split(const void *in_0, size_t in_0_bytes, void *out_0, size_t out_0_bytes, \
+         void *out_1, size_t out_1_bytes);"
+    ));
+    assert!(header.contains("int32_t pk_roll(const void *in_0, size_t in_0_bytes, void *out_0, size_t out_0_bytes);"));
+    assert!(header.contains("#define PK_ROLL_IN0_NAME \"x\"") && header.contains("#define PK_SPLIT_OUT1_BYTES 6ULL"));
+    if matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success())
+        && cfg!(all(target_arch = "x86_64", target_os = "linux"))
+    {
+        let prog = tmp.path().join("prog.c");
+        std::fs::write(
+            &prog,
+            "#include \"pk.h\"\n#include <stdio.h>\nint main(void) {\n    \
+             unsigned char in[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, a[4], b[6];\n    float x[16], y[16];\n    int i;\n    \
+             for (i = 0; i < 16; i++) x[i] = (float)i;\n    \
+             if (pk_split(in, sizeof in, a, sizeof a, b, sizeof b) != KERF_OK) return 1;\n    \
+             if (pk_split(in, sizeof in, a, sizeof a, in, sizeof b) != KERF_ERR_OVERLAP) return 2;\n    \
+             if (pk_roll(x, sizeof x, y, sizeof y) != KERF_OK) return 3;\n    \
+             printf(\"%d %d %d %d | %g %g %g\\n\", a[0], a[3], b[0], b[5], y[0], y[5], y[8]);\n    return 0;\n}\n",
+        )
+        .unwrap();
+        let exe = tmp.path().join("prog");
+        let cc = std::process::Command::new("cc")
+            .arg("-I")
+            .arg(&out_dir)
+            .arg(&prog)
+            .arg("-L")
+            .arg(&out_dir)
+            .args(["-lpk", "-o"])
+            .arg(&exe)
+            .output()
+            .unwrap();
+        assert!(cc.status.success(), "{}", stderr(&cc));
+        let run = std::process::Command::new(&exe).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "0 6 2 9 | 3 0 11\n", "status {:?}", run.status);
+    } else {
+        eprintln!("skipped linking: no C compiler `cc`, or not x86-64 Linux");
+    }
+    // A value both output and read again: two programs, refused, nothing written.
+    std::fs::write(
+        tmp.path().join("two.toml"),
+        "outputs = [\"y\", \"z\"]\n[inputs]\nx = { dtype = \"f32\", shape = [4] }\n\
+         [[nodes]]\nop = \"onnx.slice\"\nversion = 13\nreads = { data = \"x\" }\nwrites = [\"y\"]\n\
+         [nodes.inputs]\nstarts = [1]\nends = [3]\n\
+         [[nodes]]\nop = \"onnx.concat\"\nversion = 13\nreads = { inputs = [\"y\", \"y\"] }\nwrites = [\"z\"]\n\
+         [nodes.attributes]\naxis = 0\n",
+    )
+    .unwrap();
+    std::fs::write(&lib, "name = \"pk2\"\n[[kernels]]\nname = \"g\"\nrequest = \"two.toml\"\n").unwrap();
+    let none = tmp.path().join("none");
+    let e = fails(&kerf().arg("aot").arg(&lib).arg("-o").arg(&none).output().unwrap());
+    assert!(e.contains("kernel \"g\"") && e.contains("two.toml") && e.contains("cuts into 2 programs"), "{e}");
+    assert!(!none.exists());
+}

@@ -49,24 +49,39 @@ pub struct StaticFunction {
 /// The static kernel of `what` on dense buffers, for `target`: validated, scheduled and
 /// verified exactly as [`crate::Jit::compile`] does with [`crate::Options::STATIC`].
 pub fn static_function<'a>(what: impl IntoSource<'a>, target: &Target) -> Result<StaticFunction, Error> {
+    static_function_views(what, Views::DENSE, target)
+}
+
+/// [`static_function`] reading and writing through `views` (a view's buffer is its whole
+/// `buffer_len`, as [`crate::Jit::compile`] with [`crate::Options::STATIC`] and these
+/// views): what a program's move writing its box of an output compiles to. A fill takes
+/// no view; packed 4-bit outputs are written dense only.
+pub fn static_function_views<'a>(
+    what: impl IntoSource<'a>,
+    views: Views<'_>,
+    target: &Target,
+) -> Result<StaticFunction, Error> {
     let what = what.into_source()?;
     let emitter = match &what {
-        Source::Plan(plan) => {
+        Source::Plan(plan) if views.input.is_none() && views.output.is_none() => {
             plan.validate()?;
             crate::check_dtype(plan)?;
             Emitter::of_static(plan)?
         }
-        Source::Map(_) => {
-            let nest = nest_of(&what, Views::DENSE)?;
+        Source::Plan(_) | Source::Map(_) => {
+            let nest = nest_of(&what, views)?;
             nest.verify()?;
             crate::slice::elem_of(nest.dtype).ok_or_else(|| Error::Invalid {
                 what: "kerf moves bytes and cannot compile strings; string chains run on the reference interpreter"
                     .into(),
             })?;
+            if nest.out_view.is_some() {
+                crate::compile::check_view_dtype(nest.dtype)?;
+            }
             Emitter::Slice { dtype: nest.dtype, nest }
         }
     };
-    let signature = Signature::of(&what, Views::DENSE);
+    let signature = Signature::of(&what, views);
     // One register allocator for every function of an object (the JIT picks the
     // single-pass one per kernel only to save compile time).
     let (isa, call_conv) = target.isa("backtracking")?;
@@ -120,4 +135,27 @@ pub struct HostFunction {
 /// The host function a kernel's function names as user function `u0:index`.
 pub fn host_function(index: u32) -> Option<HostFunction> {
     Helper::ALL.get(index as usize).map(|h| HostFunction { symbol: h.symbol(), args: h.args() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerf_ir::schedule::Strided;
+
+    /// A [2, 3] copy written as the right half of a [2, 6] buffer: the function writes the
+    /// whole buffer's bytes; packed 4-bit views are refused, as on the JIT.
+    #[test]
+    fn a_function_writes_a_box_through_an_output_view() {
+        let target = Target::aot("x86_64-unknown-linux-gnu").unwrap();
+        let view = Strided { offset: 3, strides: vec![6, 1], buffer_len: 12 };
+        let plan = kerf_ir::Plan::copy(DType::F32, &[2, 3]);
+        let f = static_function_views(&plan, Views::DENSE.output(&view), &target).unwrap();
+        assert_eq!((f.input_bytes, f.output_bytes), (Some(24), 48));
+        assert_eq!((f.input_shape.as_deref(), f.output_shape.as_slice()), (Some(&[2u64, 3][..]), &[12u64][..]));
+        let dense = static_function(&plan, &target).unwrap();
+        assert_eq!(dense.output_bytes, 24);
+        let nibbles = kerf_ir::Plan::copy(DType::U4, &[2, 3]);
+        let e = static_function_views(&nibbles, Views::DENSE.output(&view), &target).err().unwrap().to_string();
+        assert!(e.contains("packed 4-bit"), "{e}");
+    }
 }

@@ -33,6 +33,21 @@ pub enum Backend {
     /// A kernel compiled ahead of time (`kerf-aot`) from the case's request or chain,
     /// linked into a shared object and loaded: its entry point behind [`Kernel`].
     Aot(&'static dyn Kernel),
+    /// A program kernel (an op over several inputs or outputs: Concat, Split) compiled
+    /// ahead of time, linked and loaded: its one entry point behind [`ProgramEntry`].
+    AotProgram(&'static dyn ProgramEntry),
+}
+
+/// A compiled kernel over several inputs and outputs, run on caller-owned dense buffers
+/// (the suite's view of a program entry point).
+pub trait ProgramEntry: Sync {
+    /// The element type of every buffer.
+    fn dtype(&self) -> DType;
+    /// The shape of each output, in order.
+    fn output_shapes(&self) -> &[Vec<u64>];
+    /// Run on `inputs` (each its input's raw bytes, in order) into `outputs` (each its
+    /// output's bytes).
+    fn run_buffers(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), kerf::Error>;
 }
 
 impl std::fmt::Debug for Backend {
@@ -43,6 +58,7 @@ impl std::fmt::Debug for Backend {
             Backend::JitDynamic => "JitDynamic",
             Backend::Derive(_) => "Derive",
             Backend::Aot(_) => "Aot",
+            Backend::AotProgram(_) => "AotProgram",
         })
     }
 }
@@ -63,6 +79,24 @@ impl Backend {
             Backend::Derive(kernel) | Backend::Aot(kernel) => {
                 Ok(vec![kernel.run_tensor(kerf::data_input(request)?.map(Tensor::view))?])
             }
+            Backend::AotProgram(kernel) => {
+                let inputs = kerf::program_inputs(request)?;
+                let bytes: Vec<&[u8]> = inputs
+                    .iter()
+                    .map(|t| t.bytes().ok_or_else(|| kerf::Error::Invalid { what: "a program of strings".into() }))
+                    .collect::<Result<_, _>>()?;
+                let mut outputs: Vec<Tensor> = kernel
+                    .output_shapes()
+                    .iter()
+                    .map(|s| Tensor::zeros(kernel.dtype(), s))
+                    .collect::<Result<_, _>>()?;
+                let mut buffers: Vec<&mut [u8]> = outputs
+                    .iter_mut()
+                    .map(|t| t.bytes_mut().ok_or_else(|| kerf::Error::Invalid { what: "a program of strings".into() }))
+                    .collect::<Result<_, _>>()?;
+                kernel.run_buffers(&bytes, &mut buffers)?;
+                Ok(outputs)
+            }
         }
     }
 
@@ -77,6 +111,9 @@ impl Backend {
             Backend::JitStatic => kerf::chain::run_chain_jit(jit(), chain, true, false),
             Backend::JitDynamic => kerf::chain::run_chain_jit(jit(), chain, true, true),
             Backend::Derive(_) => unreachable!("derive_suite holds no chain case"),
+            Backend::AotProgram(_) => {
+                return Err(kerf::Error::Invalid { what: "a chain is one kernel, not a program".into() });
+            }
             Backend::Aot(kernel) => kernel.run_tensor(kerf::chain::chain_input(chain)?.map(Tensor::view)),
         }?;
         let unfused = kerf::chain::run_chain_reference(chain, false)?;

@@ -14,7 +14,7 @@ pub mod random;
 pub mod render;
 
 pub use cases::case_names;
-pub use conformance::{Backend, check_case, derive_suite};
+pub use conformance::{Backend, ProgramEntry, check_case, derive_suite};
 pub use render::derive_attributes;
 
 use kerf::{BoundaryMode, DType, InputArg, Request, Tensor};
