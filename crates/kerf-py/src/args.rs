@@ -135,6 +135,12 @@ pub fn build<'py>(
                 };
             let mut entries = Vec::with_capacity(items.len());
             for (k, item) in items.iter().enumerate() {
+                // `kerf.meta(...)`: an entry known by dtype and shape only (to compile).
+                if let Ok(meta) = item.cast::<Meta>() {
+                    let meta = meta.get();
+                    entries.push(InputArg::Meta { dtype: meta.dtype, shape: meta.shape.clone() });
+                    continue;
+                }
                 let array = match ArrayArg::from_py(item)?.map_err(|e| bad(format!("input `{name}[{k}]`: {e}")))? {
                     Some(a) => a,
                     None => {

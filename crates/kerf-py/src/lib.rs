@@ -11,6 +11,7 @@ mod arrays;
 mod dtypes;
 mod errors;
 mod model;
+mod program;
 mod registry;
 
 use args::Meta;
@@ -142,32 +143,7 @@ fn run_program_into<'py>(
         };
         return Err(invalid(py, Some(op), Some("out"), format!("{what}; `out` is not taken")));
     }
-    let objects: Vec<Bound<'py, PyAny>> = if variadic {
-        if !(out.is_instance_of::<PyTuple>() || out.is_instance_of::<PyList>()) {
-            return Err(invalid(
-                py,
-                Some(op),
-                Some("out"),
-                format!("`out` of {op} is a tuple or list of arrays, one per output, found {}", out.get_type().name()?),
-            ));
-        }
-        out.try_iter()?.collect::<PyResult<_>>()?
-    } else {
-        vec![out.clone()]
-    };
-    if objects.len() != program.outputs.len() {
-        return Err(invalid(
-            py,
-            Some(op),
-            Some("out"),
-            format!("`out` holds {} arrays; the request has {} outputs", objects.len(), program.outputs.len()),
-        ));
-    }
-    let outs = objects
-        .iter()
-        .zip(&program.outputs)
-        .map(|(obj, shape)| checked_out(py, op, obj, dtype, shape))
-        .collect::<PyResult<Vec<_>>>()?;
+    let outs = program::outputs(py, op, dtype, &program.outputs, Some(out), variadic, Form::Natural)?;
     // The inputs are kerf's own copies (a program reads its inputs as tensors).
     let inputs = kerf::program_inputs(request).py(py)?;
     let kernel = py.detach(|| jit.compile_program(&program, false)).py(py)?;
@@ -175,25 +151,18 @@ fn run_program_into<'py>(
     // made before the buffers are taken.
     let _pins = outs.iter().map(|o| PyWeakrefReference::new(&o.array)).collect::<PyResult<Vec<_>>>()?;
     // Buffers are taken (and their layout checked again) only now, with no Python code run after.
-    let mut buffers = Vec::with_capacity(outs.len());
-    for (k, o) in outs.iter().enumerate() {
-        let (data, len) = o.buffer_mut().map_err(|e| invalid(py, Some(op), Some("out"), format!("`out` {k} {e}")))?;
-        if len > 0 && buffers.iter().any(|&(d, l): &(usize, usize)| l > 0 && data < d + l && d < data + len) {
-            return Err(invalid(py, Some(op), Some("out"), format!("`out` {k} shares memory with another output")));
-        }
-        buffers.push((data, len));
-    }
+    let buffers = program::output_buffers(py, op, &outs, &[])?;
     py.detach(move || {
         // SAFETY: each buffer is a C-contiguous writeable array (checked by `buffer_mut`)
         // of `len` bytes, kept alive by the caller's frame and pinned against resizing
-        // while this runs; no two overlap (checked above) and none overlaps an input,
-        // which are kerf's own tensors. The program checks every length.
+        // while this runs; no two overlap (checked by `output_buffers`) and none overlaps
+        // an input, which are kerf's own tensors. The program checks every length.
         let mut slices: Vec<&mut [u8]> = buffers.iter().map(|&(d, l)| unsafe { bytes_at_mut(d, l) }).collect();
         let ins: Vec<&[u8]> = inputs.iter().map(|t| t.bytes().unwrap_or_default()).collect();
         kernel.run_buffers(&ins, &mut slices)
     })
     .py(py)?;
-    Ok(out.clone())
+    program::result(py, outs, Some(out), variadic)
 }
 
 /// A new numpy array holding `t` (strings as an object array, 4-bit types one element
@@ -287,15 +256,22 @@ fn compile(
     version: Option<&Bound<'_, PyAny>>,
     dynamic: Option<&Bound<'_, PyAny>>,
     params: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Kernel> {
+) -> PyResult<Py<PyAny>> {
     let op = args::op(py, op)?;
     let dynamic = dynamic.map(|d| args::flag(d, "dynamic")).transpose()?.unwrap_or(false);
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
-    let kernel = py.detach(|| jit.compile(&call.request, &Options::dynamic(dynamic))).py(py)?;
     let form = call.data.as_ref().map_or(Form::Natural, |(_, d)| d.form);
-    Ok(Kernel { kernel, op: op.to_string(), form })
+    if kerf::is_program_op(op).py(py)? {
+        let kernel =
+            py.detach(|| kerf::lower_program(&call.request).and_then(|p| jit.compile_program(&p, dynamic))).py(py)?;
+        let variadic = kerf::op_spec(op).py(py)?.variadic_output();
+        let program = program::Program { kernel, op: op.to_string(), variadic, form };
+        return Ok(Py::new(py, program)?.into_any());
+    }
+    let kernel = py.detach(|| jit.compile(&call.request, &Options::dynamic(dynamic))).py(py)?;
+    Ok(Py::new(py, Kernel { kernel, op: op.to_string(), form })?.into_any())
 }
 
 /// A compiled op (`kerf.compile`): call it as `k(x)` or `k(x, out=out)` (`k()` or
@@ -385,7 +361,7 @@ impl Kernel {
 
 /// Check `out` against the kernel's output: a numpy array (or `kerf.raw(...)`) of its
 /// dtype and shape, C-contiguous, native byte order, writeable. It is never copied.
-fn checked_out<'py>(
+pub(crate) fn checked_out<'py>(
     py: Python<'py>,
     op: &str,
     obj: &Bound<'py, PyAny>,
@@ -506,7 +482,7 @@ fn execute<'py>(
 ///
 /// # Safety
 /// When `len > 0`, `data` points at `len` readable bytes that outlive the slice.
-unsafe fn bytes_at<'a>(data: usize, len: usize) -> &'a [u8] {
+pub(crate) unsafe fn bytes_at<'a>(data: usize, len: usize) -> &'a [u8] {
     if len == 0 {
         return &[];
     }
@@ -587,7 +563,8 @@ fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyD
 mod _kerf {
     #[pymodule_export]
     use super::{
-        KerfError, Kernel, Meta, Raw, compile, meta, model::OnnxModel, model::onnx_host_ops, ops, raw, run, spec,
+        KerfError, Kernel, Meta, Raw, compile, meta, model::OnnxModel, model::onnx_host_ops, ops, program::Program,
+        raw, run, spec,
     };
 
     #[pymodule_init]

@@ -65,3 +65,52 @@ def test_string_programs_return_new_arrays():
     assert got.tolist() == [["a", "bb"], ["ccc", "d"], ["a", "bb"], ["ccc", "d"]]
     with pytest.raises(kerf.KerfError, match="string outputs are new object arrays"):
         kerf.run("onnx.concat", inputs=[s, s], axis=0, out=np.empty((4, 2), object))
+
+
+def test_a_compiled_program_runs_many_times_on_caller_arrays():
+    p = kerf.compile("onnx.concat", inputs=[kerf.meta(np.float32, (2, 3)), kerf.meta(np.float32, (2, 2))], axis=1)
+    assert isinstance(p, kerf.Program)
+    assert p.input_shapes == ((2, 3), (2, 2)) and p.output_shapes == ((2, 5),)
+    assert p.dtype == np.float32 and p.kerf_dtype == "f32"
+    assert p.clif.count("; move ") == 2
+    assert "onnx.concat" in repr(p)
+    want = np.concatenate([A, B], axis=1)
+    np.testing.assert_array_equal(p(A, B), want)
+    out = np.zeros((2, 5), np.float32)
+    assert p(A, B, out=out) is out
+    np.testing.assert_array_equal(out, want)
+    # A strided input is read as its values (copied once).
+    wide = np.zeros((2, 6), np.float32)
+    wide[:, ::2] = A
+    np.testing.assert_array_equal(p(wide[:, ::2], B), want)
+    with pytest.raises(kerf.KerfError, match="reads 2 inputs, given 1"):
+        p(A)
+    with pytest.raises(kerf.KerfError, match=r"input 1: must be f32 \[2, 2\]"):
+        p(A, A)
+    # `out` may not share memory with an input: a Split writing over its own input.
+    x = np.arange(8, dtype=np.int32).reshape(2, 4)
+    s = kerf.compile("onnx.split", input=kerf.meta(np.int32, (2, 4)), axis=0, num_outputs=2)
+    with pytest.raises(kerf.KerfError, match="shares memory with an input"):
+        s(x, out=(x[:1], x[1:]))
+    np.testing.assert_array_equal(x, np.arange(8).reshape(2, 4))
+
+
+def test_a_compiled_split_returns_a_tuple_and_takes_a_tuple_out():
+    x = np.arange(24, dtype=np.int8).reshape(4, 6)
+    p = kerf.compile("onnx.split", input=kerf.meta(np.int8, (4, 6)), axis=1, num_outputs=3)
+    parts = p(x)
+    assert isinstance(parts, tuple) and len(parts) == 3
+    for got, want in zip(parts, np.split(x, 3, axis=1)):
+        np.testing.assert_array_equal(got, want)
+    outs = [np.empty((4, 2), np.int8) for _ in range(3)]
+    assert p(x, out=outs) is outs
+    for got, want in zip(outs, np.split(x, 3, axis=1)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_4_bit_program_packs_and_unpacks():
+    a = kerf.raw(np.array([[1, -2, 3]], np.int8), "i4")
+    b = kerf.raw(np.array([[-8, 7, 0]], np.int8), "i4")
+    p = kerf.compile("openvino.concat", inputs=[a, b], axis=0)
+    got = p(a, b)
+    assert got.dtype == np.int8 and got.tolist() == [[1, -2, 3], [-8, 7, 0]]

@@ -64,7 +64,7 @@ def test_functions_take_the_stubs_parameters():
 
 def test_classes_declare_every_public_attribute():
     stub = declared()
-    for name in ["Kernel", "Meta", "Raw"]:
+    for name in ["Kernel", "Meta", "Program", "Raw"]:
         members = {n.name for n in stub[name].body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
         real = {n for n in dir(getattr(kerf, name)) if not n.startswith("_")}
         assert members == real, name

@@ -12,7 +12,7 @@ arrays, compiled by a Cranelift JIT.
     print(k.clif)                                              # the Cranelift IR
     kerf.ops(); kerf.spec("onnx.slice")                        # what kerf accepts
 
-Functions: run, compile (-> Kernel), meta, raw, ops, spec. Errors: KerfError (a
+Functions: run, compile (-> Kernel; Program for Concat and Split), meta, raw, ops, spec. Errors: KerfError (a
 ValueError). The ONNX backend is the submodule kerf.onnx (needs the onnx package).
 
 dtypes: numpy's bool, int8..uint64, float16/32/64, complex64/128 and str/object (ONNX
@@ -22,12 +22,13 @@ kerf.raw(array, "bf16") (bf16 as uint16, fp8 as uint8, int4 as one int8/uint8 va
 element). int4 arrays are packed and unpacked through a copy (kerf packs two per byte).
 """
 
-from ._kerf import KerfError, Kernel, Meta, Raw, __version__, compile, meta, ops, raw, run, spec
+from ._kerf import KerfError, Kernel, Meta, Program, Raw, __version__, compile, meta, ops, raw, run, spec
 
 __all__ = [
     "KerfError",
     "Kernel",
     "Meta",
+    "Program",
     "Raw",
     "__version__",
     "compile",

@@ -58,12 +58,31 @@ class Kernel:
     @property
     def dynamic(self) -> bool: ...
 
+@final
+class Program:
+    """A compiled op over several inputs or outputs (`kerf.compile` of Concat or Split):
+    `p(a, b)`, `p(x)`, `p(x, out=(o1, o2))`; a tuple of arrays for a Split."""
+
+    def __call__(self, *inputs: npt.ArrayLike | Raw, out: Any = None) -> Any: ...
+    @property
+    def input_shapes(self) -> tuple[tuple[int, ...], ...]: ...
+    @property
+    def output_shapes(self) -> tuple[tuple[int, ...], ...]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def kerf_dtype(self) -> str: ...
+    @property
+    def clif(self) -> str: ...
+
 # Any: an ndarray, or a tuple of them for an op of a variadic output (Split), which the op
 # id decides at run time (a union would make every caller narrow it).
 def run(op: str, /, *, version: int | None = None, out: npt.NDArray[Any] | None = None, **params: Any) -> Any:
     """Run an op on numpy arrays: one array, or a tuple for a variadic output (Split)."""
 
-def compile(op: str, /, *, version: int | None = None, dynamic: bool | None = None, **params: Any) -> Kernel:
+def compile(
+    op: str, /, *, version: int | None = None, dynamic: bool | None = None, **params: Any
+) -> Kernel | Program:
     """Compile an op into a Kernel (static, or with dynamic=True the kernel of its kind)."""
 
 def meta(dtype: str | npt.DTypeLike, shape: Sequence[int]) -> Meta:
@@ -82,6 +101,7 @@ __all__ = [
     "KerfError",
     "Kernel",
     "Meta",
+    "Program",
     "Raw",
     "__version__",
     "compile",
