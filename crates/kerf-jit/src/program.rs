@@ -4,7 +4,9 @@
 //! output through an output view ([`Options::output`]): the box's offset and the output's
 //! row-major strides. A chain that does not fuse whole (a reshape whose axes do not line
 //! up, [`kerf_ir::map::compose_segments`]) runs its leading segments into scratch
-//! tensors, the last one into the box. Concat is then one branch-free nest per input, each byte of the
+//! tensors, the last one into the box. A move writing its whole output runs dense (no
+//! view); a box no output view expresses (a map that fills, or whose nest is not the
+//! box's shape) is written dense into scratch and moved into the box by a copy kernel. Concat is then one branch-free nest per input, each byte of the
 //! output written once; Split one nest per output. A [`ProgramKernel`] checks every
 //! buffer once and runs the moves in order; each move's kernel splits its own outer loop
 //! over threads when its work is large. Packed 4-bit dtypes, which no kernel writes
