@@ -132,12 +132,23 @@ pub type Declared = (String, Option<DType>, Option<Vec<Option<i64>>>);
 
 /// The graph inputs a model declares that no initializer gives, in order.
 pub fn declared_inputs(model: &proto::ModelProto) -> Vec<Declared> {
+    graph_inputs(model, false)
+}
+
+/// The graph inputs an initializer gives a default value, in order: a caller may give
+/// them, and what it gives replaces the initializer (ONNX's rule for such inputs).
+pub fn defaulted_inputs(model: &proto::ModelProto) -> Vec<Declared> {
+    graph_inputs(model, true)
+}
+
+/// The graph inputs with (`defaulted`) or without an initializer of their name.
+fn graph_inputs(model: &proto::ModelProto, defaulted: bool) -> Vec<Declared> {
     let Some(graph) = &model.graph else { return Vec::new() };
     let init: Vec<&str> = graph.initializer.iter().filter_map(|t| t.name.as_deref()).collect();
     graph
         .input
         .iter()
-        .filter(|i| !init.contains(&i.name.as_deref().unwrap_or("")))
+        .filter(|i| init.contains(&i.name.as_deref().unwrap_or("")) == defaulted)
         .map(|i| {
             let tt = i.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
             let dtype = tt.and_then(|t| t.elem_type).and_then(dtype_of);
@@ -373,13 +384,16 @@ pub fn import(
     }
     let mut out = Graph::default();
     let declared = declared_inputs(model);
+    let defaulted = defaulted_inputs(model);
     for name in inputs.keys() {
-        if !declared.iter().any(|(n, _, _)| n == name) {
-            let names: Vec<&str> = declared.iter().map(|(n, _, _)| n.as_str()).collect();
+        if !declared.iter().chain(&defaulted).any(|(n, _, _)| n == name) {
+            let names: Vec<&str> = declared.iter().chain(&defaulted).map(|(n, _, _)| n.as_str()).collect();
             return Err(invalid(format!("`{name}` is not an input of the graph (its inputs: {names:?})")));
         }
     }
-    for (name, dtype, dims) in &declared {
+    // Every input without an initializer, and those with one that the caller gives.
+    let given_defaults = defaulted.iter().filter(|(n, _, _)| inputs.contains_key(n));
+    for (name, dtype, dims) in declared.iter().chain(given_defaults) {
         let Some((given_dtype, shape)) = inputs.get(name) else {
             return Err(invalid(format!("graph input `{name}` is not given")));
         };

@@ -196,6 +196,32 @@ fn concat_and_split_of_activations_are_wired() {
     assert_eq!(g.nodes[1].request.outputs, Some(3));
 }
 
+/// A graph input with an initializer is a default: left out, the initializer is a
+/// constant; given, the caller's tensor replaces it (ONNX's rule).
+#[test]
+fn an_input_with_an_initializer_is_a_default_the_caller_may_replace() {
+    let init = TensorProto {
+        dims: vec![2],
+        data_type: Some(1),
+        float_data: vec![7.0, 8.0],
+        name: Some("w".into()),
+        ..Default::default()
+    };
+    let nodes = vec![node("Concat", &["x", "w"], &["y"], vec![int_attr("axis", 0)])];
+    let bytes = model(nodes, vec![init], vec![value("x", 1, &[2]), value("w", 1, &[2])], &["y"]);
+    let g = import_bytes(&bytes, &f32_input(&[2]), &Options::default()).unwrap();
+    assert_eq!(g.inputs.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["x"]);
+    assert!(g.constants.contains_key("w"), "the initializer is the default");
+    let mut both = f32_input(&[2]);
+    both.insert("w".into(), (DType::F32, vec![2]));
+    let g = import_bytes(&bytes, &both, &Options::default()).unwrap();
+    assert_eq!(g.inputs.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["x", "w"]);
+    assert!(!g.constants.contains_key("w"), "the caller's tensor replaces it");
+    both.insert("w".into(), (DType::F32, vec![3]));
+    let e = import_bytes(&bytes, &both, &Options::default()).unwrap_err().to_string();
+    assert!(e.contains("input `w` is declared of shape [2]"), "{e}");
+}
+
 #[test]
 fn inputs_are_checked_against_the_declaration() {
     let nodes = vec![node("Transpose", &["x"], &["y"], vec![])];

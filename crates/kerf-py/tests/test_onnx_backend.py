@@ -299,3 +299,16 @@ def test_pad_models(opset, case):
             kerf.onnx.prepare(m)
     else:
         assert_same(kerf.onnx.run_model(m, [X]), reference(m, {"x": X}))
+
+
+def test_an_input_with_an_initializer_takes_the_callers_value():
+    """ONNX's rule: an initializer of a graph input's name is a default the caller may replace."""
+    node = helper.make_node("Concat", ["x", "w"], ["y"], axis=0)
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2], [7.0, 8.0])
+    m = model([node], [tensor_info("x", shape=[2]), tensor_info("w", shape=[2])], [tensor_info("y", shape=[4])], 13, [w])
+    x = np.array([1.0, 2.0], np.float32)
+    rep = kerf.onnx.prepare(m)
+    assert rep.run([x])[0].tolist() == [1.0, 2.0, 7.0, 8.0]
+    (y,) = rep.run({"x": x, "w": np.array([5.0, 6.0], np.float32)})
+    assert y.tolist() == [1.0, 2.0, 5.0, 6.0]
+    assert_same([y], reference(m, {"x": x, "w": np.array([5.0, 6.0], np.float32)}))
