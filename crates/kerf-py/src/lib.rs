@@ -147,21 +147,7 @@ fn run_program_into<'py>(
     // The inputs are kerf's own copies (a program reads its inputs as tensors).
     let inputs = kerf::program_inputs(request).py(py)?;
     let kernel = py.detach(|| jit.compile_program(&program, false)).py(py)?;
-    // Pins against `resize(refcheck=False)` while the GIL is released (see `execute`),
-    // made before the buffers are taken.
-    let _pins = outs.iter().map(|o| PyWeakrefReference::new(&o.array)).collect::<PyResult<Vec<_>>>()?;
-    // Buffers are taken (and their layout checked again) only now, with no Python code run after.
-    let buffers = program::output_buffers(py, op, &outs, &[])?;
-    py.detach(move || {
-        // SAFETY: each buffer is a C-contiguous writeable array (checked by `buffer_mut`)
-        // of `len` bytes, kept alive by the caller's frame and pinned against resizing
-        // while this runs; no two overlap (checked by `output_buffers`) and none overlaps
-        // an input, which are kerf's own tensors. The program checks every length.
-        let mut slices: Vec<&mut [u8]> = buffers.iter().map(|&(d, l)| unsafe { bytes_at_mut(d, l) }).collect();
-        let ins: Vec<&[u8]> = inputs.iter().map(|t| t.bytes().unwrap_or_default()).collect();
-        kernel.run_buffers(&ins, &mut slices)
-    })
-    .py(py)?;
+    program::run_into(py, op, &kernel, program::Inputs::Tensors(&inputs), &outs)?;
     program::result(py, outs, Some(out), variadic)
 }
 

@@ -71,6 +71,62 @@ pub fn output_buffers(
     Ok(buffers)
 }
 
+/// The inputs of a program run by [`run_into`]: numpy arrays read in place, or kerf's
+/// own tensors (copies already made).
+pub enum Inputs<'a, 'py> {
+    /// Arrays whose buffers are taken (their layout checked again) after they are pinned.
+    Arrays(&'a [ArrayArg<'py>]),
+    /// Tensors owned by Rust, which no Python code can touch.
+    Tensors(&'a [&'a kerf::Tensor]),
+}
+
+/// Run `kernel` on `inputs` into `outs` (checked by [`outputs`]) with the GIL released:
+/// every numpy array pinned against `resize(refcheck=False)` first (see `execute`), then
+/// the buffers taken, with no Python code run after, no output overlapping another or an
+/// input.
+pub fn run_into<'py>(
+    py: Python<'py>,
+    op: &str,
+    kernel: &ProgramKernel,
+    inputs: Inputs<'_, 'py>,
+    outs: &[ArrayArg<'py>],
+) -> PyResult<()> {
+    let arrays = match inputs {
+        Inputs::Arrays(a) => a,
+        Inputs::Tensors(_) => &[],
+    };
+    // Pins are made before the buffers are taken: making one may run Python code.
+    let _pins = arrays.iter().chain(outs).map(|a| PyWeakrefReference::new(&a.array)).collect::<PyResult<Vec<_>>>()?;
+    let ins: Vec<(usize, usize)> = match inputs {
+        Inputs::Arrays(a) => {
+            let changed = |e: String| invalid(py, Some(op), Some("inputs"), e);
+            a.iter().map(|a| a.buffer().map_err(changed)).collect::<PyResult<_>>()?
+        }
+        Inputs::Tensors(t) => t.iter().map(|t| t.bytes().map_or((0, 0), |b| (b.as_ptr() as usize, b.len()))).collect(),
+    };
+    let buffers = output_buffers(py, op, outs, &ins)?;
+    py.detach(move || {
+        // Other Python threads may write numpy inputs meanwhile, as with any numpy routine
+        // that releases the GIL; bytes have no invalid values.
+        let inputs: Vec<&[u8]> = ins
+            .iter()
+            // SAFETY: each pair is a C-contiguous array's buffer (checked by `buffer` just
+            // above) or a tensor's bytes, alive for this call (the caller's frame holds the
+            // arrays, pinned against resizing, and the tensors).
+            .map(|&(d, l)| unsafe { crate::bytes_at(d, l) })
+            .collect();
+        let mut outputs: Vec<&mut [u8]> = buffers
+            .iter()
+            // SAFETY: each pair is a C-contiguous writeable array's buffer (checked by
+            // `buffer_mut` in `output_buffers`), alive and pinned as above, overlapping no
+            // other output and no input (checked there), so this is its only slice.
+            .map(|&(d, l)| unsafe { crate::bytes_at_mut(d, l) })
+            .collect();
+        kernel.run_buffers(&inputs, &mut outputs)
+    })
+    .py(py)
+}
+
 /// What a program call returns: a tuple of its outputs for a variadic output (or the
 /// `out` given), else the one array.
 pub fn result<'py>(
@@ -144,28 +200,7 @@ impl Program {
             return self.call_packed(py, &args, out, form);
         }
         let outs = outputs(py, op, dtype, self.kernel.output_shapes(), out, self.variadic, form)?;
-        // Pins against `resize(refcheck=False)` while the GIL is released (see `execute`),
-        // made before the buffers are taken.
-        let _pins =
-            args.iter().chain(&outs).map(|a| PyWeakrefReference::new(&a.array)).collect::<PyResult<Vec<_>>>()?;
-        let changed = |e: String| invalid(py, Some(op), Some("inputs"), e);
-        let ins = args.iter().map(|a| a.buffer().map_err(changed)).collect::<PyResult<Vec<_>>>()?;
-        let buffers = output_buffers(py, op, &outs, &ins)?;
-        let kernel = &self.kernel;
-        py.detach(move || {
-            // Other Python threads may write the inputs meanwhile, as with any numpy
-            // routine that releases the GIL.
-            // SAFETY: each input buffer is C-contiguous (checked by `buffer`) and each
-            // output C-contiguous and writeable (`buffer_mut`), kept alive by the caller's
-            // frame and pinned against resizing while this runs; no output overlaps
-            // another or an input (checked by `output_buffers`). The program checks every
-            // length.
-            let inputs: Vec<&[u8]> = ins.iter().map(|&(d, l)| unsafe { crate::bytes_at(d, l) }).collect();
-            let mut outputs: Vec<&mut [u8]> =
-                buffers.iter().map(|&(d, l)| unsafe { crate::bytes_at_mut(d, l) }).collect();
-            kernel.run_buffers(&inputs, &mut outputs)
-        })
-        .py(py)?;
+        run_into(py, op, &self.kernel, Inputs::Arrays(&args), &outs)?;
         result(py, outs, out, self.variadic)
     }
 
