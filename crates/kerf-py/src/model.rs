@@ -7,7 +7,7 @@ use crate::dtypes::Form;
 use crate::errors::invalid;
 use kerf::graph::{Backend, ModelError};
 use kerf::onnx::OnnxError;
-use kerf::{DType, Tensor, TensorView, ViewData};
+use kerf::{DType, TensorView, ViewData};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::collections::BTreeMap;
@@ -32,16 +32,6 @@ fn array_args<'py>(py: Python<'py>, inputs: &Bound<'py, PyDict>) -> PyResult<Vec
             Err(e) => return Err(bad(e)),
         };
         out.push((name, array));
-    }
-    Ok(out)
-}
-
-/// The inputs as kerf tensors (copies), by name.
-fn tensors(py: Python<'_>, inputs: &Bound<'_, PyDict>) -> PyResult<BTreeMap<String, Tensor>> {
-    let mut out = BTreeMap::new();
-    for (name, array) in array_args(py, inputs)? {
-        let t = array.tensor()?.map_err(|e| invalid(py, None, Some(&name), format!("input `{name}`: {e}")))?;
-        out.insert(name, t);
     }
     Ok(out)
 }
@@ -159,8 +149,9 @@ impl OnnxModel {
     /// The programs the graph runs as for `inputs`' dtypes and shapes: per program, the
     /// labels of its nodes.
     fn groups(&self, py: Python<'_>, inputs: &Bound<'_, PyDict>) -> PyResult<Vec<Vec<String>>> {
-        let inputs = tensors(py, inputs)?;
-        let prepared = py.detach(|| self.model.prepare(&inputs)).map_err(|e| model_error(py, e))?;
+        // Only the inputs' dtypes and shapes decide the programs: nothing is copied.
+        let signature = array_args(py, inputs)?.iter().map(|(k, a)| (k.clone(), a.dtype, a.shape())).collect();
+        let prepared = py.detach(|| self.model.prepare_for(signature)).map_err(|e| model_error(py, e))?;
         let graph = prepared.graph();
         Ok(prepared.groups().iter().map(|g| g.nodes.iter().map(|&k| graph.nodes[k].label(k)).collect()).collect())
     }
