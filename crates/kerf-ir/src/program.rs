@@ -185,29 +185,29 @@ impl Program {
 /// The reference: run each move's plans one by one with the reference interpreter and
 /// place each result into its box. `inputs` are the program's inputs, in order.
 pub fn evaluate(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tensor>, Error> {
-    program.validate()?;
-    check_inputs(program, inputs)?;
-    let mut results = Vec::with_capacity(program.moves.len());
-    for (m, mv) in program.moves.iter().enumerate() {
-        let input = mv.input.map(|i| inputs[i]);
-        let out = crate::chain::evaluate_unfused(&mv.steps, input).map_err(|e| invalid(format!("move {m}: {e}")))?;
-        results.push(out);
-    }
-    assemble(program, results)
+    evaluate_moves(program, inputs, &|steps, input| crate::chain::evaluate_unfused(steps, input))
 }
 
 /// [`evaluate`] with each move's chain composed into as few maps as it allows
 /// ([`crate::map::compose_segments`]), evaluated element by element: the composed form
 /// the backends run, on the reference.
 pub fn evaluate_composed(program: &Program, inputs: &[TensorView<'_>]) -> Result<Vec<Tensor>, Error> {
+    evaluate_moves(program, inputs, &|steps, input| {
+        crate::map::evaluate_segments(&crate::map::compose_segments(steps)?, input)
+    })
+}
+
+/// How a move's chain is run on its input (unfused, or composed).
+type RunChain = dyn Fn(&[Plan], Option<TensorView<'_>>) -> Result<Tensor, Error>;
+
+/// Validate, check the inputs, run each move's chain with `run` and place the results.
+fn evaluate_moves(program: &Program, inputs: &[TensorView<'_>], run: &RunChain) -> Result<Vec<Tensor>, Error> {
     program.validate()?;
     check_inputs(program, inputs)?;
     let mut results = Vec::with_capacity(program.moves.len());
     for (m, mv) in program.moves.iter().enumerate() {
         let input = mv.input.map(|i| inputs[i]);
-        let segments = crate::map::compose_segments(&mv.steps).map_err(|e| invalid(format!("move {m}: {e}")))?;
-        let out = crate::map::evaluate_segments(&segments, input).map_err(|e| invalid(format!("move {m}: {e}")))?;
-        results.push(out);
+        results.push(run(&mv.steps, input).map_err(|e| invalid(format!("move {m}: {e}")))?);
     }
     assemble(program, results)
 }
