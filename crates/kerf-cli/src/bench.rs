@@ -81,13 +81,7 @@ pub fn bench(path: &Path, opts: &Options, w: &mut dyn Write) -> Result<(), CliEr
         let values = given.get(i).filter(|t| t.shape() == shape).and_then(|t| t.bytes().map(<[u8]>::to_vec));
         inputs.push(match values {
             Some(b) => b,
-            None => {
-                let mut v = try_alloc(buffer(shape, "input")?).map_err(here)?;
-                for (i, b) in v.iter_mut().enumerate() {
-                    *b = (i as u8).wrapping_mul(31).wrapping_add(7) & pattern_mask(kernel.dtype());
-                }
-                v
-            }
+            None => pattern_input(buffer(shape, "input")?, kernel.dtype()).map_err(here)?,
         });
     }
     let mut outs: Vec<Vec<u8>> = Vec::new();
@@ -306,9 +300,15 @@ fn volume(shape: &[u64]) -> u64 {
     kerf::volume(shape).unwrap_or(u64::MAX)
 }
 
-/// Arbitrary input bytes must still be valid elements: bool takes 0/1.
-fn pattern_mask(dtype: DType) -> u8 {
-    if dtype == DType::Bool { 1 } else { 0xff }
+/// `n` arbitrary input bytes (a byte pattern) that are still valid elements of `dtype`:
+/// bool takes 0/1.
+fn pattern_input(n: usize, dtype: DType) -> Result<Vec<u8>, String> {
+    let mask = if dtype == DType::Bool { 1 } else { 0xff };
+    let mut v = try_alloc(n)?;
+    for (i, b) in v.iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(31).wrapping_add(7) & mask;
+    }
+    Ok(v)
 }
 
 fn try_alloc(n: usize) -> Result<Vec<u8>, String> {
@@ -374,10 +374,7 @@ fn bench_graph(
         if !inputs.contains_key(&input.name) {
             let n =
                 input.dtype.buffer_bytes(volume(&input.shape)).ok_or_else(|| here("an input is too large".into()))?;
-            let mut bytes = try_alloc(n).map_err(here)?;
-            for (i, b) in bytes.iter_mut().enumerate() {
-                *b = (i as u8).wrapping_mul(31).wrapping_add(7) & pattern_mask(input.dtype);
-            }
+            let bytes = pattern_input(n, input.dtype).map_err(here)?;
             let t = kerf::Tensor::from_bytes(input.dtype, &input.shape, &bytes).map_err(|e| here(e.to_string()))?;
             inputs.insert(input.name.clone(), t);
         }
@@ -484,13 +481,7 @@ fn bench_chain(
         kerf::chain::Head::Fill(_) => None,
         kerf::chain::Head::Input { shape } => Some(match kerf::chain::chain_input(&chain).ok().flatten() {
             Some(t) => t.bytes().map(<[u8]>::to_vec).unwrap_or_default(),
-            None => {
-                let mut v = try_alloc(bytes_of(shape)?).map_err(here)?;
-                for (i, b) in v.iter_mut().enumerate() {
-                    *b = (i as u8).wrapping_mul(31).wrapping_add(7) & pattern_mask(fused.dtype);
-                }
-                v
-            }
+            None => pattern_input(bytes_of(shape)?, fused.dtype).map_err(here)?,
         }),
     };
     let out_bytes = bytes_of(&fused.output_shape)?;
