@@ -1,35 +1,35 @@
 //! The conformance suite (tests/data/conformance) on the run-time backends: the test
 //! kit's `conformance_suite!`, one `#[test]` per case and backend. The derive backend's
-//! instance is in crates/kerf-derive-tests/tests/conformance.rs.
+//! instance is in crates/kerfx-derive-tests/tests/conformance.rs.
 
-use kerf_testkit::Backend;
+use kerfx_testkit::Backend;
 
 #[test]
 fn the_suite_has_every_case() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance");
     let on_disk =
         std::fs::read_dir(root).unwrap().filter(|e| e.as_ref().unwrap().path().join("request.toml").is_file()).count();
-    assert_eq!(kerf_testkit::CASE_COUNT, on_disk, "the generated suite is stale");
+    assert_eq!(kerfx_testkit::CASE_COUNT, on_disk, "the generated suite is stale");
     assert!(on_disk >= 298, "only {on_disk} conformance cases were found");
 }
 
 mod reference {
-    kerf_testkit::conformance_suite!(super::Backend::Reference);
+    kerfx_testkit::conformance_suite!(super::Backend::Reference);
 }
 
 mod jit_static {
-    kerf_testkit::conformance_suite!(super::Backend::JitStatic);
+    kerfx_testkit::conformance_suite!(super::Backend::JitStatic);
 }
 
 mod jit_dynamic {
-    kerf_testkit::conformance_suite!(super::Backend::JitDynamic);
+    kerfx_testkit::conformance_suite!(super::Backend::JitDynamic);
 }
 
 /// Every shared chain case that runs (all but those that must fail) compiles to one
 /// fused kernel, static and dynamic: fill heads and several fill values included. Pinned.
 #[test]
 fn every_chain_case_that_runs_fuses_into_one_kernel() {
-    use kerf::request_file::{AnyFile, load_any};
+    use kerfx::request_file::{AnyFile, load_any};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance");
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .unwrap()
@@ -37,7 +37,7 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
         .filter(|n| n.starts_with("chain_"))
         .collect();
     names.sort();
-    let jit = kerf::Jit::default();
+    let jit = kerfx::Jit::default();
     let (mut running, mut fused, mut not_fused) = (0, 0, Vec::new());
     for name in names {
         let dir = root.join(&name);
@@ -47,10 +47,10 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
         let AnyFile::Chain(file) = load_any(&dir.join("request.toml")).unwrap() else {
             panic!("{name} is not a chain file")
         };
-        let lowered = kerf::chain::lower_chain(&file.chain()).unwrap();
+        let lowered = kerfx::chain::lower_chain(&file.chain()).unwrap();
         running += 1;
-        let one_static = jit.compile(lowered.fused().unwrap(), &kerf::Options::STATIC).is_ok();
-        let one_dynamic = jit.compile(lowered.fused().unwrap(), &kerf::Options::DYNAMIC).is_ok();
+        let one_static = jit.compile(lowered.fused().unwrap(), &kerfx::Options::STATIC).is_ok();
+        let one_dynamic = jit.compile(lowered.fused().unwrap(), &kerfx::Options::DYNAMIC).is_ok();
         if one_static && one_dynamic {
             fused += 1;
         } else {
@@ -62,7 +62,7 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 }
 
 /// The suite on kernels compiled ahead of time: every case that runs compiled into one
-/// library (`kerf_aot::write_library`), linked by the system `cc` with the runtime
+/// library (`kerfx_aot::write_library`), linked by the system `cc` with the runtime
 /// library (`libkerf_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
 /// relocations), loaded, and each kernel run through its checking entry point by the
 /// suite's one `check_case`. Ops over several inputs or outputs (Concat, Split) compile
@@ -72,8 +72,8 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 /// strings run on the reference interpreter (as on the JIT): each is named with its
 /// reason.
 mod aot_static {
-    use kerf::request_file::{AnyFile, load_any};
-    use kerf::{DType, Error, Kernel};
+    use kerfx::request_file::{AnyFile, load_any};
+    use kerfx::{DType, Error, Kernel};
     use std::process::Command;
 
     type WithInput = unsafe extern "C" fn(*const u8, usize, *mut u8, usize) -> i32;
@@ -114,7 +114,7 @@ mod aot_static {
         (@ty $i:literal) => { usize };
     }
 
-    impl kerf_testkit::ProgramEntry for AotProgram {
+    impl kerfx_testkit::ProgramEntry for AotProgram {
         fn dtype(&self) -> DType {
             self.dtype
         }
@@ -192,10 +192,10 @@ mod aot_static {
         let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
         let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "kerf-rt", "--profile", profile])
+            .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
             .status()
             .unwrap();
-        assert!(status.success(), "cargo build -p kerf-rt failed");
+        assert!(status.success(), "cargo build -p kerfx-rt failed");
         let lib = profile_dir.join("libkerf_rt.a");
         assert!(lib.is_file(), "{} was not built", lib.display());
         lib
@@ -217,14 +217,14 @@ mod aot_static {
         if !have_cc() {
             return;
         }
-        let target = kerf_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
+        let target = kerfx_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
         if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
             eprintln!("skipped: the AOT suite links x86-64 Linux objects and runs them here");
             return;
         }
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance");
         let (mut kernels, mut cases, mut refused, mut must_fail) = (Vec::new(), Vec::new(), Vec::new(), 0);
-        for (i, case) in kerf_testkit::case_names().into_iter().enumerate() {
+        for (i, case) in kerfx_testkit::case_names().into_iter().enumerate() {
             let dir = root.join(&case);
             if dir.join("expected_stats.json").exists() {
                 refused.push(format!("{case}: a random fill (the Philox block fill is still the JIT's own)"));
@@ -233,11 +233,11 @@ mod aot_static {
             let name = format!("k{i}");
             let compiled = match load_any(&dir.join("request.toml")) {
                 Err(e) => Err(e.to_string()),
-                Ok(AnyFile::Request(f)) => kerf_aot::compile_request(&name, &case, &f.request, &target),
-                Ok(AnyFile::Chain(f)) => kerf::chain::lower_chain(&f.chain())
+                Ok(AnyFile::Request(f)) => kerfx_aot::compile_request(&name, &case, &f.request, &target),
+                Ok(AnyFile::Chain(f)) => kerfx::chain::lower_chain(&f.chain())
                     .and_then(|l| l.fused().cloned())
                     .map_err(|e| e.to_string())
-                    .and_then(|m| kerf_aot::compile_kernel(&name, &case, m, &target)),
+                    .and_then(|m| kerfx_aot::compile_kernel(&name, &case, m, &target)),
             };
             match (compiled, dir.join("expected_error").exists()) {
                 (Ok(k), false) => {
@@ -252,7 +252,7 @@ mod aot_static {
                 (Err(e), false) => panic!("{case}: failed to compile ahead of time: {e}"),
             }
         }
-        let out = kerf_aot::write_library("conformance", &kernels, &target).unwrap();
+        let out = kerfx_aot::write_library("conformance", &kernels, &target).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         let (obj, so) = (tmp.path().join("conformance.o"), tmp.path().join("libconformance.so"));
         std::fs::write(&obj, &out.object).unwrap();
@@ -273,8 +273,8 @@ mod aot_static {
         for (k, case) in kernels.iter().zip(&cases) {
             let symbol = format!("conformance_{}", k.name);
             let f = match &k.body {
-                kerf_aot::Body::Single(f) => f,
-                kerf_aot::Body::Program(p) => {
+                kerfx_aot::Body::Single(f) => f,
+                kerfx_aot::Body::Program(p) => {
                     // SAFETY: the symbol is the program's entry point, a function; only its
                     // address is read here (called through `call_with!`).
                     let entry = unsafe { *lib.get::<*const std::ffi::c_void>(symbol.as_bytes()).unwrap() };
@@ -284,7 +284,7 @@ mod aot_static {
                         input_bytes: p.caller_inputs().map(|i| i.bytes).collect(),
                         outputs: p.outputs.iter().map(|o| o.shape.clone()).collect(),
                     }));
-                    kerf_testkit::check_case(super::Backend::AotProgram(program), case);
+                    kerfx_testkit::check_case(super::Backend::AotProgram(program), case);
                     programs += 1;
                     continue;
                 }
@@ -303,7 +303,7 @@ mod aot_static {
                 input_shape: f.input_shape.clone(),
                 output_shape: f.output_shape.clone(),
             }));
-            kerf_testkit::check_case(super::Backend::Aot(kernel), case);
+            kerfx_testkit::check_case(super::Backend::Aot(kernel), case);
         }
         eprintln!(
             "{} cases ran ahead of time ({programs} of them programs); {must_fail} that must fail did not compile; \
@@ -315,7 +315,7 @@ mod aot_static {
             eprintln!("  not written ahead of time: {r}");
         }
         // Most of the suite runs without a runtime library.
-        assert!(cases.len() * 2 > kerf_testkit::CASE_COUNT, "only {} cases compiled ahead of time", cases.len());
+        assert!(cases.len() * 2 > kerfx_testkit::CASE_COUNT, "only {} cases compiled ahead of time", cases.len());
         // Every Concat and Split case that runs but the one of strings runs as a program
         // kernel (the packed 4-bit Concats through scratch and a placement). Pinned.
         assert_eq!(programs, 22, "program cases run ahead of time");

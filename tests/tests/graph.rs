@@ -1,10 +1,10 @@
-//! Graphs (`kerf::graph`): the cut into kernels, runs on every backend against the nodes
+//! Graphs (`kerfx::graph`): the cut into kernels, runs on every backend against the nodes
 //! run one by one, the wiring errors, random chains as graphs, and `.npz` files.
 
-use kerf::graph::{self, Backend, Group};
-use kerf::{DType, InputArg, Jit, Request, Tensor};
-use kerf_ir::graph::{Graph, GraphError, GraphInput, Node};
-use kerf_testkit::random::{Rng, random_chain};
+use kerfx::graph::{self, Backend, Group};
+use kerfx::{DType, InputArg, Jit, Request, Tensor};
+use kerfx_ir::graph::{Graph, GraphError, GraphInput, Node};
+use kerfx_testkit::random::{Rng, random_chain};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +40,7 @@ fn check_all_backends(g: &Graph, inputs: &BTreeMap<String, Tensor>, what: &str) 
 #[test]
 fn a_value_with_two_readers_ends_a_fused_run() {
     let model = std::fs::read(data("graph/fanout.onnx")).unwrap();
-    let x = kerf::npy::read(&data("graph/fanout_x.npy")).unwrap();
+    let x = kerfx::npy::read(&data("graph/fanout_x.npy")).unwrap();
     let inputs = BTreeMap::from([("x".to_string(), x)]);
     let g = graph::import_onnx(&model, &inputs, None).unwrap();
     let names: Vec<&str> = g.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -49,7 +49,7 @@ fn a_value_with_two_readers_ends_a_fused_run() {
     groups.sort();
     assert_eq!(groups, [vec![0, 1], vec![2], vec![3], vec![4]]);
     let got = check_all_backends(&g, &inputs, "fanout");
-    let expected = kerf::npz::read(&data("graph/fanout_expected.npz")).unwrap();
+    let expected = kerfx::npz::read(&data("graph/fanout_expected.npz")).unwrap();
     let expected: BTreeMap<String, Tensor> = expected.into_iter().collect();
     let order: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(order, ["c", "f", "d"]);
@@ -66,7 +66,7 @@ fn chain_graph(rng: &mut Rng, steps: &[Request]) -> (Graph, BTreeMap<String, Ten
     for (i, step) in steps.iter().enumerate() {
         let mut request = step.clone();
         let mut wired = Vec::new();
-        let data_name = kerf::data_input_name(kerf::op_spec(&step.op).unwrap());
+        let data_name = kerfx::data_input_name(kerfx::op_spec(&step.op).unwrap());
         if let Some(name) = data_name {
             if i == 0 {
                 let t = match request.inputs.remove(name) {
@@ -88,7 +88,7 @@ fn chain_graph(rng: &mut Rng, steps: &[Request]) -> (Graph, BTreeMap<String, Ten
 
 /// Random values of a dtype and shape (bools 0 or 1, strings of a few letters).
 fn random_tensor(rng: &mut Rng, dtype: DType, shape: &[u64]) -> Tensor {
-    let n = kerf::volume(shape).expect("a small shape");
+    let n = kerfx::volume(shape).expect("a small shape");
     if dtype == DType::String {
         let values: Vec<String> = (0..n).map(|i| format!("s{}", i * rng.below(7))).collect();
         return Tensor::from_strings(shape, values).expect("strings");
@@ -110,7 +110,7 @@ fn random_chains_as_graphs_run_as_one_chain_and_equal_the_nodes_one_by_one() {
         let chain = random_chain(&mut rng, 4);
         let (g, inputs) = chain_graph(&mut rng, &chain.steps);
         let what = format!("case {k}: {chain:?}");
-        if kerf::chain::lower_chain(&chain).is_err() {
+        if kerfx::chain::lower_chain(&chain).is_err() {
             // The generator draws refused requests too: the graph is refused alike.
             assert!(graph::run(&g, &inputs, Backend::Reference).is_err(), "{what}: runs as a graph");
             refused += 1;
@@ -125,10 +125,10 @@ fn random_chains_as_graphs_run_as_one_chain_and_equal_the_nodes_one_by_one() {
         // The same bytes as the chain run step by step.
         let mut chain = chain;
         if let Some(t) = inputs.get("v0") {
-            let name = kerf::data_input_name(kerf::op_spec(&chain.steps[0].op).unwrap()).unwrap();
+            let name = kerfx::data_input_name(kerfx::op_spec(&chain.steps[0].op).unwrap()).unwrap();
             chain.steps[0].inputs.insert(name.to_string(), InputArg::Tensor(t.clone()));
         }
-        let unfused = kerf::chain::run_chain_reference(&chain, false).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let unfused = kerfx::chain::run_chain_reference(&chain, false).unwrap_or_else(|e| panic!("{what}: {e}"));
         assert!(same(&got[0].1, &unfused), "{what}: differs from the chain run step by step");
     }
     assert!(multi * 2 >= cases, "{multi} of {cases} chains have several steps ({refused} refused)");
@@ -201,8 +201,8 @@ fn a_graph_output_read_by_another_node_ends_the_run_and_both_are_returned() {
 
 #[test]
 fn npz_files_of_numpy_read_stored_and_compressed_and_round_trip() {
-    let stored = kerf::npz::read(&data("npz/stored.npz")).unwrap();
-    let compressed = kerf::npz::read(&data("npz/compressed.npz")).unwrap();
+    let stored = kerfx::npz::read(&data("npz/stored.npz")).unwrap();
+    let compressed = kerfx::npz::read(&data("npz/compressed.npz")).unwrap();
     let names: Vec<&str> = stored.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["a", "b", "s"]);
     assert_eq!(stored.len(), compressed.len());
@@ -212,19 +212,19 @@ fn npz_files_of_numpy_read_stored_and_compressed_and_round_trip() {
     }
     assert_eq!(stored[0].1.dtype(), DType::I16);
     assert_eq!(stored[0].1.shape(), [2, 3]);
-    assert_eq!(kerf::display::format_values(&stored[1].1), "[1.5, -0.0, inf]");
+    assert_eq!(kerfx::display::format_values(&stored[1].1), "[1.5, -0.0, inf]");
     let mut bytes = std::io::Cursor::new(Vec::new());
-    kerf::npz::to_writer(&mut bytes, &stored).unwrap();
-    let back = kerf::npz::from_reader(std::io::Cursor::new(bytes.into_inner()), Path::new("memory.npz")).unwrap();
+    kerfx::npz::to_writer(&mut bytes, &stored).unwrap();
+    let back = kerfx::npz::from_reader(std::io::Cursor::new(bytes.into_inner()), Path::new("memory.npz")).unwrap();
     assert_eq!(back.len(), stored.len());
     for ((n, a), (m, b)) in stored.iter().zip(&back) {
         assert_eq!(n, m);
         assert!(same(a, b), "`{n}` after a round trip");
     }
     let twice = [stored[0].clone(), stored[0].clone()];
-    let e = kerf::npz::to_writer(std::io::Cursor::new(Vec::new()), &twice).unwrap_err();
+    let e = kerfx::npz::to_writer(std::io::Cursor::new(Vec::new()), &twice).unwrap_err();
     assert!(e.to_string().contains("array name `a` is empty or given twice"), "{e}");
-    let e = kerf::npz::read(&data("graph/fanout_x.npy")).unwrap_err().to_string();
+    let e = kerfx::npz::read(&data("graph/fanout_x.npy")).unwrap_err().to_string();
     assert!(e.contains("not an .npz (zip) file"), "{e}");
 }
 
@@ -239,7 +239,7 @@ fn random_graphs_fused_equal_the_nodes_one_by_one() {
     let (mut joins_fused, mut several) = (0, 0);
     for k in 0..cases {
         let nodes = 2 + rng.below(5) as usize;
-        let (g, inputs) = kerf_testkit::random::random_graph(&mut rng, nodes);
+        let (g, inputs) = kerfx_testkit::random::random_graph(&mut rng, nodes);
         let what = format!("case {k}: {g:#?}");
         let groups = graph::cut(&g).unwrap_or_else(|e| panic!("{what}: {e}"));
         // Every node in exactly one group.
@@ -247,7 +247,7 @@ fn random_graphs_fused_equal_the_nodes_one_by_one() {
         all.sort_unstable();
         assert_eq!(all, (0..g.nodes.len()).collect::<Vec<_>>(), "{what}");
         several += usize::from(groups.len() < g.nodes.len());
-        let join = |n: &usize| kerf::is_program_op(&g.nodes[*n].request.op).unwrap_or(false);
+        let join = |n: &usize| kerfx::is_program_op(&g.nodes[*n].request.op).unwrap_or(false);
         joins_fused += usize::from(groups.iter().any(|gr| gr.nodes.len() > 1 && gr.nodes.iter().any(join)));
         check_all_backends(&g, &inputs, &what);
     }
@@ -266,7 +266,7 @@ fn node(op: &str, version: u32, inputs: &[(&str, &str)], outputs: &[&str]) -> No
 }
 
 fn arange(shape: &[u64]) -> Tensor {
-    let n = kerf::volume(shape).unwrap();
+    let n = kerfx::volume(shape).unwrap();
     Tensor::from_bytes(DType::F32, shape, &(0..n).flat_map(|v| (v as f32).to_le_bytes()).collect::<Vec<_>>()).unwrap()
 }
 

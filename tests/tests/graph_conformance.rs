@@ -8,8 +8,8 @@
 //! (`../shared/conformance-graph`, as CI lays it out) or `KERF_GRAPH_CASES`, and the test
 //! fails, naming the folder, when it is absent.
 
-use kerf::graph::{self, Backend};
-use kerf::{Jit, Tensor};
+use kerfx::graph::{self, Backend};
+use kerfx::{Jit, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -79,7 +79,7 @@ fn npys(dir: &Path) -> BTreeMap<String, Tensor> {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.expect("a directory entry").path();
         let stem = path.file_stem().expect("a file name").to_string_lossy().into_owned();
-        out.insert(stem, kerf::npy::read(&path).unwrap_or_else(|e| panic!("{e}")));
+        out.insert(stem, kerfx::npy::read(&path).unwrap_or_else(|e| panic!("{e}")));
     }
     out
 }

@@ -1,7 +1,7 @@
 //! The facade's `ndarray` feature: arrays in any layout through compiled kernels.
 
-use kerf::ndarray::{array_from_tensor, run, run_into, tensor_from_array, view_of_tensor};
-use kerf::{DType, Jit, Kernel, Options, Request};
+use kerfx::ndarray::{array_from_tensor, run, run_into, tensor_from_array, view_of_tensor};
+use kerfx::{DType, Jit, Kernel, Options, Request};
 use ndarray::{Array2, ArrayD, IxDyn, s};
 
 fn slice_request(shape: &[u64]) -> Request {
@@ -23,7 +23,7 @@ fn jit_kernels_run_on_arrays_of_any_layout() {
     let out = run(kernel.as_ref(), Some(input)).unwrap();
     // The reference on the same values.
     let request = slice_request(&[2, 3]).input("input", tensor_from_array(input));
-    let want = kerf::run_reference(&request).unwrap();
+    let want = kerfx::run_reference(&request).unwrap();
     assert_eq!(out, array_from_tensor::<f32>(&want).unwrap());
     assert_eq!(out.shape(), &[3, 5]);
 
@@ -52,7 +52,7 @@ fn fill_kernels_and_zero_copy_views() {
     assert_eq!(kernel.dtype(), DType::F32);
     let out = run::<_, f32, ndarray::Ix2>(kernel.as_ref(), None).unwrap();
     assert_eq!(out.as_slice().unwrap(), &[1.0, 2.0, 3.0, 11.0, 12.0, 13.0]);
-    let t = kerf::run_reference(&request).unwrap();
+    let t = kerfx::run_reference(&request).unwrap();
     assert_eq!(view_of_tensor::<f32>(&t).unwrap(), out);
     assert!(view_of_tensor::<i32>(&t).is_err());
 }

@@ -2,8 +2,8 @@
 //! wrote (tests/data/npy, made by make_fixtures.py) read with the right values, in both
 //! byte orders and memory orders; bad files give one clear error naming the file.
 
-use kerf::npy;
-use kerf::{DType, Tensor};
+use kerfx::npy;
+use kerfx::{DType, Tensor};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -303,7 +303,7 @@ fn inline_tensors_take_memory_in_proportion_to_the_text() {
     let text = format!(
         "op = \"onnx.slice\"\n[inputs]\ndata = {{ dtype = \"f32\", values = [{list}] }}\nstarts = [0]\nends = [1]\n"
     );
-    let (file, peak) = peak_bytes(|| kerf::request_file::parse(&text, Path::new("req.toml")).unwrap());
+    let (file, peak) = peak_bytes(|| kerfx::request_file::parse(&text, Path::new("req.toml")).unwrap());
     let tensor = 4 * n;
     assert_eq!(file.request.inputs["data"].tensor().unwrap().element_f64(123), Some(23.0));
     assert!(peak <= text.len() + 2 * tensor + (1 << 20), "{peak} bytes live at once for {} bytes of text", text.len());

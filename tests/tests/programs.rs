@@ -2,13 +2,13 @@
 //! axes: the JIT's static and dynamic kernels against the reference, byte for byte; and a
 //! program kernel's buffer checks.
 
-use kerf::{DType, InputArg, Request, Tensor};
-use kerf_testkit::random::Rng;
-use kerf_testkit::random_tensor;
+use kerfx::{DType, InputArg, Request, Tensor};
+use kerfx_testkit::random::Rng;
+use kerfx_testkit::random_tensor;
 
-fn jit() -> &'static kerf::Jit {
-    static JIT: std::sync::OnceLock<kerf::Jit> = std::sync::OnceLock::new();
-    JIT.get_or_init(kerf::Jit::default)
+fn jit() -> &'static kerfx::Jit {
+    static JIT: std::sync::OnceLock<kerfx::Jit> = std::sync::OnceLock::new();
+    JIT.get_or_init(kerfx::Jit::default)
 }
 
 fn random_shape(rng: &mut Rng, rank: u64) -> Vec<u64> {
@@ -18,9 +18,9 @@ fn random_shape(rng: &mut Rng, rank: u64) -> Vec<u64> {
 const DTYPES: [DType; 7] = [DType::U8, DType::I16, DType::F32, DType::F64, DType::C128, DType::String, DType::I4];
 
 fn check(request: &Request) {
-    let reference = kerf::run_reference_outputs(request).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+    let reference = kerfx::run_reference_outputs(request).unwrap_or_else(|e| panic!("{request:?}: {e}"));
     for dynamic in [false, true] {
-        let got = kerf::run_jit_outputs(jit(), request, dynamic).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+        let got = kerfx::run_jit_outputs(jit(), request, dynamic).unwrap_or_else(|e| panic!("{request:?}: {e}"));
         assert!(got == reference, "dynamic {dynamic}: {request:?}");
     }
 }
@@ -74,7 +74,7 @@ fn a_program_kernel_checks_every_buffer_before_running() {
     let request = Request::new("onnx.split")
         .input("input", Tensor::from_i64s(&[1, 2, 3]))
         .input("split", Tensor::from_i64s(&[1, 2]));
-    let program = kerf::lower_program(&request).unwrap();
+    let program = kerfx::lower_program(&request).unwrap();
     let kernel = jit().compile_program(&program, false).unwrap();
     let input = [0u8; 24];
     let (mut a, mut b) = ([7u8; 8], [7u8; 16]);
@@ -92,16 +92,16 @@ fn a_program_kernel_checks_every_buffer_before_running() {
 
 #[test]
 fn a_program_compiles_once_and_is_cached() {
-    let jit = kerf::Jit::default();
+    let jit = kerfx::Jit::default();
     let request = Request::new("onnx.concat")
         .input_list("inputs", vec![Tensor::from_i64s(&[1, 2]).into(), Tensor::from_i64s(&[3]).into()])
         .attr("axis", 0);
-    let program = kerf::lower_program(&request).unwrap();
+    let program = kerfx::lower_program(&request).unwrap();
     for dynamic in [false, true] {
         let a = jit.compile_program(&program, dynamic).unwrap();
         let b = jit.compile_program(&program.clone(), dynamic).unwrap();
         assert!(std::sync::Arc::ptr_eq(&a, &b), "dynamic {dynamic}: compiled twice");
     }
-    let other = kerf::lower_program(&request.attr("axis", -1)).unwrap();
+    let other = kerfx::lower_program(&request.attr("axis", -1)).unwrap();
     assert_eq!(other, program, "axis -1 of vectors is axis 0: the same program");
 }

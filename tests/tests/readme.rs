@@ -22,7 +22,7 @@ fn op_table(readme: &str) -> Vec<(String, String, String)> {
 fn the_op_table_matches_the_specs() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
     let rows = op_table(&readme);
-    let ops = kerf_spec::registry().unwrap().ops();
+    let ops = kerfx_spec::registry().unwrap().ops();
     let want: Vec<(String, String)> = ops
         .iter()
         .map(|s| (s.id.clone(), s.versions.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")))

@@ -1,24 +1,24 @@
 //! Every example of every spec file runs as a test, on every backend: its expected
 //! output must match bit for bit, or its error must contain the example's fragment.
 
-use kerf::{Request, Tensor};
-use kerf_spec::{ExampleSpec, OpSpec};
+use kerfx::{Request, Tensor};
+use kerfx_spec::{ExampleSpec, OpSpec};
 
 /// An example as a request.
 fn request_of(spec: &OpSpec, ex: &ExampleSpec) -> Request {
-    kerf::examples::request(spec, ex).unwrap_or_else(|e| panic!("{} {}: {e}", spec.id, ex.name))
+    kerfx::examples::request(spec, ex).unwrap_or_else(|e| panic!("{} {}: {e}", spec.id, ex.name))
 }
 
 /// Check every example of `op` with `run`; collect every failure, then fail once naming all.
-fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Vec<Tensor>, kerf::Error>) {
-    let spec = kerf::op_spec(op).unwrap();
+fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Vec<Tensor>, kerfx::Error>) {
+    let spec = kerfx::op_spec(op).unwrap();
     assert!(!spec.examples.is_empty(), "{op} has no examples");
     let mut failures = Vec::new();
     for ex in &spec.examples {
         let req = request_of(spec, ex);
         let got = run(&req);
-        let describe = |outs: &[Tensor]| outs.iter().map(kerf::display::describe).collect::<Vec<_>>().join("; ");
-        match (kerf::examples::expected(ex), &ex.error, got) {
+        let describe = |outs: &[Tensor]| outs.iter().map(kerfx::display::describe).collect::<Vec<_>>().join("; ");
+        match (kerfx::examples::expected(ex), &ex.error, got) {
             (Some(want), _, Ok(out)) => {
                 let want = want.unwrap();
                 if out != want {
@@ -32,7 +32,7 @@ fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Vec<Tensor>, kerf::
                 }
             }
             (None, _, Ok(out)) => failures.push(format!("{}: must fail, gave {}", ex.name, describe(&out))),
-            (None, None, Err(_)) => unreachable!("kerf-spec guarantees expected or error"),
+            (None, None, Err(_)) => unreachable!("kerfx-spec guarantees expected or error"),
         }
     }
     assert!(
@@ -44,28 +44,28 @@ fn check_examples(op: &str, run: impl Fn(&Request) -> Result<Vec<Tensor>, kerf::
     );
 }
 
-fn jit() -> &'static kerf::Jit {
-    static JIT: std::sync::OnceLock<kerf::Jit> = std::sync::OnceLock::new();
-    JIT.get_or_init(kerf::Jit::default)
+fn jit() -> &'static kerfx::Jit {
+    static JIT: std::sync::OnceLock<kerfx::Jit> = std::sync::OnceLock::new();
+    JIT.get_or_init(kerfx::Jit::default)
 }
 
 /// One test per op and backend: the reference, the JIT's static kernels and its dynamic ones.
 macro_rules! examples_on_every_backend {
     ($($name:ident: $op:literal),* $(,)?) => {
         mod reference {
-            $(#[test] fn $name() { super::check_examples($op, kerf::run_reference_outputs); })*
+            $(#[test] fn $name() { super::check_examples($op, kerfx::run_reference_outputs); })*
         }
         mod jit_static {
-            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit_outputs(super::jit(), r, false)); })*
+            $(#[test] fn $name() { super::check_examples($op, |r| kerfx::run_jit_outputs(super::jit(), r, false)); })*
         }
         mod jit_dynamic {
-            $(#[test] fn $name() { super::check_examples($op, |r| kerf::run_jit_outputs(super::jit(), r, true)); })*
+            $(#[test] fn $name() { super::check_examples($op, |r| kerfx::run_jit_outputs(super::jit(), r, true)); })*
         }
         /// Every op with a spec is listed here, so that no op's examples go unrun.
         #[test]
         fn every_op_is_listed() {
             let listed = [$($op),*];
-            let registry = kerf::spec::registry().expect("the embedded specs parse");
+            let registry = kerfx::spec::registry().expect("the embedded specs parse");
             let missing: Vec<&str> = registry.ids().filter(|id| !listed.contains(id)).collect();
             assert!(missing.is_empty(), "ops whose examples no test runs: {missing:?}");
         }

@@ -8,7 +8,7 @@ output's bytes in the same process, and the ratio of the two medians. Every row 
 kerf ÷ the best peer.
 
     python3 -m venv /tmp/peers && /tmp/peers/bin/pip install numpy onnx onnxruntime
-    cargo build --release -p kerf-cli
+    cargo build --release -p kerfx-cli
     /tmp/peers/bin/python tests/data/bench/peers.py --kerf target/release/kerf [--iters 21]
 
 The pad rows (P1, P2) have their own script, peers_pad.py, with the same protocol.

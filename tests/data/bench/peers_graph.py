@@ -1,5 +1,5 @@
 """The GR rows of the workload table in one run: each real data-movement subgraph of the
-graph sample (`../shared/conformance-graph`, or --cases DIR) through `kerf.onnx` (the
+graph sample (`../shared/conformance-graph`, or --cases DIR) through `kerfx.onnx` (the
 model prepared once, `rep.run` per call: its fused programs on the JIT, the output a
 new array) against ONNX Runtime running the same model on one thread (IO binding to
 preallocated outputs), each timed with the peer scripts' protocol: the median of N
@@ -7,7 +7,7 @@ samples, sampled alternately with a memcpy of the output bytes, and the ratio of
 medians. Every row also checks kerf's outputs against the case's expected bits.
 
     python3 -m venv /tmp/peers && /tmp/peers/bin/pip install numpy onnx onnxruntime
-    /tmp/peers/bin/pip install ./crates/kerf-py
+    /tmp/peers/bin/pip install ./crates/kerfx-py
     /tmp/peers/bin/python tests/data/bench/peers_graph.py [--cases DIR] [--iters 21] [--json]
 """
 import argparse
@@ -61,7 +61,7 @@ def main():
     ap.add_argument("--only", default="", help="run the cases whose name contains this")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    import kerf.onnx
+    import kerfx.onnx
 
     rows = []
     for case in sorted(os.listdir(args.cases)):
@@ -69,7 +69,7 @@ def main():
         if not os.path.isdir(folder) or args.only not in case:
             continue
         model, inputs, expected = load_case(folder)
-        rep = kerf.onnx.prepare(model)
+        rep = kerfx.onnx.prepare(model)
         got = rep.run(inputs)
         assert all(same_bits(g, e) for g, e in zip(got, expected)), f"{case}: kerf differs from expected"
         programs = len(rep.groups(inputs))

@@ -1,5 +1,0 @@
-#[derive(kerf::Kernel)]
-#[kerf(op = "tensorrt.slise", dtype = "f32", input = [3])]
-struct K;
-
-fn main() {}

@@ -1,5 +1,0 @@
-#[derive(kerf::Kernel)]
-#[kerf(op = "tensorrt.slice", dtype = "f32", input = [3, 3], start = "origin", size = [2, 2], stride = [1, 1])]
-struct K;
-
-fn main() {}

@@ -1,0 +1,708 @@
+//! The object: per kernel its code and argument block (local), and the checking entry
+//! points written in CLIF (exported), then the info table and `<lib>_info()`.
+
+use crate::program::{Buffer, Place, ProgramFunctions};
+use crate::{ABI_MAJOR, ABI_MINOR, Body, Kernel, Target, status};
+use cranelift_codegen::Context;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, UserExternalName, Value, types,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module, default_libcall_names};
+use cranelift_object::{ObjectBuilder, ObjectModule};
+use kerfx_jit::object::StaticFunction;
+
+/// Bytes of one `kerf_kernel_info` record, of `kerf_library_info` and of one
+/// `kerf_tensor_info` (the header's structs, 64-bit targets).
+pub(crate) const KERNEL_INFO_BYTES: usize = 96;
+pub(crate) const LIBRARY_INFO_BYTES: usize = 48;
+pub(crate) const TENSOR_INFO_BYTES: usize = 32;
+/// `kerf_kernel_info.flags`: the entry point takes an input pair.
+pub(crate) const FLAG_READS_INPUT: u32 = 1;
+/// `kerf_kernel_info.flags`: a program kernel (ABI 1.1): every input pair, then every
+/// output pair; `input_shape` and `output_shape` point to `kerf_tensor_info` records.
+pub(crate) const FLAG_PROGRAM: u32 = 2;
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("writing the object: {e}")
+}
+
+/// Where a kernel's pieces are in the module.
+struct Entries {
+    entry: FuncId,
+    /// `None` for a program (it has no range entry point).
+    range: Option<FuncId>,
+}
+
+pub(crate) fn object(name: &str, kernels: &[Kernel], target: &Target) -> Result<Vec<u8>, String> {
+    let first = kernels
+        .iter()
+        .flat_map(Kernel::functions)
+        .next()
+        .ok_or("a library has at least one kernel with at least one function")?;
+    let isa = first.isa.clone();
+    if isa.pointer_bytes() != 8 {
+        return Err(format!("target {}: kerf writes objects for 64-bit targets", isa.triple()));
+    }
+    let builder = ObjectBuilder::new(isa, name.as_bytes().to_vec(), default_libcall_names()).map_err(err)?;
+    let mut module = ObjectModule::new(builder);
+    let mut entries = Vec::with_capacity(kernels.len());
+    for k in kernels {
+        entries.push(kernel(&mut module, name, k)?);
+    }
+    info(&mut module, name, kernels, &entries, target)?;
+    module.finish().emit().map_err(err)
+}
+
+/// Define one kernel's code, argument blocks and entry points.
+fn kernel(module: &mut ObjectModule, lib: &str, k: &Kernel) -> Result<Entries, String> {
+    match &k.body {
+        Body::Single(f) => {
+            let (body, args) =
+                define_body(module, &format!("{lib}_{}__kernel", k.name), &format!("{lib}_{}__args", k.name), f)?;
+            let entry = checked_entry(module, &format!("{lib}_{}", k.name), f, body, args, false)?;
+            let range = checked_entry(module, &format!("{lib}_{}_range", k.name), f, body, args, true)?;
+            Ok(Entries { entry, range: Some(range) })
+        }
+        Body::Program(p) => {
+            let mut bodies = Vec::with_capacity(p.moves.len());
+            for (m, mv) in p.moves.iter().enumerate() {
+                let mut calls = Vec::with_capacity(mv.calls.len());
+                for (c, call) in mv.calls.iter().enumerate() {
+                    let symbol = format!("{lib}_{}__move{m}_{c}", k.name);
+                    calls.push(define_body(module, &symbol, &format!("{symbol}_args"), &call.function)?);
+                }
+                bodies.push(calls);
+            }
+            let mut constants = Vec::with_capacity(p.inputs.len());
+            for (i, input) in p.inputs.iter().enumerate() {
+                constants.push(match &input.constant {
+                    Some(bytes) if !bytes.is_empty() => {
+                        let id = module
+                            .declare_data(&format!("{lib}_{}__const{i}", k.name), Linkage::Local, false, false)
+                            .map_err(err)?;
+                        let mut d = DataDescription::new();
+                        d.define(bytes.clone().into_boxed_slice());
+                        d.set_align(16);
+                        module.define_data(id, &d).map_err(err)?;
+                        Some(id)
+                    }
+                    _ => None,
+                });
+            }
+            let entry = program_entry(module, &format!("{lib}_{}", k.name), p, &bodies, &constants)?;
+            Ok(Entries { entry, range: None })
+        }
+    }
+}
+
+/// Define a static function (local symbol `symbol`) and its argument block (local symbol
+/// `args_symbol`), its host calls pointed at their imports.
+fn define_body(
+    module: &mut ObjectModule,
+    symbol: &str,
+    args_symbol: &str,
+    f: &StaticFunction,
+) -> Result<(FuncId, Option<DataId>), String> {
+    let body = module.declare_function(symbol, Linkage::Local, &f.func.signature).map_err(err)?;
+    let mut func = f.func.clone();
+    // The kernel names host function N as `u0:N`: point each at its import by symbol
+    // (`kerf_rt1_*`), declared only when used so that runtime-free objects import none.
+    let named: Vec<_> = func.params.user_named_funcs().iter().map(|(r, n)| (r, n.clone())).collect();
+    for (r, n) in named {
+        let host =
+            kerfx_jit::object::host_function(n.index).ok_or_else(|| err(format!("host function {}", n.index)))?;
+        let mut sig = Signature::new(func.signature.call_conv);
+        sig.params.extend((0..host.args).map(|_| AbiParam::new(types::I64)));
+        let id = module.declare_function(host.symbol, Linkage::Import, &sig).map_err(err)?;
+        func.params.reset_user_func_name(r, UserExternalName::new(0, id.as_u32()));
+    }
+    let mut ctx = Context::for_function(func);
+    module.define_function(body, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    let args = if f.args.is_empty() {
+        None
+    } else {
+        let id = module.declare_data(args_symbol, Linkage::Local, false, false).map_err(err)?;
+        let mut d = DataDescription::new();
+        d.define(f.args.iter().flat_map(|w| w.to_le_bytes()).collect());
+        d.set_align(8);
+        module.define_data(id, &d).map_err(err)?;
+        Some(id)
+    };
+    Ok((body, args))
+}
+
+/// Return `code` from the function when `cond` is set; continue in a new block.
+fn fail_if(b: &mut FunctionBuilder, cond: Value, code: i32) {
+    let (fail, next) = (b.create_block(), b.create_block());
+    b.ins().brif(cond, fail, &[], next, &[]);
+    b.switch_to_block(fail);
+    let c = b.ins().iconst(types::I32, i64::from(code));
+    b.ins().return_(&[c]);
+    b.switch_to_block(next);
+}
+
+/// Run `then` in a block entered when `cond` is set; continue after it.
+fn when(b: &mut FunctionBuilder, cond: Value, then: impl FnOnce(&mut FunctionBuilder)) {
+    let (yes, after): (Block, Block) = (b.create_block(), b.create_block());
+    b.ins().brif(cond, yes, &[], after, &[]);
+    b.switch_to_block(yes);
+    then(b);
+    b.ins().jump(after, &[]);
+    b.switch_to_block(after);
+}
+
+/// An exported entry point: `(input, input_bytes,)? output, output_bytes (, lo, hi)? ->
+/// i32`. Checks, before anything is written: NULL pointers of non-empty buffers, both
+/// lengths, overlap of the buffers, and for a range that `lo <= hi <= extent` with `lo`
+/// (and `hi`, unless it is `extent`) multiples of the range alignment. Then zeroes a lone
+/// 4-bit element's byte (its range writes the low half), calls the kernel, and fences
+/// when the kernel streams.
+fn checked_entry(
+    module: &mut ObjectModule,
+    symbol: &str,
+    f: &StaticFunction,
+    body: FuncId,
+    args: Option<DataId>,
+    range: bool,
+) -> Result<FuncId, String> {
+    let p = types::I64;
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    let params = 2 + 2 * usize::from(f.input_bytes.is_some()) + 2 * usize::from(range);
+    sig.params.extend((0..params).map(|_| AbiParam::new(p)));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
+    let mut ctx = module.make_context();
+    let frontend = module.isa().frontend_config();
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    let start = b.create_block();
+    b.append_block_params_for_function_params(start);
+    b.switch_to_block(start);
+    let v = b.block_params(start).to_vec();
+    let (input, ib, rest) = match f.input_bytes {
+        Some(_) => (Some(v[0]), Some(v[1]), &v[2..]),
+        None => (None, None, &v[..]),
+    };
+    let (output, ob) = (rest[0], rest[1]);
+    let out_len = f.output_bytes as i64;
+    // NULL: only a buffer that must hold bytes.
+    if let (Some(i), Some(n)) = (input, f.input_bytes)
+        && n > 0
+    {
+        let c = b.ins().icmp_imm_u(IntCC::Equal, i, 0);
+        fail_if(&mut b, c, status::NULL);
+    }
+    if out_len > 0 {
+        let c = b.ins().icmp_imm_u(IntCC::Equal, output, 0);
+        fail_if(&mut b, c, status::NULL);
+    }
+    if let (Some(ib), Some(n)) = (ib, f.input_bytes) {
+        let c = b.ins().icmp_imm_u(IntCC::NotEqual, ib, n as i64);
+        fail_if(&mut b, c, status::INPUT_BYTES);
+    }
+    let c = b.ins().icmp_imm_u(IntCC::NotEqual, ob, out_len);
+    fail_if(&mut b, c, status::OUTPUT_BYTES);
+    if let (Some(i), Some(n)) = (input, f.input_bytes)
+        && n > 0
+        && out_len > 0
+    {
+        // [i, i+n) and [o, o+m) overlap iff i < o+m and o < i+n (buffers that exist do
+        // not wrap around the address space).
+        let out_end = b.ins().iadd_imm_u(output, out_len);
+        let in_end = b.ins().iadd_imm_u(i, n as i64);
+        let a = b.ins().icmp(IntCC::UnsignedLessThan, i, out_end);
+        let c = b.ins().icmp(IntCC::UnsignedLessThan, output, in_end);
+        let both = b.ins().band(a, c);
+        fail_if(&mut b, both, status::OVERLAP);
+    }
+    let extent = f.extent as i64;
+    let (lo, hi) = if range {
+        let (lo, hi) = (rest[2], rest[3]);
+        let c = b.ins().icmp(IntCC::UnsignedGreaterThan, lo, hi);
+        fail_if(&mut b, c, status::RANGE);
+        let c = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, extent);
+        fail_if(&mut b, c, status::RANGE);
+        if f.align > 1 {
+            let r = b.ins().urem_imm_u(lo, f.align as i64);
+            fail_if(&mut b, r, status::RANGE);
+            let r = b.ins().urem_imm_u(hi, f.align as i64);
+            let not_end = b.ins().icmp_imm_u(IntCC::NotEqual, hi, extent);
+            let r = b.ins().icmp_imm_u(IntCC::NotEqual, r, 0);
+            let c = b.ins().band(r, not_end);
+            fail_if(&mut b, c, status::RANGE);
+        }
+        (lo, hi)
+    } else {
+        (b.ins().iconst(p, 0), b.ins().iconst(p, extent))
+    };
+    let runs = b.ins().icmp(IntCC::UnsignedLessThan, lo, hi);
+    let body_ref = module.declare_func_in_func(body, b.func);
+    let args_ptr = match args {
+        Some(d) => {
+            let gv = module.declare_data_in_func(d, b.func);
+            b.ins().symbol_value(p, gv)
+        }
+        None => b.ins().iconst(p, 0),
+    };
+    let input_ptr = input.unwrap_or_else(|| b.ins().iconst(p, 0));
+    let odd_nibble = f.odd_nibble;
+    // A kernel that streams fences its own non-temporal stores before it returns (each
+    // range call too: its caller's threads then see them as ordinary stores).
+    let fence = if f.streams {
+        let sig = Signature::new(module.isa().default_call_conv());
+        let id = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
+        Some(module.declare_func_in_func(id, b.func))
+    } else {
+        None
+    };
+    when(&mut b, runs, |b| {
+        if odd_nibble {
+            // The range that writes the last element zeroes its byte first.
+            let last = b.ins().icmp_imm_u(IntCC::Equal, hi, extent);
+            when(b, last, |b| {
+                let zero = b.ins().iconst(types::I8, 0);
+                let last_byte = b.ins().iadd_imm_u(output, out_len - 1);
+                b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+            });
+        }
+        b.ins().call(body_ref, &[input_ptr, output, args_ptr, lo, hi]);
+        if let Some(fence) = fence {
+            b.ins().call(fence, &[]);
+        }
+    });
+    let ok = b.ins().iconst(types::I32, i64::from(status::OK));
+    b.ins().return_(&[ok]);
+    b.seal_all_blocks();
+    b.finalize(frontend);
+    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    Ok(id)
+}
+
+/// A program's exported entry point: `(in_0, in_0_bytes, …, out_0, out_0_bytes, …) ->
+/// i32`, a pair per input the caller passes (constants are the object's own) and per
+/// output. Checks, before anything is written: NULL pointers of non-empty buffers (inputs
+/// first, in order, then outputs), every input length, every output length, then overlap
+/// of each non-empty output with each non-empty input and each earlier output. Then calls
+/// each move's function on the whole buffers it reads and writes (`[0, extent)`), zeroing
+/// first the last byte of a whole 4-bit output holding a lone element, and fences once
+/// when a move streams. A program whose moves need scratch allocates it (`malloc`) after
+/// the checks, returning `KERF_ERR_NOMEM` when that fails, and frees it after the moves.
+fn program_entry(
+    module: &mut ObjectModule,
+    symbol: &str,
+    p: &ProgramFunctions,
+    bodies: &[Vec<(FuncId, Option<DataId>)>],
+    constants: &[Option<DataId>],
+) -> Result<FuncId, String> {
+    let ptr = types::I64;
+    let callers: Vec<usize> = (0..p.inputs.len()).filter(|&i| p.inputs[i].constant.is_none()).collect();
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    sig.params.extend((0..2 * (callers.len() + p.outputs.len())).map(|_| AbiParam::new(ptr)));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
+    let mut ctx = module.make_context();
+    let frontend = module.isa().frontend_config();
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    let start = b.create_block();
+    b.append_block_params_for_function_params(start);
+    b.switch_to_block(start);
+    let v = b.block_params(start).to_vec();
+    // (pointer, length parameter, the bytes it must hold)
+    let ins: Vec<(Value, Value, u64)> =
+        callers.iter().enumerate().map(|(k, &i)| (v[2 * k], v[2 * k + 1], p.inputs[i].bytes)).collect();
+    let base = 2 * callers.len();
+    let outs: Vec<(Value, Value, u64)> =
+        p.outputs.iter().enumerate().map(|(k, o)| (v[base + 2 * k], v[base + 2 * k + 1], o.bytes)).collect();
+    for &(at, _, n) in ins.iter().chain(&outs) {
+        if n > 0 {
+            let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
+            fail_if(&mut b, c, status::NULL);
+        }
+    }
+    for (buffers, code) in [(&ins, status::INPUT_BYTES), (&outs, status::OUTPUT_BYTES)] {
+        for &(_, len, n) in buffers {
+            let c = b.ins().icmp_imm_u(IntCC::NotEqual, len, n as i64);
+            fail_if(&mut b, c, code);
+        }
+    }
+    // [a, a+n) and [o, o+m) overlap iff a < o+m and o < a+n (buffers that exist do not
+    // wrap around the address space).
+    for (k, &(o, _, m)) in outs.iter().enumerate() {
+        if m == 0 {
+            continue;
+        }
+        for &(a, _, n) in ins.iter().chain(&outs[..k]) {
+            if n == 0 {
+                continue;
+            }
+            let o_end = b.ins().iadd_imm_u(o, m as i64);
+            let a_end = b.ins().iadd_imm_u(a, n as i64);
+            let x = b.ins().icmp(IntCC::UnsignedLessThan, a, o_end);
+            let y = b.ins().icmp(IntCC::UnsignedLessThan, o, a_end);
+            let both = b.ins().band(x, y);
+            fail_if(&mut b, both, status::OVERLAP);
+        }
+    }
+    // Every program input's pointer: the caller's, or the object's constant.
+    let mut input_ptrs = Vec::with_capacity(p.inputs.len());
+    let mut next = 0;
+    for (i, input) in p.inputs.iter().enumerate() {
+        input_ptrs.push(if input.constant.is_none() {
+            next += 1;
+            ins[next - 1].0
+        } else if let Some(d) = constants[i] {
+            let gv = module.declare_data_in_func(d, b.func);
+            b.ins().symbol_value(ptr, gv)
+        } else {
+            b.ins().iconst(ptr, 0)
+        });
+    }
+    // The scratch, once every argument is checked: one allocation for every move.
+    let call_conv = module.isa().default_call_conv();
+    let scratch = if p.scratch_bytes > 0 {
+        let mut sig = Signature::new(call_conv);
+        sig.params.push(AbiParam::new(ptr));
+        sig.returns.push(AbiParam::new(ptr));
+        let malloc = module.declare_function("malloc", Linkage::Import, &sig).map_err(err)?;
+        let malloc = module.declare_func_in_func(malloc, b.func);
+        let n = b.ins().iconst(ptr, p.scratch_bytes as i64);
+        let call = b.ins().call(malloc, &[n]);
+        let at = b.inst_results(call)[0];
+        let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
+        fail_if(&mut b, c, status::NOMEM);
+        Some(at)
+    } else {
+        None
+    };
+    let buffer = |b: &mut FunctionBuilder, which: Buffer| -> Result<Value, String> {
+        Ok(match which {
+            Buffer::None => b.ins().iconst(ptr, 0),
+            Buffer::Input(i) => input_ptrs[i],
+            Buffer::Output(o) => outs[o].0,
+            Buffer::Scratch { offset, .. } => {
+                let at = scratch.ok_or_else(|| err("a scratch buffer without scratch"))?;
+                b.ins().iadd_imm_u(at, offset as i64)
+            }
+        })
+    };
+    // A packed output of an odd count whose boxes are placed: its last byte's high half is
+    // padding, zeroed (the placements keep the nibble they do not write).
+    for (o, out) in p.outputs.iter().enumerate() {
+        let placed = p.moves.iter().any(|mv| mv.output == o && mv.place.is_some());
+        if placed && out.shape.iter().product::<u64>() % 2 == 1 {
+            let zero = b.ins().iconst(types::I8, 0);
+            let last_byte = b.ins().iadd_imm_u(outs[o].0, out.bytes as i64 - 1);
+            b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+        }
+    }
+    let mut streams = false;
+    for (mv, calls) in p.moves.iter().zip(bodies) {
+        for (call, &(body, args)) in mv.calls.iter().zip(calls) {
+            let f = &call.function;
+            if f.extent == 0 {
+                continue;
+            }
+            let input = buffer(&mut b, call.reads)?;
+            let out = buffer(&mut b, call.writes)?;
+            if f.odd_nibble {
+                // The whole output's last byte holds a lone element: the code writes its
+                // low half.
+                let zero = b.ins().iconst(types::I8, 0);
+                let last_byte = b.ins().iadd_imm_u(out, f.output_bytes as i64 - 1);
+                b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+            }
+            let body_ref = module.declare_func_in_func(body, b.func);
+            let args_ptr = match args {
+                Some(d) => {
+                    let gv = module.declare_data_in_func(d, b.func);
+                    b.ins().symbol_value(ptr, gv)
+                }
+                None => b.ins().iconst(ptr, 0),
+            };
+            let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
+            b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
+            streams |= f.streams;
+        }
+        if let Some(place) = &mv.place {
+            let from = buffer(&mut b, place.from)?;
+            place_nibbles(&mut b, place, from, outs[mv.output].0);
+        }
+    }
+    if let Some(at) = scratch {
+        let mut sig = Signature::new(call_conv);
+        sig.params.push(AbiParam::new(ptr));
+        let free = module.declare_function("free", Linkage::Import, &sig).map_err(err)?;
+        let free = module.declare_func_in_func(free, b.func);
+        b.ins().call(free, &[at]);
+    }
+    if streams {
+        // The moves' non-temporal stores, ordered before the caller reads the outputs.
+        let sig = Signature::new(module.isa().default_call_conv());
+        let fence = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
+        let fence = module.declare_func_in_func(fence, b.func);
+        b.ins().call(fence, &[]);
+    }
+    let ok = b.ins().iconst(types::I32, i64::from(status::OK));
+    b.ins().return_(&[ok]);
+    b.seal_all_blocks();
+    b.finalize(frontend);
+    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    Ok(id)
+}
+
+/// Place a dense box of packed 4-bit elements at `from` into the output at `out`: one loop
+/// over the box's elements `e`, each read from nibble `e` of `from` and written, keeping
+/// the other half of its byte, to nibble `offset + Σ_d ((e / inner_d) % shape_d) ·
+/// strides_d` of `out` (low nibble first), `inner_d` the volume of the box's axes after
+/// `d`. Every index lies inside its buffer: the box lies inside the output
+/// (`Program::validate`), and the scratch holds the box.
+fn place_nibbles(b: &mut FunctionBuilder, place: &Place, from: Value, out: Value) {
+    let n: u64 = place.shape.iter().product();
+    if n == 0 {
+        return;
+    }
+    let i64t = types::I64;
+    let (header, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+    b.append_block_param(header, i64t);
+    let zero = b.ins().iconst(i64t, 0);
+    b.ins().jump(header, &[BlockArg::Value(zero)]);
+    b.switch_to_block(header);
+    let e = b.block_params(header)[0];
+    let more = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, e, n as i64);
+    b.ins().brif(more, body, &[], exit, &[]);
+    b.switch_to_block(body);
+    // The output element.
+    let mut at = b.ins().iconst(i64t, place.offset as i64);
+    let mut inner = n;
+    for (&extent, &stride) in place.shape.iter().zip(&place.strides) {
+        inner /= extent.max(1);
+        let y = b.ins().udiv_imm_u(e, inner.max(1) as i64);
+        let y = b.ins().urem_imm_u(y, extent.max(1) as i64);
+        let y = b.ins().imul_imm_u(y, stride as i64);
+        at = b.ins().iadd(at, y);
+    }
+    let flags = MemFlagsData::new().with_notrap();
+    // Its nibble of `from`.
+    let byte = b.ins().ushr_imm_u(e, 1);
+    let a = b.ins().iadd(from, byte);
+    let x = b.ins().uload8(types::I32, flags, a, 0);
+    let odd = b.ins().band_imm_u(e, 1);
+    let sh = b.ins().ishl_imm_u(odd, 2);
+    let sh = b.ins().ireduce(types::I32, sh);
+    let x = b.ins().ushr(x, sh);
+    let v = b.ins().band_imm_u(x, 15);
+    // Written into its nibble of `out`.
+    let byte = b.ins().ushr_imm_u(at, 1);
+    let a = b.ins().iadd(out, byte);
+    let old = b.ins().uload8(types::I32, flags, a, 0);
+    let odd = b.ins().band_imm_u(at, 1);
+    let sh = b.ins().ishl_imm_u(odd, 2);
+    let sh = b.ins().ireduce(types::I32, sh);
+    let m = b.ins().iconst(types::I32, 15);
+    let m = b.ins().ishl(m, sh);
+    let keep = b.ins().band_not(old, m);
+    let v = b.ins().ishl(v, sh);
+    let x = b.ins().bor(keep, v);
+    b.ins().istore8(flags, x, a, 0);
+    let next = b.ins().iadd_imm_u(e, 1);
+    b.ins().jump(header, &[BlockArg::Value(next)]);
+    b.switch_to_block(exit);
+}
+
+/// The info table: strings, shapes, one record per kernel, the library record, and the
+/// exported `<lib>_info()` returning its address.
+fn info(
+    module: &mut ObjectModule,
+    lib: &str,
+    kernels: &[Kernel],
+    entries: &[Entries],
+    target: &Target,
+) -> Result<(), String> {
+    let mut strings: Vec<u8> = Vec::new();
+    let mut string = |s: &str| {
+        let at = strings.len() as i64;
+        strings.extend(s.as_bytes());
+        strings.push(0);
+        at
+    };
+    let mut shapes: Vec<u8> = Vec::new();
+    let mut shape = |s: &[u64]| {
+        let at = shapes.len() as i64;
+        shapes.extend(s.iter().flat_map(|d| d.to_le_bytes()));
+        at
+    };
+    struct Rec {
+        name: i64,
+        dtype: i64,
+        input_shape: Option<i64>,
+        output_shape: i64,
+    }
+    // A program's operands: per input (the caller's) and output, its name and shape, and
+    // the index of its first `kerf_tensor_info` record.
+    struct Operand {
+        name: i64,
+        shape: i64,
+        rank: u32,
+        bytes: u64,
+    }
+    let mut operands: Vec<Operand> = Vec::new();
+    let mut program_at: Vec<Option<(usize, usize)>> = Vec::with_capacity(kernels.len());
+    let mut recs: Vec<Rec> = Vec::with_capacity(kernels.len());
+    for k in kernels {
+        let (name, dtype) = (string(&k.name), string(&k.dtype().to_string()));
+        match &k.body {
+            Body::Single(f) => {
+                recs.push(Rec {
+                    name,
+                    dtype,
+                    input_shape: f.input_shape.as_deref().map(&mut shape),
+                    output_shape: shape(&f.output_shape),
+                });
+                program_at.push(None);
+            }
+            Body::Program(p) => {
+                let first = operands.len();
+                for o in p.caller_inputs().chain(&p.outputs) {
+                    operands.push(Operand {
+                        name: string(&o.name),
+                        shape: shape(&o.shape),
+                        rank: o.shape.len() as u32,
+                        bytes: o.bytes,
+                    });
+                }
+                recs.push(Rec { name, dtype, input_shape: None, output_shape: 0 });
+                program_at.push(Some((first, first + p.caller_inputs().count())));
+            }
+        }
+    }
+    let lib_name = string(lib);
+    let triple = string(&module.isa().triple().to_string());
+    let cpu = string(target.cpu.name());
+    // Shapes may all be empty (scalars): keep the object non-empty so every pointer
+    // points into it.
+    shapes.resize(shapes.len().max(8), 0);
+    let data = |module: &mut ObjectModule, sym: &str, bytes: Vec<u8>| -> Result<DataId, String> {
+        let id = module.declare_data(sym, Linkage::Local, false, false).map_err(err)?;
+        let mut d = DataDescription::new();
+        d.define(bytes.into_boxed_slice());
+        d.set_align(8);
+        module.define_data(id, &d).map_err(err)?;
+        Ok(id)
+    };
+    let strings_id = data(module, &format!("{lib}__strings"), strings)?;
+    let shapes_id = data(module, &format!("{lib}__shapes"), shapes)?;
+    let put = |bytes: &mut Vec<u8>, at: usize, v: u64| bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    let put32 = |bytes: &mut Vec<u8>, at: usize, v: u32| bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+
+    // Programs' `kerf_tensor_info` records (only in libraries that hold a program, one
+    // record more than the operands so that every pointer points into it).
+    let tensors_id = if program_at.iter().any(Option::is_some) {
+        let id = module.declare_data(&format!("{lib}__tensors"), Linkage::Local, false, false).map_err(err)?;
+        let mut d = DataDescription::new();
+        let mut bytes = vec![0u8; TENSOR_INFO_BYTES * (operands.len() + 1)];
+        let s_gv = module.declare_data_in_data(strings_id, &mut d);
+        let sh_gv = module.declare_data_in_data(shapes_id, &mut d);
+        for (k, o) in operands.iter().enumerate() {
+            let base = TENSOR_INFO_BYTES * k;
+            d.write_data_addr(base as u32, s_gv, o.name);
+            d.write_data_addr((base + 8) as u32, sh_gv, o.shape);
+            put32(&mut bytes, base + 16, o.rank);
+            put(&mut bytes, base + 24, o.bytes);
+        }
+        d.define(bytes.into_boxed_slice());
+        d.set_align(8);
+        module.define_data(id, &d).map_err(err)?;
+        Some(id)
+    } else {
+        None
+    };
+
+    let table_id = module.declare_data(&format!("{lib}__kernels"), Linkage::Local, false, false).map_err(err)?;
+    let mut d = DataDescription::new();
+    let mut bytes = vec![0u8; KERNEL_INFO_BYTES * kernels.len()];
+    let s_gv = module.declare_data_in_data(strings_id, &mut d);
+    let sh_gv = module.declare_data_in_data(shapes_id, &mut d);
+    let t_gv = tensors_id.map(|t| module.declare_data_in_data(t, &mut d));
+    for (k, ((kernel, rec), e)) in kernels.iter().zip(&recs).zip(entries).enumerate() {
+        let base = KERNEL_INFO_BYTES * k;
+        d.write_data_addr(base as u32, s_gv, rec.name);
+        d.write_data_addr((base + 8) as u32, s_gv, rec.dtype);
+        match (&kernel.body, program_at[k], t_gv) {
+            (Body::Single(f), _, _) => {
+                if let Some(at) = rec.input_shape {
+                    d.write_data_addr((base + 16) as u32, sh_gv, at);
+                }
+                d.write_data_addr((base + 24) as u32, sh_gv, rec.output_shape);
+                put32(&mut bytes, base + 32, f.input_shape.as_ref().map_or(0, Vec::len) as u32);
+                put32(&mut bytes, base + 36, f.output_shape.len() as u32);
+                put(&mut bytes, base + 40, f.input_bytes.unwrap_or(0));
+                put(&mut bytes, base + 48, f.output_bytes);
+                put(&mut bytes, base + 56, f.extent);
+                put(&mut bytes, base + 64, f.align);
+                put32(&mut bytes, base + 72, if f.input_bytes.is_some() { FLAG_READS_INPUT } else { 0 });
+            }
+            (Body::Program(p), Some((first, outputs_at)), Some(t_gv)) => {
+                // input_shape and output_shape point to the inputs' and outputs'
+                // kerf_tensor_info records, input_rank and output_rank count them,
+                // input_bytes and output_bytes add them up; no range entry point.
+                d.write_data_addr((base + 16) as u32, t_gv, (TENSOR_INFO_BYTES * first) as i64);
+                d.write_data_addr((base + 24) as u32, t_gv, (TENSOR_INFO_BYTES * outputs_at) as i64);
+                put32(&mut bytes, base + 32, (outputs_at - first) as u32);
+                put32(&mut bytes, base + 36, p.outputs.len() as u32);
+                put(&mut bytes, base + 40, p.caller_inputs().map(|o| o.bytes).sum());
+                put(&mut bytes, base + 48, p.outputs.iter().map(|o| o.bytes).sum());
+                put(&mut bytes, base + 64, 1);
+                put32(&mut bytes, base + 72, FLAG_PROGRAM);
+            }
+            (Body::Program(_), _, _) => return Err(err("a program kernel without its tensor records")),
+        }
+        let entry = module.declare_func_in_data(e.entry, &mut d);
+        d.write_function_addr((base + 80) as u32, entry);
+        if let Some(range) = e.range {
+            let range = module.declare_func_in_data(range, &mut d);
+            d.write_function_addr((base + 88) as u32, range);
+        }
+    }
+    d.define(bytes.into_boxed_slice());
+    d.set_align(8);
+    module.define_data(table_id, &d).map_err(err)?;
+
+    let lib_id = module.declare_data(&format!("{lib}__library"), Linkage::Local, false, false).map_err(err)?;
+    let mut d = DataDescription::new();
+    let mut bytes = vec![0u8; LIBRARY_INFO_BYTES];
+    bytes[0..4].copy_from_slice(&ABI_MAJOR.to_le_bytes());
+    bytes[4..8].copy_from_slice(&ABI_MINOR.to_le_bytes());
+    bytes[8..16].copy_from_slice(&(kernels.len() as u64).to_le_bytes());
+    let s_gv = module.declare_data_in_data(strings_id, &mut d);
+    let t_gv = module.declare_data_in_data(table_id, &mut d);
+    d.write_data_addr(16, s_gv, lib_name);
+    d.write_data_addr(24, s_gv, triple);
+    d.write_data_addr(32, s_gv, cpu);
+    d.write_data_addr(40, t_gv, 0);
+    d.define(bytes.into_boxed_slice());
+    d.set_align(8);
+    module.define_data(lib_id, &d).map_err(err)?;
+
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    sig.returns.push(AbiParam::new(types::I64));
+    let id = module.declare_function(&format!("{lib}_info"), Linkage::Export, &sig).map_err(err)?;
+    let mut ctx = module.make_context();
+    let frontend = module.isa().frontend_config();
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    let start = b.create_block();
+    b.switch_to_block(start);
+    let gv = module.declare_data_in_func(lib_id, b.func);
+    let v = b.ins().symbol_value(types::I64, gv);
+    b.ins().return_(&[v]);
+    b.seal_all_blocks();
+    b.finalize(frontend);
+    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! The generated header and object from C: a driver including the header calls every
+//! kernel and every error path, built as C99 and as C++11 with `-Wall -Wextra -Werror
+//! -pedantic` and linked as a PIE with `-Wl,-z,text`; the object lint; byte-identical
+//! output for the same library file.
+
+use object::{Object, ObjectSection, ObjectSymbol, RelocationFlags, SymbolKind};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A library of every kind the object writes: a slice with input, a pad, a fill
+/// without input, an odd count of 4-bit elements (range alignment 2, a lone nibble), a
+/// fused chain, and (`runtime`) a transpose that calls the runtime's tiled copy.
+fn library(dir: &Path, runtime: bool) -> PathBuf {
+    let files = [
+        (
+            "crop.toml",
+            "op = \"tensorrt.slice\"\n[attributes]\nstart = [1, 1]\nsize = [3, 3]\nstride = [1, 1]\n\
+             [inputs]\ninput = { dtype = \"f32\", shape = [5, 6] }\n",
+        ),
+        (
+            "pad.toml",
+            "op = \"onnx.pad\"\nversion = 19\n[attributes]\nmode = \"reflect\"\n\
+             [inputs]\ndata = { dtype = \"i16\", shape = [3, 4] }\npads = [1, 2, 1, 2]\n",
+        ),
+        (
+            "ramp.toml",
+            "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [4, 5]\noperation = \"linspace\"\n\
+             alpha = 1.0\nbeta = [10.0, 1.0]\nto_type = \"f32\"\n",
+        ),
+        (
+            "nib.toml",
+            "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 0]\nsize = [3, 3]\nstride = [1, 1]\n\
+             [inputs]\ninput = { dtype = \"i4\", shape = [3, 4] }\n",
+        ),
+        (
+            "chain.toml",
+            "[[steps]]\nop = \"onnx.pad\"\nversion = 19\n[steps.attributes]\nmode = \"reflect\"\n\
+             [steps.inputs]\ndata = { dtype = \"u8\", shape = [4, 4] }\npads = [2, 2, 2, 2]\n\
+             [[steps]]\nop = \"onnx.slice\"\n[steps.inputs]\nstarts = [1, 1]\nends = [-1, -1]\n",
+        ),
+        (
+            "tr.toml",
+            "op = \"onnx.transpose\"\n[attributes]\nperm = [1, 0]\n\
+             [inputs]\ndata = { dtype = \"f32\", shape = [64, 48] }\n",
+        ),
+        (
+            "lib.toml",
+            "name = \"demo\"\n\
+             [[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n\
+             [[kernels]]\nname = \"pad\"\nrequest = \"pad.toml\"\n\
+             [[kernels]]\nname = \"ramp\"\nrequest = \"ramp.toml\"\n\
+             [[kernels]]\nname = \"nib\"\nrequest = \"nib.toml\"\n\
+             [[kernels]]\nname = \"chain\"\nrequest = \"chain.toml\"\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    if runtime {
+        let mut text = std::fs::read_to_string(dir.join("lib.toml")).unwrap();
+        text += "[[kernels]]\nname = \"tr\"\nrequest = \"tr.toml\"\n";
+        std::fs::write(dir.join("lib.toml"), text).unwrap();
+    }
+    dir.join("lib.toml")
+}
+
+fn compile(dir: &Path, triple: &str, runtime: bool) -> kerfx_aot::Output {
+    let lib = kerfx_aot::Library::load(&library(dir, runtime)).unwrap();
+    kerfx_aot::compile(&lib, &kerfx_aot::Target::aot(triple).unwrap()).unwrap()
+}
+
+/// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+fn runtime_library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p kerfx-rt failed");
+    let lib = profile_dir.join("libkerf_rt.a");
+    assert!(lib.is_file(), "{} was not built", lib.display());
+    lib
+}
+
+/// Whether `tool` runs; prints why not.
+fn have(tool: &str) -> bool {
+    match Command::new(tool).arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        _ => {
+            eprintln!("skipped: no `{tool}` on this system (CI installs it in .ci/run)");
+            false
+        }
+    }
+}
+
+const DRIVER: &str = r#"
+#include "demo.h"
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+#define EXPECT(cond) do { if (!(cond)) { printf("FAILED line %d: %s\n", __LINE__, #cond); failures++; } } while (0)
+
+int main(void) {
+    unsigned char in[DEMO_CROP_INPUT_BYTES], out[DEMO_CROP_OUTPUT_BYTES], ranged[DEMO_CROP_OUTPUT_BYTES];
+    unsigned char big[DEMO_CROP_INPUT_BYTES + DEMO_CROP_OUTPUT_BYTES];
+    static const uint64_t shape[] = DEMO_CROP_OUTPUT_SHAPE;
+    float want[9];
+    size_t i, lo;
+    const kerf_library_info *lib = demo_info();
+    for (i = 0; i < sizeof in; i++) in[i] = (unsigned char)(i * 7 + 1);
+    for (i = 0; i < 9; i++) memcpy(&want[i], in + 4 * (6 * (1 + i / 3) + 1 + i % 3), 4);
+
+    EXPECT(shape[0] == 3 && shape[1] == 3 && DEMO_CROP_OUTPUT_RANK == 2);
+    EXPECT(demo_crop(in, sizeof in, out, sizeof out) == KERF_OK);
+    EXPECT(memcmp(out, want, sizeof out) == 0);
+    /* Every error is reported before anything is written. */
+    memset(out, 0xAB, sizeof out);
+    EXPECT(demo_crop(NULL, sizeof in, out, sizeof out) == KERF_ERR_NULL);
+    EXPECT(demo_crop(in, sizeof in, NULL, sizeof out) == KERF_ERR_NULL);
+    EXPECT(demo_crop(in, sizeof in - 1, out, sizeof out) == KERF_ERR_INPUT_BYTES);
+    EXPECT(demo_crop(in, sizeof in + 1, out, sizeof out) == KERF_ERR_INPUT_BYTES);
+    EXPECT(demo_crop(in, sizeof in, out, sizeof out - 1) == KERF_ERR_OUTPUT_BYTES);
+    EXPECT(demo_crop(in, sizeof in, out, sizeof out + 1) == KERF_ERR_OUTPUT_BYTES);
+    EXPECT(demo_crop(big, DEMO_CROP_INPUT_BYTES, big + DEMO_CROP_INPUT_BYTES - 1, DEMO_CROP_OUTPUT_BYTES) == KERF_ERR_OVERLAP);
+    EXPECT(demo_crop(big + DEMO_CROP_OUTPUT_BYTES - 1, DEMO_CROP_INPUT_BYTES, big, DEMO_CROP_OUTPUT_BYTES) == KERF_ERR_OVERLAP);
+    EXPECT(demo_crop(big, DEMO_CROP_INPUT_BYTES, big + DEMO_CROP_INPUT_BYTES, DEMO_CROP_OUTPUT_BYTES) == KERF_OK);
+    EXPECT(demo_crop_range(in, sizeof in, out, sizeof out, 2, 1) == KERF_ERR_RANGE);
+    EXPECT(demo_crop_range(in, sizeof in, out, sizeof out, 0, DEMO_CROP_RANGE_EXTENT + 1) == KERF_ERR_RANGE);
+    EXPECT(demo_crop_range(NULL, sizeof in, out, sizeof out, 0, 1) == KERF_ERR_NULL);
+    {
+        size_t k;
+        for (k = 0; k < sizeof out; k++) EXPECT(out[k] == 0xAB);
+    }
+    /* Ranges that cover the extent once write the whole output. */
+    for (lo = 0; lo < DEMO_CROP_RANGE_EXTENT; lo++)
+        EXPECT(demo_crop_range(in, sizeof in, ranged, sizeof ranged, lo, lo + 1) == KERF_OK);
+    EXPECT(demo_crop_range(in, sizeof in, ranged, sizeof ranged, 1, 1) == KERF_OK);
+    EXPECT(memcmp(ranged, want, sizeof ranged) == 0);
+
+    {
+        int16_t pin[12], pout[DEMO_PAD_OUTPUT_BYTES / 2];
+        for (i = 0; i < 12; i++) pin[i] = (int16_t)(i * 3 - 5);
+        EXPECT(demo_pad(pin, sizeof pin, pout, sizeof pout) == KERF_OK);
+        /* Reflect: the first row is the input's second, columns reflected. */
+        EXPECT(pout[0] == pin[4 + 2] && pout[2] == pin[4] && pout[7] == pin[4 + 1]);
+    }
+    {
+        float r[20], r2[20];
+        EXPECT(demo_ramp(r, sizeof r) == KERF_OK);
+        EXPECT(r[0] == 1.0f && r[1] == 2.0f && r[5] == 11.0f && r[19] == 35.0f);
+        EXPECT(demo_ramp(NULL, sizeof r) == KERF_ERR_NULL);
+        EXPECT(demo_ramp(r, sizeof r - 4) == KERF_ERR_OUTPUT_BYTES);
+        EXPECT(demo_ramp_range(r2, sizeof r2, 0, 2) == KERF_OK && demo_ramp_range(r2, sizeof r2, 2, 4) == KERF_OK);
+        EXPECT(memcmp(r, r2, sizeof r) == 0);
+    }
+    {
+        /* 9 packed 4-bit elements: the last byte holds one, ranges split on even rows. */
+        unsigned char nin[DEMO_NIB_INPUT_BYTES], nout[DEMO_NIB_OUTPUT_BYTES], n2[DEMO_NIB_OUTPUT_BYTES];
+        for (i = 0; i < sizeof nin; i++) nin[i] = (unsigned char)(0x5A ^ (i * 37));
+        EXPECT(DEMO_NIB_OUTPUT_BYTES == 5 && DEMO_NIB_RANGE_ALIGN == 2);
+        memset(nout, 0xFF, sizeof nout);
+        EXPECT(demo_nib(nin, sizeof nin, nout, sizeof nout) == KERF_OK);
+        EXPECT((nout[4] & 0xF0) == 0);
+        EXPECT(demo_nib_range(nin, sizeof nin, n2, sizeof n2, 1, 3) == KERF_ERR_RANGE);
+        EXPECT(demo_nib_range(nin, sizeof nin, n2, sizeof n2, 0, 1) == KERF_ERR_RANGE);
+        memset(n2, 0xFF, sizeof n2);
+        EXPECT(demo_nib_range(nin, sizeof nin, n2, sizeof n2, 2, 3) == KERF_OK);
+        EXPECT(demo_nib_range(nin, sizeof nin, n2, sizeof n2, 0, 2) == KERF_OK);
+        EXPECT(memcmp(nout, n2, sizeof nout) == 0);
+    }
+    {
+        unsigned char cin[16], cout[DEMO_CHAIN_OUTPUT_BYTES];
+        for (i = 0; i < 16; i++) cin[i] = (unsigned char)i;
+        EXPECT(demo_chain(cin, sizeof cin, cout, sizeof cout) == KERF_OK);
+        /* Pad reflect 2 then crop 1: row 0 is input row 1 reflected by one column. */
+        EXPECT(DEMO_CHAIN_OUTPUT_BYTES == 36 && cout[0] == 5 && cout[1] == 4 && cout[2] == 5 && cout[5] == 6);
+    }
+    EXPECT(lib->abi_major == DEMO_ABI_MAJOR && lib->abi_minor == DEMO_ABI_MINOR);
+    EXPECT(lib->kernel_count == DEMO_KERNEL_COUNT && strcmp(lib->name, "demo") == 0);
+    EXPECT(strcmp(lib->target, DEMO_TARGET) == 0 && strcmp(lib->cpu, DEMO_CPU) == 0);
+    EXPECT(strcmp(lib->kernels[0].name, "crop") == 0 && strcmp(lib->kernels[0].dtype, "f32") == 0);
+    EXPECT(lib->kernels[0].output_bytes == DEMO_CROP_OUTPUT_BYTES && lib->kernels[0].output_shape[1] == 3);
+    EXPECT(lib->kernels[0].flags == KERF_KERNEL_READS_INPUT && lib->kernels[2].flags == 0);
+    EXPECT(lib->kernels[2].input_shape == NULL && lib->kernels[3].range_align == 2);
+    EXPECT(lib->kernels[0].entry == (void (*)(void))demo_crop);
+    EXPECT(lib->kernels[4].range_entry == (void (*)(void))demo_chain_range);
+    {
+        /* The transpose calls the runtime library's tiled copy. */
+        static float tin[64 * 48], tout[48 * 64], t2[48 * 64];
+        EXPECT(DEMO_TR_NEEDS_RUNTIME == 1 && DEMO_CROP_NEEDS_RUNTIME == 0);
+        for (i = 0; i < 64 * 48; i++) tin[i] = (float)i;
+        EXPECT(demo_tr(tin, sizeof tin, tout, sizeof tout) == KERF_OK);
+        for (i = 0; i < 64 * 48; i++) EXPECT(tout[(i % 48) * 64 + i / 48] == tin[i]);
+        for (lo = 0; lo < DEMO_TR_RANGE_EXTENT; lo += 5) {
+            size_t hi = lo + 5 < DEMO_TR_RANGE_EXTENT ? lo + 5 : DEMO_TR_RANGE_EXTENT;
+            EXPECT(demo_tr_range(tin, sizeof tin, t2, sizeof t2, lo, hi) == KERF_OK);
+        }
+        EXPECT(memcmp(tout, t2, sizeof tout) == 0);
+    }
+    printf("%d failures\n", failures);
+    return failures != 0;
+}
+"#;
+
+/// Build the driver with `compiler` and `flags` as a PIE with no text relocations, run it.
+fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) {
+    let src = dir.join(source);
+    std::fs::write(&src, DRIVER).unwrap();
+    let exe = dir.join(format!("{source}.exe"));
+    let out = Command::new(compiler)
+        .args(flags)
+        .args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-fPIE", "-pie", "-Wl,-z,text", "-I"])
+        .arg(dir)
+        .arg(&src)
+        .args(["-x", "none"])
+        .arg(dir.join("demo.o"))
+        .arg(runtime_library())
+        .args(["-lpthread", "-ldl", "-lm"])
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{compiler} {flags:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success() && stdout.contains("0 failures"), "{compiler} {flags:?}:\n{stdout}");
+}
+
+#[test]
+fn a_c99_and_a_cpp11_driver_call_every_kernel_and_error_path() {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        eprintln!("skipped: the driver runs x86-64 Linux objects");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = compile(tmp.path(), "x86_64-unknown-linux-gnu", true);
+    assert!(out.needs_runtime && out.header.contains("libkerf_rt.a"));
+    std::fs::write(tmp.path().join("demo.o"), &out.object).unwrap();
+    std::fs::write(tmp.path().join("demo.h"), &out.header).unwrap();
+    std::fs::write(tmp.path().join("kerf_rt.h"), kerfx_aot::RUNTIME_HEADER).unwrap();
+    if have("cc") {
+        build_and_run(tmp.path(), "cc", &["-std=c99", "-x", "c"], "driver.c");
+    }
+    if have("c++") {
+        build_and_run(tmp.path(), "c++", &["-std=c++11", "-x", "c++"], "driver.cpp");
+    }
+}
+
+/// The lint of one object: every relocation in code is PC-relative (so linking never
+/// needs a text relocation), the only undefined symbols are memcpy, memset and (when
+/// `runtime`) the runtime's `kerf_rt1_*`, never `__cranelift_*`, and the only global
+/// symbols are the entry points and `<lib>_info`. Returns its report.
+fn lint(bytes: &[u8], exported: &[String], runtime: bool) -> String {
+    let file = object::File::parse(bytes).unwrap();
+    let mut report = String::new();
+    let mut globals = Vec::new();
+    for s in file.symbols() {
+        let name = s.name().unwrap().to_string();
+        assert!(!name.starts_with("__cranelift"), "{name}");
+        if s.is_undefined() && !name.is_empty() {
+            let rt = runtime && name.starts_with("kerf_rt1_");
+            assert!(name == "memcpy" || name == "memset" || rt, "undefined {name}");
+            report += &format!("undefined {name}\n");
+        } else if s.is_global() && s.kind() != SymbolKind::File {
+            globals.push(name);
+        }
+    }
+    globals.sort();
+    let mut want = exported.to_vec();
+    want.sort();
+    assert_eq!(globals, want, "exported symbols");
+    report += &format!("exported {}\n", globals.join(" "));
+    for section in file.sections() {
+        let relocs: Vec<_> = section.relocations().collect();
+        if relocs.is_empty() {
+            continue;
+        }
+        let name = section.name().unwrap().to_string();
+        let code = section.kind() == object::SectionKind::Text;
+        let mut kinds = std::collections::BTreeSet::new();
+        for (_, r) in relocs.iter() {
+            let RelocationFlags::Elf { r_type } = r.flags() else { panic!("not ELF") };
+            kinds.insert(r_type);
+            if code {
+                // x86-64: PC32, PLT32, GOTPCREL(X), REX_GOTPCRELX; aarch64: CALL26,
+                // ADR_PREL_PG_HI21, ADD_ABS_LO12_NC, ADR_GOT_PAGE, LD64_GOT_LO12_NC.
+                let relative = [2, 4, 9, 41, 42, 283, 275, 277, 311, 312].contains(&r_type);
+                assert!(relative, "{name}: relocation type {r_type} is not PC-relative");
+            }
+        }
+        report += &format!("{name}: {} relocations, ELF types {kinds:?}\n", relocs.len());
+    }
+    report
+}
+
+#[test]
+fn the_object_passes_the_lint_and_is_deterministic() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for (triple, runtime) in kerfx_aot::AOT_TRIPLES.iter().flat_map(|t| [(t, false), (t, true)]) {
+        let (first, second) = (compile(a.path(), triple, runtime), compile(b.path(), triple, runtime));
+        assert!(first.object == second.object, "{triple}: the object differs between two runs");
+        assert_eq!(first.header, second.header, "{triple}");
+        assert_eq!(first.needs_runtime, runtime);
+        let report = lint(&first.object, &first.exported, runtime);
+        println!("{triple}, runtime {runtime}:\n{report}");
+        let file = object::File::parse(&*first.object).unwrap();
+        let arch =
+            if triple.starts_with("aarch64") { object::Architecture::Aarch64 } else { object::Architecture::X86_64 };
+        assert_eq!(file.architecture(), arch);
+    }
+}
+
+#[test]
+fn kernels_that_need_the_runtime_are_refused_naming_the_function() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("r.toml"),
+        "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [64]\noperation = \"random_uniform\"\n\
+         alpha = 0.0\nbeta = 1.0\nto_type = \"f32\"\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("lib.toml"), "name = \"rnd\"\n[[kernels]]\nname = \"u\"\nrequest = \"r.toml\"\n")
+        .unwrap();
+    let lib = kerfx_aot::Library::load(&tmp.path().join("lib.toml")).unwrap();
+    let target = kerfx_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
+    let e = kerfx_aot::compile(&lib, &target).err().unwrap();
+    assert!(e.contains("kernel \"u\"") && e.contains("kerf_random_fill") && e.contains("JIT's own"), "{e}");
+    let e = kerfx_aot::Target::aot("riscv64gc-unknown-linux-gnu").unwrap_err().to_string();
+    assert!(e.contains("x86_64-unknown-linux-gnu"), "{e}");
+}

@@ -1,0 +1,329 @@
+//! The kernel cache: a bounded least-recently-used map of once-computed results
+//! (concurrent requests for one key run its initializer once; the others wait for its
+//! result), and the key of static kernels, which a plan is looked up by without being
+//! cloned.
+
+use hashbrown::{Equivalent, HashMap};
+use kerfx_ir::{BoundaryMode, Error, FillKind, FillPlan, Linspace, Plan, Step};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// A cached result: a value, or the error computing it gave.
+type Res<T> = Result<T, Error>;
+
+struct Entry<V> {
+    slot: Arc<OnceLock<V>>,
+    used: u64,
+}
+
+struct Inner<K, V> {
+    map: HashMap<K, Entry<V>>,
+    tick: u64,
+}
+
+pub(crate) struct Lru<K, T> {
+    capacity: usize,
+    inner: Mutex<Inner<K, Res<T>>>,
+}
+
+impl<K: Hash + Eq + Clone, T: Clone> Lru<K, T> {
+    pub fn new(capacity: usize) -> Self {
+        Lru { capacity, inner: Mutex::new(Inner { map: HashMap::new(), tick: 0 }) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner<K, Res<T>>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().map.len()
+    }
+
+    /// The value of a key equivalent to `key`, if it is cached and computed (`None` while
+    /// its initializer runs: [`Self::get_or_init`] waits for it).
+    pub fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<Res<T>> {
+        let mut inner = self.lock();
+        let tick = inner.tick + 1;
+        let e = inner.map.get_mut(key)?;
+        let value = e.slot.get()?.clone();
+        e.used = tick;
+        inner.tick = tick;
+        Some(value)
+    }
+
+    /// The value of `key`, computing it with `init` (outside the map's lock) if absent.
+    /// A panic in `init` (a bug) is caught and becomes that key's error: it reaches
+    /// neither the caller nor the callers waiting on the key, the key does not run its
+    /// initializer again on every later call, and the other keys are untouched.
+    pub fn get_or_init(&self, key: K, init: impl FnOnce() -> Res<T>) -> Res<T> {
+        let slot = {
+            let mut inner = self.lock();
+            inner.tick += 1;
+            let tick = inner.tick;
+            if let Some(e) = inner.map.get_mut(&key) {
+                e.used = tick;
+                e.slot.clone()
+            } else {
+                if inner.map.len() >= self.capacity {
+                    // Evict the least recently used; its value lives on in whoever holds it.
+                    if let Some(old) = inner.map.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| k.clone()) {
+                        inner.map.remove(&old);
+                    }
+                }
+                let slot = Arc::new(OnceLock::new());
+                inner.map.insert(key, Entry { slot: slot.clone(), used: tick });
+                slot
+            }
+        };
+        slot.get_or_init(|| {
+            // The initializer builds a new value from its inputs and shares no state that
+            // a panic could leave half-updated (the map's lock is not held).
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(init)).unwrap_or_else(|panic| {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("(no message)");
+                Err(Error::Invalid { what: format!("jit: compiling this kernel panicked (a bug in kerf): {why}") })
+            })
+        })
+        .clone()
+    }
+}
+
+/// Cache key of a static kernel: a plan, equal to another when every field its kernel
+/// and its validation depend on is equal — floats by their bits, the fill value only in
+/// fill mode (elsewhere it is never read nor checked). Equal keys therefore validate
+/// alike, so a plan found in the cache need not be validated again.
+#[derive(Clone, Debug)]
+pub(crate) struct PlanKey(Plan);
+
+/// A plan borrowed as a [`PlanKey`]: looks the cache up without cloning the plan.
+#[derive(Clone, Copy)]
+pub(crate) struct PlanRef<'a>(pub(crate) &'a Plan);
+
+/// The key of a compiled program: its buffers' shapes and each move's plans, input,
+/// output and box, and whether its kernels are dynamic (plans compared as [`PlanKey`]s).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ProgramKey {
+    dynamic: bool,
+    dtype: kerfx_ir::DType,
+    inputs: Vec<Vec<u64>>,
+    outputs: Vec<Vec<u64>>,
+    moves: Vec<MoveKey>,
+}
+
+/// One move of a [`ProgramKey`]: its input, output, box and plans.
+type MoveKey = (Option<usize>, usize, Vec<u64>, Vec<PlanKey>);
+
+impl ProgramKey {
+    pub(crate) fn of(program: &kerfx_ir::Program, dynamic: bool) -> ProgramKey {
+        ProgramKey {
+            dynamic,
+            dtype: program.dtype,
+            inputs: program.inputs.clone(),
+            outputs: program.outputs.clone(),
+            moves: program
+                .moves
+                .iter()
+                .map(|m| (m.input, m.output, m.at.clone(), m.steps.iter().map(PlanKey::of).collect()))
+                .collect(),
+        }
+    }
+}
+
+impl PlanKey {
+    pub(crate) fn of(plan: &Plan) -> PlanKey {
+        PlanKey(plan.clone())
+    }
+}
+
+impl PartialEq for PlanKey {
+    fn eq(&self, other: &PlanKey) -> bool {
+        PlanRef(&other.0).equivalent(self)
+    }
+}
+
+impl Eq for PlanKey {}
+
+impl Hash for PlanKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        PlanRef(&self.0).hash(h)
+    }
+}
+
+impl Equivalent<PlanKey> for PlanRef<'_> {
+    fn equivalent(&self, key: &PlanKey) -> bool {
+        match (self.0, &key.0) {
+            (Plan::Step(a), Plan::Step(b)) => {
+                // Destructured whole, so that a new field cannot be left out of the key.
+                let Step {
+                    dtype,
+                    input_shape,
+                    source_shape,
+                    axes,
+                    order,
+                    mode,
+                    fill_bits,
+                    output_shape,
+                    windows,
+                    gathered,
+                } = a;
+                *dtype == b.dtype
+                    && *mode == b.mode
+                    && (*mode != BoundaryMode::Fill || *fill_bits == b.fill_bits)
+                    && *input_shape == b.input_shape
+                    && *source_shape == b.source_shape
+                    && *axes == b.axes
+                    && *order == b.order
+                    && *output_shape == b.output_shape
+                    && *windows == b.windows
+                    && *gathered == b.gathered
+            }
+            (Plan::Fill(a), Plan::Fill(b)) => {
+                let FillPlan { dtype, shape, kind } = a;
+                *dtype == b.dtype && *shape == b.shape && fill_numbers(kind).eq(fill_numbers(&b.kind))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Hash for PlanRef<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match self.0 {
+            Plan::Step(p) => {
+                let Step {
+                    dtype,
+                    input_shape,
+                    source_shape,
+                    axes,
+                    order,
+                    mode,
+                    fill_bits,
+                    output_shape,
+                    windows,
+                    gathered,
+                } = p;
+                (dtype, mode, input_shape, source_shape, axes, order, output_shape, windows, gathered).hash(h);
+                if *mode == BoundaryMode::Fill {
+                    fill_bits.hash(h);
+                }
+            }
+            Plan::Fill(p) => {
+                let FillPlan { dtype, shape, kind } = p;
+                (dtype, shape).hash(h);
+                fill_numbers(kind).for_each(|n| n.hash(h));
+            }
+        }
+    }
+}
+
+/// A fill's kind and numbers, as words: a tag, then its floats by their bits (or its
+/// integers), then (linspaces) the count of its coefficients and their words.
+fn fill_numbers(kind: &FillKind) -> impl Iterator<Item = u64> + '_ {
+    let (head, ints, floats): ([u64; 4], &[i64], &[f64]) = match kind {
+        FillKind::Linspace(Linspace::Int { alpha, beta }) => ([0, *alpha as u64, beta.len() as u64, 0], beta, &[]),
+        FillKind::Linspace(Linspace::Float { alpha, beta }) => ([1, alpha.to_bits(), beta.len() as u64, 0], &[], beta),
+        FillKind::RandomUniform { alpha, beta, seed } => {
+            ([2, alpha.to_bits().into(), beta.to_bits().into(), *seed], &[], &[])
+        }
+        FillKind::RandomNormal { alpha, beta, seed } => {
+            ([3, alpha.to_bits().into(), beta.to_bits().into(), *seed], &[], &[])
+        }
+    };
+    head.into_iter().chain(ints.iter().map(|&b| b as u64)).chain(floats.iter().map(|b| b.to_bits()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerfx_ir::{AxisRead, DType, FillPlan};
+    use std::hash::BuildHasher;
+
+    fn slice(mode: BoundaryMode, fill_bits: u128) -> Plan {
+        Plan::Step(Step {
+            source_shape: Vec::new(),
+            order: Vec::new(),
+            dtype: DType::F32,
+            input_shape: vec![3, 3],
+            axes: vec![AxisRead { extent: 2, start: 0, step: 1 }; 2],
+            mode,
+            fill_bits,
+            output_shape: vec![2, 2],
+            windows: Vec::new(),
+            gathered: None,
+        })
+    }
+
+    fn fill(dtype: DType, kind: FillKind) -> Plan {
+        Plan::Fill(FillPlan { dtype, shape: vec![4], kind })
+    }
+
+    /// Which plans are one key: equal where the kernel and validation read, floats by
+    /// their bits, the fill value only in fill mode, the kind by its tag; and a key and
+    /// its borrowed plan hash alike.
+    #[test]
+    fn keys_equal_exactly_the_plans_one_kernel_serves() {
+        let lin_f = |alpha: f64| FillKind::Linspace(Linspace::Float { alpha, beta: vec![0.5] });
+        let plans = [
+            // 0 and 1: the fill value outside fill mode is never read: one key.
+            slice(BoundaryMode::Clamp, 0),
+            slice(BoundaryMode::Clamp, 5),
+            slice(BoundaryMode::Fill, 0),
+            slice(BoundaryMode::Fill, 5),
+            slice(BoundaryMode::Wrap, 0),
+            // 5 and 6: 0.0 and -0.0 differ in their first value's bits.
+            fill(DType::F32, lin_f(0.0)),
+            fill(DType::F32, lin_f(-0.0)),
+            // 7 and 8: NaN is one key with itself (its bits), unlike f64's equality.
+            fill(DType::F32, lin_f(f64::NAN)),
+            fill(DType::F32, lin_f(f64::NAN)),
+            // The same words under another kind or dtype.
+            fill(DType::I32, FillKind::Linspace(Linspace::Int { alpha: 0, beta: vec![0] })),
+            fill(DType::F32, FillKind::Linspace(Linspace::Float { alpha: 0.0, beta: vec![0.0] })),
+            fill(DType::F32, FillKind::RandomUniform { alpha: 0.0, beta: 1.0, seed: 7 }),
+            fill(DType::F32, FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 }),
+            fill(DType::F16, FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 7 }),
+            fill(DType::F16, FillKind::RandomNormal { alpha: 0.0, beta: 1.0, seed: 8 }),
+        ];
+        let same = |i: usize, j: usize| i == j || matches!((i.min(j), i.max(j)), (0, 1) | (7, 8));
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        for (i, a) in plans.iter().enumerate() {
+            assert_eq!(hasher.hash_one(PlanRef(a)), hasher.hash_one(PlanKey::of(a)), "plan {i}");
+            for (j, b) in plans.iter().enumerate() {
+                assert_eq!(PlanRef(a).equivalent(&PlanKey::of(b)), same(i, j), "plans {i} and {j}");
+                assert_eq!(PlanKey::of(a) == PlanKey::of(b), same(i, j), "keys {i} and {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn get_finds_computed_values_only() {
+        let lru: Lru<PlanKey, u32> = Lru::new(2);
+        let get = |p: &Plan| lru.get(&PlanRef(p)).map(Result::unwrap);
+        let (a, b) = (slice(BoundaryMode::Clamp, 0), slice(BoundaryMode::Wrap, 0));
+        assert_eq!(get(&a), None);
+        assert_eq!(lru.get_or_init(PlanKey::of(&a), || Ok(1)).unwrap(), 1);
+        assert_eq!(get(&slice(BoundaryMode::Clamp, 9)), Some(1));
+        assert_eq!(get(&b), None);
+        // A hit counts as a use: `a`, used last, outlives `b` when a third key comes.
+        lru.get_or_init(PlanKey::of(&b), || Ok(2)).unwrap();
+        assert_eq!(get(&a), Some(1));
+        lru.get_or_init(PlanKey::of(&slice(BoundaryMode::Reflect, 0)), || Ok(3)).unwrap();
+        assert_eq!((get(&a), get(&b), lru.len()), (Some(1), None, 2));
+    }
+
+    /// A panicking initializer is that key's error, computed once: later calls get the
+    /// error without running it again, and other keys work as before.
+    #[test]
+    fn a_panic_in_an_initializer_is_an_error_of_its_key() {
+        let lru: Lru<PlanKey, u32> = Lru::new(4);
+        let (a, b) = (slice(BoundaryMode::Clamp, 0), slice(BoundaryMode::Wrap, 0));
+        let err = lru.get_or_init(PlanKey::of(&a), || panic!("emitter bug")).unwrap_err().to_string();
+        assert!(err.contains("panicked") && err.contains("emitter bug"), "{err}");
+        let again = lru.get_or_init(PlanKey::of(&a), || unreachable!("the error is cached")).unwrap_err();
+        assert_eq!(again.to_string(), err);
+        assert_eq!(lru.get_or_init(PlanKey::of(&b), || Ok(2)).unwrap(), 2);
+    }
+}

@@ -1,0 +1,102 @@
+//! The compile target of the code generator: triple, CPU preset, position independence
+//! and calling convention. The JIT compiles for the host ([`Target::host`]: the values it
+//! always had); ahead-of-time objects for a conservative preset of an architecture
+//! ([`Target::aot`]), from the same nests and emitters.
+
+use crate::jit_error;
+use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use kerfx_ir::Error;
+
+/// The CPU features code may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cpu {
+    /// Whatever the machine compiling has (the JIT: the code runs where it was compiled).
+    Host,
+    /// x86-64-v2 (SSE4.2, SSSE3, POPCNT; no AVX): every x86-64 CPU since about 2009.
+    X86_64V2,
+    /// The aarch64 baseline (ARMv8.0-A with NEON), no optional extension.
+    Aarch64Baseline,
+}
+
+impl Cpu {
+    /// The preset's name, as the header records it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cpu::Host => "host",
+            Cpu::X86_64V2 => "x86-64-v2",
+            Cpu::Aarch64Baseline => "aarch64-baseline",
+        }
+    }
+}
+
+/// What the code generator compiles for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The target triple (`None`: the host's).
+    pub triple: Option<String>,
+    /// The CPU features the code may use.
+    pub cpu: Cpu,
+    /// Position-independent code (objects linked into PIEs and shared libraries).
+    pub pic: bool,
+}
+
+/// The triples ahead-of-time objects are made for (ELF, tested on Linux).
+pub const AOT_TRIPLES: &[&str] = &["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"];
+
+impl Target {
+    /// The JIT's target: the host, its CPU features, absolute addresses.
+    pub fn host() -> Target {
+        Target { triple: None, cpu: Cpu::Host, pic: false }
+    }
+
+    /// An ahead-of-time target: `triple` (one of [`AOT_TRIPLES`]) at its architecture's
+    /// conservative preset, position independent.
+    pub fn aot(triple: &str) -> Result<Target, Error> {
+        let cpu = match triple {
+            "x86_64-unknown-linux-gnu" => Cpu::X86_64V2,
+            "aarch64-unknown-linux-gnu" => Cpu::Aarch64Baseline,
+            _ => {
+                return Err(Error::Invalid {
+                    what: format!("target {triple:?}: kerf writes objects for {}", AOT_TRIPLES.join(", ")),
+                });
+            }
+        };
+        Ok(Target { triple: Some(triple.to_string()), cpu, pic: true })
+    }
+
+    /// The ISA with `regalloc` as its register allocator, and the calling convention
+    /// kernels are compiled with.
+    pub(crate) fn isa(&self, regalloc: &str) -> Result<(OwnedTargetIsa, CallConv), Error> {
+        let mut flags = settings::builder();
+        // No mid-end: the emitters fold their constants, keep loop-invariant values
+        // out of loops and schedule independent work, so the mid-end would only cost
+        // compile time (a third to a half of it) for the same machine code.
+        flags.set("opt_level", "none").map_err(jit_error)?;
+        flags.set("regalloc_algorithm", regalloc).map_err(jit_error)?;
+        flags.set("use_colocated_libcalls", "false").map_err(jit_error)?;
+        flags.set("is_pic", if self.pic { "true" } else { "false" }).map_err(jit_error)?;
+        flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(jit_error)?;
+        let mut isa_builder = match &self.triple {
+            None => cranelift_native::builder().map_err(jit_error)?,
+            Some(t) => cranelift_codegen::isa::lookup_by_name(t).map_err(jit_error)?,
+        };
+        match self.cpu {
+            // With AVX-512DQ Cranelift lowers every i64x2 multiply to `vpmullq` (15 cycles
+            // of latency) rather than `pmuludq` patterns; nothing here gains from it.
+            Cpu::Host if cfg!(target_arch = "x86_64") => {
+                let _ = isa_builder.set("has_avx512dq", "false");
+            }
+            Cpu::Host | Cpu::Aarch64Baseline => {}
+            Cpu::X86_64V2 => isa_builder.enable("x86-64-v2").map_err(jit_error)?,
+        }
+        let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(jit_error)?;
+        // The host's x86-64 kernels name System V explicitly, so that their IR text is
+        // the same on every x86-64 host.
+        let call_conv = match (&self.triple, cfg!(target_arch = "x86_64")) {
+            (None, true) => CallConv::SystemV,
+            _ => isa.default_call_conv(),
+        };
+        Ok((isa, call_conv))
+    }
+}

@@ -1,0 +1,49 @@
+/* kerf_rt.h: kerf's runtime library, ABI 1 (hand-written; the C declarations of
+ * crates/kerfx-rt). Objects written by `kerf aot` call these functions; a program links
+ * them from libkerf_rt.a (`cargo build --release -p kerfx-rt`). Every symbol carries the
+ * ABI major, so a runtime of another major fails at link time, naming the symbol.
+ * Callers are kerf's generated kernels, which pass only buffers they were verified to
+ * own; programs call none of these but kerf_rt1_fence. */
+#ifndef KERF_RT_H
+#define KERF_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KERF_RT_ABI_MAJOR 1
+
+/* Order this thread's non-temporal stores before what follows (a no-op off x86-64).
+ * Every entry point of a kernel that streams calls it before it returns. */
+void kerf_rt1_fence(void);
+
+/* Copy n bytes (not overlapping) with non-temporal stores. */
+void kerf_rt1_stream_copy(uint8_t *dst, const uint8_t *src, size_t n);
+/* rows runs of row bytes, the source advancing stride bytes per run. */
+void kerf_rt1_stream_rows(uint8_t *dst, const uint8_t *src, size_t rows, size_t row, ptrdiff_t stride);
+/* rows runs of row bytes, run k read at src + table[k] * scale. */
+void kerf_rt1_stream_table_rows(uint8_t *dst, const uint8_t *src, size_t rows, size_t row, const int64_t *table,
+                                ptrdiff_t scale);
+/* n bytes of the 16-byte pattern (lo, hi), non-temporal. */
+void kerf_rt1_stream_fill(uint8_t *dst, size_t n, uint64_t lo, uint64_t hi);
+/* n f32 values start + k * coef (their bits in start and coef), non-temporal. */
+void kerf_rt1_stream_linspace(uint8_t *dst, size_t n, uint64_t start, uint64_t coef);
+/* n elements of w bytes read at stride 2 elements. */
+void kerf_rt1_stream_stride2(uint8_t *dst, const uint8_t *src, size_t n, size_t w);
+/* A rows x cols block of w-byte elements read with strides rs, cs and written rows of ds
+ * bytes apart, in cache-sized tiles; stream != 0: non-temporal stores. */
+void kerf_rt1_tile_copy(uint8_t *dst, const uint8_t *src, size_t rows, size_t cols, ptrdiff_t rs, ptrdiff_t cs,
+                        ptrdiff_t ds, size_t w, size_t stream);
+/* Repeat the first filled bytes of dst up to total bytes. */
+void kerf_rt1_repeat(uint8_t *dst, size_t filled, size_t total);
+/* The same for packed 4-bit elements, from nibble start. */
+void kerf_rt1_repeat_nibbles(uint8_t *out, size_t start, size_t filled, size_t total);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KERF_RT_H */
