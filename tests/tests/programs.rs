@@ -105,3 +105,37 @@ fn a_program_compiles_once_and_is_cached() {
     let other = kerfx::lower_program(&request.attr("axis", -1)).unwrap();
     assert_eq!(other, program, "axis -1 of vectors is axis 0: the same program");
 }
+
+/// A concat on an inner axis whose pieces of each output row are 32 bytes to 16 KiB runs
+/// as one interleaving pass over its output (kerf-jit's `interleave`): cached and
+/// streamed (8 MiB and more, rows shorter and longer than the staging buffer), on one
+/// thread and two, equal to the reference byte for byte.
+#[test]
+fn interleaved_concats_equal_the_reference() {
+    let mut rng = Rng::new(0x696c_7663);
+    let two = kerfx::Jit::new(kerfx::JitSettings { threads: 2, ..Default::default() }).unwrap();
+    let cases: [(DType, &[u64], usize, &[u64]); 6] = [
+        // (dtype, shape of input 0, axis, each input's extent on the axis)
+        (DType::F32, &[3, 5, 16], 2, &[16, 24, 8]),
+        (DType::U8, &[7, 40], 1, &[40, 32]),
+        (DType::F64, &[2, 3, 4, 5], 2, &[4, 1, 7]),
+        (DType::C128, &[9, 2, 3], 1, &[2, 5]),
+        // Streamed: 8 MiB of 512-byte rows (staged), and of 16 KiB rows (piece by piece).
+        (DType::U8, &[16384, 256], 1, &[256, 256]),
+        (DType::U8, &[512, 8192], 1, &[8192, 8192]),
+    ];
+    for (dtype, shape, axis, extents) in cases {
+        let inputs: Vec<InputArg> = extents
+            .iter()
+            .map(|&e| {
+                let mut s = shape.to_vec();
+                s[axis] = e;
+                random_tensor(&mut rng, dtype, &s).into()
+            })
+            .collect();
+        let request = Request::new("onnx.concat").input_list("inputs", inputs).attr("axis", axis as i64);
+        check(&request);
+        let reference = kerfx::run_reference_outputs(&request).unwrap();
+        assert!(kerfx::run_jit_outputs(&two, &request, false).unwrap() == reference, "two threads: {request:?}");
+    }
+}

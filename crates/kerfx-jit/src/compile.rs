@@ -242,6 +242,7 @@ impl Jit {
     pub(crate) fn build_nest(
         &self,
         nest: LoopNest,
+        call_bytes: u64,
         signature: Signature,
         origin: Origin,
         views: OwnedViews,
@@ -253,7 +254,7 @@ impl Jit {
         if nest.out_view.is_some() {
             check_view_dtype(nest.dtype)?;
         }
-        let (dtype, source) = (nest.dtype, Emitter::Slice { dtype: nest.dtype, nest });
+        let (dtype, source) = (nest.dtype, Emitter::slice(nest, call_bytes));
         let (split, (input_len, output_len)) = (source.split(), source.buffer_lens());
         let (code, args) = self.build(source)?;
         Ok(Arc::new(JitKernel {
@@ -273,19 +274,31 @@ impl Jit {
 }
 /// What a kernel is emitted from: a static plan's schedule, or a dynamic kernel's key.
 pub(crate) enum Emitter {
-    Slice { nest: LoopNest, dtype: DType },
+    /// `streams`: whether it writes with non-temporal stores ([`policy::slice_streams`]).
+    Slice {
+        nest: LoopNest,
+        dtype: DType,
+        streams: bool,
+    },
     Fill(schedule::FillNest),
     Dynamic(DynKey),
 }
 
 impl Emitter {
+    /// A static slice kernel's emitter, writing part of a call of `call_bytes` bytes
+    /// (0: the kernel alone; see [`crate::Options`]).
+    pub(crate) fn slice(nest: LoopNest, call_bytes: u64) -> Emitter {
+        let streams = policy::slice_streams(&nest, call_bytes);
+        Emitter::Slice { dtype: nest.dtype, nest, streams }
+    }
+
     pub(crate) fn of_static(plan: &Plan) -> Result<Emitter, Error> {
         Ok(match plan {
             Plan::Step(p) => {
                 let nest = schedule::map_nest(&kerfx_ir::Map::of(plan)?)?;
                 nest.verify()?;
                 slice::elem_of(p.dtype).ok_or_else(|| Error::Invalid { what: "strings".into() })?;
-                Emitter::Slice { nest, dtype: p.dtype }
+                Emitter::slice(nest, 0)
             }
             Plan::Fill(p) => {
                 let nest = schedule::fill(p)?;
@@ -306,12 +319,12 @@ impl Emitter {
 
     fn name(&self) -> String {
         match self {
-            Emitter::Slice { nest, dtype } if nest.head.is_some() || !nest.levels.is_empty() => format!(
+            Emitter::Slice { nest, dtype, .. } if nest.head.is_some() || !nest.levels.is_empty() => format!(
                 "kerf_chain_{}{}_{dtype}",
                 if nest.levels.is_empty() { nest_kind(nest).name() } else { "fill_levels" },
                 if nest.head.is_some() { "_from_fill" } else { "" },
             ),
-            Emitter::Slice { nest, dtype } => format!("kerf_move_{}_{}", nest_kind(nest).name(), dtype),
+            Emitter::Slice { nest, dtype, .. } => format!("kerf_move_{}_{}", nest_kind(nest).name(), dtype),
             Emitter::Fill(nest) => match &nest.body {
                 FillBody::Random { normal, .. } => {
                     format!("kerf_{}_{}", if *normal { "random_normal" } else { "random_uniform" }, nest.dtype)
@@ -329,7 +342,7 @@ impl Emitter {
     pub(crate) fn streams(&self) -> bool {
         match self {
             Emitter::Fill(nest) => policy::fill_streams(nest),
-            Emitter::Slice { nest, .. } => policy::slice_streams(nest),
+            Emitter::Slice { streams, .. } => *streams,
             Emitter::Dynamic(_) => false,
         }
     }
@@ -367,7 +380,7 @@ impl Emitter {
     /// Emit the kernel's body; returns its argument block (a static kernel's tables).
     fn emit(&self, g: &mut Gen) -> Vec<i64> {
         match self {
-            Emitter::Slice { nest, dtype } => {
+            Emitter::Slice { nest, dtype, .. } => {
                 StaticSlice::emit(g, nest, slice::elem_of(*dtype).expect("strings were refused"))
             }
             Emitter::Fill(nest) => match &nest.body {

@@ -69,6 +69,7 @@ mod cache;
 mod compile;
 mod head;
 mod host;
+mod interleave;
 mod linspace;
 mod nibbles;
 pub mod object;

@@ -78,7 +78,7 @@ pub fn static_function_views<'a>(
             if nest.out_view.is_some() {
                 crate::compile::check_view_dtype(nest.dtype)?;
             }
-            Emitter::Slice { dtype: nest.dtype, nest }
+            Emitter::slice(nest, 0)
         }
     };
     let signature = Signature::of(&what, views);

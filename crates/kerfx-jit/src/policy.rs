@@ -138,11 +138,11 @@ pub(crate) const WALK_MIN_BYTES: u64 = 1024;
 /// unrolled code would hold the inner dims' code more than once and whose positions write
 /// [`WALK_MIN_BYTES`] or more, but the outer dim of a tiled block or of streamed rows
 /// (unrolled per segment, see [`tiles`] and [`stream_rows`]).
-pub(crate) fn walked_dims(nest: &LoopNest) -> Vec<bool> {
+pub(crate) fn walked_dims(nest: &LoopNest, streams: bool) -> Vec<bool> {
     let mut walked = nest.looped_dims();
     let Layout::Bytes(w) = nest.dtype.layout() else { return walked };
     let n = nest.dims.len();
-    let (tiled, rows) = (tiles(nest), stream_rows(nest));
+    let (tiled, rows) = (tiles(nest), stream_rows(nest, streams));
     for (k, dim) in nest.dims.iter().enumerate().take(n.saturating_sub(1)) {
         let position = nest.dims[k + 1..].iter().fold(w as u64, |b, d| b.saturating_mul(d.extent));
         let big = position >= WALK_MIN_BYTES;
@@ -274,10 +274,15 @@ pub(crate) fn random_cost(normal: bool) -> u64 {
 pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
 
 /// Whether a static slice kernel writes its long copies and fills with non-temporal
-/// stores: outputs of [`STREAM_MIN_BYTES`] or more of whole-byte elements.
-pub(crate) fn slice_streams(nest: &LoopNest) -> bool {
+/// stores: outputs of whole-byte elements of [`STREAM_MIN_BYTES`] or more — the
+/// kernel's own, or the `call_bytes` of the call it is part of (a program's moves: see
+/// [`crate::Options`]; what the next reader finds in the cache is the call's output).
+/// Measured (SP2, a q/k/v split of f32 [1, 2048, 2304] into three 6 MiB outputs, `kerf
+/// bench`, three interleaved pairs): 1.22–1.33 × memcpy's time through the cache, 0.71–
+/// 0.97 × streamed.
+pub(crate) fn slice_streams(nest: &LoopNest, call_bytes: u64) -> bool {
     match nest.dtype.layout() {
-        Layout::Bytes(w) => nest.output_len.saturating_mul(w as u64) >= STREAM_MIN_BYTES,
+        Layout::Bytes(w) => nest.output_len.saturating_mul(w as u64).max(call_bytes) >= STREAM_MIN_BYTES,
         _ => false,
     }
 }
@@ -308,9 +313,9 @@ pub(crate) const STREAM_ROWS_MAX_BYTES: u64 = 1024;
 /// both loops, medians of 15): on an output 16 bytes past a line (as a large allocation
 /// is), 1.26 × memcpy's time row by row against 0.75 × staged; on a line-aligned output
 /// 0.66 × row by row, which `stream_rows` keeps for rows of whole lines.
-pub(crate) fn stream_rows(nest: &LoopNest) -> bool {
+pub(crate) fn stream_rows(nest: &LoopNest, streams: bool) -> bool {
     let Some((w, outer, inner)) = host_block(nest) else { return false };
-    if !slice_streams(nest) || tiles(nest) || !nest.dense_from(nest.dims.len() - 2) {
+    if !streams || tiles(nest) || !nest.dense_from(nest.dims.len() - 2) {
         return false;
     }
     let row = inner.extent.saturating_mul(w);
@@ -323,10 +328,8 @@ pub(crate) fn stream_rows(nest: &LoopNest) -> bool {
 /// Whether a streaming static slice kernel also stages its reversed and strided runs
 /// through a stack buffer: elements narrower than a vector, with no repeating dim (those
 /// copy most of their output from the output itself, which then stays in the cache).
-pub(crate) fn slice_stages(nest: &LoopNest) -> bool {
-    slice_streams(nest)
-        && matches!(nest.dtype.layout(), Layout::Bytes(w) if w < 16)
-        && !nest.dims.iter().any(|d| d.repeats())
+pub(crate) fn slice_stages(nest: &LoopNest, streams: bool) -> bool {
+    streams && matches!(nest.dtype.layout(), Layout::Bytes(w) if w < 16) && !nest.dims.iter().any(|d| d.repeats())
 }
 
 /// Whether a static fill streams: large fills whose values are exact in any order (the

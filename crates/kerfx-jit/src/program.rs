@@ -29,6 +29,11 @@ pub struct ProgramKernel {
     input_bytes: Vec<usize>,
     output_bytes: Vec<usize>,
     moves: Vec<MoveKernel>,
+    /// A concat on an inner axis runs as one interleaving pass over its output instead
+    /// of its moves (see [`crate::interleave`]); the moves stay for what they show.
+    interleave: Option<crate::interleave::Interleave>,
+    /// The JIT's thread setting, for the interleaving pass.
+    threads: usize,
 }
 
 #[derive(Debug)]
@@ -61,6 +66,14 @@ impl Jit {
         program.validate()?;
         crate::check_moves_bytes(program.dtype)?;
         let packed = program.dtype.layout() == Layout::Nibbles;
+        // The kernels writing the outputs are parts of one call writing all of them
+        // (streaming is decided for it: see `Options`); scratch is read right after.
+        let call_bytes = program
+            .outputs
+            .iter()
+            .map(|s| program.dtype.buffer_bytes(kerfx_ir::tensor::volume(s).unwrap_or(0)).unwrap_or(0) as u64)
+            .fold(0u64, u64::saturating_add);
+        let into_output = Options::dynamic(dynamic).part_of(call_bytes);
         let mut moves = Vec::with_capacity(program.moves.len());
         for (m, mv) in program.moves.iter().enumerate() {
             let in_move = |e: Error| Error::Invalid { what: format!("program: move {m}: {e}") };
@@ -73,7 +86,7 @@ impl Jit {
             let whole = mv.at.iter().all(|&a| a == 0) && mv.shape() == program.outputs[mv.output].as_slice();
             if packed || whole {
                 // Dense: the whole output, or (packed 4-bit dtypes) a box placed by the host.
-                kernels.push(self.compile(map, &Options::dynamic(dynamic))?);
+                kernels.push(self.compile(map, &into_output)?);
             } else {
                 let (offset, strides) = program.box_view(mv);
                 let view = Strided {
@@ -87,7 +100,7 @@ impl Jit {
                         .ok_or_else(|| too_large(program, mv.output))?,
                 };
                 let options = Options::dynamic(dynamic);
-                match self.compile(map.clone(), &options.output(&view)) {
+                match self.compile(map.clone(), &into_output.output(&view)) {
                     Ok(k) => kernels.push(k),
                     // A map no output view expresses (one that fills, or whose nest is
                     // not the box's shape: a reshape last) writes dense scratch, which a
@@ -95,7 +108,7 @@ impl Jit {
                     Err(first) => {
                         let copy = Plan::copy(program.dtype, mv.shape());
                         let (dense, into_box) =
-                            match (self.compile(map, &options), self.compile(&copy, &options.output(&view))) {
+                            match (self.compile(map, &options), self.compile(&copy, &into_output.output(&view))) {
                                 (Ok(d), Ok(c)) => (d, c),
                                 _ => return Err(in_move(first)),
                             };
@@ -118,6 +131,8 @@ impl Jit {
             inputs: program.inputs.clone(),
             outputs: program.outputs.clone(),
             moves,
+            interleave: crate::interleave::Interleave::plan(program),
+            threads: self.settings.threads,
         })
     }
 }
@@ -172,6 +187,9 @@ impl ProgramKernel {
             if b.len() != n {
                 return Err(length_error(&format!("program output {o}"), n, b.len()));
             }
+        }
+        if let (Some(interleave), [output]) = (&self.interleave, &mut *outputs) {
+            return interleave.run(inputs, output, self.threads);
         }
         for mv in &self.moves {
             let mut source = mv.input.map(|i| kerfx_ir::TensorView {

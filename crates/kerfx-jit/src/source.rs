@@ -122,6 +122,11 @@ impl<'v> Views<'v> {
 /// kernel writing one writes only the view's elements, in place, and leaves the rest of
 /// its buffer as it was. Packed 4-bit dtypes are written dense only; fills read no input
 /// and write dense outputs.
+///
+/// `call_bytes` (0 by default) says the kernel is one part of a call that writes that
+/// many bytes in all — a program's move, the call writing every output of the program.
+/// Whether a static kernel writes with non-temporal stores is decided for the call, not
+/// for the part: three 6 MiB outputs of one split stream as one 18 MiB output would.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Options<'v> {
     /// A dynamic kernel (specialized on the map's kind, dtype and rank) rather than a
@@ -129,17 +134,24 @@ pub struct Options<'v> {
     pub dynamic: bool,
     /// The layouts of the input and output.
     pub views: Views<'v>,
+    /// The bytes the whole call this kernel is part of writes (0: the kernel alone).
+    pub call_bytes: u64,
 }
 
 impl<'v> Options<'v> {
     /// A static kernel on dense buffers.
-    pub const STATIC: Options<'static> = Options { dynamic: false, views: Views::DENSE };
+    pub const STATIC: Options<'static> = Options { dynamic: false, views: Views::DENSE, call_bytes: 0 };
     /// A dynamic kernel on dense buffers.
-    pub const DYNAMIC: Options<'static> = Options { dynamic: true, views: Views::DENSE };
+    pub const DYNAMIC: Options<'static> = Options { dynamic: true, views: Views::DENSE, call_bytes: 0 };
 
     /// Static (`false`) or dynamic (`true`).
     pub fn dynamic(dynamic: bool) -> Options<'static> {
-        Options { dynamic, views: Views::DENSE }
+        Options { dynamic, ..Options::STATIC }
+    }
+
+    /// A part of a call that writes `call_bytes` bytes in all (see [`Options`]).
+    pub fn part_of(self, call_bytes: u64) -> Self {
+        Options { call_bytes, ..self }
     }
 
     /// The input read through `view`.
@@ -297,12 +309,14 @@ impl Jit {
         if options.dynamic {
             self.dynamic_kernel(&what, options.views)
         } else {
-            self.static_kernel(&what, options.views)
+            self.static_kernel(&what, options.views, options.call_bytes)
         }
     }
 
-    fn static_kernel(&self, what: &Source<'_>, views: Views<'_>) -> Result<Arc<JitKernel>, Error> {
-        if let (Source::Plan(plan), true) = (what, views.is_dense()) {
+    fn static_kernel(&self, what: &Source<'_>, views: Views<'_>, call_bytes: u64) -> Result<Arc<JitKernel>, Error> {
+        // The plan cache holds kernels compiled alone (`call_bytes` 0); a part of a call
+        // is cached with the call (a program's kernel).
+        if let (Source::Plan(plan), true, 0) = (what, views.is_dense(), call_bytes) {
             // A plan equal to a cached one (`PlanKey`'s equality) validates as that one did
             // when it was compiled: a hit needs no validation, nor a clone of the plan.
             if let Some(hit) = self.kernels.get(&PlanRef(plan)) {
@@ -313,7 +327,7 @@ impl Jit {
             return self.kernels.get_or_init(PlanKey::of(plan), || self.build_static(plan));
         }
         let nest = nest_of(what, views)?;
-        self.build_nest(nest, Signature::of(what, views), origin(what), OwnedViews::of(views))
+        self.build_nest(nest, call_bytes, Signature::of(what, views), origin(what), OwnedViews::of(views))
     }
 
     fn dynamic_kernel(&self, what: &Source<'_>, views: Views<'_>) -> Result<Arc<JitKernel>, Error> {

@@ -31,7 +31,7 @@ impl<'n> StaticSlice<'n> {
     /// Lower `nest`; returns its argument block.
     pub fn emit(g: &mut Gen, nest: &'n LoopNest, elem: Elem) -> Vec<i64> {
         let mut block = Vec::new();
-        let looped = policy::walked_dims(nest);
+        let looped = policy::walked_dims(nest, g.stream);
         let words = nest
             .dims
             .iter()
@@ -56,7 +56,7 @@ impl<'n> StaticSlice<'n> {
             (true, Elem::Nibble) => FillVal::Nibble(g.b.ins().iconst(types::I32, (nest.fill_bits & 15) as i64)),
             (false, _) => FillVal::None,
         };
-        let stream = policy::slice_stages(nest);
+        let stream = policy::slice_stages(nest, g.stream);
         let head = nest.head.as_ref().map(|h| {
             let at = block.len() as i64;
             block.extend(crate::head::encode(&h.0));
@@ -69,7 +69,7 @@ impl<'n> StaticSlice<'n> {
         });
         let floor = levels.map(|_| g.c(-1));
         let dense = (0..nest.dims.len()).map(|k| nest.dense_from(k)).collect();
-        let (tiled, rowed) = (policy::tiles(nest), policy::stream_rows(nest));
+        let (tiled, rowed) = (policy::tiles(nest), policy::stream_rows(nest, g.stream));
         let moves = Moves { elem, fill, stream, head, levels, filling: None };
         let me = StaticSlice { nest, moves, words, looped, dense, tiled, rowed };
         let base = g.c(nest.base);
