@@ -141,11 +141,22 @@ impl Block {
             true => (at.align_offset(LINE) / W).min(n),
             false => 0,
         };
-        let lc = lead(self.dst, self.ds % LINE as isize == 0, self.cols);
+        // Output rows that follow each other and fit a tile row (NCHW → NHWC: a row of
+        // channels per position) make each tile one run of the output: transposed at that
+        // pitch, it goes out whole (see `put_run`), and no column needs to lead.
+        let dense = self.ds == (self.cols * W) as isize && self.cols * W <= TILE_ROW_BYTES;
+        let lc = if dense { 0 } else { lead(self.dst, self.ds % LINE as isize == 0, self.cols) };
         let lr = lead(self.src, self.rs == W as isize && self.cs % LINE as isize == 0, self.rows);
         let mut owned = TILE_BUF.take().unwrap_or_else(Box::new_uninit);
         let buf = owned.as_mut_ptr().cast::<u8>();
         for (r, rows) in [(0, lr), (lr, self.rows - lr)] {
+            if dense {
+                let part = Block { dst: self.dst_at(r, 0, W), src: self.src_at(r, 0), rows, ..*self };
+                // SAFETY: the part's elements are elements of the block; its tiles span its
+                // rows (cn = cols, cn·W ≤ TILE_ROW_BYTES) and fit in buf at that pitch.
+                unsafe { part.dense_tiles::<W, T>(buf, stream) };
+                continue;
+            }
             for (c, cols) in [(0, lc), (lc, self.cols - lc)] {
                 let part = Block { dst: self.dst_at(r, c, W), src: self.src_at(r, c), rows, cols, ..*self };
                 // SAFETY: the part's elements are elements of the block, its tiles fit in buf (tiles():
@@ -158,7 +169,7 @@ impl Block {
                         continue;
                     }
                     for (r0, c0, rn, cn) in part.tiles(W) {
-                        part.transpose_into::<W, T>(buf, r0, c0, rn, cn);
+                        part.transpose_into::<W, T>(buf, TILE_ROW_BYTES, (r0, c0, rn, cn));
                         for r in 0..rn {
                             part.prefetch_below(W, (r0, c0, rn, cn), r);
                             part.put_rows(buf.add(r * TILE_ROW_BYTES), r0 + r, c0 * W, 1, cn * W, stream);
@@ -168,6 +179,47 @@ impl Block {
             }
         }
         TILE_BUF.set(Some(owned));
+    }
+
+    /// [`Self::buffered`] for a block whose output rows follow each other (`ds` = cols ·
+    /// `W`) and fit a tile row: each tile (all the columns of [`TILE_ROWS`] rows) is
+    /// transposed into `buf` at a pitch of one output row, then written as one run of
+    /// `rn · cols · W` bytes — streamed as whole lines but for the first and last partial
+    /// line of the run, where row by row every row that does not start on a line leaves
+    /// two lines to ordinary stores beside the streamed ones.
+    ///
+    /// # Safety
+    /// As [`Self::buffered`], `buf` a [`TileBuf`], `ds` = cols · `W` ≤ [`TILE_ROW_BYTES`].
+    unsafe fn dense_tiles<const W: usize, T: Copy>(&self, buf: *mut u8, stream: bool) {
+        let n = self.cols * W;
+        for tile in self.tiles(W) {
+            let (r0, _, rn, _) = tile;
+            // SAFETY: the tile's elements are block elements and fit in buf at pitch n (rn ≤ TILE_ROWS,
+            // n ≤ TILE_ROW_BYTES); AVX2 was detected for the AVX2 path, whose rows are adjacent (rs = W).
+            unsafe {
+                #[cfg(target_arch = "x86_64")]
+                if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && avx2() {
+                    self.transpose_avx2::<W>(buf, n, tile);
+                } else {
+                    self.transpose_into::<W, T>(buf, n, tile);
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                self.transpose_into::<W, T>(buf, n, tile);
+            }
+            for r in 0..rn {
+                self.prefetch_below(W, tile, r);
+            }
+            let (d, len) = (self.dst_at(r0, 0, W), rn * n);
+            // SAFETY: rows r0..r0 + rn of the block are the len bytes at d (ds = n), block elements not
+            // overlapping the source nor buf, which holds them at pitch n.
+            unsafe {
+                if stream {
+                    crate::stream::stream_copy(d, buf, len);
+                } else {
+                    std::ptr::copy_nonoverlapping(buf, d, len);
+                }
+            }
+        }
     }
 
     /// Part `r` of `rn` of the input lines of the tile below `tile` (r0, c0, rn, cn) of
@@ -234,7 +286,7 @@ impl Block {
         for (r0, c0, rn, cn) in self.tiles(W) {
             // SAFETY: the tile's elements are block elements and fit in buf (tiles(): rn ≤ TILE_ROWS, cn·W ≤
             // TILE_ROW_BYTES); AVX2 is on.
-            unsafe { self.transpose_avx2::<W>(buf, r0, c0, rn, cn) };
+            unsafe { self.transpose_avx2::<W>(buf, TILE_ROW_BYTES, (r0, c0, rn, cn)) };
             let n = cn * W;
             for r in 0..rn {
                 self.prefetch_below(W, (r0, c0, rn, cn), r);
@@ -261,7 +313,12 @@ impl Block {
     ///
     /// # Safety
     /// The tile's elements are block elements and fit in `buf` as above.
-    unsafe fn transpose_into<const W: usize, T: Copy>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
+    unsafe fn transpose_into<const W: usize, T: Copy>(
+        &self,
+        buf: *mut u8,
+        pitch: usize,
+        (r0, c0, rn, cn): (usize, usize, usize, usize),
+    ) {
         let k = LINE / W;
         for mc in (0..cn).step_by(k) {
             for mr in (0..rn).step_by(k) {
@@ -270,7 +327,7 @@ impl Block {
                         // SAFETY: (r0 + r, c0 + c) is an element of the block, (r, c) one of the tile in buf.
                         unsafe {
                             let x = self.src_at(r0 + r, c0 + c).cast::<T>().read_unaligned();
-                            buf.add(r * TILE_ROW_BYTES + c * W).cast::<T>().write_unaligned(x);
+                            buf.add(r * pitch + c * W).cast::<T>().write_unaligned(x);
                         }
                     }
                 }
@@ -288,7 +345,12 @@ impl Block {
     /// As [`Self::transpose_into`]; AVX2 is available, `W` is 1, 2, 4 or 8 and `rs` = `W`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn transpose_avx2<const W: usize>(&self, buf: *mut u8, r0: usize, c0: usize, rn: usize, cn: usize) {
+    unsafe fn transpose_avx2<const W: usize>(
+        &self,
+        buf: *mut u8,
+        pitch: usize,
+        (r0, c0, rn, cn): (usize, usize, usize, usize),
+    ) {
         let k = match W {
             1 => 16,
             8 => 4,
@@ -297,16 +359,16 @@ impl Block {
         let (rk, ck) = (rn / k * k, cn / k * k);
         for cb in (0..ck).step_by(k) {
             for rb in (0..rk).step_by(k) {
-                let (s, d) = (self.src_at(r0 + rb, c0 + cb), buf.wrapping_add(rb * TILE_ROW_BYTES + cb * W));
+                let (s, d) = (self.src_at(r0 + rb, c0 + cb), buf.wrapping_add(rb * pitch + cb * W));
                 // SAFETY: rows rb..rb + k ≤ rn and columns cb..cb + k ≤ cn of the tile: block elements (column
                 // cb + j holds the square's k rows as k·W contiguous bytes at s + j·cs, rs = W), and in buf
-                // (row j of the square at d + j·TILE_ROW_BYTES, k·W bytes); AVX2 is on.
+                // (row j of the square at d + j·pitch, k·W bytes); AVX2 is on.
                 unsafe {
                     match W {
-                        1 => square_1(s, self.cs, d),
-                        2 => square_2(s, self.cs, d),
-                        4 => square_4(s, self.cs, d),
-                        _ => square_8(s, self.cs, d),
+                        1 => square_1(s, self.cs, d, pitch),
+                        2 => square_2(s, self.cs, d, pitch),
+                        4 => square_4(s, self.cs, d, pitch),
+                        _ => square_8(s, self.cs, d, pitch),
                     }
                 }
             }
@@ -317,9 +379,7 @@ impl Block {
             let from = if c < ck { rk } else { 0 };
             for r in from..rn {
                 // SAFETY: (r0 + r, c0 + c) is an element of the block, (r, c) one of the tile in buf.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(self.src_at(r0 + r, c0 + c), buf.add(r * TILE_ROW_BYTES + c * W), W)
-                };
+                unsafe { std::ptr::copy_nonoverlapping(self.src_at(r0 + r, c0 + c), buf.add(r * pitch + c * W), W) };
             }
         }
     }
@@ -374,21 +434,21 @@ unsafe fn load_rows<V, const N: usize>(src: *const u8, cs: isize, row: impl Fn(u
     })
 }
 
-/// The output rows of a square: vector `i` to `dst + i·TILE_ROW_BYTES`.
+/// The output rows of a square: vector `i` to `dst + i·pitch`.
 ///
 /// # Safety
 /// Those bytes are writable for every i < N.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn store_rows<V, const N: usize>(dst: *mut u8, rows: [V; N]) {
+unsafe fn store_rows<V, const N: usize>(dst: *mut u8, pitch: usize, rows: [V; N]) {
     for (i, row) in rows.into_iter().enumerate() {
         // SAFETY: output row i's bytes are writable (this function's contract).
-        unsafe { dst.add(i * TILE_ROW_BYTES).cast::<V>().write_unaligned(row) };
+        unsafe { dst.add(i * pitch).cast::<V>().write_unaligned(row) };
     }
 }
 
 /// A 16 × 16 square of bytes: input row j (the square's column j) the 16 bytes at
-/// `src + j·cs`, output row i (the square's row i) the 16 bytes at `dst + i·TILE_ROW_BYTES`.
+/// `src + j·cs`, output row i (the square's row i) the 16 bytes at `dst + i·pitch`.
 /// Four rounds of unpacking pairs 8 apart (bytes, then pairs, quads, octets) leave row i in
 /// register i when the input rows are loaded in bit-reversed order.
 ///
@@ -396,7 +456,7 @@ unsafe fn store_rows<V, const N: usize>(dst: *mut u8, rows: [V; N]) {
 /// Those bytes are readable and writable; AVX2 is available.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn square_1(src: *const u8, cs: isize, dst: *mut u8) {
+unsafe fn square_1(src: *const u8, cs: isize, dst: *mut u8, pitch: usize) {
     const REV: [isize; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
     // SAFETY: the 16 input rows of 16 bytes are readable (the caller's contract).
     let mut x: [__m128i; 16] = unsafe { load_rows(src, cs, |j| REV[j]) };
@@ -417,17 +477,17 @@ unsafe fn square_1(src: *const u8, cs: isize, dst: *mut u8) {
         if j % 2 == 0 { _mm_unpacklo_epi64(a, b) } else { _mm_unpackhi_epi64(a, b) }
     });
     // SAFETY: the 16 output rows of 16 bytes are writable (the caller's contract).
-    unsafe { store_rows(dst, x) };
+    unsafe { store_rows(dst, pitch, x) };
 }
 
 /// An 8 × 8 square of 2-byte elements: input row j (the square's column j) the 16 bytes at
-/// `src + j·cs`, output row i (the square's row i) the 16 bytes at `dst + i·TILE_ROW_BYTES`.
+/// `src + j·cs`, output row i (the square's row i) the 16 bytes at `dst + i·pitch`.
 ///
 /// # Safety
 /// Those bytes are readable and writable; AVX2 is available.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8) {
+unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8, pitch: usize) {
     // SAFETY: the 8 input rows of 16 bytes are readable (the caller's contract).
     let a: [__m128i; 8] = unsafe { load_rows(src, cs, |j| j as isize) };
     let b: [__m128i; 8] = std::array::from_fn(|j| {
@@ -445,7 +505,7 @@ unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8) {
         if i % 2 == 0 { _mm_unpacklo_epi64(x, y) } else { _mm_unpackhi_epi64(x, y) }
     });
     // SAFETY: the 8 output rows of 16 bytes are writable (the caller's contract).
-    unsafe { store_rows(dst, rows) };
+    unsafe { store_rows(dst, pitch, rows) };
 }
 
 /// An 8 × 8 square of 4-byte elements, as [`square_2`] with rows of 32 bytes.
@@ -454,7 +514,7 @@ unsafe fn square_2(src: *const u8, cs: isize, dst: *mut u8) {
 /// As [`square_2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8) {
+unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8, pitch: usize) {
     // SAFETY: the 8 input rows of 32 bytes are readable (the caller's contract).
     let v: [__m256; 8] = unsafe { load_rows(src, cs, |j| j as isize) };
     let t0 = _mm256_unpacklo_ps(v[0], v[1]);
@@ -484,7 +544,7 @@ unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8) {
         _mm256_permute2f128_ps::<0x31>(s3, s7),
     ];
     // SAFETY: the 8 output rows of 32 bytes are writable (the caller's contract).
-    unsafe { store_rows(dst, rows) };
+    unsafe { store_rows(dst, pitch, rows) };
 }
 
 /// A 4 × 4 square of 8-byte elements, as [`square_2`] with rows of 32 bytes.
@@ -493,7 +553,7 @@ unsafe fn square_4(src: *const u8, cs: isize, dst: *mut u8) {
 /// As [`square_2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8) {
+unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8, pitch: usize) {
     // SAFETY: the 4 input rows of 32 bytes are readable (the caller's contract).
     let v: [__m256d; 4] = unsafe { load_rows(src, cs, |j| j as isize) };
     let t0 = _mm256_unpacklo_pd(v[0], v[1]);
@@ -507,7 +567,7 @@ unsafe fn square_8(src: *const u8, cs: isize, dst: *mut u8) {
         _mm256_permute2f128_pd::<0x31>(t1, t3),
     ];
     // SAFETY: the 4 output rows of 32 bytes are writable (the caller's contract).
-    unsafe { store_rows(dst, rows) };
+    unsafe { store_rows(dst, pitch, rows) };
 }
 
 #[cfg(target_arch = "x86_64")]
