@@ -102,32 +102,73 @@ pub(crate) struct PlanKey(Plan);
 #[derive(Clone, Copy)]
 pub(crate) struct PlanRef<'a>(pub(crate) &'a Plan);
 
-/// The key of a compiled program: its buffers' shapes and each move's plans, input,
-/// output and box, and whether its kernels are dynamic (plans compared as [`PlanKey`]s).
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// The key of a compiled program: the program (its buffers' shapes and each move's
+/// plans, input, output and box, plans compared as [`PlanKey`]s) and whether its kernels
+/// are dynamic. Looked up as a [`ProgramRef`], without cloning the program.
+#[derive(Clone, Debug)]
 pub(crate) struct ProgramKey {
     dynamic: bool,
-    dtype: kerfx_ir::DType,
-    inputs: Vec<Vec<u64>>,
-    outputs: Vec<Vec<u64>>,
-    moves: Vec<MoveKey>,
+    program: kerfx_ir::Program,
 }
 
-/// One move of a [`ProgramKey`]: its input, output, box and plans.
-type MoveKey = (Option<usize>, usize, Vec<u64>, Vec<PlanKey>);
+/// A program borrowed as a [`ProgramKey`].
+#[derive(Clone, Copy)]
+pub(crate) struct ProgramRef<'a> {
+    pub(crate) program: &'a kerfx_ir::Program,
+    pub(crate) dynamic: bool,
+}
 
 impl ProgramKey {
     pub(crate) fn of(program: &kerfx_ir::Program, dynamic: bool) -> ProgramKey {
-        ProgramKey {
-            dynamic,
-            dtype: program.dtype,
-            inputs: program.inputs.clone(),
-            outputs: program.outputs.clone(),
-            moves: program
-                .moves
-                .iter()
-                .map(|m| (m.input, m.output, m.at.clone(), m.steps.iter().map(PlanKey::of).collect()))
-                .collect(),
+        ProgramKey { dynamic, program: program.clone() }
+    }
+    fn borrow(&self) -> ProgramRef<'_> {
+        ProgramRef { program: &self.program, dynamic: self.dynamic }
+    }
+}
+
+impl PartialEq for ProgramKey {
+    fn eq(&self, other: &ProgramKey) -> bool {
+        other.borrow().equivalent(self)
+    }
+}
+
+impl Eq for ProgramKey {}
+
+impl Hash for ProgramKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.borrow().hash(h)
+    }
+}
+
+impl Equivalent<ProgramKey> for ProgramRef<'_> {
+    fn equivalent(&self, key: &ProgramKey) -> bool {
+        // Destructured whole, so that a new field cannot be left out of the key.
+        let kerfx_ir::Program { dtype, inputs, outputs, moves } = self.program;
+        let other = &key.program;
+        self.dynamic == key.dynamic
+            && *dtype == other.dtype
+            && *inputs == other.inputs
+            && *outputs == other.outputs
+            && moves.len() == other.moves.len()
+            && moves.iter().zip(&other.moves).all(|(a, b)| {
+                let kerfx_ir::program::Move { input, steps, output, at } = a;
+                *input == b.input
+                    && *output == b.output
+                    && *at == b.at
+                    && steps.len() == b.steps.len()
+                    && steps.iter().zip(&b.steps).all(|(x, y)| same_plan(x, y))
+            })
+    }
+}
+
+impl Hash for ProgramRef<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let kerfx_ir::Program { dtype, inputs, outputs, moves } = self.program;
+        (self.dynamic, dtype, inputs, outputs, moves.len()).hash(h);
+        for kerfx_ir::program::Move { input, steps, output, at } in moves {
+            (input, output, at, steps.len()).hash(h);
+            steps.iter().for_each(|p| PlanRef(p).hash(h));
         }
     }
 }
@@ -154,38 +195,43 @@ impl Hash for PlanKey {
 
 impl Equivalent<PlanKey> for PlanRef<'_> {
     fn equivalent(&self, key: &PlanKey) -> bool {
-        match (self.0, &key.0) {
-            (Plan::Step(a), Plan::Step(b)) => {
-                // Destructured whole, so that a new field cannot be left out of the key.
-                let Step {
-                    dtype,
-                    input_shape,
-                    source_shape,
-                    axes,
-                    order,
-                    mode,
-                    fill_bits,
-                    output_shape,
-                    windows,
-                    gathered,
-                } = a;
-                *dtype == b.dtype
-                    && *mode == b.mode
-                    && (*mode != BoundaryMode::Fill || *fill_bits == b.fill_bits)
-                    && *input_shape == b.input_shape
-                    && *source_shape == b.source_shape
-                    && *axes == b.axes
-                    && *order == b.order
-                    && *output_shape == b.output_shape
-                    && *windows == b.windows
-                    && *gathered == b.gathered
-            }
-            (Plan::Fill(a), Plan::Fill(b)) => {
-                let FillPlan { dtype, shape, kind } = a;
-                *dtype == b.dtype && *shape == b.shape && fill_numbers(kind).eq(fill_numbers(&b.kind))
-            }
-            _ => false,
+        same_plan(self.0, &key.0)
+    }
+}
+
+/// Whether two plans are equal as [`PlanKey`]s.
+fn same_plan(a: &Plan, b: &Plan) -> bool {
+    match (a, b) {
+        (Plan::Step(a), Plan::Step(b)) => {
+            // Destructured whole, so that a new field cannot be left out of the key.
+            let Step {
+                dtype,
+                input_shape,
+                source_shape,
+                axes,
+                order,
+                mode,
+                fill_bits,
+                output_shape,
+                windows,
+                gathered,
+            } = a;
+            *dtype == b.dtype
+                && *mode == b.mode
+                && (*mode != BoundaryMode::Fill || *fill_bits == b.fill_bits)
+                && *input_shape == b.input_shape
+                && *source_shape == b.source_shape
+                && *axes == b.axes
+                && *order == b.order
+                && *output_shape == b.output_shape
+                && *windows == b.windows
+                && *gathered == b.gathered
         }
+        (Plan::Fill(a), Plan::Fill(b)) => {
+            let FillPlan { dtype, shape, kind } = a;
+            *dtype == b.dtype && *shape == b.shape && fill_numbers(kind).eq(fill_numbers(&b.kind))
+        }
+        _ => false,
     }
 }
 
@@ -294,6 +340,44 @@ mod tests {
             for (j, b) in plans.iter().enumerate() {
                 assert_eq!(PlanRef(a).equivalent(&PlanKey::of(b)), same(i, j), "plans {i} and {j}");
                 assert_eq!(PlanKey::of(a) == PlanKey::of(b), same(i, j), "keys {i} and {j}");
+            }
+        }
+    }
+
+    /// Programs are one key exactly when their dynamic flag, shapes and moves (inputs,
+    /// outputs, boxes, plans as plan keys) are; a key and its borrowed program hash alike.
+    #[test]
+    fn program_keys_equal_exactly_the_programs_one_kernel_serves() {
+        let mv = |input, at: u64, plan: Plan| kerfx_ir::program::Move {
+            input,
+            steps: vec![plan],
+            output: 0,
+            at: vec![at, 0],
+        };
+        let program = |moves| kerfx_ir::Program {
+            dtype: DType::F32,
+            inputs: vec![vec![3, 3]; 2],
+            outputs: vec![vec![4, 2]],
+            moves,
+        };
+        let programs = [
+            program(vec![mv(Some(0), 0, slice(BoundaryMode::Clamp, 0)), mv(Some(1), 2, slice(BoundaryMode::Wrap, 0))]),
+            // The same up to a fill value never read: one key with the first.
+            program(vec![mv(Some(0), 0, slice(BoundaryMode::Clamp, 7)), mv(Some(1), 2, slice(BoundaryMode::Wrap, 0))]),
+            program(vec![mv(Some(0), 0, slice(BoundaryMode::Clamp, 0)), mv(Some(0), 2, slice(BoundaryMode::Wrap, 0))]),
+            program(vec![mv(Some(0), 2, slice(BoundaryMode::Clamp, 0)), mv(Some(1), 0, slice(BoundaryMode::Wrap, 0))]),
+            program(vec![mv(Some(0), 0, slice(BoundaryMode::Clamp, 0))]),
+        ];
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        for dynamic in [false, true] {
+            for (i, a) in programs.iter().enumerate() {
+                let borrowed = ProgramRef { program: a, dynamic };
+                assert_eq!(hasher.hash_one(borrowed), hasher.hash_one(ProgramKey::of(a, dynamic)), "program {i}");
+                assert!(!borrowed.equivalent(&ProgramKey::of(a, !dynamic)));
+                for (j, b) in programs.iter().enumerate() {
+                    let same = i == j || i.max(j) == 1 && i.min(j) == 0;
+                    assert_eq!(borrowed.equivalent(&ProgramKey::of(b, dynamic)), same, "programs {i} and {j}");
+                }
             }
         }
     }

@@ -55,10 +55,11 @@ impl Jit {
     /// validated first (every read inside its input, every output element written once).
     /// Compiled programs are cached (by their plans, boxes and shapes) as kernels are.
     pub fn compile_program(&self, program: &Program, dynamic: bool) -> Result<Arc<ProgramKernel>, Error> {
-        let key = crate::cache::ProgramKey::of(program, dynamic);
-        if let Some(hit) = self.programs.get(&key) {
+        // A hit compares the program with the cached one in place (no clone).
+        if let Some(hit) = self.programs.get(&crate::cache::ProgramRef { program, dynamic }) {
             return hit;
         }
+        let key = crate::cache::ProgramKey::of(program, dynamic);
         self.programs.get_or_init(key, || self.build_program(program, dynamic).map(Arc::new))
     }
 
