@@ -123,6 +123,50 @@ fn workloads() -> Vec<Workload> {
     w
 }
 
+/// The data-movement family's rows (`tests/data/bench/`: TR1–TR4, EX1, DS1, GA1), lowered
+/// by their frontends, for C1 (compile time only: their run times are `kerf bench`'s).
+fn family() -> Vec<(String, Plan)> {
+    let f32_ = DType::F32;
+    let lower = |request: Request| kerfx_ir::lower(&request).expect("the family rows lower");
+    let transpose = |shape: &[u64], perm: &[i64]| {
+        lower(Request::new("onnx.transpose").input_meta("data", f32_, shape).attr("perm", perm.to_vec()))
+    };
+    // GA1's indices: 4096 token ids spread over the table (the bench file draws them at random).
+    let ids: Vec<i64> = (0..4096).map(|i| i * 7919 % 50_000).collect();
+    vec![
+        ("TR1".into(), transpose(&[4096, 4096], &[1, 0])),
+        ("TR2".into(), transpose(&[1, 64, 256, 256], &[0, 2, 3, 1])),
+        ("TR3".into(), transpose(&[8, 512, 16, 64], &[0, 2, 1, 3])),
+        ("TR4".into(), transpose(&[64, 128, 256], &[2, 0, 1])),
+        (
+            "EX1".into(),
+            lower(
+                Request::new("onnx.expand")
+                    .input_meta("input", f32_, &[1, 8, 1, 2048, 128])
+                    .input("shape", Tensor::from_i64s(&[1, 8, 4, 2048, 128])),
+            ),
+        ),
+        (
+            "DS1".into(),
+            lower(
+                Request::new("onnx.depth_to_space")
+                    .input_meta("input", f32_, &[1, 256, 128, 128])
+                    .attr("blocksize", 2)
+                    .attr("mode", "CRD"),
+            ),
+        ),
+        (
+            "GA1".into(),
+            lower(
+                Request::new("onnx.gather")
+                    .input_meta("data", f32_, &[50_000, 768])
+                    .input("indices", Tensor::from_i64s(&ids))
+                    .attr("axis", 0),
+            ),
+        ),
+    ]
+}
+
 fn w6() -> Plan {
     slice(DType::F32, &[3, 3], &[(2, 0, 1), (2, 0, 1)], BoundaryMode::StrictBounds, None)
 }
@@ -309,7 +353,7 @@ fn c1_row(jit: &Jit) {
     let mut all_passes = Vec::new();
     let mut times = Vec::new();
     let plans: Vec<(String, Plan)> =
-        workloads().into_iter().map(|w| (w.id, w.plan)).chain([("W6".to_string(), w6())]).collect();
+        workloads().into_iter().map(|w| (w.id, w.plan)).chain([("W6".to_string(), w6())]).chain(family()).collect();
     for (id, plan) in &plans {
         let mut each = Vec::new();
         for _ in 0..7 {
