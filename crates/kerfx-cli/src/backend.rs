@@ -185,6 +185,11 @@ pub fn graph_clif(file: &kerfx::request_file::GraphFile, dynamic: bool) -> Resul
     Ok(text)
 }
 
+/// `kerf expand` on a graph file ([`kerfx::graph::expand`]), its errors naming the file.
+pub fn expand_graph(file: &kerfx::request_file::GraphFile, name: &str) -> Result<String, CliError> {
+    kerfx::graph::expand(&file.graph, name).map_err(|e| CliError::new(format!("{}: {e}", file.path.display())))
+}
+
 /// A compiled kernel with what compiling it cost.
 pub struct Compiled {
     pub kernel: Arc<dyn Kernel>,

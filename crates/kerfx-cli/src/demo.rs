@@ -1,6 +1,9 @@
 //! `kerf demo`: every spec example through the default backend, checked against the
-//! reference interpreter and the spec: one line per example, or (`--verbose`) each shown
-//! with its input, output and IR.
+//! reference interpreter and the spec, then the built-in graph examples ([`GRAPHS`]: the
+//! data movement of real models, as graph files), each cut into programs and run on the
+//! backend, checked against the reference running the programs and running the nodes one
+//! by one: one line per example, or (`--verbose`) each shown with its inputs, outputs and
+//! IR (for a graph, its programs' moves).
 
 use crate::backend::{self, Backend, RunError};
 use crate::{CliError, outln};
@@ -27,12 +30,14 @@ pub fn demo(only: Option<&str>, brief: bool, out: &mut dyn Write) -> Result<(), 
     let backend = Backend::default_kind();
     outln!(
         out,
-        "kerf demo: every spec example through the {} backend (static kernels; dynamic kernels checked too), \
-         each checked against the reference interpreter and the spec",
+        "kerf demo: every spec example, then the graph examples, through the {} backend (static kernels; \
+         dynamic kernels checked too), each checked against the reference interpreter and the spec (a graph: \
+         against its nodes run one by one)",
         backend.name()
     );
     let mut total = 0;
     let mut failed = Vec::new();
+    let graphs = graph_examples(only)?;
     for spec in reg.ops().iter().filter(|s| only.is_none_or(|id| s.id == id)) {
         for ex in &spec.examples {
             total += 1;
@@ -50,6 +55,24 @@ pub fn demo(only: Option<&str>, brief: bool, out: &mut dyn Write) -> Result<(), 
                     outln!(out, "FAIL  {name}: {why}");
                     failed.push(name);
                 }
+            }
+        }
+    }
+    for (name, graph) in &graphs {
+        total += 1;
+        let name = format!("graph/{name}");
+        let mut shown = String::new();
+        let result = graph_example(&name, graph, backend, brief, &mut shown);
+        out.write_all(shown.as_bytes()).map_err(crate::stdout_error)?;
+        match result {
+            Ok(summary) => {
+                if brief {
+                    outln!(out, "ok    {name} ({summary})");
+                }
+            }
+            Err(why) => {
+                outln!(out, "FAIL  {name}: {why}");
+                failed.push(name);
             }
         }
     }
@@ -231,4 +254,112 @@ fn print_program_ir(req: &kerfx::Request, backend: Backend, s: &mut String) {
         Some(Err(e)) => say!(s, "  cranelift IR: {e}"),
         None => {}
     }
+}
+
+/// The built-in graph examples, by name: the data movement of real models as graph files
+/// (crates/kerfx-cli/graphs/, the one copy; embedded, so `kerf demo` needs no files).
+pub const GRAPHS: [(&str, &str); 4] = [
+    ("swin_roll_2d", include_str!("../graphs/swin_roll_2d.toml")),
+    ("gpt2_qkv_split", include_str!("../graphs/gpt2_qkv_split.toml")),
+    ("unet_pad_concat", include_str!("../graphs/unet_pad_concat.toml")),
+    ("shufflenet_shuffle_split", include_str!("../graphs/shufflenet_shuffle_split.toml")),
+];
+
+/// The graph examples to run, parsed: all, or (`--op`) those with a node of that op.
+fn graph_examples(only: Option<&str>) -> Result<Vec<(&'static str, kerfx::request_file::GraphFile)>, CliError> {
+    let mut graphs = Vec::new();
+    for (name, text) in GRAPHS {
+        let path = std::path::PathBuf::from(format!("graphs/{name}.toml"));
+        let file = kerfx::request_file::parse_graph(text, &path)?;
+        if only.is_none_or(|op| file.graph.nodes.iter().any(|n| n.request.op == op)) {
+            graphs.push((name, file));
+        }
+    }
+    Ok(graphs)
+}
+
+/// Run one graph example: cut into programs, run on `backend` (on the JIT, static and
+/// dynamic kernels), compared bit for bit with the reference running the same programs
+/// and with the nodes run one by one. `Ok` says how it was cut; what it shows goes to `s`.
+fn graph_example(
+    name: &str,
+    file: &kerfx::request_file::GraphFile,
+    backend: Backend,
+    brief: bool,
+    s: &mut String,
+) -> Result<String, String> {
+    let graph = &file.graph;
+    let prepared = kerfx::graph::Prepared::new(graph.clone()).map_err(|e| format!("cannot prepare: {e}"))?;
+    let programs = prepared.programs().len();
+    let summary = format!("{} nodes in {programs} program{}", graph.nodes.len(), if programs == 1 { "" } else { "s" });
+    if !brief {
+        let doc: Vec<&str> = file_doc(name);
+        say!(s, "\n== {name}: {}", doc.join(" "));
+        for (input, t) in &file.inputs {
+            say!(s, "  input {input}: {}", shown(t));
+        }
+    }
+    let unfused = kerfx::graph::run_unfused_reference(graph, &file.inputs)
+        .map_err(|e| format!("the nodes one by one failed: {e}"))?;
+    let reference = prepared
+        .run(&file.inputs, kerfx::graph::Backend::Reference)
+        .map_err(|e| format!("the reference failed: {e}"))?;
+    let mut runs = vec![("the reference", reference)];
+    if backend == Backend::Jit {
+        let jit = crate::backend::jit().map_err(|e| e.to_string())?;
+        for (what, dynamic) in [("the JIT", false), ("the JIT's dynamic kernels", true)] {
+            let outs = prepared
+                .run(&file.inputs, kerfx::graph::Backend::Jit { jit, dynamic })
+                .map_err(|e| format!("{what} failed: {e}"))?;
+            runs.push((what, outs));
+        }
+    }
+    for (what, outs) in &runs {
+        if outs.len() != unfused.len() {
+            return Err(format!("{what} gave {} outputs, the nodes one by one {}", outs.len(), unfused.len()));
+        }
+        for ((n, got), (_, want)) in outs.iter().zip(&unfused) {
+            if got != want {
+                return Err(format!(
+                    "output `{n}` of {what}: {} differs from the nodes one by one: {}",
+                    describe(got),
+                    describe(want)
+                ));
+            }
+        }
+    }
+    if !brief {
+        for (n, t) in &runs[runs.len() - 1].1 {
+            say!(s, "  output {n}: {}", shown(t));
+        }
+        say!(s, "  cut into {summary}:");
+        for (k, (group, program)) in prepared.groups().iter().zip(prepared.programs()).enumerate() {
+            let labels: Vec<String> = group.nodes.iter().map(|&n| graph.nodes[n].label(n)).collect();
+            say!(s, "  program {k}: {}", labels.join(", "));
+            let Some(gp) = program else {
+                say!(s, "    built when the graph runs (it reads a parameter given at run time)");
+                continue;
+            };
+            for (m, mv) in gp.program.moves.iter().enumerate() {
+                let input = mv.input.map_or("a fill".to_string(), |i| format!("`{}`", gp.reads[i]));
+                say!(s, "  move {m}: {input} into `{}` at {:?}", gp.writes[mv.output], mv.at);
+                for plan in &mv.steps {
+                    say!(s, "{}", indent(&plan.to_string(), "    "));
+                }
+            }
+        }
+        let also = if runs.len() > 1 {
+            " on the JIT (static and dynamic kernels) and the reference"
+        } else {
+            " on the reference"
+        };
+        say!(s, "  ok: the programs{also} equal the nodes run one by one, bit for bit");
+    }
+    Ok(summary)
+}
+
+/// A graph example's leading comment lines, without `#`.
+fn file_doc(name: &str) -> Vec<&'static str> {
+    let text = GRAPHS.iter().find(|(n, _)| format!("graph/{n}") == name).map_or("", |(_, t)| t);
+    text.lines().take_while(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim()).collect()
 }

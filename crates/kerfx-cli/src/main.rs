@@ -137,10 +137,12 @@ Example:\n  kerf aot mykernels.toml -o build && cc prog.c build/mykernels.o")]
         #[arg(long, default_value = "x86_64-unknown-linux-gnu")]
         target: String,
     },
-    /// Print the Rust the derive macro generates for a request
+    /// Print the Rust the derive macro generates for a request, a chain or a graph (a graph
+    /// cut into several programs: one struct per program, NAME0, NAME1, ..., each headed
+    /// by a comment naming its nodes and the values it reads and writes)
     #[command(after_help = "Example:\n  kerf expand request.toml --name CropRows")]
     Expand {
-        /// The request file (TOML); the data input may be given as { dtype, shape }
+        /// The request, chain or graph file (TOML); the data input may be given as { dtype, shape }
         request: PathBuf,
         /// The name of the generated struct (default: the request file's name in CamelCase)
         #[arg(long)]
@@ -183,8 +185,9 @@ Example:\n  kerf aot mykernels.toml -o build && cc prog.c build/mykernels.o")]
         peer: Vec<bench::Peer>,
     },
     /// Run every spec example on the default backend, each checked against the reference
-    /// interpreter and the spec's expected output: one line per example (`--verbose`: its
-    /// input, output and IR too)
+    /// interpreter and the spec's expected output, then the built-in graph examples (real
+    /// models' data movement), each checked against its nodes run one by one: one line per
+    /// example (`--verbose`: its input, output and IR too; `--op`: the graphs using the op)
     #[command(after_help = "Example:\n  kerf demo --op onnx.pad --verbose")]
     Demo {
         /// Only this op's examples
@@ -364,11 +367,12 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         }
         Command::Expand { request, name } => {
             let name = name.unwrap_or_else(|| struct_name(&request));
-            let text = match kerfx::request_file::load_any(&request)? {
-                AnyFile::Request(file) => {
+            let text = match kerfx::request_file::load_run_file(&request)? {
+                RunFile::Graph(file) => backend::expand_graph(&file, &name)?,
+                RunFile::Any(AnyFile::Request(file)) => {
                     kerfx::expand_request(&file.request, &name).map_err(|e| CliError(file.describe_errors(&e)))?
                 }
-                AnyFile::Chain(file) => kerfx::chain::lower_chain(&file.chain())
+                RunFile::Any(AnyFile::Chain(file)) => kerfx::chain::lower_chain(&file.chain())
                     .and_then(|l| kerfx::expand_map(l.fused()?, &name))
                     .map_err(|e| file.describe_error(&e))?,
             };

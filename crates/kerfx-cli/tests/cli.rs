@@ -1418,13 +1418,26 @@ fn bench_refuses_huge_counts_by_name() {
 
 // ------------------------------------------------------------------------------ demo
 
-/// `kerf demo` (the README's first command): one line per example, every one checked.
+/// The built-in graph examples (crates/kerfx-cli/graphs/) as `kerf demo` names them.
+const DEMO_GRAPHS: [&str; 4] = [
+    "ok    graph/swin_roll_2d (6 nodes in 2 programs)",
+    "ok    graph/gpt2_qkv_split (2 nodes in 1 program)",
+    "ok    graph/unet_pad_concat (2 nodes in 1 program)",
+    "ok    graph/shufflenet_shuffle_split (4 nodes in 1 program)",
+];
+
+/// `kerf demo` (the README's first command): one line per example, every one checked:
+/// the spec examples, then the graph examples (each cut into programs, run on the JIT and
+/// the reference and compared with its nodes run one by one).
 #[test]
 fn demo_runs_every_spec_example() {
     let out = kerf().arg("demo").output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{}\n{}", text, stderr(&out));
-    let total: usize = kerfx::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    let examples: usize = kerfx::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    let graphs: Vec<&str> = text.lines().filter(|l| l.starts_with("ok    graph/")).collect();
+    assert_eq!(graphs, DEMO_GRAPHS, "{text}");
+    let total = examples + graphs.len();
     let ok: Vec<&str> = text.lines().filter(|l| l.starts_with("ok ")).collect();
     assert_eq!(ok.len(), total, "one line per example:\n{text}");
     assert!(ok.iter().any(|l| l.ends_with("tensorrt.slice/seed_basic")), "{text}");
@@ -1443,9 +1456,13 @@ fn demo_verbose_shows_arrays_and_ir() {
     let out = kerf().args(["demo", "--verbose"]).output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{}\n{}", text, stderr(&out));
-    let total: usize = kerfx::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    let examples: usize = kerfx::spec::registry().unwrap().ops().iter().map(|s| s.examples.len()).sum();
+    let total = examples + DEMO_GRAPHS.len();
     assert!(text.contains("seed_basic") && text.contains("output: f32[2, 2]"), "{text}");
-    for needle in ["  input ", "  plan:", "  loop nest:", "  cranelift IR", "function %kerf_"] {
+    assert!(text.contains("== graph/gpt2_qkv_split: GPT-2's q/k/v split"), "{text}");
+    assert!(text.contains("  cut into 6 nodes in 2 programs:\n  program 0: node 0 (onnx.slice)"), "{text}");
+    for needle in ["  input ", "  plan:", "  loop nest:", "  cranelift IR", "function %kerf_", "  move 1: `x` into `k`"]
+    {
         assert!(text.contains(needle), "`{needle}` missing:\n{text}");
     }
     assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 0, "no one-line form:\n{text}");

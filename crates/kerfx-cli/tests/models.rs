@@ -151,10 +151,87 @@ fn a_graph_file_runs_as_one_program_on_every_backend() {
     assert_eq!((v["programs"].as_u64(), v["nodes"].as_u64(), v["bytes"].as_u64()), (Some(1), Some(3), Some(64)));
     assert_eq!(v["into_buffers"], serde_json::Value::Bool(true));
     assert!(v["median_ns"].as_f64().is_some_and(|t| t > 0.0) && v["ratio"].as_f64().is_some());
-    // Other commands take request and chain files, and say so.
+    // kerf expand prints the derive's code of the one program: a move per half.
     let o = kerf().arg("expand").arg(&roll).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("a graph file ([[nodes]]): `kerf run` and `kerf clif` take it")
+        text.starts_with(
+            "// node 0 (onnx.slice `tail`), node 1 (onnx.slice `head`), node 2 (onnx.concat); reads `x`, writes `y`.\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("pub struct Roll;") && text.contains("impl ::kerfx::Kernel for Roll"), "{text}");
+    assert!(text.contains("fn __kerf_move1") && !text.contains("fn __kerf_move2"), "{text}");
+}
+
+/// `kerf expand` on a graph cut into two programs (a transposed Split part read twice by a
+/// Concat is written to memory): one struct per program,
+/// `Name0`, `Name1`, each headed by what it reads and writes; a request of the family
+/// (Concat) expands to its program.
+#[test]
+fn expand_prints_one_struct_per_program_of_a_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("two.toml");
+    std::fs::write(
+        &graph,
+        r#"outputs = ["z", "b"]
+
+[inputs]
+x = { dtype = "i32", shape = [4, 2] }
+
+[[nodes]]
+op = "onnx.split"
+version = 11
+reads = { input = "x" }
+writes = ["a", "b"]
+[nodes.attributes]
+axis = 0
+
+[[nodes]]
+op = "onnx.transpose"
+reads = { data = "a" }
+writes = ["t"]
+
+[[nodes]]
+op = "onnx.concat"
+version = 13
+reads = { inputs = ["t", "t"] }
+writes = ["z"]
+[nodes.attributes]
+axis = 0
+"#,
+    )
+    .unwrap();
+    let o = kerf().arg("expand").arg(&graph).args(["--name", "Two"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // `t` is read twice by the Concat: it is written to memory, between two programs.
+    let heads: Vec<&str> = text.lines().filter(|l| l.starts_with("// ")).collect();
+    assert_eq!(
+        heads,
+        [
+            "// Program 0 of 2: node 0 (onnx.split), node 1 (onnx.transpose); reads `x`, writes `b`, `t`.",
+            "// Program 1 of 2: node 2 (onnx.concat); reads `t`, writes `z`."
+        ],
+        "{text}"
+    );
+    assert!(text.contains("pub struct Two0;") && text.contains("pub struct Two1;"), "{text}");
+    let concat = dir.path().join("concat.toml");
+    std::fs::write(
+        &concat,
+        "op = \"onnx.concat\"\nversion = 13\n[attributes]\naxis = 1\n[inputs]\n\
+         inputs = [{ dtype = \"f32\", shape = [2, 3] }, { dtype = \"f32\", shape = [2, 1] }]\n",
+    )
+    .unwrap();
+    let o = kerf().arg("expand").arg(&concat).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("pub struct Concat;")
+            && text.contains("pub const INPUT_LENS: [::core::primitive::usize; 2] = [6, 2];"),
+        "{text}"
     );
 }
 

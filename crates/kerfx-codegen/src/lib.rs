@@ -14,6 +14,7 @@
 
 mod elem;
 mod fill;
+mod program;
 mod slice;
 
 use kerfx_ir::schedule::{self, Schedule};
@@ -51,10 +52,42 @@ pub fn expand_plan(plan: &Plan, struct_name: &str) -> Result<String, Error> {
     unparse(tokens)
 }
 
-/// Lower a request and expand it: what the derive would generate for it, as a file.
+/// The items a derive emits for a program (several inputs and outputs, e.g. Concat or
+/// Split): consts, `run(inputs, outputs)` over arrays of slices, one loops function per
+/// move writing its box, and an impl of `kerfx::Kernel` with `run_buffers`.
+pub fn program_impl(program: &kerfx_ir::Program, name: &Ident) -> Result<TokenStream, Error> {
+    program::program_impl(program, name, &program::doc_lines(program))
+}
+
+/// A program as a whole file: `pub struct NAME;` and the items of [`program_impl`],
+/// formatted. What `kerf expand` prints for a program request or a graph that cuts into
+/// one program.
+pub fn expand_program(program: &kerfx_ir::Program, struct_name: &str) -> Result<String, Error> {
+    let name = struct_ident(struct_name)?;
+    let items = program_impl(program, &name)?;
+    let tokens = quote! {
+        /// A kernel over several inputs and outputs, derived with `#[derive(kerfx::Kernel)]`.
+        pub struct #name;
+        #items
+    };
+    unparse(tokens)
+}
+
+/// Lower a request and expand it: what the derive would generate for it, as a file (a
+/// program's items for an op over several inputs or outputs, see [`is_program_op`]).
 pub fn expand_request(request: &Request, struct_name: &str) -> Result<String, Error> {
+    if is_program_op(&request.op) {
+        return expand_program(&kerfx_ir::lower_program(request)?, struct_name);
+    }
     let plan = kerfx_ir::lower(request)?;
     expand_plan(&plan, struct_name)
+}
+
+/// Whether `op` reads a variadic input or writes a variadic output (Concat, Split): its
+/// requests lower to a [`kerfx_ir::Program`], and the derive emits a program's items.
+/// An unknown op is not one (lowering names it).
+pub fn is_program_op(op: &str) -> bool {
+    kerfx_spec::registry().ok().and_then(|r| r.get(op)).is_some_and(kerfx_spec::OpSpec::is_program)
 }
 
 /// A map expanded as one kernel (the derive's code for its loop nest,

@@ -176,7 +176,30 @@ impl Gen<'_> {
         self.clone_elem(quote!(fill))
     }
 
-    /// Fill `len` output elements from `out`.
+    /// Fill positions [0, len) of dim k from `out`, with every position of the dims inside
+    /// it: one block where they are contiguous in the output (always, without an output
+    /// view), else a loop per position of dim k.
+    fn fill_region(&self, k: usize, out: &Off, len: u64) -> TokenStream {
+        let os = self.nest.dims[k].out_stride;
+        if self.nest.dense_from(k) || len == 0 {
+            return self.fill_block(out, len * os);
+        }
+        let j = format_ident!("f{}", k);
+        let o_k = format_ident!("fo{}", k);
+        let inner = match self.nest.dims.get(k + 1) {
+            Some(next) => self.fill_region(k + 1, &Off::var(o_k.clone()), next.extent),
+            None => self.fill_block(&Off::var(o_k.clone()), 1),
+        };
+        let (n, o_expr) = (ulit(len), scaled(out, &j, os as i64));
+        quote! {
+            for #j in 0..#n {
+                let #o_k = #o_expr;
+                #inner
+            }
+        }
+    }
+
+    /// Fill `len` contiguous output elements from `out`.
     fn fill_block(&self, out: &Off, len: u64) -> TokenStream {
         if self.elem.is_nibbles() {
             let (o, n) = (out.tokens(), lit(len));
@@ -238,7 +261,7 @@ impl Gen<'_> {
         let i0 = inp.tokens();
         let o_expr = scaled(&out, &j, os as i64);
         let fill = if segs.iter().any(|s| matches!(s, Segment::Fill { .. })) {
-            let block = self.fill_block(&Off::var(o_k.clone()), os);
+            let block = self.fill_region(k + 1, &Off::var(o_k.clone()), self.nest.dims[k + 1].extent);
             quote!(if fill_segment { #block continue; })
         } else {
             TokenStream::new()
@@ -270,12 +293,12 @@ impl Gen<'_> {
                 for seg in segs {
                     let out_p = out.plus(p * os);
                     code.extend(match *seg {
-                        Segment::Fill { len } => self.fill_block(&out_p, len * os),
+                        Segment::Fill { len } => self.fill_region(k, &out_p, len),
                         Segment::FillAt { .. } => unreachable!("nests with fill levels are refused in `kernel`"),
                         Segment::Affine { len, offset, stride } => {
                             let in_s = inp.plus(offset as u64);
                             if last {
-                                self.run(&in_s, &out_p, len, stride)
+                                self.run(&in_s, &out_p, len, stride, os)
                             } else if len == 1 {
                                 self.dim(k + 1, in_s, out_p)
                             } else {
@@ -304,7 +327,7 @@ impl Gen<'_> {
                 self.computed_tables = true;
                 let i0 = inp.tokens();
                 let i_t = if inp.vars.is_empty() && inp.konst == 0 { quote!(t) } else { quote!(#i0 + t) };
-                if last && !self.elem.is_nibbles() {
+                if last && !self.elem.is_nibbles() && os == 1 {
                     let r = range(&out, dim.period);
                     // The invariant is stated in the loops' doc (`SAFETY_DOC`).
                     self.unchecked = true;
@@ -318,7 +341,7 @@ impl Gen<'_> {
                 } else {
                     let inner = if last {
                         let o = Off::var(o_k.clone());
-                        self.run(&Off::var(i_k.clone()), &o, 1, 0)
+                        self.run(&Off::var(i_k.clone()), &o, 1, 0, 1)
                     } else {
                         self.dim(k + 1, Off::var(i_k.clone()), Off::var(o_k.clone()))
                     };
@@ -336,8 +359,25 @@ impl Gen<'_> {
         code
     }
 
-    /// One innermost segment: `len` elements from input offset `inp` with `stride`.
-    fn run(&self, inp: &Off, out: &Off, len: u64, stride: i64) -> TokenStream {
+    /// One innermost segment: `len` elements from input offset `inp` with `stride`, to
+    /// output offset `out` with `out_stride` (1 unless the nest writes an output view
+    /// whose innermost axis is not contiguous: then element by element).
+    fn run(&self, inp: &Off, out: &Off, len: u64, stride: i64, out_stride: u64) -> TokenStream {
+        if out_stride != 1 && len > 1 {
+            let j = format_ident!("r");
+            let (i, o, n) = (scaled(inp, &j, stride), scaled(out, &j, out_stride as i64), ulit(len));
+            let body = if self.elem.is_nibbles() {
+                quote!(Self::__kerf_nib_set(output, #o, Self::__kerf_nib_get(input, #i));)
+            } else {
+                let v = self.clone_elem(quote!(input[#i]));
+                quote!(output[#o] = #v;)
+            };
+            return quote! {
+                for #j in 0..#n {
+                    #body
+                }
+            };
+        }
         if self.elem.is_nibbles() {
             let (i, o, n) = (inp.tokens(), out.tokens(), lit(len));
             return match stride {
@@ -548,7 +588,29 @@ pub struct Buffers<'a> {
     pub output_shape: &'a [u64],
 }
 
-pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
+/// One nest's loops as a function `fn_name(input: &[E; IN], output: &mut [E; OUT], fill)`
+/// (over byte arrays or typed elements alike), and what helpers its code calls.
+pub(crate) struct Loops {
+    /// The function, and its name.
+    pub func: TokenStream,
+    pub name: Ident,
+    /// Slice lengths (elements, or bytes for packed 4-bit types) of its input and of its
+    /// output buffer (the view's whole buffer when the nest writes an output view).
+    pub input_len: u64,
+    pub output_len: u64,
+    /// Whether it takes a trailing `fill` (the nest fills).
+    pub fill: bool,
+    /// Helpers it calls: the repeat helper, the table helper.
+    pub repeats: bool,
+    pub computed_tables: bool,
+}
+
+/// The loops of a verified nest without a fill head or fill levels (an error naming why
+/// otherwise). A nest writing an output view (a move's box of a program output) is
+/// written through the view's strides: blocks and runs only where the view's axes are
+/// contiguous, element by element elsewhere; a repeating axis must be contiguous (its
+/// periods are copied forward as blocks).
+pub(crate) fn loops(nest: &LoopNest, fn_name: &Ident) -> Result<Loops, Error> {
     nest.verify()?;
     // The generated code computes each table from its rule: the rule must give the
     // entries the nest was verified with.
@@ -557,6 +619,14 @@ pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String])
             && !t.rule.computes(&t.entries)
         {
             return Err(Error::Invalid { what: format!("dim {k}'s index table does not follow its rule") });
+        }
+        if dim.repeats() && !nest.dense_from(k) {
+            return Err(Error::Invalid {
+                what: format!(
+                    "dim {k} repeats inside an output view where its block is not contiguous: the derive copies \
+                     periods as blocks; `kerf run` runs it on the JIT"
+                ),
+            });
         }
     }
     if nest.head.is_some() || !nest.levels.is_empty() {
@@ -574,16 +644,10 @@ pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String])
             ),
         });
     }
-    let elem = Elem::new(plan.dtype);
-    let t = elem.rust_type();
-    let dtype = elem.dtype_path();
-    let fill_mode = nest.fills;
-    let in_shape: Vec<_> = plan.input_shape.iter().map(|&d| lit(d)).collect();
-    let out_shape: Vec<_> = plan.output_shape.iter().map(|&d| lit(d)).collect();
-    let (in_rank, out_rank) = (lit(in_shape.len() as u64), lit(out_shape.len() as u64));
-    let in_len = lit(elem.slice_len(nest.input_len));
-    let out_len = lit(elem.slice_len(nest.output_len));
-
+    let elem = Elem::new(nest.dtype);
+    let input_len = elem.slice_len(nest.input_len);
+    let output_len = elem.slice_len(nest.output_buffer_len());
+    let (in_len, out_len) = (lit(input_len), lit(output_len));
     let mut g = Gen {
         nest,
         elem,
@@ -594,16 +658,78 @@ pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String])
         repeats: false,
         computed_tables: false,
     };
-    let body =
-        if nest.dims.is_empty() { TokenStream::new() } else { g.dim(0, Off::konst(nest.base as u64), Off::konst(0)) };
+    let out_base = nest.out_view.map_or(0, |v| v.base);
+    let body = if nest.dims.is_empty() {
+        TokenStream::new()
+    } else {
+        g.dim(0, Off::konst(nest.base as u64), Off::konst(out_base))
+    };
     let statics = &g.statics;
-    // An odd count of nibbles leaves the last high nibble zero.
-    let pad = if elem.is_nibbles() && nest.output_len % 2 == 1 {
+    // An odd count of nibbles leaves the last high nibble zero (a view's buffer: its
+    // owner pads it).
+    let pad = if elem.is_nibbles() && nest.out_view.is_none() && nest.output_len % 2 == 1 {
         let last = lit(nest.output_len / 2);
         quote!(output[#last] &= 0x0f;)
     } else {
         TokenStream::new()
     };
+    // The loops, generic over the element storage: `T` for `run`, `[u8; W]` for `run_bytes`.
+    let fill_mode = nest.fills;
+    let (elem_param, fill_param) = if elem.is_nibbles() {
+        (quote!(), if fill_mode { quote!(, fill: ::core::primitive::u8) } else { quote!() })
+    } else if elem.is_string() {
+        // A string pad fills with clones of `fill` (the empty string kerf's plans carry).
+        (quote!(<E: ::core::clone::Clone>), if fill_mode { quote!(, fill: E) } else { quote!() })
+    } else {
+        (quote!(<E: ::core::marker::Copy>), if fill_mode { quote!(, fill: E) } else { quote!() })
+    };
+    let e_ty = if elem.is_nibbles() { quote!(::core::primitive::u8) } else { quote!(E) };
+    let safety = if g.unchecked { SAFETY_DOC.to_vec() } else { Vec::new() };
+    let func = quote! {
+        #(#[doc = #safety])*
+        #[inline(always)]
+        #[allow(unused_variables, clippy::identity_op, clippy::erasing_op, clippy::reversed_empty_ranges)]
+        fn #fn_name #elem_param (input: &[#e_ty; #in_len], output: &mut [#e_ty; #out_len] #fill_param) {
+            #(#statics)*
+            #body
+            #pad
+        }
+    };
+    Ok(Loops {
+        func,
+        name: fn_name.clone(),
+        input_len,
+        output_len,
+        fill: fill_mode,
+        repeats: g.repeats,
+        computed_tables: g.computed_tables,
+    })
+}
+
+/// The helpers the loops of `elem` call: nibble accessors, the repeat helper, the table
+/// helper (each emitted once per impl).
+pub(crate) fn helpers(elem: Elem, repeats: bool, computed_tables: bool) -> TokenStream {
+    let mut out = if elem.is_nibbles() { nibble_helpers() } else { TokenStream::new() };
+    if repeats {
+        out.extend(repeat_helpers(elem.is_nibbles()));
+    }
+    if computed_tables {
+        out.extend(table_helper());
+    }
+    out
+}
+
+pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String]) -> Result<TokenStream, Error> {
+    let loops = loops(nest, &ident("__kerf_loops"))?;
+    let elem = Elem::new(plan.dtype);
+    let t = elem.rust_type();
+    let dtype = elem.dtype_path();
+    let fill_mode = nest.fills;
+    let in_shape: Vec<_> = plan.input_shape.iter().map(|&d| lit(d)).collect();
+    let out_shape: Vec<_> = plan.output_shape.iter().map(|&d| lit(d)).collect();
+    let (in_rank, out_rank) = (lit(in_shape.len() as u64), lit(out_shape.len() as u64));
+    let in_len = lit(loops.input_len);
+    let out_len = lit(loops.output_len);
     let name_s = name.to_string();
     let needs_input = format!("{name_s}: a slice kernel needs its input");
     let what_in = format!("{name_s} input ({} {:?})", plan.dtype, plan.input_shape);
@@ -619,28 +745,8 @@ pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String])
     };
     let in_len_doc = format!(" Length of the `input` slice `run` takes {len_doc}.");
     let out_len_doc = format!(" Length of the `output` slice `run` writes {len_doc}.");
-
-    // The loops, generic over the element storage: `T` for `run`, `[u8; W]` for `run_bytes`.
-    let (elem_param, fill_param, fill_arg) = if elem.is_nibbles() {
-        (quote!(), if fill_mode { quote!(, fill: ::core::primitive::u8) } else { quote!() }, fill_mode)
-    } else if elem.is_string() {
-        // A string pad fills with clones of `fill` (the empty string kerf's plans carry).
-        (quote!(<E: ::core::clone::Clone>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode)
-    } else {
-        (quote!(<E: ::core::marker::Copy>), if fill_mode { quote!(, fill: E) } else { quote!() }, fill_mode)
-    };
-    let e_ty = if elem.is_nibbles() { quote!(::core::primitive::u8) } else { quote!(E) };
-    let safety = if g.unchecked { SAFETY_DOC.to_vec() } else { Vec::new() };
-    let loops_fn = quote! {
-        #(#[doc = #safety])*
-        #[inline(always)]
-        #[allow(unused_variables, clippy::identity_op, clippy::erasing_op, clippy::reversed_empty_ranges)]
-        fn __kerf_loops #elem_param (input: &[#e_ty; #in_len], output: &mut [#e_ty; #out_len] #fill_param) {
-            #(#statics)*
-            #body
-            #pad
-        }
-    };
+    let fill_arg = fill_mode;
+    let loops_fn = &loops.func;
 
     let fill_const = if fill_mode {
         let v = elem.constant(nest.fill_bits);
@@ -657,7 +763,7 @@ pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String])
     } else {
         (quote!(), quote!(), "")
     };
-    let allocates = if g.computed_tables {
+    let allocates = if loops.computed_tables {
         "allocates nothing after the first run, which computes the index tables (once per process)"
     } else {
         "allocates nothing"
@@ -729,13 +835,7 @@ pub fn kernel(plan: &Buffers<'_>, nest: &LoopNest, name: &Ident, doc: &[String])
             ::core::result::Result::Ok(())
         }
     };
-    let mut nib = if elem.is_nibbles() { nibble_helpers() } else { TokenStream::new() };
-    if g.repeats {
-        nib.extend(repeat_helpers(elem.is_nibbles()));
-    }
-    if g.computed_tables {
-        nib.extend(table_helper());
-    }
+    let nib = helpers(elem, loops.repeats, loops.computed_tables);
     Ok(quote! {
         #(#doc_attrs)*
         impl #name {

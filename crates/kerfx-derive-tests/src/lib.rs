@@ -98,12 +98,35 @@ pub fn request(op: &str, version: Option<u32>, data: Option<(&str, &[u64])>, att
 /// Run a kernel through the `Kernel` trait on the request's data input and compare its
 /// bits with the reference interpreter's. Returns the output.
 pub fn check_against_reference(kernel: &dyn Kernel, request: &Request) -> Tensor {
+    if kerfx::is_program_op(&request.op).expect("known op") {
+        return check_program_against_reference(kernel, request).remove(0);
+    }
     let expected = kerfx::run_reference(request).expect("reference");
     let data = kerfx::data_input(request).expect("data input");
     let got = kernel.run_tensor(data.map(Tensor::view)).expect("derived kernel");
     assert_eq!(got.shape(), expected.shape(), "shape of {request:?}");
     assert_eq!(got.dtype(), expected.dtype(), "dtype of {request:?}");
     assert_eq!(got.bytes(), expected.bytes(), "bits of {request:?}");
+    got
+}
+
+/// A derived program (an op over several inputs or outputs: Concat, Split) run through
+/// `Kernel::run_buffers` on the request's inputs: every output equal to the reference's,
+/// bit for bit. Returns the outputs.
+pub fn check_program_against_reference(kernel: &dyn Kernel, request: &Request) -> Vec<Tensor> {
+    let expected = kerfx::run_reference_outputs(request).expect("reference");
+    let inputs = kerfx::program_inputs(request).expect("program inputs");
+    let bytes: Vec<&[u8]> = inputs.iter().map(|t| t.bytes().expect("byte data")).collect();
+    assert_eq!(kernel.input_shapes(), inputs.iter().map(|t| t.shape()).collect::<Vec<_>>(), "input shapes");
+    let mut got: Vec<Tensor> =
+        kernel.output_shapes().iter().map(|s| Tensor::zeros(kernel.dtype(), s).expect("output")).collect();
+    let mut buffers: Vec<&mut [u8]> = got.iter_mut().map(|t| t.bytes_mut().expect("byte data")).collect();
+    kernel.run_buffers(&bytes, &mut buffers).expect("derived program");
+    assert_eq!(got.len(), expected.len(), "outputs of {request:?}");
+    for (k, (g, e)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!((g.dtype(), g.shape()), (e.dtype(), e.shape()), "output {k} of {request:?}");
+        assert_eq!(g.bytes(), e.bytes(), "bits of output {k} of {request:?}");
+    }
     got
 }
 

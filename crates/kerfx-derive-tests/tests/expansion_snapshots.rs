@@ -172,3 +172,31 @@ fn pad_family() {
         .input("step", ints(&[-2, -3]));
     expand("ov_slice8_backward", r);
 }
+
+/// A request of an op over several inputs or outputs, its data entries by shape.
+fn program(op: &str, dtype: DType, shapes: &[&[u64]]) -> Request {
+    let entries = shapes.iter().map(|s| kerfx::InputArg::Meta { dtype, shape: s.to_vec() }).collect();
+    Request::new(op).input_list("inputs", entries)
+}
+
+/// Programs: one loops function per move, each writing its box of its output (Concat:
+/// through the output's strides; Split: each whole output, dense), and `run` over arrays
+/// of slices with every length checked first.
+#[test]
+fn programs() {
+    expand("onnx_concat_columns_f32", program("onnx.concat", DType::F32, &[&[2, 3], &[2, 1]]).attr("axis", 1i64));
+    expand(
+        "trt_concatenation_rows_u4",
+        program("tensorrt.concatenation", DType::U4, &[&[1, 3], &[2, 3]]).attr("axis", 0i64),
+    );
+    expand(
+        "onnx_split_v11_outputs_i16",
+        meta("onnx.split", DType::I16, &[4, 2]).attr("axis", 0i64).outputs(2).version(11),
+    );
+    expand(
+        "ov_variadic_split_f16",
+        meta("openvino.variadic_split", DType::F16, &[2, 5])
+            .input("axis", ints(&[-1]))
+            .input("split_lengths", ints(&[1, -1, 2])),
+    );
+}

@@ -3,7 +3,7 @@
 //! compiles them, and they still match the reference (issue 20: `struct u64;` broke the
 //! derive's output). One kernel of each kind of generated code: computed index tables,
 //! repeating and looped dims, packed 4-bit helpers, fill values of several types,
-//! strings, and the fill ops.
+//! strings, the fill ops, and a program (several outputs).
 
 #[allow(non_camel_case_types, dead_code)]
 mod shadowed {
@@ -37,6 +37,7 @@ mod shadowed {
     derived!(pad_u64, PadU64, op = "onnx.pad", version = 19, dtype = "u64", input = [2, 3]; pads = [1, 0, 1, 0], constant_value = 9);
     derived!(pad_c64_reflect, PadC64, op = "onnx.pad", version = 19, dtype = "c64", input = [2, 3]; pads = [1, 2, 0, 1], mode = "reflect");
     derived!(pad_i16_constant, PadI16, op = "onnx.pad", version = 19, dtype = "i16", input = [2, 3]; pads = [1, 1, 1, 1], constant_value = -3);
+    derived!(split_f32, SplitF32, op = "openvino.variadic_split", dtype = "f32", input = [2, 5]; axis = 1, split_lengths = [2, -1]);
     derived!(linspace_i64, LinI64, op = "tensorrt.fill"; dimensions = [3, 1, 4], operation = "linspace", alpha = 10.0, beta = [-3.0, 7.0, 1.0], to_type = "i64");
     derived!(linspace_f32, LinF32, op = "tensorrt.fill"; dimensions = [3, 5, 7], operation = "linspace", alpha = 0.1, beta = [0.3, -0.7, 1e-3]);
     derived!(uniform_f32, UniF32, op = "tensorrt.fill"; dimensions = [7, 9], operation = "random_uniform", alpha = -2.0, beta = 3.0, seed = 42);

@@ -12,7 +12,7 @@ use quote::ToTokens;
 use std::collections::BTreeMap;
 
 /// Names the derive reads itself; every other name is an attribute or input of the spec.
-const OWN: [&str; 4] = ["op", "version", "dtype", "input"];
+const OWN: [&str; 5] = ["op", "version", "dtype", "input", "outputs"];
 
 pub fn expand(input: &syn::DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     let cx = Ctxt::new();
@@ -36,8 +36,14 @@ pub fn expand(input: &syn::DeriveInput) -> Result<TokenStream, Vec<syn::Error>> 
     let request = build_request(&entries, &cx, &whole);
     cx.check()?;
     let Some(request) = request else { return Ok(TokenStream::new()) };
-    let plan = kerfx_ir::lower(&request)
-        .map_err(|e| e.list().iter().map(|e| spanned(e, &request, &entries, &whole)).collect::<Vec<_>>())?;
+    let at_spans = |e: Error| e.list().iter().map(|e| spanned(e, &request, &entries, &whole)).collect::<Vec<_>>();
+    if kerfx_codegen::is_program_op(&request.op) {
+        // Several inputs or outputs (Concat, Split): a program, one nest per move.
+        let program = kerfx_ir::lower_program(&request).map_err(at_spans)?;
+        return kerfx_codegen::program_impl(&program, &input.ident)
+            .map_err(|e| vec![syn::Error::new_spanned(first_attr, e)]);
+    }
+    let plan = kerfx_ir::lower(&request).map_err(at_spans)?;
     kerfx_codegen::kernel_impl(&plan, &input.ident).map_err(|e| vec![syn::Error::new_spanned(first_attr, e)])
 }
 
@@ -82,6 +88,23 @@ fn build_request(entries: &[Entry], cx: &Ctxt, whole: &TokenStream) -> Option<Re
                 &e.value.tokens,
                 format!("`version` must be one of {op}'s versions {:?}", spec.versions),
             ),
+        }
+    }
+    if let Some(e) = by_name.get("outputs") {
+        let variadic_output = spec.outputs.iter().any(|o| o.variadic);
+        match e.value.value {
+            Value::Int(n) if variadic_output && (1..=u32::MAX as i128).contains(&n) => request.outputs = Some(n as u32),
+            _ if !variadic_output => cx.error_spanned_by(
+                &e.name,
+                format!("{op} writes one output: `outputs = N` is for ops whose output count the node decides"),
+            ),
+            ref v => {
+                let found = if let Value::Int(n) = v { n.to_string() } else { v.kind().to_string() };
+                cx.error_spanned_by(
+                    &e.value.tokens,
+                    format!("`outputs` is how many outputs {op} writes: an integer in [1, 2^32), found {found}"),
+                )
+            }
         }
     }
     let data = spec.data_input();
@@ -172,28 +195,16 @@ fn data_input(
     whole: &TokenStream,
 ) -> Option<InputArg> {
     let name = &data.name;
+    if data.variadic {
+        return variadic_input(cx, by_name, data, whole);
+    }
     let shape = match by_name.get("input") {
         None => {
             cx.error_spanned_by(whole, format!("missing `input = [...]`: the shape of the data input `{name}`"));
             None
         }
         Some(e) => match &e.value.value {
-            Value::List(l) => {
-                let extents: Vec<Option<u64>> = l
-                    .iter()
-                    .map(|item| match item.value {
-                        Value::Int(d) if (0..=u32::MAX as i128).contains(&d) => Some(d as u64),
-                        _ => {
-                            cx.error_spanned_by(
-                                &item.tokens,
-                                format!("`input` is the shape of the data input `{name}`: every extent is an integer in [0, 2^32)"),
-                            );
-                            None
-                        }
-                    })
-                    .collect();
-                extents.into_iter().collect::<Option<Vec<u64>>>()
-            }
+            Value::List(l) => shape_of(cx, l, &format!("`input` is the shape of the data input `{name}`")),
             v => {
                 cx.error_spanned_by(
                     &e.value.tokens,
@@ -206,7 +217,86 @@ fn data_input(
             }
         },
     };
-    let dtype = match by_name.get("dtype") {
+    let dtype = dtype_of(cx, by_name, name, whole);
+    Some(InputArg::Meta { dtype: dtype?, shape: shape? })
+}
+
+/// A shape as written: a list of extents in [0, 2^32) (errors at each bad extent).
+fn shape_of(cx: &Ctxt, list: &[Spanned], what: &str) -> Option<Vec<u64>> {
+    let extents: Vec<Option<u64>> = list
+        .iter()
+        .map(|item| match item.value {
+            Value::Int(d) if (0..=u32::MAX as i128).contains(&d) => Some(d as u64),
+            _ => {
+                cx.error_spanned_by(&item.tokens, format!("{what}: every extent is an integer in [0, 2^32)"));
+                None
+            }
+        })
+        .collect();
+    extents.into_iter().collect()
+}
+
+/// A variadic data input (Concat's `inputs`) from `dtype = "..."` and `input = [[...],
+/// [...], ...]`: one shape per entry, all of the one dtype.
+fn variadic_input(
+    cx: &Ctxt,
+    by_name: &BTreeMap<String, &Entry>,
+    data: &kerfx_spec::InputSpec,
+    whole: &TokenStream,
+) -> Option<InputArg> {
+    let name = &data.name;
+    let what = format!("`input` lists the shapes of the variadic data input `{name}`");
+    let shapes = match by_name.get("input") {
+        None => {
+            cx.error_spanned_by(
+                whole,
+                format!(
+                    "missing `input = [[...], ...]`: the shapes of the variadic data input `{name}`, one list each"
+                ),
+            );
+            None
+        }
+        Some(e) => match &e.value.value {
+            Value::List(l) if !l.is_empty() && l.iter().all(|x| matches!(x.value, Value::Int(_))) => {
+                cx.error_spanned_by(
+                    &e.value.tokens,
+                    format!("{what}, one list of extents each: write one entry's shape as [[2, 3]], found one shape"),
+                );
+                None
+            }
+            Value::List(l) if !l.is_empty() => {
+                let shapes: Vec<Option<Vec<u64>>> = l
+                    .iter()
+                    .map(|entry| match &entry.value {
+                        Value::List(extents) => shape_of(cx, extents, &what),
+                        v => {
+                            cx.error_spanned_by(
+                                &entry.tokens,
+                                format!("{what}, one list of extents each like [[2, 3], [2, 4]], found {}", v.kind()),
+                            );
+                            None
+                        }
+                    })
+                    .collect();
+                shapes.into_iter().collect::<Option<Vec<_>>>()
+            }
+            v => {
+                cx.error_spanned_by(
+                    &e.value.tokens,
+                    format!("{what}: a list of shapes like [[2, 3], [2, 4]], found {}", v.kind()),
+                );
+                None
+            }
+        },
+    };
+    let dtype = dtype_of(cx, by_name, name, whole);
+    let dtype = dtype?;
+    Some(InputArg::List(shapes?.into_iter().map(|shape| InputArg::Meta { dtype, shape }).collect()))
+}
+
+/// `dtype = "..."`: the element type of the data input `name`.
+fn dtype_of(cx: &Ctxt, by_name: &BTreeMap<String, &Entry>, name: &str, whole: &TokenStream) -> Option<DType> {
+    match by_name.get("dtype") {
         None => {
             cx.error_spanned_by(
                 whole,
@@ -224,8 +314,7 @@ fn data_input(
                 None
             }
         },
-    };
-    Some(InputArg::Meta { dtype: dtype?, shape: shape? })
+    }
 }
 
 fn ints(list: &[Spanned]) -> Option<Vec<i128>> {
@@ -291,6 +380,10 @@ fn input_tensor(cx: &Ctxt, spec: &OpSpec, input: &kerfx_spec::InputSpec, e: &Ent
         }),
         Value::Float(f) if scalar_ok && has(DType::F64) => Some(Tensor::scalar_bits(DType::F64, f.to_bits() as u128)),
         Value::Bool(b) if scalar_ok && has(DType::Bool) => Some(Tensor::scalar_bits(DType::Bool, *b as u128)),
+        // A scalar may be written as a one-element list, as the validator takes shape [1].
+        Value::List(l) if input.rank == InputRank::Scalar && l.len() == 1 && has(DType::I64) && ints(l).is_some() => {
+            i64s(&ints(l).unwrap_or_default()).map(|v| Tensor::from_i64s(&v))
+        }
         Value::List(l) if vector_ok && has(DType::I64) && ints(l).is_some() => {
             i64s(&ints(l).unwrap_or_default()).map(|v| Tensor::from_i64s(&v))
         }
@@ -303,7 +396,7 @@ fn input_tensor(cx: &Ctxt, spec: &OpSpec, input: &kerfx_spec::InputSpec, e: &Ent
     };
     if t.is_none() {
         let shape = match input.rank {
-            InputRank::Scalar => "a number",
+            InputRank::Scalar => "a number (or a one-element list)",
             InputRank::Vector => "a list of integers like [0, -1]",
             InputRank::ScalarOrVector => "a number or a list of numbers",
             InputRank::Any => "an integer or nested lists of integers like [[0, 1], [2, 3]]",

@@ -49,6 +49,11 @@ use proc_macro::TokenStream;
 ///   `#[kerf(op = "onnx.pad", version = 19, dtype = "f32", input = [2, 3],
 ///   pads = [1, 2, 0, 1], mode = "wrap")]`.
 ///
+/// - ops over several tensors (Concat, Split, VariadicSplit, TensorRT Concatenation): a
+///   variadic data input is `input = [[d0, ...], [d0, ...], ...]`, one shape per entry, of
+///   the one `dtype`; `outputs = N` says how many outputs where the node's output count
+///   decides (ONNX Split 2–13 without `split`).
+///
 /// Values are literals and flat lists: brackets and parentheses nest at most 16 deep in
 /// a `#[kerf(...)]` attribute (deeper nesting is an error at the group that goes past it).
 ///
@@ -69,6 +74,24 @@ use proc_macro::TokenStream;
 ///   `f32`, `f64`, `kerfx::half::f16`/`bf16`, `kerfx::num_complex::Complex<f32/f64>`,
 ///   `String`; raw `u8` bytes for fp8 and for packed i4/u4 (two a byte, low nibble first).
 /// - `impl kerfx::Kernel`, so a derived kernel and a JIT kernel are interchangeable.
+/// - For an op over several tensors (a *program*): `INPUT_SHAPES`, `OUTPUT_SHAPES`
+///   (`[&[u64]; N]`), `INPUT_LENS`, `OUTPUT_LENS` (`[usize; N]`), `DTYPE`, and
+///   `fn run(&self, inputs: [&[T]; N], outputs: [&mut [T]; M]) -> Result<(), kerfx::Error>`,
+///   which checks every length before it writes anything, then runs one loop nest per
+///   move, each writing its box of its output (Concat: each input into its place, through
+///   the output's strides; Split: each output whole); `Kernel::run_buffers` takes the
+///   same buffers as bytes. A move no single nest writes (a chain that does not fuse, one
+///   that fills with several values) is a compile error naming it.
+///
+/// ```
+/// #[derive(kerfx::Kernel)]
+/// #[kerf(op = "onnx.concat", dtype = "i32", input = [[2, 2], [2, 1]], axis = 1)]
+/// struct Join;
+///
+/// let mut out = [0i32; Join::OUTPUT_LENS[0]];
+/// Join.run([&[1, 2, 3, 4], &[5, 6]], [&mut out]).unwrap();
+/// assert_eq!(out, [1, 2, 5, 3, 4, 6]);
+/// ```
 #[proc_macro_derive(Kernel, attributes(kerf))]
 pub fn derive_kernel(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -103,12 +103,14 @@ pub(crate) struct PlanKey(Plan);
 pub(crate) struct PlanRef<'a>(pub(crate) &'a Plan);
 
 /// The key of a compiled program: the program (its buffers' shapes and each move's
-/// plans, input, output and box, plans compared as [`PlanKey`]s) and whether its kernels
-/// are dynamic. Looked up as a [`ProgramRef`], without cloning the program.
+/// plans, input, output and box, plans compared as [`PlanKey`]s), whether its kernels
+/// are dynamic, and the views of its buffers. Looked up as a [`ProgramRef`], without
+/// cloning the program.
 #[derive(Clone, Debug)]
 pub(crate) struct ProgramKey {
     dynamic: bool,
     program: kerfx_ir::Program,
+    views: crate::program::ProgramViews,
 }
 
 /// A program borrowed as a [`ProgramKey`].
@@ -116,14 +118,15 @@ pub(crate) struct ProgramKey {
 pub(crate) struct ProgramRef<'a> {
     pub(crate) program: &'a kerfx_ir::Program,
     pub(crate) dynamic: bool,
+    pub(crate) views: &'a crate::program::ProgramViews,
 }
 
 impl ProgramKey {
-    pub(crate) fn of(program: &kerfx_ir::Program, dynamic: bool) -> ProgramKey {
-        ProgramKey { dynamic, program: program.clone() }
+    pub(crate) fn of(program: &kerfx_ir::Program, dynamic: bool, views: &crate::program::ProgramViews) -> ProgramKey {
+        ProgramKey { dynamic, program: program.clone(), views: views.clone() }
     }
     fn borrow(&self) -> ProgramRef<'_> {
-        ProgramRef { program: &self.program, dynamic: self.dynamic }
+        ProgramRef { program: &self.program, dynamic: self.dynamic, views: &self.views }
     }
 }
 
@@ -147,6 +150,7 @@ impl Equivalent<ProgramKey> for ProgramRef<'_> {
         let kerfx_ir::Program { dtype, inputs, outputs, moves } = self.program;
         let other = &key.program;
         self.dynamic == key.dynamic
+            && *self.views == key.views
             && *dtype == other.dtype
             && *inputs == other.inputs
             && *outputs == other.outputs
@@ -165,7 +169,7 @@ impl Equivalent<ProgramKey> for ProgramRef<'_> {
 impl Hash for ProgramRef<'_> {
     fn hash<H: Hasher>(&self, h: &mut H) {
         let kerfx_ir::Program { dtype, inputs, outputs, moves } = self.program;
-        (self.dynamic, dtype, inputs, outputs, moves.len()).hash(h);
+        (self.dynamic, self.views, dtype, inputs, outputs, moves.len()).hash(h);
         for kerfx_ir::program::Move { input, steps, output, at } in moves {
             (input, output, at, steps.len()).hash(h);
             steps.iter().for_each(|p| PlanRef(p).hash(h));
@@ -371,12 +375,25 @@ mod tests {
         let hasher = hashbrown::DefaultHashBuilder::default();
         for dynamic in [false, true] {
             for (i, a) in programs.iter().enumerate() {
-                let borrowed = ProgramRef { program: a, dynamic };
-                assert_eq!(hasher.hash_one(borrowed), hasher.hash_one(ProgramKey::of(a, dynamic)), "program {i}");
-                assert!(!borrowed.equivalent(&ProgramKey::of(a, !dynamic)));
+                let dense = crate::program::ProgramViews::default();
+                let strided = crate::program::ProgramViews {
+                    inputs: vec![
+                        Some(kerfx_ir::schedule::Strided { offset: 0, strides: vec![3, 1], buffer_len: 9 }),
+                        None,
+                    ],
+                    outputs: Vec::new(),
+                };
+                let borrowed = ProgramRef { program: a, dynamic, views: &dense };
+                assert_eq!(
+                    hasher.hash_one(borrowed),
+                    hasher.hash_one(ProgramKey::of(a, dynamic, &dense)),
+                    "program {i}"
+                );
+                assert!(!borrowed.equivalent(&ProgramKey::of(a, !dynamic, &dense)));
+                assert!(!borrowed.equivalent(&ProgramKey::of(a, dynamic, &strided)));
                 for (j, b) in programs.iter().enumerate() {
                     let same = i == j || i.max(j) == 1 && i.min(j) == 0;
-                    assert_eq!(borrowed.equivalent(&ProgramKey::of(b, dynamic)), same, "programs {i} and {j}");
+                    assert_eq!(borrowed.equivalent(&ProgramKey::of(b, dynamic, &dense)), same, "programs {i} and {j}");
                 }
             }
         }

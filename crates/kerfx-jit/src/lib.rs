@@ -92,7 +92,7 @@ use cache::{Lru, PlanKey};
 use compile::Code;
 pub use compile::DynKey;
 pub use policy::MAX_THREADS;
-pub use program::ProgramKernel;
+pub use program::{ProgramKernel, ProgramViews};
 pub use source::{IntoSource, Options, Source, Views};
 use source::{Origin, OwnedViews, Signature};
 pub use target::{AOT_TRIPLES, Cpu, Target};

@@ -622,6 +622,12 @@ impl OpSpec {
         self.outputs.iter().any(|o| o.variadic)
     }
 
+    /// Whether the op reads a variadic input or writes a variadic output (Concat, Split):
+    /// its requests lower to a program over several inputs and outputs.
+    pub fn is_program(&self) -> bool {
+        self.inputs.iter().any(|i| i.variadic) || self.variadic_output()
+    }
+
     /// The rule whose id is `id`.
     pub fn rule(&self, id: &str) -> Option<&RuleSpec> {
         self.rules.iter().find(|r| r.id == id)

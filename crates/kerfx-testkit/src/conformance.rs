@@ -76,26 +76,16 @@ impl Backend {
             Backend::Reference => kerfx::run_reference_outputs(request),
             Backend::JitStatic => kerfx::run_jit_outputs(jit(), request, false),
             Backend::JitDynamic => kerfx::run_jit_outputs(jit(), request, true),
+            // A derived program (Concat, Split): every buffer through `run_buffers`.
+            Backend::Derive(kernel) if kerfx::is_program_op(&request.op)? => {
+                let shapes: Vec<Vec<u64>> = kernel.output_shapes().iter().map(|s| s.to_vec()).collect();
+                run_on_buffers(request, kernel.dtype(), &shapes, &|i, o| kernel.run_buffers(i, o))
+            }
             Backend::Derive(kernel) | Backend::Aot(kernel) => {
                 Ok(vec![kernel.run_tensor(kerfx::data_input(request)?.map(Tensor::view))?])
             }
             Backend::AotProgram(kernel) => {
-                let inputs = kerfx::program_inputs(request)?;
-                let bytes: Vec<&[u8]> = inputs
-                    .iter()
-                    .map(|t| t.bytes().ok_or_else(|| kerfx::Error::Invalid { what: "a program of strings".into() }))
-                    .collect::<Result<_, _>>()?;
-                let mut outputs: Vec<Tensor> = kernel
-                    .output_shapes()
-                    .iter()
-                    .map(|s| Tensor::zeros(kernel.dtype(), s))
-                    .collect::<Result<_, _>>()?;
-                let mut buffers: Vec<&mut [u8]> = outputs
-                    .iter_mut()
-                    .map(|t| t.bytes_mut().ok_or_else(|| kerfx::Error::Invalid { what: "a program of strings".into() }))
-                    .collect::<Result<_, _>>()?;
-                kernel.run_buffers(&bytes, &mut buffers)?;
-                Ok(outputs)
+                run_on_buffers(request, kernel.dtype(), kernel.output_shapes(), &|i, o| kernel.run_buffers(i, o))
             }
         }
     }
@@ -120,6 +110,31 @@ impl Backend {
         assert!(out == unfused, "{self:?}: the chain differs from its steps run one by one");
         Ok(out)
     }
+}
+
+/// A kernel's `run_buffers`: input buffers, output buffers.
+type RunBuffers<'a> = dyn Fn(&[&[u8]], &mut [&mut [u8]]) -> Result<(), kerfx::Error> + 'a;
+
+/// Run a program kernel's `run_buffers` on a request's inputs (raw bytes, in order) into
+/// fresh outputs of `shapes`.
+fn run_on_buffers(
+    request: &Request,
+    dtype: DType,
+    shapes: &[Vec<u64>],
+    run: &RunBuffers<'_>,
+) -> Result<Vec<Tensor>, kerfx::Error> {
+    let inputs = kerfx::program_inputs(request)?;
+    let bytes: Vec<&[u8]> = inputs
+        .iter()
+        .map(|t| t.bytes().ok_or_else(|| kerfx::Error::Invalid { what: "a program of strings".into() }))
+        .collect::<Result<_, _>>()?;
+    let mut outputs: Vec<Tensor> = shapes.iter().map(|s| Tensor::zeros(dtype, s)).collect::<Result<_, _>>()?;
+    let mut buffers: Vec<&mut [u8]> = outputs
+        .iter_mut()
+        .map(|t| t.bytes_mut().ok_or_else(|| kerfx::Error::Invalid { what: "a program of strings".into() }))
+        .collect::<Result<_, _>>()?;
+    run(&bytes, &mut buffers)?;
+    Ok(outputs)
 }
 
 /// Load and run a case's request (or chain) on a backend: its outputs, by name, or any
@@ -182,7 +197,8 @@ fn lacks_numpy_type(dtype: DType) -> bool {
 }
 
 /// The suite on the derive backend, as Rust source for a build script to write: per case
-/// with an expected output that the derive can express (see [`derive_attributes`]), a
+/// with expected outputs (one, or several: Split's) that the derive can express (programs
+/// over several inputs or outputs included) (see [`derive_attributes`]), a
 /// derived kernel and a `#[test]` running it through [`check_case`]. Also returns how many
 /// cases it holds.
 pub fn derive_suite() -> (String, usize) {
@@ -190,7 +206,8 @@ pub fn derive_suite() -> (String, usize) {
     let mut count = 0;
     for case in case_names() {
         let dir = data_dir().join(&case);
-        if !dir.join("expected.npy").exists() {
+        // One output (expected.npy) or several (expected.npz: Split's parts).
+        if !dir.join("expected.npy").exists() && !dir.join("expected.npz").exists() {
             continue;
         }
         let file = match kerfx::request_file::load_any(&dir.join("request.toml")) {

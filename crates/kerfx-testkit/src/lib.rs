@@ -13,7 +13,7 @@ pub mod plans;
 pub mod random;
 pub mod render;
 
-pub use cases::case_names;
+pub use cases::{case_names, data_dir};
 pub use conformance::{Backend, ProgramEntry, check_case, derive_suite};
 pub use render::derive_attributes;
 

@@ -7,20 +7,19 @@ use kerfx::{AttrValue, DType, InputArg, Request, Tensor};
 
 /// The attribute list (without `#[kerf(` `)]`) a request stands for; `None` when the
 /// derive cannot express it: string data, an unknown op, an input with an empty dim
-/// outside others (nested lists cannot say its inner dims), a value that is not finite.
+/// outside others (nested lists cannot say its inner dims), a value that is not finite,
+/// a variadic input of mixed dtypes. A variadic data input (Concat's) is `input = [[...],
+/// ...]`, one shape per entry; a request's output count is `outputs = N`.
 pub fn derive_attributes(request: &Request) -> Option<String> {
     let spec = kerfx::op_spec(&request.op).ok()?;
     let data_name = kerfx::data_input_name(spec);
     let data_dtype = match data_name.and_then(|n| request.inputs.get(n)) {
         Some(InputArg::Tensor(t)) => Some(t.dtype()),
         Some(InputArg::Meta { dtype, .. }) => Some(*dtype),
-        // A kernel over several inputs (Concat): the derive compiles one-to-one kernels.
-        Some(InputArg::List(_)) => return None,
+        // A variadic data input (Concat's): `input` lists the entries' shapes.
+        Some(InputArg::List(entries)) => Some(entries.first()?.dtype()),
         None => None,
     };
-    if request.outputs.is_some() {
-        return None; // several outputs: the derive compiles one-to-one kernels
-    }
     if data_dtype == Some(DType::String) {
         return None; // strings move as `String`s, not bytes: the derive tests cover them by hand
     }
@@ -28,7 +27,23 @@ pub fn derive_attributes(request: &Request) -> Option<String> {
     if let Some(v) = request.version {
         parts.push(format!("version = {v}"));
     }
+    if let Some(n) = request.outputs {
+        parts.push(format!("outputs = {n}"));
+    }
     for (name, input) in &request.inputs {
+        if let (InputArg::List(entries), true) = (input, Some(name.as_str()) == data_name) {
+            let shapes: Vec<String> = entries
+                .iter()
+                .map(|e| match e {
+                    InputArg::Tensor(t) if t.dtype() == data_dtype? => Some(format!("{:?}", t.shape())),
+                    InputArg::Meta { dtype, shape } if Some(*dtype) == data_dtype => Some(format!("{shape:?}")),
+                    _ => None, // mixed dtypes: the derive writes one `dtype`
+                })
+                .collect::<Option<_>>()?;
+            parts.push(format!("dtype = {:?}", data_dtype?.name()));
+            parts.push(format!("input = [{}]", shapes.join(", ")));
+            continue;
+        }
         let (dtype, shape) = match input {
             InputArg::Tensor(t) => (t.dtype(), t.shape()),
             InputArg::Meta { dtype, shape } => (*dtype, shape.as_slice()),

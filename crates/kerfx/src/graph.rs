@@ -25,6 +25,7 @@
 use crate::{Error, InputArg, Request, Tensor};
 pub use kerfx_ir::graph::{Graph, GraphError, GraphInput, Node, Producer};
 use kerfx_ir::program::{Move, Program};
+use kerfx_ir::schedule::Strided;
 use kerfx_ir::tensor::ViewData;
 use kerfx_ir::{DType, Plan, TensorView};
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,6 +37,30 @@ pub struct Group {
     pub nodes: Vec<usize>,
     /// The values computed inside the program, never written to memory.
     pub fused: Vec<String>,
+}
+
+/// A graph input read in place through a strided view of a buffer
+/// ([`Prepared::run_into_views`]).
+#[derive(Clone, Copy, Debug)]
+pub struct InputView<'a> {
+    /// Its element type (the graph input's).
+    pub dtype: DType,
+    /// Its shape (the graph input's).
+    pub shape: &'a [u64],
+    /// Where its elements lie in `buffer`, in elements (any strides).
+    pub view: &'a Strided,
+    /// The whole buffer the view lies in (little-endian element bytes).
+    pub buffer: &'a [u8],
+}
+
+/// A graph output written in place through a strided view of a buffer
+/// ([`Prepared::run_into_views`]); the buffer's other elements are left as they are.
+#[derive(Debug)]
+pub struct OutputView<'a> {
+    /// Where its elements go in `buffer`, in elements (positive strides, elements apart).
+    pub view: &'a Strided,
+    /// The whole buffer the view lies in.
+    pub buffer: &'a mut [u8],
 }
 
 /// The backend a graph runs on.
@@ -466,6 +491,82 @@ impl Prepared {
     }
 
     /// The kernel of prebuilt program `group`, compiled once per JIT settings and kind.
+    /// [`Prepared::run_into`] on strided buffers, read and written in place: each graph
+    /// input through its [`InputView`] (any strides, zero and negative included), each
+    /// graph output, in order, through its [`OutputView`] (positive strides; the buffer's
+    /// other elements are left as they are). The program is compiled for these layouts
+    /// ([`crate::Jit::compile_program_views`], cached by the JIT per layout); no input is
+    /// copied, except where a move's chain starts with a reshape the input view's strides
+    /// cannot say (see there). For a graph [`Prepared::single_program`] describes; packed
+    /// 4-bit dtypes take dense buffers ([`Prepared::run_into`]).
+    pub fn run_into_views(
+        &self,
+        inputs: &BTreeMap<String, InputView<'_>>,
+        outputs: &mut [OutputView<'_>],
+        jit: &crate::Jit,
+        dynamic: bool,
+    ) -> Result<(), Error> {
+        let (gp, order) = self.single().ok_or_else(|| Error::Invalid {
+            what: "run_into_views takes a graph that runs as one program writing each of its outputs once (see \
+                   single_program)"
+                .into(),
+        })?;
+        for name in inputs.keys() {
+            if !self.graph.inputs.iter().any(|i| &i.name == name) {
+                let names: Vec<&str> = self.graph.inputs.iter().map(|i| i.name.as_str()).collect();
+                let what = format!("is not an input of the graph (its inputs: {names:?})");
+                return Err(GraphError::Input { name: name.clone(), what }.into());
+            }
+        }
+        for input in &self.graph.inputs {
+            let Some(t) = inputs.get(&input.name) else {
+                return Err(GraphError::Input { name: input.name.clone(), what: "is not given".into() }.into());
+            };
+            if t.dtype != input.dtype || t.shape != input.shape.as_slice() {
+                let what = format!("is declared {}{:?}, given {}{:?}", input.dtype, input.shape, t.dtype, t.shape);
+                return Err(GraphError::Input { name: input.name.clone(), what }.into());
+            }
+        }
+        if outputs.len() != order.len() {
+            return Err(Error::Mismatch {
+                what: "graph outputs".into(),
+                expected: format!("{} buffers", order.len()),
+                found: outputs.len().to_string(),
+            });
+        }
+        let mut ins = Vec::with_capacity(gp.reads.len());
+        let mut in_views = Vec::with_capacity(gp.reads.len());
+        for v in &gp.reads {
+            match (inputs.get(v), self.graph.constants.get(v).and_then(Tensor::bytes)) {
+                (Some(given), _) => {
+                    ins.push(given.buffer);
+                    in_views.push(Some(given.view.clone()));
+                }
+                // A constant: dense, as the graph holds it.
+                (None, Some(bytes)) => {
+                    ins.push(bytes);
+                    in_views.push(None);
+                }
+                (None, None) => {
+                    return Err(Error::Invalid {
+                        what: format!("value `{v}`: run_into_views moves bytes, not strings"),
+                    });
+                }
+            }
+        }
+        // The caller's buffers and views in the program's output order.
+        let mut out_views: Vec<Option<Strided>> = vec![None; order.len()];
+        let mut slots: Vec<Option<&mut [u8]>> = (0..order.len()).map(|_| None).collect();
+        for (given, &o) in outputs.iter_mut().zip(&order) {
+            out_views[o] = Some(given.view.clone());
+            slots[o] = Some(&mut *given.buffer);
+        }
+        let mut outs: Vec<&mut [u8]> = slots.into_iter().flatten().collect();
+        let views = crate::ProgramViews { inputs: in_views, outputs: out_views };
+        let kernel = jit.compile_program_views(&gp.program, dynamic, &views)?;
+        kernel.run_buffers(&ins, &mut outs).map_err(|e| group_error(&self.graph, &self.groups[0], e))
+    }
+
     fn kernel(
         &self,
         group: usize,
@@ -842,4 +943,43 @@ pub enum ModelError {
     /// The graph could not run.
     #[error(transparent)]
     Run(#[from] Error),
+}
+
+/// The Rust `#[derive(kerfx::Kernel)]` would generate for each program `graph` is cut into
+/// (what `kerf expand` prints for a graph file). One program is one struct, `name`;
+/// several are `name0`, `name1`, ... in the order they run, each headed by a comment
+/// naming its nodes and the values it reads and writes (a caller passes each program's
+/// outputs on as the next ones' inputs). A program built only when the graph runs (it
+/// reads a parameter given at run time) has no code: an error naming it, as is a move
+/// the derive cannot write ([`kerfx_codegen::expand_program`]).
+pub fn expand(graph: &Graph, name: &str) -> Result<String, Error> {
+    let prepared = Prepared::new(graph.clone())?;
+    let graph = prepared.graph();
+    let count = prepared.programs().len();
+    let mut text = String::new();
+    for (k, (group, program)) in prepared.groups().iter().zip(prepared.programs()).enumerate() {
+        let labels: Vec<String> = group.nodes.iter().map(|&n| graph.nodes[n].label(n)).collect();
+        let what = |e: String| Error::Invalid { what: format!("program {k} ({}): {e}", labels.join(", ")) };
+        let Some(gp) = program else {
+            return Err(what(
+                "it reads a parameter given at run time, so it is built when the graph runs: the derive has no code \
+                 for it"
+                    .into(),
+            ));
+        };
+        let struct_name = if count > 1 { format!("{name}{k}") } else { name.to_string() };
+        let code = kerfx_codegen::expand_program(&gp.program, &struct_name).map_err(|e| what(e.to_string()))?;
+        let quoted = |v: &[String]| v.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+        let head = if count > 1 { format!("Program {k} of {count}: ") } else { String::new() };
+        text.push_str(&format!(
+            "// {head}{}; reads {}, writes {}.\n{code}",
+            labels.join(", "),
+            quoted(&gp.reads),
+            quoted(&gp.writes)
+        ));
+        if k + 1 < count {
+            text.push('\n');
+        }
+    }
+    Ok(text)
 }

@@ -54,7 +54,7 @@ pub use error::FileError;
 /// element types of f16/bf16 and complex kernels.
 pub use half;
 /// The Rust source `#[derive(kerfx::Kernel)]` expands to for a request (`kerf expand`).
-pub use kerfx_codegen::{expand_map, expand_request};
+pub use kerfx_codegen::{expand_map, expand_program, expand_request};
 /// `#[derive(kerfx::Kernel)]`: a kernel specialized at compile time (the derive macro
 /// shares its name with the [`Kernel`] trait it implements).
 pub use kerfx_derive::Kernel;
@@ -70,7 +70,9 @@ pub use kerfx_ir::{
     Move, Plan, Program, Request, Step, Tensor, TensorView, Window, lower, lower_program, reference,
 };
 #[cfg(feature = "jit")]
-pub use kerfx_jit::{IntoSource, Jit, JitKernel, JitSettings, MAX_THREADS, Options, ProgramKernel, Source, Views};
+pub use kerfx_jit::{
+    IntoSource, Jit, JitKernel, JitSettings, MAX_THREADS, Options, ProgramKernel, ProgramViews, Source, Views,
+};
 /// The op specs (names, types, defaults, rules, examples), as loaded from `specs/`.
 pub use kerfx_spec as spec;
 pub use num_complex;
@@ -112,7 +114,7 @@ pub fn data_input(request: &Request) -> Result<Option<&Tensor>, Error> {
 /// lowers to a [`Program`] of several moves, never to one plan.
 pub fn is_program_op(op: &str) -> Result<bool, Error> {
     let spec = op_spec(op)?;
-    Ok(spec.inputs.iter().any(|i| i.variadic) || spec.variadic_output())
+    Ok(spec.is_program())
 }
 
 /// The tensors a request's program reads, in the program's order: the entries of a

@@ -569,7 +569,7 @@ pub fn parse_any(text: &str, path: &Path) -> Result<AnyFile, FileError> {
             path: path.to_path_buf(),
             line: None,
             column: None,
-            detail: "a graph file ([[nodes]]): `kerf run` and `kerf clif` take it; this command takes a request or chain file".into(),
+            detail: "a graph file ([[nodes]]): `kerf run`, `clif`, `expand` and `bench` take it; this takes a request or chain file".into(),
         }),
         (steps, false) => parse_probed(text, path, &cut, &lists, steps),
     }
