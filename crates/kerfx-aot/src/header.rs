@@ -50,14 +50,9 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
     let _ = writeln!(w, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(w, "#ifndef KERF_AOT_ABI_{ABI_MAJOR}");
     let _ = writeln!(w, "#define KERF_AOT_ABI_{ABI_MAJOR}");
-    for (name, code, what) in [
-        ("KERF_OK", status::OK, "the kernel ran"),
-        ("KERF_ERR_NULL", status::NULL, "a buffer that must hold bytes is NULL"),
-        ("KERF_ERR_INPUT_BYTES", status::INPUT_BYTES, "an input's length is not the kernel's input size"),
-        ("KERF_ERR_OUTPUT_BYTES", status::OUTPUT_BYTES, "an output's length is not the kernel's output size"),
-        ("KERF_ERR_OVERLAP", status::OVERLAP, "an output overlaps an input or another output"),
-        ("KERF_ERR_RANGE", status::RANGE, "[lo, hi) is not an aligned range of [0, extent)"),
-    ] {
+    // ABI 1.0's codes here; KERF_ERR_NOMEM (1.1) below.
+    let codes = status::ERRORS.iter().filter(|(_, c, _)| *c != status::NOMEM);
+    for &(name, code, what) in [("KERF_OK", status::OK, "the kernel ran")].iter().chain(codes) {
         let _ = writeln!(w, "#define {name} {code} /* {what} */");
     }
     let _ = writeln!(w, "#define KERF_KERNEL_READS_INPUT {FLAG_READS_INPUT}u /* kerf_kernel_info.flags */");
@@ -101,8 +96,9 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
          * NULL. Readers of ABI {ABI_MAJOR}.0 skip records whose flags hold bits they do not know. */"
     );
     let _ = writeln!(w, "#define KERF_KERNEL_PROGRAM {FLAG_PROGRAM}u /* kerf_kernel_info.flags */");
-    let _ =
-        writeln!(w, "#define KERF_ERR_NOMEM {} /* a program kernel's scratch could not be allocated */", status::NOMEM);
+    for (name, code, what) in status::ERRORS.iter().filter(|(_, c, _)| *c == status::NOMEM) {
+        let _ = writeln!(w, "#define {name} {code} /* {what} */");
+    }
     let _ = writeln!(
         w,
         "typedef struct kerf_tensor_info {{\n    const char *name;\n    const uint64_t *shape;\n    \

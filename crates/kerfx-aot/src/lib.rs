@@ -25,11 +25,13 @@
 
 #![warn(missing_docs)]
 
+mod archive;
 mod header;
 mod library;
 pub mod program;
 mod wrapper;
 
+pub use archive::static_library;
 pub use kerfx_jit::{AOT_TRIPLES, Cpu, Target};
 pub use library::{KernelEntry, Library};
 pub use program::{Buffer, Call, MoveFunction, Operand, Operands, Place, ProgramFunctions};
@@ -63,6 +65,17 @@ pub mod status {
     pub const RANGE: i32 = 5;
     /// A program kernel's scratch could not be allocated (ABI 1.1).
     pub const NOMEM: i32 = 6;
+
+    /// Every code but [`OK`]: its header name, value and meaning (the header's
+    /// `#define`s, the errors of `kerfx-build`'s wrappers).
+    pub const ERRORS: [(&str, i32, &str); 6] = [
+        ("KERF_ERR_NULL", NULL, "a buffer that must hold bytes is NULL"),
+        ("KERF_ERR_INPUT_BYTES", INPUT_BYTES, "an input's length is not the kernel's input size"),
+        ("KERF_ERR_OUTPUT_BYTES", OUTPUT_BYTES, "an output's length is not the kernel's output size"),
+        ("KERF_ERR_OVERLAP", OVERLAP, "an output overlaps an input or another output"),
+        ("KERF_ERR_RANGE", RANGE, "[lo, hi) is not an aligned range of [0, extent)"),
+        ("KERF_ERR_NOMEM", NOMEM, "a program kernel's scratch could not be allocated"),
+    ];
 }
 
 /// One compiled kernel, ready to be written into a library.
@@ -246,6 +259,12 @@ pub fn compile_graph(name: &str, origin: &str, graph: &Graph, target: &Target) -
 /// Compile every kernel of `library` for `target` into an object and a header. Errors
 /// name the kernel and, for a request file's errors, the file (and line).
 pub fn compile(library: &Library, target: &Target) -> Result<Output, String> {
+    write_library(&library.name, &compile_kernels(library, target)?, target)
+}
+
+/// Compile every kernel of `library` for `target`, in the library file's order (what
+/// [`compile`] writes; `kerfx-build` also describes them in Rust). Errors as [`compile`]'s.
+pub fn compile_kernels(library: &Library, target: &Target) -> Result<Vec<Kernel>, String> {
     let mut kernels = Vec::with_capacity(library.kernels.len());
     for entry in &library.kernels {
         let at = |e: String| format!("kernel {:?}: {e}", entry.name);
@@ -270,7 +289,7 @@ pub fn compile(library: &Library, target: &Target) -> Result<Output, String> {
         }?;
         kernels.push(kernel);
     }
-    write_library(&library.name, &kernels, target)
+    Ok(kernels)
 }
 
 /// Whether the file at `path` is a graph file ([`is_graph`]): a regular file of at most

@@ -206,7 +206,7 @@ int main(void) {
 "#;
 
 /// Build the driver with `compiler` and `flags` as a PIE with no text relocations, run it.
-fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) {
+fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) -> PathBuf {
     let src = dir.join(source);
     std::fs::write(&src, DRIVER).unwrap();
     let exe = dir.join(format!("{source}.exe"));
@@ -227,6 +227,7 @@ fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) {
     let run = Command::new(&exe).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success() && stdout.contains("0 failures"), "{compiler} {flags:?}:\n{stdout}");
+    exe
 }
 
 #[test]
@@ -242,7 +243,23 @@ fn a_c99_and_a_cpp11_driver_call_every_kernel_and_error_path() {
     std::fs::write(tmp.path().join("demo.h"), &out.header).unwrap();
     std::fs::write(tmp.path().join("kerf_rt.h"), kerfx_aot::RUNTIME_HEADER).unwrap();
     if have("cc") {
-        build_and_run(tmp.path(), "cc", &["-std=c99", "-x", "c"], "driver.c");
+        let exe = build_and_run(tmp.path(), "cc", &["-std=c99", "-x", "c"], "driver.c");
+        // Under valgrind, the runtime's helpers forced to their baseline (SSE2) paths: no
+        // invalid read or write, no use of uninitialized bytes, no leak.
+        if have("valgrind") {
+            let run = Command::new("valgrind")
+                .args(["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"])
+                .arg(&exe)
+                .env(kerfx_rt::BASELINE_ENV, "1")
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&run.stdout);
+            assert!(
+                run.status.success() && stdout.contains("0 failures"),
+                "under valgrind:\n{stdout}{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
     }
     if have("c++") {
         build_and_run(tmp.path(), "c++", &["-std=c++11", "-x", "c++"], "driver.cpp");

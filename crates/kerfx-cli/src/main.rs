@@ -131,7 +131,15 @@ Example:\n  kerf aot mykernels.toml -o build && cc prog.c build/mykernels.o")]
         output: PathBuf,
         /// An object file or a static library
         #[arg(long, value_enum, default_value = "obj")]
-        emit: aot::Emit,
+        emit: aot::EmitArg,
+        /// A shared library instead: DIR/lib<lib>.so, linked by the system C compiler
+        /// ($CC, else cc), and DIR/<lib>.pc for pkg-config
+        #[arg(long, conflicts_with = "emit")]
+        shared: bool,
+        /// With --shared, when a kernel calls kerf's runtime library: libkerf_rt.a, linked
+        /// into the shared library (`cargo build --release -p kerfx-rt` builds it)
+        #[arg(long, value_name = "LIBKERF_RT_A", requires = "shared")]
+        runtime: Option<PathBuf>,
         /// The target triple: x86_64-unknown-linux-gnu (CPU preset x86-64-v2) or
         /// aarch64-unknown-linux-gnu (the aarch64 baseline)
         #[arg(long, default_value = "x86_64-unknown-linux-gnu")]
@@ -378,7 +386,10 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
-        Command::Aot { library, output, emit, target } => aot::aot(&library, &output, emit, &target),
+        Command::Aot { library, output, emit, shared, runtime, target } => {
+            let emit = if shared { aot::Emit::Shared { runtime } } else { emit.into() };
+            aot::aot(&library, &output, emit, &target)
+        }
         Command::Bench { request, json, threads, iters, backend, dynamic, peer } => {
             bench::bench(&request, &bench::Options { json, threads, iters, backend, dynamic, peers: peer }, out)
         }

@@ -209,3 +209,128 @@ fn aot_writes_program_kernels_and_graphs() {
     assert!(e.contains("kernel \"g\"") && e.contains("two.toml") && e.contains("cuts into 2 programs"), "{e}");
     assert!(!none.exists());
 }
+
+/// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+fn runtime_library() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p kerfx-rt failed");
+    profile_dir.join("libkerf_rt.a")
+}
+
+/// `--shared`: `lib<lib>.so` through the system `cc` and `<lib>.pc`, whose flags build a
+/// C program that runs against it; a library calling the runtime needs `--runtime` (then
+/// links it in and exports only its own entry points); the errors leave no output.
+#[test]
+fn aot_shared_links_through_cc_with_a_pkg_config_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = library(tmp.path(), "{ dtype = \"i8\", shape = [3, 3] }");
+    let out_dir = tmp.path().join("out");
+    // clap's usage errors: --runtime only with --shared, --shared not with --emit.
+    for extra in [&["--runtime", "x.a"][..], &["--shared", "--emit", "obj"]] {
+        let out = kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&out).contains("--shared"), "{}", stderr(&out));
+    }
+    let have =
+        |tool: &str| matches!(std::process::Command::new(tool).arg("--version").output(), Ok(o) if o.status.success());
+    if !have("cc") || !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        eprintln!("skipped: --shared links with `cc` on x86-64 Linux (CI installs it)");
+        return;
+    }
+    let e = fails(
+        &kerf()
+            .arg("aot")
+            .arg(&lib)
+            .arg("-o")
+            .arg(&out_dir)
+            .args(["--shared", "--target", "aarch64-unknown-linux-gnu"])
+            .env_remove("CC")
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("set CC"), "{e}");
+    assert!(!out_dir.exists());
+    kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).arg("--shared").assert().success();
+    assert_eq!(files_in(&out_dir), ["libmk.so", "mk.h", "mk.pc"]);
+    let pc = std::fs::read_to_string(out_dir.join("mk.pc")).unwrap();
+    let absolute = std::fs::canonicalize(&out_dir).unwrap();
+    assert!(
+        pc.contains(&format!("libdir={}\n", absolute.display())) && pc.contains("Libs: -L${libdir} -lmk\n"),
+        "{pc}"
+    );
+    // Again: kerf's own files are replaced.
+    kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).arg("--shared").assert().success();
+    let flags = if have("pkg-config") {
+        let o = std::process::Command::new("pkg-config")
+            .args(["--cflags", "--libs", "mk"])
+            .env("PKG_CONFIG_PATH", &out_dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    } else {
+        eprintln!("no pkg-config: the .pc file's flags are spelled out");
+        format!("-I{0} -L{0} -lmk", absolute.display())
+    };
+    let prog = tmp.path().join("prog.c");
+    std::fs::write(
+        &prog,
+        "#include \"mk.h\"\n#include <stdio.h>\nint main(void) {\n    unsigned char in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[4];\n    \
+         if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
+         printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let exe = tmp.path().join("prog");
+    let cc = std::process::Command::new("cc")
+        .arg(&prog)
+        .args(flags.split_whitespace())
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "{}", stderr(&cc));
+    let run = std::process::Command::new(&exe).env("LD_LIBRARY_PATH", &out_dir).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n");
+
+    // A transpose calls the runtime's tiled copy: refused without --runtime, then linked in.
+    std::fs::write(
+        tmp.path().join("tr.toml"),
+        "op = \"onnx.transpose\"\n[attributes]\nperm = [1, 0]\n[inputs]\ndata = { dtype = \"f32\", shape = [64, 48] }\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("rt.toml"), "name = \"rt\"\n[[kernels]]\nname = \"tr\"\nrequest = \"tr.toml\"\n")
+        .unwrap();
+    let rt_dir = tmp.path().join("rt");
+    let rt_lib = tmp.path().join("rt.toml");
+    let e = fails(&kerf().arg("aot").arg(&rt_lib).arg("-o").arg(&rt_dir).arg("--shared").output().unwrap());
+    assert!(e.contains("--runtime") && e.contains("libkerf_rt.a"), "{e}");
+    assert!(!rt_dir.exists());
+    let runtime = runtime_library();
+    kerf()
+        .arg("aot")
+        .arg(&rt_lib)
+        .arg("-o")
+        .arg(&rt_dir)
+        .arg("--shared")
+        .arg("--runtime")
+        .arg(&runtime)
+        .assert()
+        .success();
+    assert_eq!(files_in(&rt_dir), ["kerf_rt.h", "librt.so", "rt.h", "rt.pc"]);
+    let nm = std::process::Command::new("nm").args(["-D", "--defined-only"]).arg(rt_dir.join("librt.so")).output();
+    if let Some(nm) = nm.ok().filter(|o| o.status.success()) {
+        let symbols: Vec<String> = String::from_utf8_lossy(&nm.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+            .collect();
+        assert_eq!(symbols, ["rt_info", "rt_tr", "rt_tr_range"], "the shared library's exports");
+    } else {
+        eprintln!("no nm: the exported symbols are not listed");
+    }
+}

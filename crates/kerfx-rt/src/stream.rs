@@ -13,14 +13,6 @@
 /// streaming stores is flushed in part, which costs more than reading it.
 const LINE: usize = 64;
 
-/// Whether streaming stores are 32 bytes wide: with AVX2 (measured on the project's host:
-/// 32-byte streaming copies took 0.6–0.8 × memcpy's time from 256 KiB to 64 MiB, 16-byte
-/// ones 0.8–1.8 × (one noisy run each)), else 16 (SSE2, part of x86-64).
-#[cfg(target_arch = "x86_64")]
-fn avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
 /// Copy `n` bytes from `src` to `dst` (not overlapping), with non-temporal stores from
 /// the first aligned byte of `dst` on.
 ///
@@ -30,7 +22,7 @@ fn avx2() -> bool {
 pub unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        let avx = avx2();
+        let avx = crate::avx2();
         let head = dst.align_offset(LINE).min(n);
         let body = (n - head) / 64 * 64;
         // SAFETY: the caller's contract: both ranges hold n bytes and do not overlap;
@@ -145,7 +137,7 @@ unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> 
         // dst's range (done + n ≤ total) and dst + done is line-aligned (done − head is a
         // multiple of LINE, n too); the AVX2 copy runs only where AVX2 was detected.
         unsafe {
-            if avx2() { copy_body_avx2(dst.add(done), buf, n) } else { copy_body_sse2(dst.add(done), buf, n) }
+            if crate::avx2() { copy_body_avx2(dst.add(done), buf, n) } else { copy_body_sse2(dst.add(done), buf, n) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         // SAFETY: buf holds n bytes just written; [done, done + n) lies inside dst's range.
@@ -229,7 +221,7 @@ pub unsafe extern "C" fn stream_fill(dst: *mut u8, n: usize, lo: u64, hi: u64) {
     // SAFETY: [head, head + body) lies inside [0, n) and dst + head is 64-byte aligned (align_offset;
     // body > 0 only when head < n); the AVX2 fill runs only where AVX2 was detected.
     unsafe {
-        if avx2() {
+        if crate::avx2() {
             fill_body_avx2(dst.add(head), body, &aligned)
         } else {
             fill_body_sse2(dst.add(head), body, &aligned)
@@ -292,7 +284,7 @@ pub unsafe extern "C" fn stream_linspace(dst: *mut u8, n: usize, start: u64, coe
     };
     let head_bytes = dst.align_offset(LINE);
     #[cfg(target_arch = "x86_64")]
-    if head_bytes.is_multiple_of(4) && avx2() {
+    if head_bytes.is_multiple_of(4) && crate::avx2() {
         let head = (head_bytes / 4).min(n);
         let body = (n - head) / 16 * 16;
         put(0..head);
@@ -355,7 +347,7 @@ pub unsafe extern "C" fn stream_stride2(dst: *mut u8, src: *const u8, n: usize, 
             unsafe { std::ptr::copy_nonoverlapping(src.add(2 * j * w), dst.add(j * w), w) }
         };
         let head_bytes = dst.align_offset(LINE);
-        if STRIDE2_WIDTHS.contains(&w) && head_bytes.is_multiple_of(w) && avx2() {
+        if STRIDE2_WIDTHS.contains(&w) && head_bytes.is_multiple_of(w) && crate::avx2() {
             let per = LINE / w;
             let head = (head_bytes / w).min(n);
             let lines = (n - head) / per;
@@ -495,7 +487,7 @@ mod tests {
         let pattern: [u8; 16] = std::array::from_fn(|k| k as u8 * 3 + 1);
         let src: Vec<u8> = (0..1024u32).map(|k| (k * 13 + 5) as u8).collect();
         for avx in [false, true] {
-            if avx && !avx2() {
+            if avx && !std::arch::is_x86_feature_detected!("avx2") {
                 continue;
             }
             let mut fill = vec![0u8; 1024 + 32];

@@ -68,11 +68,6 @@ pub unsafe extern "C" fn tile_copy(
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-fn avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
 /// The arguments of [`tile_copy`].
 #[derive(Copy, Clone)]
 struct Block {
@@ -164,7 +159,7 @@ impl Block {
                 // are adjacent (rs = W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
-                    if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && avx2() {
+                    if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && crate::avx2() {
                         part.buffered_avx2::<W>(buf, stream);
                         continue;
                     }
@@ -198,7 +193,7 @@ impl Block {
             // n ≤ TILE_ROW_BYTES); AVX2 was detected for the AVX2 path, whose rows are adjacent (rs = W).
             unsafe {
                 #[cfg(target_arch = "x86_64")]
-                if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && avx2() {
+                if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && crate::avx2() {
                     self.transpose_avx2::<W>(buf, n, tile);
                 } else {
                     self.transpose_into::<W, T>(buf, n, tile);

@@ -1,0 +1,181 @@
+//! The wrappers kerfx-build generated (`build.rs` compiled `kernels/demo.toml`) against the
+//! reference interpreter, byte for byte: every kernel through its entry point, every
+//! single kernel again split into ranges; every error the C entry points report comes
+//! back as the module's `Error`, with nothing written.
+
+use kerfx::request_file::{AnyFile, load_any};
+use kerfx::{DType, InputArg, Tensor};
+use kerfx_build_tests::demo;
+use std::path::{Path, PathBuf};
+
+fn kernel_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels").join(name)
+}
+
+/// `n` bytes of a pattern (any bytes: kernels move them, never read them as numbers).
+fn pattern(n: usize, seed: u8) -> Vec<u8> {
+    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+}
+
+/// `input` given by dtype and shape, now with values.
+fn with_values(input: &InputArg, bytes: &[u8]) -> InputArg {
+    let InputArg::Meta { dtype, shape } = input else { panic!("the kernel files give inputs by dtype and shape") };
+    InputArg::Tensor(Tensor::from_bytes(*dtype, shape, bytes).unwrap())
+}
+
+/// The reference's outputs of the request or chain file `name` on `inputs` (the data
+/// input, or a Concat's inputs in order).
+fn reference(name: &str, inputs: &[&[u8]]) -> Vec<Vec<u8>> {
+    let bytes = |t: &Tensor| t.bytes().unwrap().to_vec();
+    match load_any(&kernel_file(name)).unwrap() {
+        AnyFile::Request(f) => {
+            let mut request = f.request.clone();
+            let spec = kerfx::op_spec(&request.op).unwrap();
+            if let Some(data) = kerfx::data_input_name(spec) {
+                let arg = request.inputs.get_mut(data).unwrap();
+                let valued = match &*arg {
+                    InputArg::List(items) => {
+                        InputArg::List(items.iter().zip(inputs).map(|(i, b)| with_values(i, b)).collect())
+                    }
+                    meta => with_values(meta, inputs[0]),
+                };
+                *arg = valued;
+            }
+            kerfx::run_reference_outputs(&request).unwrap().iter().map(bytes).collect()
+        }
+        AnyFile::Chain(f) => {
+            let mut chain = f.chain();
+            let first = &mut chain.steps[0];
+            let data = kerfx::data_input_name(kerfx::op_spec(&first.op).unwrap()).unwrap().to_string();
+            let arg = first.inputs.get_mut(&data).unwrap();
+            let valued = with_values(arg, inputs[0]);
+            *arg = valued;
+            vec![bytes(&kerfx::chain::run_chain_reference(&chain, false).unwrap())]
+        }
+    }
+}
+
+/// Call a single kernel whole and in ranges of every aligned width; both match `want`.
+fn check_single(
+    whole: impl Fn(&mut [u8]) -> Result<(), demo::Error>,
+    range: impl Fn(&mut [u8], usize, usize) -> Result<(), demo::Error>,
+    extent: usize,
+    align: usize,
+    want: &[u8],
+) {
+    let mut out = vec![0xA5; want.len()];
+    whole(&mut out).unwrap();
+    assert_eq!(out, want, "whole");
+    for width in [align, 2 * align, 3 * align, extent] {
+        let mut out = vec![0x5A; want.len()];
+        let mut lo = 0;
+        while lo < extent {
+            let hi = (lo + width).min(extent);
+            range(&mut out, lo, hi).unwrap();
+            lo = hi;
+        }
+        assert_eq!(out, want, "ranges of {width}");
+    }
+}
+
+#[test]
+fn every_single_kernel_matches_the_reference_whole_and_in_ranges() {
+    let input = pattern(demo::crop::INPUT_BYTES, 3);
+    let want = reference("crop.toml", &[&input]);
+    let (extent, align) = (demo::crop::RANGE_EXTENT, demo::crop::RANGE_ALIGN);
+    check_single(|o| demo::crop(&input, o), |o, lo, hi| demo::crop_range(&input, o, lo, hi), extent, align, &want[0]);
+    // A kernel named after a Rust keyword: a raw identifier, the same kernel.
+    let (extent, align) = (demo::r#move::RANGE_EXTENT, demo::r#move::RANGE_ALIGN);
+    let (whole, range) =
+        (|o: &mut [u8]| demo::r#move(&input, o), |o: &mut [u8], lo, hi| demo::move_range(&input, o, lo, hi));
+    check_single(whole, range, extent, align, &want[0]);
+
+    let input = pattern(demo::pad::INPUT_BYTES, 11);
+    let want = reference("pad.toml", &[&input]);
+    let (extent, align) = (demo::pad::RANGE_EXTENT, demo::pad::RANGE_ALIGN);
+    check_single(|o| demo::pad(&input, o), |o, lo, hi| demo::pad_range(&input, o, lo, hi), extent, align, &want[0]);
+
+    let want = reference("ramp.toml", &[]);
+    let (extent, align) = (demo::ramp::RANGE_EXTENT, demo::ramp::RANGE_ALIGN);
+    check_single(demo::ramp, demo::ramp_range, extent, align, &want[0]);
+
+    let input = pattern(demo::chain::INPUT_BYTES, 5);
+    let want = reference("chain.toml", &[&input]);
+    let (extent, align) = (demo::chain::RANGE_EXTENT, demo::chain::RANGE_ALIGN);
+    check_single(|o| demo::chain(&input, o), |o, lo, hi| demo::chain_range(&input, o, lo, hi), extent, align, &want[0]);
+
+    // Through the runtime library (kerfx-rt's tiled copies).
+    let input = pattern(demo::tr::INPUT_BYTES, 17);
+    let want = reference("tr.toml", &[&input]);
+    let (extent, align) = (demo::tr::RANGE_EXTENT, demo::tr::RANGE_ALIGN);
+    check_single(|o| demo::tr(&input, o), |o, lo, hi| demo::tr_range(&input, o, lo, hi), extent, align, &want[0]);
+}
+
+#[test]
+fn the_program_kernel_matches_the_reference() {
+    let ins = [pattern(demo::cat::IN0_BYTES, 1), pattern(demo::cat::IN1_BYTES, 2), pattern(demo::cat::IN2_BYTES, 3)];
+    let want = reference("cat.toml", &[&ins[0], &ins[1], &ins[2]]);
+    let mut out = vec![0; demo::cat::OUT0_BYTES];
+    demo::cat(&ins[0], &ins[1], &ins[2], &mut out).unwrap();
+    assert_eq!(want, [out]);
+    assert_eq!(demo::cat::OUT0_SHAPE, [2, 6]);
+    assert_eq!(demo::cat::DTYPE, DType::F32.to_string());
+}
+
+#[test]
+fn the_constants_are_the_requests_shapes() {
+    assert_eq!((demo::crop::INPUT_SHAPE, demo::crop::OUTPUT_SHAPE), ([5, 7], [3, 3]));
+    assert_eq!((demo::crop::INPUT_BYTES, demo::crop::OUTPUT_BYTES), (140, 36));
+    assert_eq!(demo::ramp::OUTPUT_SHAPE, [4, 5]);
+    assert_eq!(demo::tr::OUTPUT_SHAPE, [48, 64]);
+    assert_eq!(demo::pad::DTYPE, "i16");
+}
+
+#[test]
+fn every_error_comes_back_as_the_modules_error_with_nothing_written() {
+    let input = pattern(demo::crop::INPUT_BYTES, 3);
+    let mut out = vec![0xEE; demo::crop::OUTPUT_BYTES];
+    let untouched = out.clone();
+    let short = &input[..input.len() - 1];
+    assert_eq!(demo::crop(short, &mut out), Err(demo::Error::InputBytes));
+    let long = [input.clone(), vec![0]].concat();
+    assert_eq!(demo::crop(&long, &mut out), Err(demo::Error::InputBytes));
+    assert_eq!(demo::crop(&input, &mut out[1..]), Err(demo::Error::OutputBytes));
+    assert_eq!(demo::crop(&[], &mut out), Err(demo::Error::InputBytes));
+    let extent = demo::crop::RANGE_EXTENT;
+    assert_eq!(demo::crop_range(&input, &mut out, 1, 0), Err(demo::Error::Range));
+    assert_eq!(demo::crop_range(&input, &mut out, 0, extent + 1), Err(demo::Error::Range));
+    assert_eq!(demo::ramp(&mut []), Err(demo::Error::OutputBytes));
+    assert_eq!(out, untouched);
+
+    let ins = [pattern(demo::cat::IN0_BYTES, 1), pattern(demo::cat::IN1_BYTES, 2), pattern(demo::cat::IN2_BYTES, 3)];
+    let mut out = vec![0xEE; demo::cat::OUT0_BYTES];
+    assert_eq!(demo::cat(&ins[0], &ins[2], &ins[1], &mut out), Err(demo::Error::InputBytes));
+    assert_eq!(demo::cat(&ins[0], &ins[1], &ins[2], &mut out[..8]), Err(demo::Error::OutputBytes));
+    assert!(out.iter().all(|&b| b == 0xEE));
+
+    // The error's code, text and Error trait.
+    let e = demo::Error::Range;
+    assert_eq!(e.code(), 5);
+    assert_eq!(demo::Error::check(4), Err(demo::Error::Overlap));
+    assert_eq!(demo::Error::check(99), Err(demo::Error::Unknown(99)));
+    assert_eq!(demo::Error::check(0), Ok(()));
+    let boxed: Box<dyn std::error::Error> = Box::new(e);
+    assert!(boxed.to_string().contains("KERF_ERR_RANGE"), "{boxed}");
+}
+
+/// The README's `build.rs` block is this crate's build script (its code lines), and its
+/// `include!` line is this crate's.
+#[test]
+fn the_readmes_build_script_is_this_crates() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("../../README.md")).unwrap();
+    let block = readme.split("```rust,ignore\n// build.rs\n").nth(1).expect("README.md shows a build.rs");
+    let block = block.split("```").next().unwrap();
+    let code = |text: &str| -> Vec<String> {
+        text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(str::to_string).collect()
+    };
+    let script = code(&std::fs::read_to_string(root.join("build.rs")).unwrap());
+    let lib = code(&std::fs::read_to_string(root.join("src/lib.rs")).unwrap());
+    assert_eq!(code(block), [script, lib].concat());
+}
