@@ -196,7 +196,9 @@ impl<'py> ArrayArg<'py> {
     /// Whether the array still has the shape, strides and dtype recorded when the argument was made.
     fn unchanged(&self) -> bool {
         let same_shape = self.array.shape().iter().map(|&d| d as u64).eq(self.layout.shape.iter().copied());
-        same_shape && self.array.strides() == self.layout.strides.as_slice() && self.array.dtype().is_equiv_to(&self.layout.descr)
+        same_shape
+            && self.array.strides() == self.layout.strides.as_slice()
+            && self.array.dtype().is_equiv_to(&self.layout.descr)
     }
 
     /// Where the elements lie, for a view kernel reading them in place, the layout checked
@@ -372,12 +374,15 @@ impl Capsule {
     }
 }
 
+/// A numpy array over a DLPack tensor's memory, the kerf dtype it holds, and its form.
+pub type Held<'py> = (Bound<'py, PyUntypedArray>, DType, Form);
+
 /// Any object with `__dlpack__` other than a numpy array (a torch tensor, a JAX or
 /// CuPy-on-host array): a numpy array over its memory (`numpy.from_dlpack`: no copy), with
 /// its kerf dtype and form; `None` for an object without `__dlpack__`. bf16, which numpy
 /// has no dtype of, is read as its 16-bit patterns: as ml_dtypes' bfloat16 when it is
 /// importable, else in raw form (uint16).
-pub fn dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Result<(Bound<'py, PyUntypedArray>, DType, Form), Bad>>> {
+pub fn dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Result<Held<'py>, Bad>>> {
     let py = obj.py();
     if !obj.hasattr(pyo3::intern!(py, "__dlpack__"))? {
         return Ok(None);

@@ -492,7 +492,8 @@ fn execute<'py>(
             None => None,
         };
         let mut packed_out = vec![0u8; dtype.buffer_bytes(out.array.len() as u64).unwrap_or(0)];
-        let kernel = kernel.ok_or_else(|| invalid(py, Some(op), None, "a 4-bit input is never read through strides".into()))?;
+        let kernel =
+            kernel.ok_or_else(|| invalid(py, Some(op), None, "a 4-bit input is never read through strides".into()))?;
         py.detach(|| kernel.run_bytes(packed_in.as_deref(), &mut packed_out)).py(py)?;
         // Other threads ran while the GIL was released: `out` is checked again.
         let (data, len) = out_buffer()?;

@@ -1,7 +1,7 @@
 //! Kernels that read and write views (strided buffers), compiled once per layout and
 //! kept: the JIT's own cache holds dense plans only, and a view kernel compiles in tens
 //! to hundreds of microseconds, which a call on buffers of a layout seen before should
-//! not pay again. [`crate::ndarray::run_strided`] and the Python package's calls on
+//! not pay again. `kerfx::ndarray::run_strided` (feature `ndarray`) and the Python package's calls on
 //! strided arrays share this cache.
 
 use kerfx_ir::schedule::Strided;
@@ -44,10 +44,13 @@ pub fn compile(jit: &Jit, plan: &Step, input: &Strided, output: Option<&Strided>
         }
     }
     let options = Options::STATIC.input(input);
-    let kernel = jit.compile(plan, &match output {
-        Some(view) => options.output(view),
-        None => options,
-    })?;
+    let kernel = jit.compile(
+        plan,
+        &match output {
+            Some(view) => options.output(view),
+            None => options,
+        },
+    )?;
     let mut guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     let cache = guard.get_or_insert_with(|| Cache { map: HashMap::new(), tick: 0 });
     if cache.map.len() >= CAPACITY
