@@ -23,7 +23,7 @@ pub use ::ndarray;
 use ::ndarray::{ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, IxDyn};
 use kerfx_ir::schedule::Strided;
 use kerfx_ir::{DType, Error, Kernel, Step, Tensor};
-use kerfx_jit::{Jit, Options};
+use kerfx_jit::Jit;
 
 /// Rust element types that are kerf dtypes: plain little-endian values, no padding.
 ///
@@ -405,8 +405,8 @@ impl StridedKernel {
 
 /// Run a fused chain ([`crate::chain::lower_chain`]) on the JIT as one kernel reading
 /// `input` and writing `output` where they lie, no copy of either: what
-/// [`run_strided`] does for one plan ([`Jit::compile`] with views; compiled per call: a
-/// fused map has no cache key yet).
+/// [`run_strided`] does for one plan ([`Jit::compile`] with views), the kernel kept per
+/// map and pair of layouts as `run_strided` keeps its own ([`crate::strided::compile_map`]).
 /// Refused: output axes of negative stride (a chain is not turned around), a chain that
 /// starts with a fill (it reads no input), one with fill levels (two fill values) written
 /// into an output that is not in standard layout, and a chain of strings (run those step
@@ -426,8 +426,7 @@ pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
     if fused.dtype == DType::String {
         return Err(Error::Invalid { what: "a chain of strings is not one loop nest: run it step by step".into() });
     }
-    let options = Options::STATIC.input(&in_view);
-    let kernel = jit.compile(fused, &if dense { options } else { options.output(&out_view) })?;
+    let kernel = crate::strided::compile_map(jit, fused, &in_view, (!dense).then_some(&out_view))?;
     // `lo` (≤ 0): from the view's first element to its lowest-addressed one (from its shape and strides).
     // SAFETY: so the pointer is to an element of the input array's allocation.
     let base = unsafe { input.as_ptr().offset(lo) }.cast::<u8>();
@@ -674,6 +673,16 @@ mod tests {
         let mut dense = ::ndarray::Array2::<i32>::zeros((r, c));
         run_chain_strided(&jit, lowered.fused().unwrap(), input, dense.view_mut()).unwrap();
         assert_eq!(dense.into_dyn(), expected);
+        // The chain's kernel is kept per map and layouts, as a plan's is: no recompile.
+        let map = lowered.fused().unwrap();
+        let (view, _) = strided_of(&input).unwrap();
+        let first = crate::strided::compile_map(&jit, map, &view, None).unwrap();
+        let again = crate::strided::compile_map(&Jit::default(), map, &view, None).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &again), "recompiled for the same map and layout");
+        let row_major = ::ndarray::Array2::<i32>::zeros((5, 4));
+        let (other, _) = strided_of(&row_major.view()).unwrap();
+        let other = crate::strided::compile_map(&jit, map, &other, None).unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&first, &other), "another layout is another kernel");
     }
 
     #[test]
@@ -725,6 +734,6 @@ mod tests {
         assert!(std::sync::Arc::ptr_eq(&k.kernel, &k2.kernel));
         k2.run(b.t(), wide.slice_mut(s![.., 1..])).unwrap();
         assert_eq!(wide.slice(s![.., 1..]), b.t().slice(s![.., 2..5]));
-        assert!(crate::strided::cached() <= crate::strided::CAPACITY);
+        assert!(crate::strided::cached_count() <= crate::strided::CAPACITY);
     }
 }
