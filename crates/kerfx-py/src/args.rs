@@ -47,13 +47,14 @@ pub struct Call<'py> {
 /// The op id argument as text (PyO3's own `&str` conversion raises a bare
 /// `UnicodeEncodeError` for a lone surrogate, and a TypeError whose message does not
 /// name the argument).
-pub fn op<'a>(py: Python<'_>, op: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
+/// (A copy: the limited API of abi3 before Python 3.10 lends no UTF-8 view of a str.)
+pub fn op(py: Python<'_>, op: &Bound<'_, PyAny>) -> PyResult<String> {
     let Ok(text) = op.cast::<PyString>() else {
         let kind = op.get_type().name()?;
         return Err(PyTypeError::new_err(format!("`op` must be a str (an op id, e.g. \"onnx.slice\"), not {kind}")));
     };
-    match text.to_str() {
-        Ok(text) => Ok(text),
+    match text.to_cow() {
+        Ok(text) => Ok(text.into_owned()),
         Err(_) => Err(errors::invalid(py, None, Some("op"), format!("op id {} is not UTF-8 text", op.repr()?))),
     }
 }
@@ -161,7 +162,9 @@ pub fn build<'py>(
         }
         let is_attribute = spec.attribute(&name).is_some_and(|a| kerfx::spec::in_version(&a.versions, v));
         let is_input = spec.input(&name).is_some_and(|i| kerfx::spec::in_version(&i.versions, v));
-        let array = match ArrayArg::from_py(&value)?.map_err(|e| bad(format!("input `{name}`: {e}")))? {
+        // The data input is read where it lies whatever its strides (a view kernel).
+        let convert = if data_name == Some(name.as_str()) { ArrayArg::from_py_view } else { ArrayArg::from_py };
+        let array = match convert(&value)?.map_err(|e| bad(format!("input `{name}`: {e}")))? {
             Some(array) => array,
             None if is_input && !is_attribute => {
                 // As in request files, `[]` is an empty i64 tensor (numpy would make f64).

@@ -1,6 +1,7 @@
 //! numpy arrays as kernel buffers: read in place when C-contiguous in native byte order
-//! (else copied once into such an array), outputs written in place into the caller's
-//! `out` or a new array. int4 is the exception: kerf packs two elements per byte, numpy
+//! (else copied once into such an array) -- or, for an op's data input, read in place
+//! through its strides whatever its layout (a view kernel) -- and outputs written in
+//! place into the caller's `out` or a new array. int4 is the exception: kerf packs two elements per byte, numpy
 //! (ml_dtypes or the raw convention) holds one per byte, so int4 buffers are packed and
 //! unpacked through a copy.
 //!
@@ -16,7 +17,7 @@ use numpy::npyffi::{_PyArray_GET_ITEM_DATA, NPY_ARRAY_WRITEABLE};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyModule, PyTuple};
+use pyo3::types::{PyCapsule, PyCapsuleMethods, PyDict, PyModule, PyTuple};
 
 /// `kerfx.raw(array, dtype)`: an array holding a kerf dtype in the raw-bits convention.
 #[pyclass(frozen, module = "kerfx", name = "Raw")]
@@ -58,16 +59,30 @@ pub struct ArrayArg<'py> {
     layout: Layout<'py>,
 }
 
-/// An array's shape and numpy dtype, as recorded when the argument was made.
+/// An array's shape, strides (bytes) and numpy dtype, as recorded when the argument was made.
 struct Layout<'py> {
     shape: Vec<u64>,
+    strides: Vec<isize>,
     descr: Bound<'py, PyArrayDescr>,
 }
 
 impl<'py> Layout<'py> {
     fn of(array: &Bound<'py, PyUntypedArray>) -> Layout<'py> {
-        Layout { shape: array.shape().iter().map(|&d| d as u64).collect(), descr: array.dtype() }
+        Layout {
+            shape: array.shape().iter().map(|&d| d as u64).collect(),
+            strides: array.strides().to_vec(),
+            descr: array.dtype(),
+        }
     }
+}
+
+/// Where a strided array's elements lie: the address of its element of lowest address,
+/// the bytes from there to the end of its element of highest address, and the view a
+/// kernel reads it through from that element ([`kerfx::Strided`], in elements).
+pub struct View {
+    pub lowest: usize,
+    pub span: usize,
+    pub strided: kerfx::Strided,
 }
 
 /// What went wrong with an array argument (the caller names the argument).
@@ -92,11 +107,47 @@ impl<'py> ArrayArg<'py> {
                 Err(e) => return Ok(Err(e)),
             }
         } else {
-            return Ok(Ok(None));
+            match dlpack(obj)? {
+                Some(Ok((array, dtype, form))) => (array, dtype, form),
+                Some(Err(e)) => return Ok(Err(e)),
+                None => return Ok(Ok(None)),
+            }
         };
         Ok(Ok(Some(ArrayArg::new(contiguous(array)?, dtype, form))))
     }
 
+    /// As [`ArrayArg::from_py`], for an input a view kernel may read in place: an array
+    /// of any strides (transposed, Fortran order, sliced with steps, reversed, broadcast)
+    /// is kept as it is. Copied still: byte-swapped arrays, strings and int4 (kernels
+    /// read native element bytes; int4 is repacked), and strides that are not whole
+    /// elements.
+    pub fn from_py_view(obj: &Bound<'py, PyAny>) -> PyResult<Result<Option<ArrayArg<'py>>, Bad>> {
+        if let Ok(array) = obj.cast::<PyUntypedArray>()
+            && let Ok(dtype) = dtypes::of_descr(&array.dtype())
+            && readable_in_place(array, dtype)
+        {
+            return Ok(Ok(Some(ArrayArg::new(array.clone(), dtype, Form::Natural))));
+        }
+        if let Ok(raw) = obj.cast::<Raw>() {
+            let (array, dtype) = (raw.get().array.bind(obj.py()), raw.get().dtype);
+            if dtypes::check_raw(&array.dtype(), dtype).is_ok() && readable_in_place(array, dtype) {
+                return Ok(Ok(Some(ArrayArg::new(array.clone(), dtype, Form::Raw))));
+            }
+        }
+        if obj.cast::<PyUntypedArray>().is_err()
+            && obj.cast::<Raw>().is_err()
+            && let Some(Ok((array, dtype, form))) = dlpack(obj)?
+            && readable_in_place(&array, dtype)
+        {
+            return Ok(Ok(Some(ArrayArg::new(array, dtype, form))));
+        }
+        Self::from_py(obj)
+    }
+
+    /// Whether the array is C-contiguous (read as one slice; else through [`ArrayArg::view`]).
+    pub fn is_dense(&self) -> bool {
+        self.array.is_c_contiguous()
+    }
     /// An array of `dtype` in `form` (its dtype already checked); its layout is recorded now.
     pub fn new(array: Bound<'py, PyUntypedArray>, dtype: DType, form: Form) -> ArrayArg<'py> {
         let layout = Layout::of(&array);
@@ -123,8 +174,7 @@ impl<'py> ArrayArg<'py> {
     /// and the use of the buffer.
     pub fn buffer(&self) -> Result<(usize, usize), Bad> {
         let (descr, shape) = (self.array.dtype(), self.array.shape());
-        let same_shape = shape.iter().map(|&d| d as u64).eq(self.layout.shape.iter().copied());
-        if !same_shape || !descr.is_equiv_to(&self.layout.descr) || !self.array.is_c_contiguous() {
+        if !self.unchanged() || !self.array.is_c_contiguous() {
             return Err(format!(
                 "changed while the call ran (Python code run meanwhile -- a later argument's conversion, a \
                  finalizer, another thread -- set its shape, strides or dtype): it was a C-contiguous {} array \
@@ -141,6 +191,58 @@ impl<'py> ArrayArg<'py> {
         // SAFETY: as in `writeable`: the array object is live.
         let data = unsafe { (*_PyArray_GET_ITEM_DATA(self.array.as_array_ptr())).data };
         Ok((data as usize, len))
+    }
+
+    /// Whether the array still has the shape, strides and dtype recorded when the argument was made.
+    fn unchanged(&self) -> bool {
+        let same_shape = self.array.shape().iter().map(|&d| d as u64).eq(self.layout.shape.iter().copied());
+        same_shape
+            && self.array.strides() == self.layout.strides.as_slice()
+            && self.array.dtype().is_equiv_to(&self.layout.descr)
+    }
+
+    /// Where the elements lie, for a view kernel reading them in place, the layout checked
+    /// again now: it must still be the one recorded when the argument was made, of whole-element strides
+    /// and a dtype of element bytes (not strings or int4). No Python code may run between this
+    /// and the kernel's read.
+    pub fn view(&self) -> Result<View, Bad> {
+        if !self.unchanged() {
+            return Err(format!(
+                "changed while the call ran (Python code run meanwhile -- a later argument's conversion, a \
+                 finalizer, another thread -- set its shape, strides or dtype): it was a {} array of shape {:?} \
+                 and strides {:?}, it is now a {} array of shape {:?} and strides {:?}",
+                self.layout.descr,
+                self.layout.shape,
+                self.layout.strides,
+                self.array.dtype(),
+                self.array.shape(),
+                self.array.strides(),
+            ));
+        }
+        let width = match self.dtype {
+            DType::String | DType::I4 | DType::U4 => None,
+            d => d.byte_width().filter(|&w| w == self.array.dtype().itemsize()),
+        };
+        let Some(width) = width else {
+            return Err(format!("a {} array is not read through strides", self.dtype));
+        };
+        let mut strides = Vec::with_capacity(self.layout.strides.len());
+        for &s in &self.layout.strides {
+            if s % width as isize != 0 {
+                return Err(format!("strides {:?} are not whole {width}-byte elements", self.layout.strides));
+            }
+            strides.push((s / width as isize) as i64);
+        }
+        let probe = kerfx::Strided { offset: 0, strides, buffer_len: 0 };
+        // An empty array has no element to read: a view of none.
+        let (lo, hi) = probe.span(&self.layout.shape).unwrap_or((0, -1));
+        let too_large = || format!("a view of shape {:?} spans more than memory holds", self.layout.shape);
+        let lo_bytes = isize::try_from(lo * width as i128).map_err(|_| too_large())?;
+        let span = usize::try_from((hi - lo + 1) * width as i128).map_err(|_| too_large())?;
+        // SAFETY: as in `writeable`: the array object is live.
+        let data = unsafe { (*_PyArray_GET_ITEM_DATA(self.array.as_array_ptr())).data } as usize;
+        let strided = kerfx::Strided { offset: -(lo as i64), buffer_len: (hi - lo + 1) as u64, ..probe };
+        Ok(View { lowest: data.wrapping_add_signed(lo_bytes), span, strided })
     }
 
     /// As `buffer`, for an output: the array must also still be writeable.
@@ -185,6 +287,13 @@ impl<'py> ArrayArg<'py> {
 
     /// A copy as a kerf tensor (parameter inputs, strings, int4 data).
     pub fn tensor(&self) -> PyResult<Result<Tensor, Bad>> {
+        if !self.is_dense() {
+            if !self.unchanged() {
+                return Ok(Err(self.view().err().unwrap_or_default()));
+            }
+            // A strided array (kept for a view kernel) copied into a dense one first.
+            return ArrayArg::new(contiguous(self.array.clone())?, self.dtype, self.form).tensor();
+        }
         let shape = self.shape();
         let made = match self.dtype {
             DType::String => match self.strings()? {
@@ -222,6 +331,130 @@ fn contiguous<'py>(array: Bound<'py, PyUntypedArray>) -> PyResult<Bound<'py, PyU
     let native = descr.call_method1(pyo3::intern!(py, "newbyteorder"), ("=",))?;
     let copy = numpy(py)?.getattr(pyo3::intern!(py, "ascontiguousarray"))?.call1((&array, native))?;
     Ok(copy.cast_into::<PyUntypedArray>()?)
+}
+
+/// DLPack's type code of bfloat16 (`kDLBfloat`) and of unsigned integers (`kDLUInt`).
+const DL_BFLOAT: u8 = 4;
+const DL_UINT: u8 = 1;
+
+/// The head of DLPack's (unversioned) `DLManagedTensor`: its `DLTensor` (data pointer,
+/// device, ndim, dtype, ...), laid out as `dlpack.h` declares it. Only `dtype` is used.
+#[repr(C)]
+struct DlTensorHead {
+    data: *mut std::ffi::c_void,
+    device_type: i32,
+    device_id: i32,
+    ndim: i32,
+    /// `DLDataType`: code, bits, lanes.
+    code: u8,
+    bits: u8,
+    lanes: u16,
+}
+
+/// The offset of the `DLTensor` in a `DLManagedTensorVersioned`: after its version (two
+/// u32), manager context and deleter (two pointers) and flags (u64).
+const VERSIONED_TENSOR_AT: usize = 8 + 2 * std::mem::size_of::<usize>() + 8;
+
+/// A DLPack capsule handed on to `numpy.from_dlpack` (which takes an object with
+/// `__dlpack__`, not a capsule).
+#[pyclass(frozen)]
+struct Capsule {
+    capsule: Py<PyAny>,
+    device: Py<PyAny>,
+}
+
+#[pymethods]
+impl Capsule {
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn __dlpack__(&self, py: Python<'_>, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> Py<PyAny> {
+        self.capsule.clone_ref(py)
+    }
+    fn __dlpack_device__(&self, py: Python<'_>) -> Py<PyAny> {
+        self.device.clone_ref(py)
+    }
+}
+
+/// A numpy array over a DLPack tensor's memory, the kerf dtype it holds, and its form.
+pub type Held<'py> = (Bound<'py, PyUntypedArray>, DType, Form);
+
+/// Any object with `__dlpack__` other than a numpy array (a torch tensor, a JAX or
+/// CuPy-on-host array): a numpy array over its memory (`numpy.from_dlpack`: no copy), with
+/// its kerf dtype and form; `None` for an object without `__dlpack__`. bf16, which numpy
+/// has no dtype of, is read as its 16-bit patterns: as ml_dtypes' bfloat16 when it is
+/// importable, else in raw form (uint16).
+pub fn dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Result<Held<'py>, Bad>>> {
+    let py = obj.py();
+    if !obj.hasattr(pyo3::intern!(py, "__dlpack__"))? {
+        return Ok(None);
+    }
+    let from_dlpack = numpy(py)?.getattr(pyo3::intern!(py, "from_dlpack"))?;
+    let kind = obj.get_type().name()?;
+    let array = match from_dlpack.call1((obj,)) {
+        Ok(array) => array,
+        Err(first) => match bf16_as_u16(obj, &from_dlpack)? {
+            Some(bits) => {
+                let natural = dtypes::descr_for(py, DType::BF16, Form::Natural)?;
+                let form = if dtypes::holds_raw(&natural, DType::BF16) { Form::Raw } else { Form::Natural };
+                let array = bits.call_method1(pyo3::intern!(py, "view"), (natural,))?;
+                return Ok(Some(Ok((array.cast_into::<PyUntypedArray>()?, DType::BF16, form))));
+            }
+            None => return Ok(Some(Err(format!("a {kind} read through DLPack: {first}")))),
+        },
+    };
+    let array = array.cast_into::<PyUntypedArray>()?;
+    Ok(Some(dtypes::of_descr(&array.dtype()).map(|d| (array, d, Form::Natural))))
+}
+
+/// A bf16 DLPack tensor (which `numpy.from_dlpack` refuses) as a uint16 array of its bit
+/// patterns over the same memory: its capsule's dtype relabelled 16-bit unsigned (same
+/// width, same lanes) before numpy takes it. `None` when `obj`'s tensor is not bf16.
+fn bf16_as_u16<'py>(obj: &Bound<'py, PyAny>, from_dlpack: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = obj.py();
+    let device = obj.call_method0(pyo3::intern!(py, "__dlpack_device__"))?;
+    // A versioned capsule (DLPack 1.0, which can say the memory is writeable) when the producer makes them,
+    // else the unversioned one.
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("max_version", (1, 0))?;
+    let capsule = match obj.call_method(pyo3::intern!(py, "__dlpack__"), (), Some(&kwargs)) {
+        Ok(c) => c,
+        Err(_) => obj.call_method0(pyo3::intern!(py, "__dlpack__"))?,
+    };
+    let Ok(cap) = capsule.cast::<PyCapsule>() else {
+        return Ok(None);
+    };
+    let head = if let Ok(p) = cap.pointer_checked(Some(c"dltensor_versioned")) {
+        p.as_ptr().cast::<u8>().wrapping_add(VERSIONED_TENSOR_AT).cast::<DlTensorHead>()
+    } else if let Ok(p) = cap.pointer_checked(Some(c"dltensor")) {
+        p.as_ptr().cast::<DlTensorHead>()
+    } else {
+        return Ok(None);
+    };
+    // A capsule named "dltensor" holds a `DLManagedTensor`, one named "dltensor_versioned" a
+    // `DLManagedTensorVersioned` (DLPack's contract, checked by the names above), whose `DLTensor` is at offset 0 and
+    // `VERSIONED_TENSOR_AT` respectively, its leading fields declared in order by `DlTensorHead`; the capsule is
+    // unconsumed (its name unchanged), so the tensor is alive and no consumer holds it but this function.
+    // SAFETY: so `head` points at a readable `DlTensorHead`.
+    let (code, bits, lanes) = unsafe { ((*head).code, (*head).bits, (*head).lanes) };
+    if (code, bits, lanes) != (DL_BFLOAT, 16, 1) {
+        return Ok(None);
+    }
+    // SAFETY: as above; the dtype field is plain data that only this unconsumed capsule's consumer reads, and
+    // relabelling bf16 as u16 keeps the element width, so every offset numpy computes stays the producer's.
+    unsafe { (*head).code = DL_UINT };
+    let wrapper = Py::new(py, Capsule { capsule: capsule.clone().unbind(), device: device.unbind() })?;
+    from_dlpack.call1((wrapper,)).map(Some)
+}
+
+/// Whether a view kernel may read `array` (holding `dtype`) where it lies: native byte
+/// order, element bytes of the dtype's width (not strings, not int4), strides of whole elements.
+fn readable_in_place(array: &Bound<'_, PyUntypedArray>, dtype: DType) -> bool {
+    let descr = array.dtype();
+    let width = descr.itemsize();
+    let bytes = !matches!(dtype, DType::String | DType::I4 | DType::U4) && dtype.byte_width() == Some(width);
+    bytes
+        && width > 0
+        && descr.is_native_byteorder() != Some(false)
+        && array.strides().iter().all(|s| s % width as isize == 0)
 }
 
 /// One int4 element per byte (ml_dtypes keeps it in the low nibble; the raw form is a

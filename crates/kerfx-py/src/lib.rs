@@ -3,8 +3,9 @@
 //!
 //! One JIT (and its kernel cache) serves the whole process; every call releases the GIL
 //! while it compiles and while a kernel runs, so Python threads run kernels side by
-//! side. Data inputs are read in place when C-contiguous in native byte order (others
-//! are copied once); outputs are written in place, into a caller's `out` or a new array.
+//! side. Data inputs are read in place, through view kernels when strided (byte-swapped
+//! arrays are copied once); DLPack tensors (torch's) are inputs and outputs too; outputs
+//! are written in place, into a caller's `out` or a new array.
 
 mod args;
 mod arrays;
@@ -18,7 +19,7 @@ use args::Meta;
 use arrays::{ArrayArg, Raw};
 use dtypes::Form;
 use errors::{KerfError, KerfResult, invalid};
-use kerfx::{DType, Jit, JitKernel, JitSettings, Kernel as _, Options};
+use kerfx::{DType, Jit, JitKernel, JitSettings, Kernel as _, Options, Plan};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyWeakrefReference};
@@ -45,9 +46,11 @@ pub(crate) fn jit(py: Python<'_>) -> PyResult<&'static Jit> {
 ///                  ends=np.array([3]))
 ///
 /// `version` picks the op set (default: the newest). The data input is read without a
-/// copy when it is C-contiguous in native byte order; other arrays (strided views,
-/// Fortran order, byte-swapped) are copied once first. `out`, when given, must be a
-/// C-contiguous writeable array of the output's dtype and shape; it is returned. An op
+/// copy whatever its strides (Fortran order, steps, negative strides, broadcast: a view
+/// kernel, compiled once per layout); byte-swapped arrays are copied once first. Any
+/// object with `__dlpack__` (a torch tensor, bf16 included) is a tensor input. `out`,
+/// when given, must be a C-contiguous writeable array, or DLPack tensor, of the output's
+/// dtype and shape; it is returned. An op
 /// of several outputs (Split) returns a tuple of arrays; its `out` is a tuple or list of
 /// arrays, one per output.
 /// The kernel is compiled on first use and cached (per process); the GIL is released
@@ -61,7 +64,8 @@ fn run<'py>(
     out: Option<&Bound<'py, PyAny>>,
     params: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let op = args::op(py, op)?;
+    let op_id = args::op(py, op)?;
+    let op = op_id.as_str();
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
     let jit = jit(py)?;
@@ -95,8 +99,27 @@ fn run<'py>(
     if let Some(chain) = kerfx::chain::as_chain(&call.request).py(py)? {
         return run_chain(py, op, jit, chain, call.data.as_ref(), out, form);
     }
-    let kernel = py.detach(|| jit.compile(&call.request, &Options::STATIC)).py(py)?;
-    execute(py, op, &kernel, call.data.as_ref().map(|(name, a)| (name.as_str(), a)), out, form)
+    let plan = py.detach(|| kerfx::lower(&call.request)).py(py)?;
+    let target = Target { jit, plan: &plan, dense: None };
+    execute(py, op, &target, call.data.as_ref().map(|(name, a)| (name.as_str(), a)), out, form)
+}
+
+/// What [`execute`] runs: a plan, and its dense kernel when compiled already (else it is
+/// compiled, and cached by the JIT, when a dense input needs it). A strided input is read
+/// through a view kernel of the plan ([`kerfx::strided::compile`], cached per layout).
+struct Target<'a> {
+    jit: &'static Jit,
+    plan: &'a Plan,
+    dense: Option<&'a Arc<JitKernel>>,
+}
+
+impl Target<'_> {
+    fn dense(&self, py: Python<'_>) -> PyResult<Arc<JitKernel>> {
+        match self.dense {
+            Some(k) => Ok(k.clone()),
+            None => py.detach(|| self.jit.compile(self.plan, &Options::STATIC)).py(py),
+        }
+    }
 }
 
 /// `kerfx.run` of an op over several inputs or outputs (Concat, Split): its program's
@@ -198,6 +221,7 @@ fn run_chain<'py>(
     }
     let t = py.detach(|| kerfx::chain::run_chain_jit(jit, &chain, true, false)).py(py)?;
     let (dtype, shape) = (t.dtype(), t.shape().to_vec());
+    let given = out;
     let out = out.map(|obj| checked_out(py, op, obj, dtype, &shape)).transpose()?;
     let form = out.as_ref().map_or(form, |o| o.form);
     let packed = t.bytes().unwrap_or_default();
@@ -215,7 +239,7 @@ fn run_chain<'py>(
     match out {
         Some(o) => {
             np.getattr("copyto")?.call1((&o.array, &shaped))?;
-            Ok(o.array.into_any())
+            Ok(returned(given, o))
         }
         None => shaped.call_method0("copy"),
     }
@@ -243,7 +267,8 @@ fn compile(
     dynamic: Option<&Bound<'_, PyAny>>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
-    let op = args::op(py, op)?;
+    let op_id = args::op(py, op)?;
+    let op = op_id.as_str();
     let dynamic = dynamic.map(|d| args::flag(d, "dynamic")).transpose()?.unwrap_or(false);
     let version = args::version(py, op, version)?;
     let call = args::build(py, op, version, params)?;
@@ -256,20 +281,23 @@ fn compile(
         let program = program::Program { kernel, op: op.to_string(), variadic, form };
         return Ok(Py::new(py, program)?.into_any());
     }
-    let kernel = py.detach(|| jit.compile(&call.request, &Options::dynamic(dynamic))).py(py)?;
-    Ok(Py::new(py, Kernel { kernel, op: op.to_string(), form })?.into_any())
+    let plan = py.detach(|| kerfx::lower(&call.request)).py(py)?;
+    let kernel = py.detach(|| jit.compile(&plan, &Options::dynamic(dynamic))).py(py)?;
+    Ok(Py::new(py, Kernel { kernel, plan, op: op.to_string(), form })?.into_any())
 }
 
 /// A compiled op (`kerfx.compile`): call it as `k(x)` or `k(x, out=out)` (`k()` or
 /// `k(out=out)` for fills, which read no input).
 ///
-/// `x` is a numpy array of the kernel's dtype and input shape (or `kerfx.raw(...)`);
-/// `out`, when given, a C-contiguous writeable array of `dtype` and `output_shape`
-/// (returned; else a new array is). The GIL is released while the kernel runs.
+/// `x` is a numpy array (any strides: read in place), a DLPack tensor or `kerfx.raw(...)`,
+/// of the kernel's dtype and input shape; `out`, when given, a C-contiguous writeable
+/// array or DLPack tensor of `dtype` and `output_shape` (returned; else a new array is). The GIL is released while the kernel runs.
 /// Attributes: input_shape, output_shape, dtype (numpy), kerfx_dtype, clif, plan, dynamic.
 #[pyclass(frozen, module = "kerfx", name = "Kernel")]
 struct Kernel {
     kernel: Arc<JitKernel>,
+    /// The plan compiled (a strided input is read through a view kernel of it).
+    plan: Plan,
     op: String,
     /// How outputs it allocates hold its dtype (raw bits when compiled for raw input).
     form: Form,
@@ -288,7 +316,7 @@ impl Kernel {
             None => None,
             Some(obj) => {
                 let bad = |m: String| invalid(py, Some(&self.op), Some("input"), m);
-                let arg = match ArrayArg::from_py(obj)?.map_err(bad)? {
+                let arg = match ArrayArg::from_py_view(obj)?.map_err(bad)? {
                     Some(a) => a,
                     None => {
                         let array =
@@ -300,7 +328,8 @@ impl Kernel {
             }
         };
         let form = input.as_ref().map_or(self.form, |a| a.form);
-        execute(py, &self.op, &self.kernel, input.as_ref().map(|a| ("input", a)), out, form)
+        let target = Target { jit: jit(py)?, plan: &self.plan, dense: Some(&self.kernel) };
+        execute(py, &self.op, &target, input.as_ref().map(|a| ("input", a)), out, form)
     }
 
     /// The output's shape.
@@ -362,8 +391,15 @@ pub(crate) fn checked_out<'py>(
     } else if let Ok(array) = obj.cast::<PyUntypedArray>() {
         let ok = dtypes::of_descr(&array.dtype()) == Ok(dtype);
         (array.clone(), Form::Natural, ok)
+    } else if let Some(made) = arrays::dlpack(obj)? {
+        // A DLPack tensor (torch's): written where it lies, through numpy's view of it.
+        let (array, d, form) = made.map_err(bad)?;
+        (array, form, d == dtype)
     } else {
-        return Err(bad(format!("`out` must be a numpy array, found {}", obj.get_type().name()?)));
+        return Err(bad(format!(
+            "`out` must be a numpy array or a DLPack tensor (`__dlpack__`), found {}",
+            obj.get_type().name()?
+        )));
     };
     let expected = || format!("a C-contiguous writeable {dtype} array of shape {shape:?}");
     let found = array.shape().iter().map(|&d| d as u64).collect::<Vec<_>>();
@@ -380,19 +416,29 @@ pub(crate) fn checked_out<'py>(
     Ok(out)
 }
 
+/// What a call given `out` returns: a DLPack tensor (torch's) as given, else the numpy
+/// array written (the array inside a `kerfx.raw`).
+fn returned<'py>(given: Option<&Bound<'py, PyAny>>, out: ArrayArg<'py>) -> Bound<'py, PyAny> {
+    match given {
+        Some(g) if g.cast::<PyUntypedArray>().is_err() && g.cast::<Raw>().is_err() => g.clone(),
+        _ => out.array.into_any(),
+    }
+}
+
 /// Run a kernel on `input` (its argument's name and array) into `out` (checked) or a new
 /// array of `form`, with the GIL released while the machine code runs; return the output
 /// array.
 fn execute<'py>(
     py: Python<'py>,
     op: &str,
-    kernel: &JitKernel,
+    target: &Target<'_>,
     input: Option<(&str, &ArrayArg<'py>)>,
     out: Option<&Bound<'py, PyAny>>,
     form: Form,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let dtype = kernel.dtype();
-    match (kernel.input_shape(), input) {
+    let plan = target.plan;
+    let dtype = plan.dtype();
+    match (plan.input_shape(), input) {
         (Some(shape), Some((name, a))) if a.dtype != dtype || a.shape() != shape => {
             let found = format!("{} {:?}", a.dtype, a.shape());
             return Err(invalid(py, Some(op), Some(name), format!("{name} must be {dtype} {shape:?}, found {found}")));
@@ -408,9 +454,23 @@ fn execute<'py>(
         (None, Some(_)) => return Err(invalid(py, Some(op), Some("input"), "a fill reads no input".into())),
         _ => {}
     }
+    let given = out;
     let out = match out {
-        Some(obj) => checked_out(py, op, obj, kernel.dtype(), kernel.output_shape())?,
-        None => arrays::empty(py, kernel.output_shape(), dtype, form)?,
+        Some(obj) => checked_out(py, op, obj, dtype, plan.output_shape())?,
+        None => arrays::empty(py, plan.output_shape(), dtype, form)?,
+    };
+    // A strided input is read in place through a view kernel (compiled for its layout, or
+    // taken from the cache). Compiled before any buffer is taken: the GIL is released meanwhile.
+    let view_kernel = match (input, plan) {
+        (Some((name, a)), Plan::Step(step)) if !a.is_dense() => {
+            let view = a.view().map_err(|e| invalid(py, Some(op), Some(name), format!("`{name}` {e}")))?;
+            Some(py.detach(|| kerfx::strided::compile(target.jit, step, &view.strided, None)).py(py)?)
+        }
+        _ => None,
+    };
+    let kernel = match view_kernel {
+        Some(_) => None,
+        None => Some(target.dense(py)?),
     };
     // While the GIL is released another thread may call `resize(refcheck=False)` on either
     // array, which would free its buffer under the kernel; numpy refuses to resize an array
@@ -432,6 +492,8 @@ fn execute<'py>(
             None => None,
         };
         let mut packed_out = vec![0u8; dtype.buffer_bytes(out.array.len() as u64).unwrap_or(0)];
+        let kernel =
+            kernel.ok_or_else(|| invalid(py, Some(op), None, "a 4-bit input is never read through strides".into()))?;
         py.detach(|| kernel.run_bytes(packed_in.as_deref(), &mut packed_out)).py(py)?;
         // Other threads ran while the GIL was released: `out` is checked again.
         let (data, len) = out_buffer()?;
@@ -439,8 +501,29 @@ fn execute<'py>(
         // element, alive while `out` refers to it; the GIL is held, so no Python code runs meanwhile.
         let bytes = unsafe { bytes_at_mut(data, len) };
         arrays::unpack_nibbles(&packed_out, bytes, dtype, out.form);
-        return Ok(out.array.into_any());
+        return Ok(returned(given, out));
     }
+    if let (Some(view_kernel), Some((name, a))) = (view_kernel, input) {
+        let view = a.view().map_err(|e| changed(name, e))?;
+        let (out_data, out_len) = out_buffer()?;
+        if view.span > 0 && out_len > 0 && view.lowest < out_data + out_len && out_data < view.lowest + view.span {
+            return Err(invalid(py, Some(op), Some("out"), "`out` shares memory with the input".into()));
+        }
+        py.detach(move || {
+            // SAFETY: as below for the output (writeable, checked by `buffer_mut`; apart from every input element,
+            // checked above).
+            let output = unsafe { bytes_at_mut(out_data, out_len) };
+            // The kernel was compiled for `view.strided`, this array's layout (its shape, strides and dtype
+            // checked unchanged by `view` just now), with offset `-lo`: it reads only `lowest + (offset +
+            // Σ i_k·strides[k])·width` for indices inside the shape -- each an element of the array, which the
+            // caller's frame keeps alive while this runs (other threads may write them, as with numpy's loops).
+            // SAFETY: so every element it reads is readable from `lowest`.
+            unsafe { view_kernel.run_from_ptr(view.lowest as *const u8, output) }
+        })
+        .py(py)?;
+        return Ok(returned(given, out));
+    }
+    let kernel = kernel.ok_or_else(|| invalid(py, Some(op), None, "no kernel for a dense input".into()))?;
     let (in_data, in_len) = match input {
         Some((name, a)) => a.buffer().map_err(|e| changed(name, e))?,
         None => (0, 0),
@@ -461,7 +544,7 @@ fn execute<'py>(
         kernel.run_bytes(input, output)
     })
     .py(py)?;
-    Ok(out.array.into_any())
+    Ok(returned(given, out))
 }
 
 /// `len` bytes at `data` (an empty slice for none).
@@ -541,7 +624,7 @@ fn ops(py: Python<'_>) -> PyResult<Vec<String>> {
 /// values} or error) -- what `kerf spec ID` prints.
 #[pyfunction]
 fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-    registry::to_dict(py, args::op(py, op)?)
+    registry::to_dict(py, &args::op(py, op)?)
 }
 
 /// kerf's native module; use the package `kerf`.

@@ -16,9 +16,12 @@ STUB = ast.parse((PACKAGE / "__init__.pyi").read_text())
 
 
 def declared():
-    """Top-level names of the stub: {name: its ast node}."""
+    """Top-level public names of the stub (private helpers such as `_SupportsDLPack` are
+    the stub's own): {name: its ast node}."""
     names = {}
     for node in STUB.body:
+        if getattr(node, "name", "").startswith("_"):
+            continue
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names[node.name] = node
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):

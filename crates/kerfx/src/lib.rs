@@ -45,6 +45,8 @@ pub mod graph;
 pub mod ndarray;
 pub mod npy;
 pub mod npz;
+#[cfg(feature = "jit")]
+pub mod strided;
 /// The ONNX importer: a model's bytes as a [`kerfx_ir::graph::Graph`].
 pub use kerfx_onnx as onnx;
 pub mod request_file;

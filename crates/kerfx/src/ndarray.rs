@@ -23,7 +23,7 @@ pub use ::ndarray;
 use ::ndarray::{ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, IxDyn};
 use kerfx_ir::schedule::Strided;
 use kerfx_ir::{DType, Error, Kernel, Step, Tensor};
-use kerfx_jit::{Jit, Options};
+use kerfx_jit::Jit;
 
 /// Rust element types that are kerf dtypes: plain little-endian values, no padding.
 ///
@@ -287,74 +287,6 @@ pub fn run_strided<T: Element, D: Dimension, E: Dimension>(
     StridedKernel::for_views(jit, plan, &input, &output)?.run(input, output)
 }
 
-/// The static kernels [`StridedKernel::new`] and [`StridedKernel::for_views`] (and so
-/// [`run_strided`]) compile, kept across calls: the JIT's own cache holds dense plans
-/// only, and a view kernel compiles in tens to hundreds of microseconds, which a call on
-/// arrays of a layout seen before should not pay again.
-mod kernels {
-    use kerfx_ir::schedule::Strided;
-    use kerfx_ir::{Error, Step};
-    use kerfx_jit::{Jit, JitKernel};
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
-
-    /// Kernels kept; past this the least recently used is dropped (its code is freed when
-    /// no [`super::StridedKernel`] holds it any more).
-    pub const CAPACITY: usize = 64;
-
-    /// The Jit's thread count (baked into a kernel's calls), the plan compiled, the input
-    /// view and the output view (`None`: contiguous row-major). Kernels do not refer to the `Jit`
-    /// that compiled them, so Jits of the same settings share them.
-    type Key = (usize, Step, Strided, Option<Strided>);
-
-    struct Cache {
-        map: HashMap<Key, (Arc<JitKernel>, u64)>,
-        tick: u64,
-    }
-
-    static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
-
-    /// The cached kernel of this key, or `compile`'s (outside the lock: two threads
-    /// missing the same key at once both compile, and one result is kept).
-    pub fn get_or_compile(
-        jit: &Jit,
-        plan: &Step,
-        view: &Strided,
-        out: Option<&Strided>,
-        compile: impl FnOnce() -> Result<Arc<JitKernel>, Error>,
-    ) -> Result<Arc<JitKernel>, Error> {
-        let key: Key = (jit.settings().threads, plan.clone(), view.clone(), out.cloned());
-        {
-            let mut guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-            let cache = guard.get_or_insert_with(|| Cache { map: HashMap::new(), tick: 0 });
-            cache.tick += 1;
-            let tick = cache.tick;
-            if let Some((kernel, used)) = cache.map.get_mut(&key) {
-                *used = tick;
-                return Ok(kernel.clone());
-            }
-        }
-        let kernel = compile()?;
-        let mut guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        let cache = guard.get_or_insert_with(|| Cache { map: HashMap::new(), tick: 0 });
-        if cache.map.len() >= CAPACITY
-            && let Some(old) = cache.map.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone())
-        {
-            cache.map.remove(&old);
-        }
-        cache.tick += 1;
-        let tick = cache.tick;
-        cache.map.insert(key, (kernel.clone(), tick));
-        Ok(kernel)
-    }
-
-    /// Kernels cached now (tests).
-    #[cfg(test)]
-    pub fn len() -> usize {
-        CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |c| c.map.len())
-    }
-}
-
 /// A step compiled for one input layout and one output layout (shapes and
 /// strides, any place in memory), to run on every pair of views of those layouts
 /// without recompiling: see [`run_strided`].
@@ -388,8 +320,7 @@ impl StridedKernel {
         check_dtype::<T>(plan.dtype)?;
         check_shape("input", &input.raw_dim(), &plan.input_shape)?;
         let (view, lo) = strided_of(input)?;
-        let kernel =
-            kernels::get_or_compile(jit, plan, &view, None, || jit.compile(plan, &Options::STATIC.input(&view)))?;
+        let kernel = crate::strided::compile(jit, plan, &view, None)?;
         Ok(StridedKernel { plan: plan.clone(), view, lo, out: None, kernel })
     }
 
@@ -411,9 +342,7 @@ impl StridedKernel {
         let (turned, out_view, out_lo) = output_layout(plan, output)?;
         // Keyed by the plan compiled (`turned`: reversed output axes are read in reverse,
         // which the view's strides, made positive, no longer say).
-        let kernel = kernels::get_or_compile(jit, &turned, &view, Some(&out_view), || {
-            jit.compile(&turned, &Options::STATIC.input(&view).output(&out_view))
-        })?;
+        let kernel = crate::strided::compile(jit, &turned, &view, Some(&out_view))?;
         Ok(StridedKernel { plan: plan.clone(), view, lo, out: Some((out_view, out_lo)), kernel })
     }
 
@@ -476,8 +405,8 @@ impl StridedKernel {
 
 /// Run a fused chain ([`crate::chain::lower_chain`]) on the JIT as one kernel reading
 /// `input` and writing `output` where they lie, no copy of either: what
-/// [`run_strided`] does for one plan ([`Jit::compile`] with views; compiled per call: a
-/// fused map has no cache key yet).
+/// [`run_strided`] does for one plan ([`Jit::compile`] with views), the kernel kept per
+/// map and pair of layouts as `run_strided` keeps its own ([`crate::strided::compile_map`]).
 /// Refused: output axes of negative stride (a chain is not turned around), a chain that
 /// starts with a fill (it reads no input), one with fill levels (two fill values) written
 /// into an output that is not in standard layout, and a chain of strings (run those step
@@ -497,8 +426,7 @@ pub fn run_chain_strided<T: Element, D: Dimension, E: Dimension>(
     if fused.dtype == DType::String {
         return Err(Error::Invalid { what: "a chain of strings is not one loop nest: run it step by step".into() });
     }
-    let options = Options::STATIC.input(&in_view);
-    let kernel = jit.compile(fused, &if dense { options } else { options.output(&out_view) })?;
+    let kernel = crate::strided::compile_map(jit, fused, &in_view, (!dense).then_some(&out_view))?;
     // `lo` (≤ 0): from the view's first element to its lowest-addressed one (from its shape and strides).
     // SAFETY: so the pointer is to an element of the input array's allocation.
     let base = unsafe { input.as_ptr().offset(lo) }.cast::<u8>();
@@ -745,6 +673,16 @@ mod tests {
         let mut dense = ::ndarray::Array2::<i32>::zeros((r, c));
         run_chain_strided(&jit, lowered.fused().unwrap(), input, dense.view_mut()).unwrap();
         assert_eq!(dense.into_dyn(), expected);
+        // The chain's kernel is kept per map and layouts, as a plan's is: no recompile.
+        let map = lowered.fused().unwrap();
+        let (view, _) = strided_of(&input).unwrap();
+        let first = crate::strided::compile_map(&jit, map, &view, None).unwrap();
+        let again = crate::strided::compile_map(&Jit::default(), map, &view, None).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &again), "recompiled for the same map and layout");
+        let row_major = ::ndarray::Array2::<i32>::zeros((5, 4));
+        let (other, _) = strided_of(&row_major.view()).unwrap();
+        let other = crate::strided::compile_map(&jit, map, &other, None).unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&first, &other), "another layout is another kernel");
     }
 
     #[test]
@@ -796,6 +734,6 @@ mod tests {
         assert!(std::sync::Arc::ptr_eq(&k.kernel, &k2.kernel));
         k2.run(b.t(), wide.slice_mut(s![.., 1..])).unwrap();
         assert_eq!(wide.slice(s![.., 1..]), b.t().slice(s![.., 2..5]));
-        assert!(kernels::len() <= kernels::CAPACITY);
+        assert!(crate::strided::cached_count() <= crate::strided::CAPACITY);
     }
 }

@@ -2,12 +2,18 @@
 # what type checkers and editors see. tests/test_stubs.py checks that every public name
 # of the package is declared here, with the same parameters.
 
-from typing import Any, Sequence, final
+from typing import Any, Protocol, Sequence, final
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+
+class _SupportsDLPack(Protocol):
+    """A tensor offered through DLPack (a torch tensor, a JAX or CuPy-on-host array)."""
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
 
 class KerfError(ValueError):
     """A request kerf refuses; str(e) is the message the `kerf` command prints."""
@@ -40,9 +46,14 @@ class Raw:
 class Kernel:
     """A compiled op (`kerfx.compile`): `k(x)`, `k(x, out=out)`, `k()` for fills."""
 
+    # A DLPack `out` (a torch tensor) is returned as given; else the numpy array.
     def __call__(
-        self, input: npt.ArrayLike | Raw | None = None, /, *, out: npt.NDArray[Any] | None = None
-    ) -> npt.NDArray[Any]: ...
+        self,
+        input: npt.ArrayLike | Raw | _SupportsDLPack | None = None,
+        /,
+        *,
+        out: npt.NDArray[Any] | _SupportsDLPack | None = None,
+    ) -> Any: ...
     @property
     def output_shape(self) -> tuple[int, ...]: ...
     @property
@@ -77,8 +88,11 @@ class Program:
 
 # Any: an ndarray, or a tuple of them for an op of a variadic output (Split), which the op
 # id decides at run time (a union would make every caller narrow it).
-def run(op: str, /, *, version: int | None = None, out: npt.NDArray[Any] | None = None, **params: Any) -> Any:
-    """Run an op on numpy arrays: one array, or a tuple for a variadic output (Split)."""
+def run(
+    op: str, /, *, version: int | None = None, out: npt.NDArray[Any] | _SupportsDLPack | None = None, **params: Any
+) -> Any:
+    """Run an op on numpy arrays or DLPack tensors: one array, or a tuple for a variadic
+    output (Split)."""
 
 def compile(
     op: str, /, *, version: int | None = None, dynamic: bool | None = None, **params: Any
