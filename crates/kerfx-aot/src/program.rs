@@ -21,7 +21,7 @@ use kerfx_ir::schedule::Strided;
 use kerfx_ir::{DType, Plan};
 use kerfx_jit::Target;
 use kerfx_jit::Views;
-use kerfx_jit::object::{StaticFunction, static_function, static_function_views};
+use kerfx_jit::object::{StaticFunction, static_function, static_function_part};
 
 /// One input or output of a program kernel.
 #[derive(Clone, Debug, PartialEq)]
@@ -184,6 +184,9 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
         outputs.push(Operand { name: name.clone(), bytes: bytes(&shape)?, shape, constant: None });
     }
     let packed = dtype.layout() == Layout::Nibbles;
+    // The functions writing the outputs are parts of one call writing all of them: they
+    // stream as the call's size says, as on the JIT.
+    let call_bytes = outputs.iter().fold(0u64, |n, o| n.saturating_add(o.bytes));
     let mut moves = Vec::with_capacity(program.moves.len());
     let mut scratch_bytes = 0u64;
     for (m, mv) in program.moves.iter().enumerate() {
@@ -215,7 +218,7 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
         }
         let whole = mv.at.iter().all(|&a| a == 0) && mv.shape() == program.outputs[mv.output].as_slice();
         if whole {
-            let f = static_function(map, target).map_err(|e| in_move(e.to_string()))?;
+            let f = static_function_part(map, Views::DENSE, call_bytes, target).map_err(|e| in_move(e.to_string()))?;
             calls.push(Call { function: f, reads: source, writes: Buffer::Output(output) });
         } else if packed {
             // No kernel writes packed 4-bit elements through a view: dense into scratch,
@@ -238,7 +241,7 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
                     .map_err(|_| too_large())?,
                 buffer_len: kerfx_ir::tensor::volume(&program.outputs[mv.output]).ok_or_else(too_large)?,
             };
-            match static_function_views(map.clone(), Views::DENSE.output(&view), target) {
+            match static_function_part(map.clone(), Views::DENSE.output(&view), call_bytes, target) {
                 Ok(f) => calls.push(Call { function: f, reads: source, writes: Buffer::Output(output) }),
                 // A map no output view expresses (one whose nest is not the box's shape: a
                 // reshape last) writes dense scratch, which a copy moves into the box, as
@@ -246,7 +249,7 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
                 Err(first) => {
                     let copy = Plan::copy(dtype, mv.shape());
                     let dense = static_function(map, target);
-                    let into_box = static_function_views(&copy, Views::DENSE.output(&view), target);
+                    let into_box = static_function_part(&copy, Views::DENSE.output(&view), call_bytes, target);
                     let (Ok(dense), Ok(into_box)) = (dense, into_box) else {
                         return Err(in_move(format!("no output view expresses its map ({first})")));
                     };

@@ -61,9 +61,21 @@ pub fn static_function_views<'a>(
     views: Views<'_>,
     target: &Target,
 ) -> Result<StaticFunction, Error> {
+    static_function_part(what, views, 0, target)
+}
+
+/// [`static_function_views`] for one part of a call that writes `call_bytes` in all (a
+/// program's move writing its output: streaming is decided for the call, as
+/// [`crate::Options::part_of`] decides it on the JIT).
+pub fn static_function_part<'a>(
+    what: impl IntoSource<'a>,
+    views: Views<'_>,
+    call_bytes: u64,
+    target: &Target,
+) -> Result<StaticFunction, Error> {
     let what = what.into_source()?;
     let emitter = match &what {
-        Source::Plan(plan) if views.input.is_none() && views.output.is_none() => {
+        Source::Plan(plan) if views.input.is_none() && views.output.is_none() && call_bytes == 0 => {
             plan.validate()?;
             crate::check_dtype(plan)?;
             Emitter::of_static(plan)?
@@ -78,7 +90,7 @@ pub fn static_function_views<'a>(
             if nest.out_view.is_some() {
                 crate::compile::check_view_dtype(nest.dtype)?;
             }
-            Emitter::slice(nest, 0)
+            Emitter::slice(nest, call_bytes)
         }
     };
     let signature = Signature::of(&what, views);
