@@ -63,7 +63,7 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 
 /// The suite on kernels compiled ahead of time: every case that runs compiled into one
 /// library (`kerfx_aot::write_library`), linked by the system `cc` with the runtime
-/// library (`libkerf_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
+/// library (`libkerfx_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
 /// relocations), loaded, and each kernel run through its checking entry point by the
 /// suite's one `check_case`. Ops over several inputs or outputs (Concat, Split) compile
 /// to program kernels, run through their one entry point (`Backend::AotProgram`). Cases
@@ -186,7 +186,7 @@ mod aot_static {
         }
     }
 
-    /// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+    /// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
     fn runtime_library() -> std::path::PathBuf {
         let exe = std::env::current_exe().unwrap();
         let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
@@ -196,7 +196,7 @@ mod aot_static {
             .status()
             .unwrap();
         assert!(status.success(), "cargo build -p kerfx-rt failed");
-        let lib = profile_dir.join("libkerf_rt.a");
+        let lib = profile_dir.join("libkerfx_rt.a");
         assert!(lib.is_file(), "{} was not built", lib.display());
         lib
     }

@@ -107,7 +107,7 @@ fn a_program_compiles_once_and_is_cached() {
 }
 
 /// A concat on an inner axis whose pieces of each output row are 32 bytes to 16 KiB runs
-/// as one interleaving pass over its output (kerf-jit's `interleave`): cached and
+/// as one interleaving pass over its output (kerfx-jit's `interleave`): cached and
 /// streamed (8 MiB and more, rows shorter and longer than the staging buffer), on one
 /// thread and two, equal to the reference byte for byte.
 #[test]

@@ -8,7 +8,7 @@
 //! cargo run --release -p kerfx-aot --example versus_jit -- tests/data/bench/w1_rows.toml ...
 //! ```
 //!
-//! `libkerf_rt.a` is taken from this example's target directory (built as above).
+//! `libkerfx_rt.a` is taken from this example's target directory (built as above).
 
 use kerfx::request_file::{AnyFile, load_any};
 use kerfx::{Jit, JitSettings, Kernel, Options};
@@ -67,7 +67,7 @@ fn run() -> Result<(), String> {
     let (obj, so) = (dir.join("bench.o"), dir.join("libbench.so"));
     std::fs::write(&obj, &out.object).map_err(|e| e.to_string())?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let rt = exe.parent().and_then(|p| p.parent()).map(|p| p.join("libkerf_rt.a")).ok_or("no target directory")?;
+    let rt = exe.parent().and_then(|p| p.parent()).map(|p| p.join("libkerfx_rt.a")).ok_or("no target directory")?;
     if !rt.is_file() {
         return Err(format!("{} is missing: cargo build -p kerfx-rt (same profile)", rt.display()));
     }

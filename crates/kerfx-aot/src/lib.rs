@@ -10,7 +10,7 @@
 //! discovery without parsing C. Kernels that need no host function link against libc
 //! alone (`memcpy`, `memset`); those that call the runtime library's (`kerfx-rt`:
 //! streaming copies of outputs of 8 MiB or more, tiled transposes, stride-2 gathers)
-//! import them as `kerf_rt1_*` and the header says to link `libkerf_rt.a`. Kernels that
+//! import them as `kerf_rt1_*` and the header says to link `libkerfx_rt.a`. Kernels that
 //! call a host function still only the JIT's (random fills, chains starting with a fill)
 //! are refused, naming it. Output is deterministic: the same library file gives the same
 //! bytes.
@@ -113,7 +113,7 @@ pub struct Output {
     /// Whether a program kernel allocates scratch: the object imports `malloc` and `free`.
     pub allocates: bool,
     /// Whether a kernel calls the runtime library: then `kerf_rt.h` ([`RUNTIME_HEADER`])
-    /// goes beside the header and programs link `libkerf_rt.a`.
+    /// goes beside the header and programs link `libkerfx_rt.a`.
     pub needs_runtime: bool,
 }
 

@@ -69,7 +69,7 @@ fn compile(dir: &Path, triple: &str, runtime: bool) -> kerfx_aot::Output {
     kerfx_aot::compile(&lib, &kerfx_aot::Target::aot(triple).unwrap()).unwrap()
 }
 
-/// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+/// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
 fn runtime_library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
@@ -79,7 +79,7 @@ fn runtime_library() -> PathBuf {
         .status()
         .unwrap();
     assert!(status.success(), "cargo build -p kerfx-rt failed");
-    let lib = profile_dir.join("libkerf_rt.a");
+    let lib = profile_dir.join("libkerfx_rt.a");
     assert!(lib.is_file(), "{} was not built", lib.display());
     lib
 }
@@ -238,7 +238,7 @@ fn a_c99_and_a_cpp11_driver_call_every_kernel_and_error_path() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let out = compile(tmp.path(), "x86_64-unknown-linux-gnu", true);
-    assert!(out.needs_runtime && out.header.contains("libkerf_rt.a"));
+    assert!(out.needs_runtime && out.header.contains("libkerfx_rt.a"));
     std::fs::write(tmp.path().join("demo.o"), &out.object).unwrap();
     std::fs::write(tmp.path().join("demo.h"), &out.header).unwrap();
     std::fs::write(tmp.path().join("kerf_rt.h"), kerfx_aot::RUNTIME_HEADER).unwrap();

@@ -32,7 +32,7 @@ pub enum Emit {
     /// `lib<lib>.so` linked by the system C compiler (with the runtime archive when a
     /// kernel calls it) and `<lib>.pc`.
     Shared {
-        /// `libkerf_rt.a`, needed when a kernel calls the runtime library.
+        /// `libkerfx_rt.a`, needed when a kernel calls the runtime library.
         runtime: Option<PathBuf>,
     },
 }
@@ -161,7 +161,7 @@ fn shared_library(output: &kerfx_aot::Output, triple: &str, runtime: Option<&Pat
     let runtime = match (output.needs_runtime, runtime) {
         (true, None) => {
             return Err(CliError::new(
-                "--shared: a kernel calls kerf's runtime library; give --runtime path/to/libkerf_rt.a (`cargo build --release -p kerfx-rt` builds it)",
+                "--shared: a kernel calls kerf's runtime library; give --runtime path/to/libkerfx_rt.a (`cargo build --release -p kerfx-rt` builds it)",
             ));
         }
         (true, Some(r)) if !r.is_file() => {

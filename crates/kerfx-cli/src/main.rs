@@ -136,7 +136,7 @@ Example:\n  kerf aot mykernels.toml -o build && cc prog.c build/mykernels.o")]
         /// ($CC, else cc), and DIR/<lib>.pc for pkg-config
         #[arg(long, conflicts_with = "emit")]
         shared: bool,
-        /// With --shared, when a kernel calls kerf's runtime library: libkerf_rt.a, linked
+        /// With --shared, when a kernel calls kerf's runtime library: libkerfx_rt.a, linked
         /// into the shared library (`cargo build --release -p kerfx-rt` builds it)
         #[arg(long, value_name = "LIBKERF_RT_A", requires = "shared")]
         runtime: Option<PathBuf>,

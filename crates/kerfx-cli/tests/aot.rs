@@ -210,7 +210,7 @@ fn aot_writes_program_kernels_and_graphs() {
     assert!(!none.exists());
 }
 
-/// `libkerf_rt.a`, built by cargo in this test's profile and target directory.
+/// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
 fn runtime_library() -> std::path::PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
@@ -220,7 +220,7 @@ fn runtime_library() -> std::path::PathBuf {
         .status()
         .unwrap();
     assert!(status.success(), "cargo build -p kerfx-rt failed");
-    profile_dir.join("libkerf_rt.a")
+    profile_dir.join("libkerfx_rt.a")
 }
 
 /// `--shared`: `lib<lib>.so` through the system `cc` and `<lib>.pc`, whose flags build a
@@ -309,7 +309,7 @@ fn aot_shared_links_through_cc_with_a_pkg_config_file() {
     let rt_dir = tmp.path().join("rt");
     let rt_lib = tmp.path().join("rt.toml");
     let e = fails(&kerf().arg("aot").arg(&rt_lib).arg("-o").arg(&rt_dir).arg("--shared").output().unwrap());
-    assert!(e.contains("--runtime") && e.contains("libkerf_rt.a"), "{e}");
+    assert!(e.contains("--runtime") && e.contains("libkerfx_rt.a"), "{e}");
     assert!(!rt_dir.exists());
     let runtime = runtime_library();
     kerf()

@@ -1,6 +1,6 @@
 /* kerf_rt.h: kerf's runtime library, ABI 1 (hand-written; the C declarations of
  * crates/kerfx-rt). Objects written by `kerf aot` call these functions; a program links
- * them from libkerf_rt.a (`cargo build --release -p kerfx-rt`). Every symbol carries the
+ * them from libkerfx_rt.a (`cargo build --release -p kerfx-rt`). Every symbol carries the
  * ABI major, so a runtime of another major fails at link time, naming the symbol.
  * Callers are kerf's generated kernels, which pass only buffers they were verified to
  * own; programs call none of these but kerf_rt1_fence. */
