@@ -1,4 +1,4 @@
-//! `kerfx._kerf`, the extension module behind the Python package `kerf`: numpy arrays in,
+//! `kerfx._kerf`, the extension module behind the Python package `kerfx`: numpy arrays in,
 //! kerf's JIT kernels run on their buffers, numpy arrays out.
 //!
 //! One JIT (and its kernel cache) serves the whole process; every call releases the GIL
@@ -627,7 +627,7 @@ fn spec<'py>(py: Python<'py>, op: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyD
     registry::to_dict(py, &args::op(py, op)?)
 }
 
-/// kerf's native module; use the package `kerf`.
+/// kerf's native module; use the package `kerfx`.
 #[pymodule]
 mod _kerf {
     #[pymodule_export]
