@@ -116,16 +116,22 @@ impl Interleave {
         Ok(())
     }
 
+    /// Rows `first..` of the output, each row's pieces copied in turn, into `rows`
+    /// (whole rows: the output's, or the staging buffer).
+    fn copy_rows(&self, inputs: &[&[u8]], first: usize, rows: &mut [u8]) {
+        for (r, row) in rows.chunks_exact_mut(self.row_bytes).enumerate() {
+            for p in &self.pieces {
+                let at = (first + r) * p.bytes;
+                row[p.offset..p.offset + p.bytes].copy_from_slice(&inputs[p.input][at..at + p.bytes]);
+            }
+        }
+    }
+
     /// Rows `first..` of the output into `out` (whole rows, within the output).
     fn rows_into(&self, inputs: &[&[u8]], first: usize, out: &mut [u8]) {
         let rb = self.row_bytes;
-        let piece = |p: &Piece, r: usize| &inputs[p.input][r * p.bytes..(r + 1) * p.bytes];
         if !self.stream {
-            for (r, row) in out.chunks_exact_mut(rb).enumerate() {
-                for p in &self.pieces {
-                    row[p.offset..p.offset + p.bytes].copy_from_slice(piece(p, first + r));
-                }
-            }
+            self.copy_rows(inputs, first, out);
             return;
         }
         let mut stage = [0u8; STAGE_BYTES];
@@ -136,7 +142,8 @@ impl Interleave {
                 // A row longer than the stage: its pieces (at most MAX_PIECE_BYTES each)
                 // stream straight from their inputs.
                 for p in &self.pieces {
-                    let (src, to) = (piece(p, r0), &mut dst[p.offset..p.offset + p.bytes]);
+                    let (src, to) =
+                        (&inputs[p.input][r0 * p.bytes..(r0 + 1) * p.bytes], &mut dst[p.offset..p.offset + p.bytes]);
                     // SAFETY: `src` and `to` are slices of `p.bytes` bytes each (indexing
                     // checked above), one of an input, one of the output: they do not
                     // overlap (the output is a `&mut` slice).
@@ -145,11 +152,7 @@ impl Interleave {
                 continue;
             }
             let staged = &mut stage[..dst.len()];
-            for (r, row) in staged.chunks_exact_mut(rb).enumerate() {
-                for p in &self.pieces {
-                    row[p.offset..p.offset + p.bytes].copy_from_slice(piece(p, r0 + r));
-                }
-            }
+            self.copy_rows(inputs, r0, staged);
             // SAFETY: `dst` and `staged` are slices of `dst.len()` bytes, one of the
             // output, one of this stack frame: they do not overlap.
             unsafe { stream::stream_copy(dst.as_mut_ptr(), staged.as_ptr(), dst.len()) };

@@ -159,7 +159,7 @@ impl Block {
                 // are adjacent (rs = W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
-                    if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && crate::avx2() {
+                    if self.avx2_tiles::<W>() {
                         part.buffered_avx2::<W>(buf, stream);
                         continue;
                     }
@@ -176,6 +176,14 @@ impl Block {
         TILE_BUF.set(Some(owned));
     }
 
+    /// Whether tiles of `W`-byte elements are transposed with AVX2 ([`Self::transpose_avx2`]):
+    /// widths 1, 2, 4 and 8 whose rows are adjacent in the source (`rs` = `W`), on a CPU
+    /// with AVX2 (and not forced to the baseline).
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_tiles<const W: usize>(&self) -> bool {
+        matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && crate::avx2()
+    }
+
     /// [`Self::buffered`] for a block whose output rows follow each other (`ds` = cols ·
     /// `W`) and fit a tile row: each tile (all the columns of [`TILE_ROWS`] rows) is
     /// transposed into `buf` at a pitch of one output row, then written as one run of
@@ -187,13 +195,14 @@ impl Block {
     /// As [`Self::buffered`], `buf` a [`TileBuf`], `ds` = cols · `W` ≤ [`TILE_ROW_BYTES`].
     unsafe fn dense_tiles<const W: usize, T: Copy>(&self, buf: *mut u8, stream: bool) {
         let n = self.cols * W;
+        debug_assert!(self.ds == n as isize && n <= TILE_ROW_BYTES, "dense_tiles: rows {n} bytes, ds {}", self.ds);
         for tile in self.tiles(W) {
             let (r0, _, rn, _) = tile;
             // SAFETY: the tile's elements are block elements and fit in buf at pitch n (rn ≤ TILE_ROWS,
             // n ≤ TILE_ROW_BYTES); AVX2 was detected for the AVX2 path, whose rows are adjacent (rs = W).
             unsafe {
                 #[cfg(target_arch = "x86_64")]
-                if matches!(W, 1 | 2 | 4 | 8) && self.rs == W as isize && crate::avx2() {
+                if self.avx2_tiles::<W>() {
                     self.transpose_avx2::<W>(buf, n, tile);
                 } else {
                     self.transpose_into::<W, T>(buf, n, tile);
