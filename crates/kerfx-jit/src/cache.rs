@@ -203,6 +203,15 @@ impl Equivalent<PlanKey> for PlanRef<'_> {
     }
 }
 
+/// Whether two short slices are equal, element by element: a plan's shapes and axes
+/// hold a few numbers each, and `==` on them calls libc's `memcmp`, which took most of a
+/// cache hit's time (about 170 of 380 ns on TR3's plan, measured with `perf` on the
+/// project's host).
+#[inline]
+fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// Whether two plans are equal as [`PlanKey`]s.
 fn same_plan(a: &Plan, b: &Plan) -> bool {
     match (a, b) {
@@ -223,12 +232,12 @@ fn same_plan(a: &Plan, b: &Plan) -> bool {
             *dtype == b.dtype
                 && *mode == b.mode
                 && (*mode != BoundaryMode::Fill || *fill_bits == b.fill_bits)
-                && *input_shape == b.input_shape
-                && *source_shape == b.source_shape
-                && *axes == b.axes
-                && *order == b.order
-                && *output_shape == b.output_shape
-                && *windows == b.windows
+                && same(input_shape, &b.input_shape)
+                && same(source_shape, &b.source_shape)
+                && same(axes, &b.axes)
+                && same(order, &b.order)
+                && same(output_shape, &b.output_shape)
+                && same(windows, &b.windows)
                 && *gathered == b.gathered
         }
         (Plan::Fill(a), Plan::Fill(b)) => {

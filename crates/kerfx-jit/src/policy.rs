@@ -287,32 +287,26 @@ pub(crate) fn slice_streams(nest: &LoopNest, call_bytes: u64) -> bool {
     }
 }
 
-/// Rows of at least this many bytes and below [`STREAM_ROWS_MAX_BYTES`] (see
-/// [`stream_rows`]) go out through [`crate::stream::stream_rows`]: a line at least, so
-/// that staging is a copy of whole rows.
+/// Rows of at least this many bytes (see [`stream_rows`]) go out through
+/// [`crate::stream::stream_rows`]: a line at least, so that every line of the output but
+/// the first and last goes out whole.
 pub(crate) const STREAM_ROWS_MIN_BYTES: u64 = 64;
 
-/// ... and below this many: longer rows leave few partial lines to ordinary stores, and
-/// go out one [`crate::stream::stream_copy`] each. Measured on the project's shared AVX2
-/// host (`kerf bench`, old and new binaries interleaved, medians of 31): staged, RW1's
-/// rows of 2,688 bytes took 1.31–1.48 × memcpy's time against 0.90–0.95 × row by row,
-/// GA1's gathered rows of 3,072 bytes 1.40–1.60 × against 1.16–1.35 ×; in a stand-alone
-/// loop on an output 16 bytes past a line, staging won from 128 to 1,024 bytes (1.16 ×
-/// against 1.96 × at 128, 1.07 × against 1.46 × at 1,024).
-pub(crate) const STREAM_ROWS_MAX_BYTES: u64 = 1024;
-
 /// Whether a streaming static slice kernel moves the block of its two innermost dims —
-/// contiguous rows of [`STREAM_ROWS_MIN_BYTES`] to [`STREAM_ROWS_MAX_BYTES`], read with
-/// any stride or through a table (a gather), written one after another — with one
+/// contiguous rows of at least [`STREAM_ROWS_MIN_BYTES`], read with any stride or
+/// through a table (a gather), written one after another — with one
 /// [`crate::stream::stream_rows`] per affine segment of the outer dim (or one
 /// [`crate::stream::stream_table_rows`] for its table), instead of one streaming copy
-/// per row. Row by row, a
-/// row that does not start on a line leaves a line at each end to ordinary stores, which
-/// mix with the streamed ones. Measured on the project's shared AVX2 host (TR3's head
-/// split, f32 [8, 512, 16, 64] → [8, 16, 512, 64], 256-byte rows, a stand-alone copy of
-/// both loops, medians of 15): on an output 16 bytes past a line (as a large allocation
-/// is), 1.26 × memcpy's time row by row against 0.75 × staged; on a line-aligned output
-/// 0.66 × row by row, which `stream_rows` keeps for rows of whole lines.
+/// per row. Row by row, a row that does not start on a line leaves a line at each end to
+/// ordinary stores, which mix with the streamed ones, and nothing fetches the next row
+/// ahead (the rows lie a page apart or at random); `stream_rows` streams every whole line
+/// straight from the rows and prefetches the next row. Measured on the project's shared
+/// AVX2 host: TR3's head split (256-byte rows 4 KiB apart, an output 16 bytes past a
+/// line, as a large allocation is) in a stand-alone loop of `stream_rows`, 1.08–1.20 ×
+/// memcpy's time with the lines straight from the rows against 1.09–1.51 × staged; GA1's
+/// gathered rows of 3,072 bytes under `kerf bench` (old and new binaries interleaved, a
+/// loaded host) 1.03–1.10 × against 1.06–1.08 × one streaming copy per row: the same
+/// within the noise, where a C model of the loop gained a third from the prefetch.
 pub(crate) fn stream_rows(nest: &LoopNest, streams: bool) -> bool {
     let Some((w, outer, inner)) = host_block(nest) else { return false };
     if !streams || tiles(nest) || !nest.dense_from(nest.dims.len() - 2) {
@@ -322,7 +316,7 @@ pub(crate) fn stream_rows(nest: &LoopNest, streams: bool) -> bool {
     matches!(inner.segments(), Some([Segment::Affine { stride: 1, .. }]))
         && !inner.repeats()
         && !outer.repeats()
-        && (STREAM_ROWS_MIN_BYTES..STREAM_ROWS_MAX_BYTES).contains(&row)
+        && row >= STREAM_ROWS_MIN_BYTES
 }
 
 /// Whether a streaming static slice kernel also stages its reversed and strided runs

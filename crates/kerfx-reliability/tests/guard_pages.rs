@@ -170,10 +170,10 @@ fn threaded_jit_kernels_stay_inside_guarded_buffers() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Large moves of whole rows (outputs of 8 MiB and more, whose rows of a line to 1 KiB go
-/// out through the host's staged streaming, `stream_rows` and `stream_table_rows`):
-/// transposes with rows of whole lines and of odd lengths, a reversal, a gather, on one
-/// and two threads, against the reference, each buffer flush against a guard page (both
+/// Large moves of whole rows (outputs of 8 MiB and more, whose rows of a line or more go
+/// out through the host's `stream_rows` and `stream_table_rows`: lines straight from the
+/// rows, or staged): transposes with rows of whole lines, of odd lengths and of 3 KiB, a
+/// reversal, gathers of short and long rows, on one and two threads, against the reference, each buffer flush against a guard page (both
 /// flush variants).
 #[test]
 fn large_row_moves_stay_inside_guarded_buffers() {
@@ -182,9 +182,11 @@ fn large_row_moves_stay_inside_guarded_buffers() {
     let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x5257);
     let mut failures = Vec::new();
     let mut streamed = 0;
-    // (dtype, heads, row elements): rows of 256 bytes (whole lines) and of 100 (the
-    // reversal's rows 700).
-    for (dtype, w, h, d) in [(kerfx_ir::DType::F32, 4, 16, 64), (kerfx_ir::DType::U8, 1, 7, 100)] {
+    // (dtype, heads, row elements): rows of 256 bytes (whole lines), of 3,072 (GA1's), and
+    // of 100 (the reversal's rows 700).
+    for (dtype, w, h, d) in
+        [(kerfx_ir::DType::F32, 4, 16, 64), (kerfx_ir::DType::F32, 4, 3, 768), (kerfx_ir::DType::U8, 1, 7, 100)]
+    {
         let s = (8u64 << 20) / (h * d * w) + 3;
         let transpose = kerfx_ir::Request::new("onnx.transpose")
             .version(13)
@@ -209,28 +211,30 @@ fn large_row_moves_stay_inside_guarded_buffers() {
             }
         }
     }
-    // Rows gathered through a table (an embedding lookup of 256-byte rows, indices
-    // repeated and out of order): `stream_table_rows`, six arguments.
-    let rows = (8u64 << 20) / 256 + 5;
-    let indices: Vec<i64> = (0..rows).map(|_| rng.range(-3000, 2999)).collect();
-    let gather = kerfx_ir::Request::new("onnx.gather")
-        .version(13)
-        .input_meta("data", kerfx_ir::DType::F32, &[3000, 64])
-        .input("indices", kerfx_ir::Tensor::from_i64s(&indices));
-    let plan = kerfx_ir::lower(&gather).unwrap();
-    let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
-    let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+    // Rows gathered through a table (embedding lookups of 256- and 3,076-byte rows,
+    // indices repeated and out of order): `stream_table_rows`, six arguments.
     let mut tabled = 0;
-    for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit2.compile(&plan, &Options::STATIC).unwrap()] {
-        tabled += usize::from(k.clif().contains("sig0 = (i64, i64, i64, i64, i64, i64)"));
-        if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
-            failures.push(format!("{}: {f:?}", describe(&plan)));
+    for d in [64, 769] {
+        let rows = (8u64 << 20) / (4 * d) + 5;
+        let indices: Vec<i64> = (0..rows).map(|_| rng.range(-3000, 2999)).collect();
+        let gather = kerfx_ir::Request::new("onnx.gather")
+            .version(13)
+            .input_meta("data", kerfx_ir::DType::F32, &[3000, d])
+            .input("indices", kerfx_ir::Tensor::from_i64s(&indices));
+        let plan = kerfx_ir::lower(&gather).unwrap();
+        let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+        let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+        for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit2.compile(&plan, &Options::STATIC).unwrap()] {
+            tabled += usize::from(k.clif().contains("sig0 = (i64, i64, i64, i64, i64, i64)"));
+            if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                failures.push(format!("{}: {f:?}", describe(&plan)));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Every kernel's rows went out through the five-argument host function, the gather's
     // through the six-argument one.
-    assert_eq!((streamed, tabled), (6, 2), "kernels calling stream_rows, stream_table_rows");
+    assert_eq!((streamed, tabled), (8, 4), "kernels calling stream_rows, stream_table_rows");
 }
 
 /// Large stride-2 slices (outputs of 8 MiB and more, which stream their every-other-column

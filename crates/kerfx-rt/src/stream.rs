@@ -52,10 +52,11 @@ pub unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
 /// the `rows · row` contiguous bytes at `dst`, with non-temporal stores from the first
 /// aligned byte of `dst` on: the rows' output is one stream, whatever the rows' length
 /// and alignment. Row by row ([`stream_copy`] per row), a row that does not start and end
-/// on a line boundary leaves its last and the next row's first line to ordinary stores,
-/// which then mix with the streamed ones line by line; staged a `STAGE` at a time
-/// through a buffer in the L1 cache, every line but the region's first and last is
-/// streamed whole. Rows on line boundaries go straight out, row by row.
+/// on a line boundary would leave its last and the next row's first line to ordinary
+/// stores, which then mix with the streamed ones line by line; here every line but the
+/// region's first and last is streamed whole: rows of a line or more line by line
+/// straight from the rows (with AVX2), shorter rows staged a `STAGE` at a time through a
+/// buffer in the L1 cache. The next row is prefetched while one is copied.
 ///
 /// # Safety
 /// Every row r's `row` bytes at `src + r·stride` are readable, the `rows · row` bytes at
@@ -63,7 +64,7 @@ pub unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
 #[unsafe(export_name = "kerf_rt1_stream_rows")]
 pub unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: usize, row: usize, stride: isize) {
     // SAFETY: the caller's contract: row r at src + r·stride.
-    unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(r as isize * stride)) }
+    unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(r as isize * stride), wide()) }
 }
 
 /// [`stream_rows`] for rows read through a table (a gather's: an embedding lookup): row r
@@ -83,21 +84,24 @@ pub unsafe extern "C" fn stream_table_rows(
 ) {
     // SAFETY: the caller's contract: `table` holds `rows` entries, and row r is at
     // src + table[r]·scale.
-    unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(*table.add(r) as isize * scale)) }
+    unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(*table.add(r) as isize * scale), wide()) }
 }
 
 /// The body of [`stream_rows`] and [`stream_table_rows`]: `rows` rows of `row` bytes, row
-/// r's first byte at `at(r)`, to the contiguous bytes at `dst`.
+/// r's first byte at `at(r)`, to the contiguous bytes at `dst`; with `wide` the AVX2
+/// paths (a parameter, so that tests run both on one machine).
 ///
 /// # Safety
 /// Every row r's `row` bytes at `at(r)` are readable, the `rows · row` bytes at `dst`
-/// writable, and the two do not overlap.
+/// writable, and the two do not overlap; `wide` only where AVX2 is available.
 #[inline(always)]
-unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> *const u8) {
+unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> *const u8, wide: bool) {
     if row == 0 || rows == 0 {
         return;
     }
     let total = rows * row;
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = wide;
     // Output bytes [from, to) (inside [0, total)) from their rows, to `out`.
     let gather = |from: usize, to: usize, out: *mut u8| {
         // The rows' bytes read below are [from, to) of the output's: inside every row.
@@ -105,6 +109,9 @@ unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> 
         let mut p = from;
         while p < to {
             let end = ((p / row + 1) * row).min(to);
+            if p.is_multiple_of(row) && p / row + 1 < rows {
+                prefetch(at(p / row + 1), row);
+            }
             // SAFETY: bytes [p, end) lie in row p / row < rows (to ≤ total, asserted), which
             // the caller's contract makes readable; every call below passes an `out` that
             // holds `to - from` bytes (dst's range past `from`, or the stage of STAGE ≥ n
@@ -113,14 +120,34 @@ unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> 
             p = end;
         }
     };
-    if (dst as usize).is_multiple_of(LINE) && row.is_multiple_of(LINE) {
+    let head = dst.align_offset(LINE).min(total);
+    #[cfg(target_arch = "x86_64")]
+    if row >= LINE && wide {
+        gather(0, head, dst);
+        // SAFETY: the caller's contract; dst + head is line-aligned (align_offset, or
+        // head = total and no line is left) and head < LINE ≤ row; `wide` only with AVX2.
+        let done = unsafe { lines_avx2(dst, head, total, row, &at) };
+        // SAFETY: done ≤ total: [done, total) lies inside dst's range.
+        gather(done, total, unsafe { dst.add(done) });
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if head == 0 && row.is_multiple_of(LINE) {
+        // SAFETY: the caller's contract; dst is line-aligned and row a multiple of LINE.
+        unsafe { whole_lines_sse2(dst, rows, row, &at) };
+        return;
+    }
+    if row > STAGE_ROWS_MAX_BYTES {
+        // Long rows: a line at each end through the cache costs less than staging all.
         for r in 0..rows {
+            if r + 1 < rows {
+                prefetch(at(r + 1), row);
+            }
             // SAFETY: row r lies inside both ranges (the caller's contract).
             unsafe { stream_copy(dst.add(r * row), at(r), row) };
         }
         return;
     }
-    let head = dst.align_offset(LINE).min(total);
     gather(0, head, dst);
     #[repr(align(64))]
     struct Stage {
@@ -135,9 +162,9 @@ unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> 
         #[cfg(target_arch = "x86_64")]
         // SAFETY: buf holds n ≤ STAGE bytes just written; [done, done + n) lies inside
         // dst's range (done + n ≤ total) and dst + done is line-aligned (done − head is a
-        // multiple of LINE, n too); the AVX2 copy runs only where AVX2 was detected.
+        // multiple of LINE, n too); `wide` only with AVX2.
         unsafe {
-            if crate::avx2() { copy_body_avx2(dst.add(done), buf, n) } else { copy_body_sse2(dst.add(done), buf, n) }
+            if wide { copy_body_avx2(dst.add(done), buf, n) } else { copy_body_sse2(dst.add(done), buf, n) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         // SAFETY: buf holds n bytes just written; [done, done + n) lies inside dst's range.
@@ -150,8 +177,125 @@ unsafe fn rows_out(dst: *mut u8, rows: usize, row: usize, at: impl Fn(usize) -> 
     gather(done, total, unsafe { dst.add(done) });
 }
 
+/// Whether the AVX2 paths run ([`crate::avx2`]; never off x86-64).
+fn wide() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return crate::avx2();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Ask for the `n` bytes at `p` to be brought into the cache, a line at a time (on
+/// x86-64; elsewhere nothing). A prefetch reads nothing the program sees and never
+/// faults, so any address is sound.
+#[inline(always)]
+fn prefetch(p: *const u8, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let mut k = 0;
+        while k < n {
+            // SAFETY: a prefetch is a hint: it neither faults nor changes what the program reads.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(k) as *const i8) };
+            k += LINE;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, n);
+}
+
 /// Bytes [`stream_rows`] stages at a time: a page, in the L1 cache with room to spare.
 const STAGE: usize = 4096;
+
+/// Rows longer than this go out one [`stream_copy`] each on the baseline path rather
+/// than staged: measured on the project's AVX2 host before the AVX2 line path (an output
+/// 16 bytes past a line), staging won from 128 to 1,024 bytes (1.16 × memcpy's time
+/// against 1.96 × at 128, 1.07 × against 1.46 × at 1,024) and lost above (GA1's rows of
+/// 3,072 bytes: 1.40–1.60 × staged against 1.16–1.35 × row by row).
+const STAGE_ROWS_MAX_BYTES: usize = 1024;
+
+/// [`rows_out`]'s output lines from `dst + head` on, for rows of at least a line, with
+/// AVX2: each whole output line is streamed straight from its rows — two unaligned loads
+/// when it lies in one row; when it straddles rows r and r + 1, the 64 bytes that end row r
+/// and the 64 that start row r + 1 go to a stack buffer and the line is loaded from there
+/// (a row ≥ 64 bytes holds both) — while the next row is prefetched, line by line. The
+/// rows lie anywhere (a transpose's rows a page apart, a gather's at random): the hardware
+/// prefetchers do not follow them, and a miss per line costs the copy (a C model of GA1's
+/// 3 KiB rows took 1.1 × memcpy without the prefetch, 0.65 × with it). No staging pass,
+/// whatever `dst`'s alignment (a buffer from malloc is 16 bytes off a line). Returns the
+/// output offset where the whole lines end (the rest, under a line, is the caller's).
+///
+/// # Safety
+/// `dst + head` is 64-byte aligned or `head` = `total`; `head < 64 ≤ row`; `total` =
+/// rows · `row` with rows ≥ 1; every row r's `row` bytes at `at(r)` are readable, the `total` bytes at
+/// `dst` writable, apart from the rows; AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lines_avx2(dst: *mut u8, head: usize, total: usize, row: usize, at: &impl Fn(usize) -> *const u8) -> usize {
+    use std::arch::x86_64::{
+        __m256i, _MM_HINT_T0, _mm_prefetch, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_stream_si256,
+    };
+    let rows = total / row;
+    let (mut p, mut r, mut off) = (head, 0, head);
+    let row_at = |r: usize| if r < rows { at(r) } else { at(rows - 1) };
+    let (mut src, mut next) = (row_at(0), row_at(1));
+    let mut pair_bytes = [0u8; 2 * LINE];
+    let pair = pair_bytes.as_mut_ptr();
+    while total - p >= LINE {
+        // SAFETY: (the whole block) p + 64 ≤ total and dst + p is line-aligned (head is,
+        // p − head a multiple of 64). Row r < rows holds [off, row); a line inside it reads
+        // [off, off + 64) ⊆ [0, row); a straddling line reads row r's last 64 bytes and row
+        // r + 1's first 64 (r + 1 < rows, as p + 64 ≤ total; both rows ≥ 64 bytes) into
+        // `pair` (128 bytes), and its 64 bytes from pair + 64 − (row − off) ∈ [0, 64].
+        // A prefetch reads nothing the program sees.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(next.wrapping_add(off) as *const i8);
+            let line = if off + LINE <= row {
+                src.add(off)
+            } else {
+                let end = _mm256_loadu_si256(src.add(row - LINE) as *const __m256i);
+                let end2 = _mm256_loadu_si256(src.add(row - LINE + 32) as *const __m256i);
+                _mm256_storeu_si256(pair as *mut __m256i, end);
+                _mm256_storeu_si256(pair.add(32) as *mut __m256i, end2);
+                let start = _mm256_loadu_si256(next as *const __m256i);
+                let start2 = _mm256_loadu_si256(next.add(32) as *const __m256i);
+                _mm256_storeu_si256(pair.add(LINE) as *mut __m256i, start);
+                _mm256_storeu_si256(pair.add(LINE + 32) as *mut __m256i, start2);
+                pair.add(LINE - (row - off))
+            };
+            let x = _mm256_loadu_si256(line as *const __m256i);
+            let y = _mm256_loadu_si256(line.add(32) as *const __m256i);
+            _mm256_stream_si256(dst.add(p) as *mut __m256i, x);
+            _mm256_stream_si256(dst.add(p + 32) as *mut __m256i, y);
+        }
+        p += LINE;
+        off += LINE;
+        if off >= row {
+            off -= row;
+            r += 1;
+            (src, next) = (next, row_at(r + 1));
+        }
+    }
+    p
+}
+
+/// [`rows_out`]'s rows on the baseline path (SSE2, every x86-64) when each is whole
+/// output lines: row by row, streamed, while the next row is prefetched.
+///
+/// # Safety
+/// `dst` is 64-byte aligned, `row` a multiple of 64; every row r's `row` bytes at
+/// `at(r)` are readable, the `rows · row` bytes at `dst` writable, apart from the rows.
+#[cfg(target_arch = "x86_64")]
+unsafe fn whole_lines_sse2(dst: *mut u8, rows: usize, row: usize, at: &impl Fn(usize) -> *const u8) {
+    for r in 0..rows {
+        let (src, out) = (at(r), dst.wrapping_add(r * row));
+        let next = if r + 1 < rows { at(r + 1) } else { src };
+        prefetch(next, row);
+        // SAFETY: row r of both ranges (the caller's contract); out is 64-byte aligned
+        // and row a multiple of 64.
+        unsafe { copy_body_sse2(out, src, row) };
+    }
+}
 
 /// # Safety
 /// `dst` is 32-byte aligned; both ranges hold `n` bytes, a multiple of 64; AVX2 is
@@ -568,34 +712,49 @@ mod tests {
     /// and nothing around them is touched.
     #[test]
     fn stream_rows_copies_exactly() {
-        let src: Vec<u8> = (0..20000u32).map(|k| (k * 7 + 3) as u8).collect();
-        for start in [0, 1, 16, 63] {
-            for (rows, row, stride) in [
-                (0usize, 64usize, 64isize),
-                (3, 0, 5),
-                (1, 7, 0),
-                (5, 64, 256),
-                (7, 100, 300),
-                (9, 256, -300),
-                (4, 33, 0),
-                (70, 256, 260),
-            ] {
-                let total = rows * row;
-                let mut buf = vec![0xeeu8; start + total + 80];
-                let base = if stride < 0 { (rows.max(1) - 1) * stride.unsigned_abs() } else { 0 };
-                let at = |r: usize, c: usize| src[(base as isize + r as isize * stride) as usize + c];
-                // SAFETY: every row lies inside src (base makes negative strides start high),
-                // [start, start + total) inside buf, and the two are apart.
-                unsafe { stream_rows(buf.as_mut_ptr().add(start), src.as_ptr().add(base), rows, row, stride) };
-                fence();
-                let want: Vec<u8> =
-                    (0..rows).flat_map(|r| (0..row).map(move |c| (r, c))).map(|(r, c)| at(r, c)).collect();
-                assert_eq!(
-                    &buf[start..start + total],
-                    &want[..],
-                    "start {start} rows {rows} row {row} stride {stride}"
-                );
-                assert!(buf[..start].iter().chain(&buf[start + total..]).all(|&b| b == 0xee));
+        let src: Vec<u8> = (0..40000u32).map(|k| (k * 7 + 3) as u8).collect();
+        for wide in [false, wide()] {
+            for start in [0, 1, 16, 48, 63] {
+                for (rows, row, stride) in [
+                    (0usize, 64usize, 64isize),
+                    (3, 0, 5),
+                    (1, 7, 0),
+                    (1, 64, 0),
+                    (1, 100, 0),
+                    (5, 64, 256),
+                    (7, 100, 300),
+                    (9, 256, -300),
+                    (4, 33, 0),
+                    (70, 256, 260),
+                    (40, 65, 1000),
+                    (33, 127, -129),
+                    (12, 3072, 3080),
+                ] {
+                    let total = rows * row;
+                    let mut buf = vec![0xeeu8; 64 + start + total + 80];
+                    // `start` bytes past a line boundary.
+                    let at0 = buf.as_ptr().align_offset(64) + start;
+                    let base = if stride < 0 { (rows.max(1) - 1) * stride.unsigned_abs() } else { 0 };
+                    let at = |r: usize, c: usize| src[(base as isize + r as isize * stride) as usize + c];
+                    // SAFETY: every row lies inside src (base makes negative strides start
+                    // high), [at0, at0 + total) inside buf, and the two are apart; `wide` only
+                    // with AVX2.
+                    unsafe {
+                        rows_out(
+                            buf.as_mut_ptr().add(at0),
+                            rows,
+                            row,
+                            |r| src.as_ptr().add(base).wrapping_offset(r as isize * stride),
+                            wide,
+                        )
+                    };
+                    fence();
+                    let want: Vec<u8> =
+                        (0..rows).flat_map(|r| (0..row).map(move |c| (r, c))).map(|(r, c)| at(r, c)).collect();
+                    let what = format!("wide {wide} start {start} rows {rows} row {row} stride {stride}");
+                    assert_eq!(&buf[at0..at0 + total], &want[..], "{what}");
+                    assert!(buf[..at0].iter().chain(&buf[at0 + total..]).all(|&b| b == 0xee), "{what}");
+                }
             }
         }
     }
@@ -608,18 +767,12 @@ mod tests {
         for start in [0, 1, 16, 63] {
             for (row, scale) in [(64usize, 64isize), (100, 101), (256, 300), (3, 4)] {
                 let total = table.len() * row;
-                let mut buf = vec![0xeeu8; start + total + 80];
+                let mut buf = vec![0xeeu8; 64 + start + total + 80];
+                let at0 = buf.as_ptr().align_offset(64) + start;
                 // SAFETY: every row (entry · scale + row ≤ 30 · 301 + 256 < 20000) lies inside
-                // src, [start, start + total) inside buf, apart.
+                // src, [at0, at0 + total) inside buf, apart.
                 unsafe {
-                    stream_table_rows(
-                        buf.as_mut_ptr().add(start),
-                        src.as_ptr(),
-                        table.len(),
-                        row,
-                        table.as_ptr(),
-                        scale,
-                    )
+                    stream_table_rows(buf.as_mut_ptr().add(at0), src.as_ptr(), table.len(), row, table.as_ptr(), scale)
                 };
                 fence();
                 let want: Vec<u8> = table
@@ -627,8 +780,8 @@ mod tests {
                     .flat_map(|&t| (0..row).map(move |c| (t as isize * scale) as usize + c))
                     .map(|i| src[i])
                     .collect();
-                assert_eq!(&buf[start..start + total], &want[..], "start {start} row {row} scale {scale}");
-                assert!(buf[..start].iter().chain(&buf[start + total..]).all(|&b| b == 0xee));
+                assert_eq!(&buf[at0..at0 + total], &want[..], "start {start} row {row} scale {scale}");
+                assert!(buf[..at0].iter().chain(&buf[at0 + total..]).all(|&b| b == 0xee));
             }
         }
     }
