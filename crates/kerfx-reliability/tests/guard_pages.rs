@@ -273,3 +273,37 @@ fn large_stride2_slices_stay_inside_guarded_buffers() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// DepthToSpace of block size 2 (CRD and DCR): the width interleaves two input rows,
+/// which the host's narrow tile copy moves 32 bytes of each row at a time with AVX2 and
+/// the last few elements one by one. Row lengths that leave a remainder, every width
+/// with a vector path and one without; each buffer flush against a guard page, so a load
+/// past a row's last element of the last channel faults.
+#[test]
+fn depth_to_space_interleaves_stay_inside_guarded_buffers() {
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap();
+    let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x4432);
+    let (mut failures, mut tiled) = (Vec::new(), 0);
+    for dtype in
+        [kerfx_ir::DType::U8, kerfx_ir::DType::F16, kerfx_ir::DType::F32, kerfx_ir::DType::F64, kerfx_ir::DType::C128]
+    {
+        for (mode, h, w) in [("CRD", 5, 37), ("DCR", 3, 64), ("CRD", 2, 131)] {
+            let req = kerfx_ir::Request::new("onnx.depth_to_space")
+                .version(13)
+                .input_meta("input", dtype, &[1, 8, h, w])
+                .attr("blocksize", 2)
+                .attr("mode", mode);
+            let plan = kerfx_ir::lower(&req).unwrap();
+            let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+            let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+            let k = jit.compile(&plan, &Options::STATIC).unwrap();
+            // The tile copy is the host function of nine arguments.
+            tiled += usize::from(k.clif().contains("(i64, i64, i64, i64, i64, i64, i64, i64, i64)"));
+            if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                failures.push(format!("{}: {f:?}", describe(&plan)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(tiled, 15, "kernels calling the tile copy");
+}
