@@ -9,11 +9,10 @@
 //! kernel runs and return a status code; and `<lib>_info()`, a table of every kernel for
 //! discovery without parsing C. Kernels that need no host function link against libc
 //! alone (`memcpy`, `memset`); those that call the runtime library's (`kerfx-rt`:
-//! streaming copies of outputs of 8 MiB or more, tiled transposes, stride-2 gathers)
-//! import them as `kerf_rt1_*` and the header says to link `libkerfx_rt.a`. Kernels that
-//! call a host function still only the JIT's (random fills, chains starting with a fill)
-//! are refused, naming it. Output is deterministic: the same library file gives the same
-//! bytes.
+//! streaming copies of outputs of 8 MiB or more, tiled transposes, stride-2 gathers, the
+//! Philox block fill of random fills, the runs of chains that start with a fill) import
+//! them as `kerf_rt1_*` and the header says to link `libkerfx_rt.a` (per kernel,
+//! `NEEDS_RUNTIME`). Output is deterministic: the same library file gives the same bytes.
 //!
 //! A request of an op over several inputs or outputs (Concat, Split: [`kerfx::is_program_op`])
 //! and a graph file that runs as one program compile to a *program kernel* ([`program`]):
@@ -157,7 +156,7 @@ impl Kernel {
 }
 
 /// Compile one kernel from a source (a request, plan or map) for `target`; an error when
-/// it needs the runtime library (naming the host function) or cannot be compiled. A
+/// it cannot be compiled. A
 /// request of an op over several inputs or outputs lowers to a program, which
 /// [`compile_request`] compiles.
 pub fn compile_kernel<'a>(
@@ -167,12 +166,18 @@ pub fn compile_kernel<'a>(
     target: &Target,
 ) -> Result<Kernel, String> {
     let function = static_function(what, target).map_err(|e| e.to_string())?;
-    if let Some(f) = function.host_functions.iter().find(|f| !f.starts_with("kerf_rt1_")) {
-        return Err(format!(
-            "calls the host function {f}, which is the JIT's own and not in the runtime library (kerfx-rt) yet"
-        ));
-    }
+    check_host_functions(&function)?;
     Ok(Kernel { name: name.to_string(), origin: origin.to_string(), body: Body::Single(Box::new(function)) })
+}
+
+/// Every host function a kernel calls is the runtime library's (`kerf_rt1_*`, declared in
+/// `kerf_rt.h`): the object imports nothing else (a check of the JIT's host table, whose
+/// every entry is the runtime's).
+pub(crate) fn check_host_functions(f: &StaticFunction) -> Result<(), String> {
+    match f.host_functions.iter().find(|h| !h.starts_with("kerf_rt1_")) {
+        Some(h) => Err(format!("calls the host function {h}, which is not in the runtime library (kerfx-rt)")),
+        None => Ok(()),
+    }
 }
 
 /// Compile a request: a program kernel for an op over several inputs or outputs

@@ -263,11 +263,7 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
         // function must take exactly those.
         for (k, call) in calls.iter().enumerate() {
             let f = &call.function;
-            if let Some(h) = f.host_functions.iter().find(|h| !h.starts_with("kerf_rt1_")) {
-                return Err(in_move(format!(
-                    "calls the host function {h}, which is the JIT's own and not in the runtime library (kerfx-rt) yet"
-                )));
-            }
+            crate::check_host_functions(f).map_err(in_move)?;
             let held = |b: Buffer| match b {
                 Buffer::None => None,
                 Buffer::Input(i) => Some(inputs[i].bytes),
