@@ -67,10 +67,10 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 /// relocations), loaded, and each kernel run through its checking entry point by the
 /// suite's one `check_case`. Ops over several inputs or outputs (Concat, Split) compile
 /// to program kernels, run through their one entry point (`Backend::AotProgram`). Cases
-/// that must fail must fail to compile. Kernels calling a host function that is still the
-/// JIT's own (random fills, chains from a fill) are not written ahead of time yet, and
-/// strings run on the reference interpreter (as on the JIT): each is named with its
-/// reason.
+/// that must fail must fail to compile. Random fills (the runtime's Philox block fill)
+/// are checked by the suite's statistics and, bit for bit, against the reference; chains
+/// that start with a fill compute it by the runtime's head runs. Strings run on the
+/// reference interpreter (as on the JIT): each is named with its reason.
 mod aot_static {
     use kerfx::request_file::{AnyFile, load_any};
     use kerfx::{DType, Error, Kernel};
@@ -226,10 +226,6 @@ mod aot_static {
         let (mut kernels, mut cases, mut refused, mut must_fail) = (Vec::new(), Vec::new(), Vec::new(), 0);
         for (i, case) in kerfx_testkit::case_names().into_iter().enumerate() {
             let dir = root.join(&case);
-            if dir.join("expected_stats.json").exists() {
-                refused.push(format!("{case}: a random fill (the Philox block fill is still the JIT's own)"));
-                continue;
-            }
             let name = format!("k{i}");
             let compiled = match load_any(&dir.join("request.toml")) {
                 Err(e) => Err(e.to_string()),
@@ -246,7 +242,6 @@ mod aot_static {
                 }
                 (Ok(_), true) => panic!("{case}: must fail, but compiled ahead of time"),
                 (Err(_), true) => must_fail += 1,
-                (Err(e), false) if e.contains("calls the host function") => refused.push(format!("{case}: {e}")),
                 // Strings run on the reference interpreter, as on the JIT.
                 (Err(e), false) if e.contains("cannot move strings") => refused.push(format!("{case}: {e}")),
                 (Err(e), false) => panic!("{case}: failed to compile ahead of time: {e}"),
@@ -269,7 +264,7 @@ mod aot_static {
         // SAFETY: the library was just linked from kerf's object, whose only
         // initialization is the dynamic linker's relocations.
         let lib: &'static libloading::Library = Box::leak(Box::new(unsafe { libloading::Library::new(&so) }.unwrap()));
-        let mut programs = 0;
+        let (mut programs, mut random, mut headed) = (0, 0, 0);
         for (k, case) in kernels.iter().zip(&cases) {
             let symbol = format!("conformance_{}", k.name);
             let f = match &k.body {
@@ -304,10 +299,25 @@ mod aot_static {
                 output_shape: f.output_shape.clone(),
             }));
             kerfx_testkit::check_case(super::Backend::Aot(kernel), case);
+            if f.host_functions.contains(&"kerf_rt1_head_run") {
+                headed += 1;
+            }
+            // A random fill: its statistics above, its bits the reference's.
+            let dir = root.join(case);
+            if dir.join("expected_stats.json").exists() {
+                let Ok(AnyFile::Request(file)) = load_any(&dir.join("request.toml")) else {
+                    panic!("{case}: a random fill case is a request")
+                };
+                let want = kerfx::run_reference_outputs(&file.request).unwrap();
+                let got = kernel.run_tensor(None).unwrap();
+                assert!([got] == *want, "{case}: the random fill differs from the reference's bits");
+                assert!(f.host_functions.contains(&"kerf_rt1_random_fill"), "{case}");
+                random += 1;
+            }
         }
         eprintln!(
-            "{} cases ran ahead of time ({programs} of them programs); {must_fail} that must fail did not compile; \
-             {} are not written ahead of time:",
+            "{} cases ran ahead of time ({programs} of them programs, {random} random fills, {headed} chains from a \
+             fill through head runs); {must_fail} that must fail did not compile; {} are not written ahead of time:",
             cases.len(),
             refused.len()
         );
@@ -319,5 +329,9 @@ mod aot_static {
         // Every Concat and Split case that runs but the one of strings runs as a program
         // kernel (the packed 4-bit Concats through scratch and a placement). Pinned.
         assert_eq!(programs, 22, "program cases run ahead of time");
+        // Every random fill case, and the chains that start with a fill whose kernels
+        // compute its elements by the runtime's head runs. Pinned.
+        assert_eq!(random, 4, "random fill cases run ahead of time, bit for bit");
+        assert_eq!(headed, 7, "chains from a fill that call the runtime's head runs");
     }
 }
