@@ -66,7 +66,9 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 /// library (`libkerfx_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
 /// relocations), loaded, and each kernel run through its checking entry point by the
 /// suite's one `check_case`. Ops over several inputs or outputs (Concat, Split) compile
-/// to program kernels, run through their one entry point (`Backend::AotProgram`). Cases
+/// to program kernels, run through their entry point (`Backend::AotProgram`) and split
+/// into ranges at several points through their range entry point, each split equal to the
+/// whole call. Cases
 /// that must fail must fail to compile. Random fills (the runtime's Philox block fill)
 /// are checked by the suite's statistics and, bit for bit, against the reference; chains
 /// that start with a fill compute it by the runtime's head runs. Strings run on the
@@ -85,6 +87,10 @@ mod aot_static {
     struct AotProgram {
         /// The entry point's address.
         entry: *const std::ffi::c_void,
+        /// The range entry point's address: the same parameters, then `lo, hi`.
+        range: *const std::ffi::c_void,
+        /// Positions of its range.
+        extent: usize,
         dtype: DType,
         input_bytes: Vec<u64>,
         outputs: Vec<Vec<u64>>,
@@ -112,6 +118,70 @@ mod aot_static {
             }
         };
         (@ty $i:literal) => { usize };
+    }
+
+    impl AotProgram {
+        /// The status of the range entry point on these buffers and `[lo, hi)`.
+        fn run_range(&self, inputs: &[&[u8]], outputs: &mut [Vec<u8>], lo: usize, hi: usize) -> Result<i32, Error> {
+            let mut args: Vec<usize> = Vec::new();
+            for i in inputs {
+                args.extend([i.as_ptr() as usize, i.len()]);
+            }
+            for o in outputs.iter_mut() {
+                args.extend([o.as_mut_ptr() as usize, o.len()]);
+            }
+            args.extend([lo, hi]);
+            Ok(call_with!(self.range, args,
+                6 => [0 1 2 3 4 5],
+                8 => [0 1 2 3 4 5 6 7],
+                10 => [0 1 2 3 4 5 6 7 8 9],
+                12 => [0 1 2 3 4 5 6 7 8 9 10 11],
+                14 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13],
+                16 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15],
+                18 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17],
+                20 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19],
+                22 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21],
+            ))
+        }
+
+        /// The case's program split into ranges at several points — in two at the ends,
+        /// after the first position, at a third, a half and before the last (empty pieces
+        /// included), in three, and every position alone in reverse order with an empty
+        /// range at each bound — equals its whole call, byte for byte; bad ranges
+        /// (`lo > hi`, `hi > extent`) return `KERF_ERR_RANGE` with nothing written.
+        fn check_ranges(&self, case: &str, request: &kerfx::Request) {
+            let inputs = kerfx::program_inputs(request).unwrap();
+            let inputs: Vec<&[u8]> = inputs.iter().map(|t| t.bytes().unwrap()).collect();
+            let fresh = || -> Vec<Vec<u8>> {
+                self.outputs
+                    .iter()
+                    .map(|s| vec![0xAB; self.dtype.buffer_bytes(s.iter().product()).unwrap()])
+                    .collect()
+            };
+            let mut whole = fresh();
+            assert_eq!(self.run_range(&inputs, &mut whole, 0, self.extent).unwrap(), 0, "{case}: [0, extent)");
+            let e = self.extent;
+            let mut splits: Vec<Vec<(usize, usize)>> = [0, 1, e / 3, e / 2, e.saturating_sub(1), e]
+                .into_iter()
+                .filter(|&m| m <= e)
+                .map(|m| vec![(0, m), (m, e)])
+                .collect();
+            splits.push(vec![(0, e / 3), (e / 3, 2 * e / 3), (2 * e / 3, e)]);
+            splits.push((0..e).rev().flat_map(|k| [(k, k + 1), (k, k)]).collect());
+            for split in splits {
+                let mut outs = fresh();
+                for &(lo, hi) in &split {
+                    assert_eq!(self.run_range(&inputs, &mut outs, lo, hi).unwrap(), 0, "{case}: [{lo}, {hi})");
+                }
+                assert!(outs == whole, "{case}: ranges {split:?} differ from the whole call");
+            }
+            for (lo, hi) in [(1, 0), (e, e + 1), (e + 1, e + 1), (0, usize::MAX), (usize::MAX, 0)] {
+                let mut outs = fresh();
+                let status = self.run_range(&inputs, &mut outs, lo, hi).unwrap();
+                assert_eq!(status, kerfx_aot::status::RANGE, "{case}: [{lo}, {hi}) of {e}");
+                assert!(outs == fresh(), "{case}: a refused range wrote");
+            }
+        }
     }
 
     impl kerfx_testkit::ProgramEntry for AotProgram {
@@ -144,6 +214,7 @@ mod aot_static {
                 16 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15],
                 18 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17],
                 20 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19],
+                22 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21],
             );
             match status {
                 0 => Ok(()),
@@ -270,16 +341,28 @@ mod aot_static {
             let f = match &k.body {
                 kerfx_aot::Body::Single(f) => f,
                 kerfx_aot::Body::Program(p) => {
-                    // SAFETY: the symbol is the program's entry point, a function; only its
-                    // address is read here (called through `call_with!`).
-                    let entry = unsafe { *lib.get::<*const std::ffi::c_void>(symbol.as_bytes()).unwrap() };
+                    // SAFETY: the symbols are the program's entry points, functions; only
+                    // their addresses are read here (called through `call_with!`).
+                    let (entry, range) = unsafe {
+                        let range = format!("{symbol}_range");
+                        (
+                            *lib.get::<*const std::ffi::c_void>(symbol.as_bytes()).unwrap(),
+                            *lib.get::<*const std::ffi::c_void>(range.as_bytes()).unwrap(),
+                        )
+                    };
                     let program: &'static AotProgram = Box::leak(Box::new(AotProgram {
                         entry,
+                        range,
+                        extent: p.range_extent as usize,
                         dtype: p.dtype,
                         input_bytes: p.caller_inputs().map(|i| i.bytes).collect(),
                         outputs: p.outputs.iter().map(|o| o.shape.clone()).collect(),
                     }));
                     kerfx_testkit::check_case(super::Backend::AotProgram(program), case);
+                    let Ok(AnyFile::Request(file)) = load_any(&root.join(case).join("request.toml")) else {
+                        panic!("{case}: a program case is a request")
+                    };
+                    program.check_ranges(case, &file.request);
                     programs += 1;
                     continue;
                 }
