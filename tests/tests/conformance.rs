@@ -153,10 +153,7 @@ mod aot_static {
             let inputs = kerfx::program_inputs(request).unwrap();
             let inputs: Vec<&[u8]> = inputs.iter().map(|t| t.bytes().unwrap()).collect();
             let fresh = || -> Vec<Vec<u8>> {
-                self.outputs
-                    .iter()
-                    .map(|s| vec![0xAB; self.dtype.buffer_bytes(s.iter().product()).unwrap()])
-                    .collect()
+                self.outputs.iter().map(|s| vec![0xAB; self.dtype.buffer_bytes(s.iter().product()).unwrap()]).collect()
             };
             let mut whole = fresh();
             assert_eq!(self.run_range(&inputs, &mut whole, 0, self.extent).unwrap(), 0, "{case}: [0, extent)");

@@ -437,7 +437,8 @@ fn program_range_entry(
     };
     for part in &p.parts {
         // The part's positions in [lo, hi): [l, h) of [start, end).
-        let (first, end) = (b.ins().iconst(ptr, part.start as i64), b.ins().iconst(ptr, (part.start + part.positions) as i64));
+        let (first, end) =
+            (b.ins().iconst(ptr, part.start as i64), b.ins().iconst(ptr, (part.start + part.positions) as i64));
         let l = b.ins().umax(lo, first);
         let l = b.ins().umin(l, end);
         let h = b.ins().umax(hi, first);
@@ -539,7 +540,12 @@ fn program_range_entry(
 /// A program's exported entry point: `(in_0, in_0_bytes, …, out_0, out_0_bytes, …) ->
 /// i32`, the range entry point `range` over the whole range `[0, range_extent)`: one code
 /// path for the whole call and its ranges.
-fn program_entry(module: &mut ObjectModule, symbol: &str, p: &ProgramFunctions, range: FuncId) -> Result<FuncId, String> {
+fn program_entry(
+    module: &mut ObjectModule,
+    symbol: &str,
+    p: &ProgramFunctions,
+    range: FuncId,
+) -> Result<FuncId, String> {
     let ptr = types::I64;
     let params = 2 * (p.caller_inputs().count() + p.outputs.len());
     let mut sig = Signature::new(module.isa().default_call_conv());

@@ -128,7 +128,8 @@ fn the_program_kernel_matches_the_reference_whole_and_in_ranges() {
     assert_eq!(demo::cat::OUT0_SHAPE, [2, 6]);
     assert_eq!(demo::cat::DTYPE, DType::F32.to_string());
     // Split into ranges at every point, and every position alone: the same bytes.
-    let (e, run) = (demo::cat::RANGE_EXTENT, |o: &mut [u8], lo, hi| demo::cat_range(&ins[0], &ins[1], &ins[2], o, lo, hi));
+    let (e, run) =
+        (demo::cat::RANGE_EXTENT, |o: &mut [u8], lo, hi| demo::cat_range(&ins[0], &ins[1], &ins[2], o, lo, hi));
     assert!(e > 1 && demo::cat::RANGE_ALIGN == 1);
     for m in 0..=e {
         let mut out = vec![0xA5; demo::cat::OUT0_BYTES];

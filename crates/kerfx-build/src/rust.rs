@@ -110,7 +110,11 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                     .chain((0..p.outputs.len()).map(|o| format!("out_{o}: *mut u8, out_{o}_bytes: usize")))
                     .collect();
                 let _ = writeln!(w, "            pub(crate) fn {n}({}) -> i32;", params.join(", "));
-                let _ = writeln!(w, "            pub(crate) fn {n}_range({}, lo: usize, hi: usize) -> i32;", params.join(", "));
+                let _ = writeln!(
+                    w,
+                    "            pub(crate) fn {n}_range({}, lo: usize, hi: usize) -> i32;",
+                    params.join(", ")
+                );
             }
         }
     }
@@ -302,7 +306,11 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                     w,
                     "        // the entry point checks every length, the range and overlap before it writes."
                 );
-                let _ = writeln!(w, "        Error::check(unsafe {{ _ffi::{c}_range({}, lo, hi) }})\n    }}", args.join(", "));
+                let _ = writeln!(
+                    w,
+                    "        Error::check(unsafe {{ _ffi::{c}_range({}, lo, hi) }})\n    }}",
+                    args.join(", ")
+                );
             }
         }
     }

@@ -109,7 +109,7 @@ pub unsafe extern "C" fn head_run(out: *mut u8, head: *const i64, start: i64, st
         let o = unsafe { std::slice::from_raw_parts_mut(out, n * width) };
         if stride == 1 && start >= 0 {
             // Consecutive counters: the block fill.
-            return fill_bytes_on(crate::random::isa(), normal, f16, seed, start as u64, alpha, beta, o);
+            return fill_bytes_on(crate::random::isa(), normal, f16, seed, start as u64, [alpha, beta], o);
         }
         for (j, e) in o.chunks_exact_mut(width).enumerate() {
             let bits = random_bits(normal, f16, alpha, beta, seed, index(j));

@@ -56,7 +56,8 @@ mod tests {
     fn the_header_states_the_rust_layouts() {
         let h = super::HEADER;
         let define = |name: &str| -> usize {
-            let line = h.lines().find(|l| l.starts_with(&format!("#define {name} "))).unwrap_or_else(|| panic!("{name}"));
+            let line =
+                h.lines().find(|l| l.starts_with(&format!("#define {name} "))).unwrap_or_else(|| panic!("{name}"));
             line.split_whitespace().nth(2).unwrap().parse().unwrap()
         };
         assert_eq!(define("KERF_RT_ABI_MAJOR"), super::ABI_MAJOR as usize);

@@ -85,7 +85,7 @@ pub unsafe extern "C" fn random_fill(out: *mut u8, args: *const i64, lo: i64, hi
     // SAFETY: the caller's contract: elements [lo, hi) of `width` bytes are valid (lo ≥ 0
     // and hi > lo, checked above).
     let o = unsafe { std::slice::from_raw_parts_mut(out.add(width * lo as usize), width * (hi - lo) as usize) };
-    kerfx_ir::random::fill_bytes_on(isa(), normal, f16, seed, lo as u64, alpha, beta, o);
+    kerfx_ir::random::fill_bytes_on(isa(), normal, f16, seed, lo as u64, [alpha, beta], o);
 }
 
 #[cfg(test)]

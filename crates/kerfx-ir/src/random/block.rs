@@ -94,13 +94,21 @@ pub fn fill_normal_f16<E: FromBits<u16>>(seed: u64, first: u64, alpha: f32, beta
     fill(Isa::best(), NormalF16(Normal { alpha, beta }), seed, first, out);
 }
 
-/// One of the four fills above on path `isa` (the baseline where the CPU lacks it), into
+/// One of the four fills above (of `[alpha, beta]`) on path `isa` (the baseline where the CPU lacks it), into
 /// bytes: f32 elements (4 bytes each, `f16` false) or f16 ones (2 bytes), from element
 /// `first` on, as many as `out` holds whole. For a caller that chooses the path itself
 /// (the runtime library's baseline switch, `KERF_RT_BASELINE`); the bits are the same on
 /// every path.
 #[doc(hidden)]
-pub fn fill_bytes_on(isa: Isa, normal: bool, f16: bool, seed: u64, first: u64, alpha: f32, beta: f32, out: &mut [u8]) {
+pub fn fill_bytes_on(
+    isa: Isa,
+    normal: bool,
+    f16: bool,
+    seed: u64,
+    first: u64,
+    [alpha, beta]: [f32; 2],
+    out: &mut [u8],
+) {
     if f16 {
         let (o, _) = out.as_chunks_mut::<2>();
         match normal {
