@@ -116,6 +116,20 @@ mod tests {
                 }
             }
         }
+        // Every path this CPU runs (the baseline is KERF_RT_BASELINE's) gives the same bits.
+        use kerfx_ir::random::{Isa, fill_bytes_on};
+        for isa in [Isa::Baseline, Isa::Avx2, Isa::Avx512].into_iter().filter(|i| i.available()) {
+            for kind in 0..4i64 {
+                let (normal, f16) = (kind & 2 != 0, kind & 1 != 0);
+                let w = if f16 { 2 } else { 4 };
+                let mut out = vec![0u8; w * 131];
+                fill_bytes_on(isa, normal, f16, 5, 9, [0.5, 4.0], &mut out);
+                for (i, e) in out.chunks(w).enumerate() {
+                    let want = random_bits(normal, f16, 0.5, 4.0, 5, 9 + i as u64);
+                    assert_eq!(e, &want.to_le_bytes()[..w], "{isa:?} kind {kind} element {i}");
+                }
+            }
+        }
         let mut out = [0xEEu8; 16];
         for (lo, hi, kind) in [(2, 2, 0), (3, 1, 0), (-1, 2, 0), (0, 2, 4), (0, 2, -1)] {
             // SAFETY: nothing is written (empty or refused ranges and kinds).
