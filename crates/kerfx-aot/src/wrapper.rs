@@ -120,6 +120,11 @@ fn define_body(
     }
     let mut ctx = Context::for_function(func);
     module.define_function(body, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    // The argument block is a constant of the object (read-only data), encoded by
+    // `static_function` from the validated, scheduled and verified plan: the host
+    // functions that read it (a random fill's alpha, beta and seed; a fill head's kind, rank
+    // and axes) get no number a caller built, since the entry points take only buffers,
+    // their lengths and a range, all checked before the kernel runs.
     let args = if f.args.is_empty() {
         None
     } else {
