@@ -326,11 +326,17 @@ pub fn new_array<'py>(
     shape: &[u64],
     descr: Bound<'py, PyArrayDescr>,
 ) -> PyResult<Bound<'py, PyUntypedArray>> {
-    let mut dims = Vec::with_capacity(shape.len());
-    for &d in shape {
-        let d = npy_intp::try_from(d)
+    // On the stack for the ranks models use (no allocation per output), else on the heap.
+    let (mut small, mut large) = ([0 as npy_intp; 16], Vec::new());
+    let dims: &mut [npy_intp] = if shape.len() <= small.len() {
+        &mut small[..shape.len()]
+    } else {
+        large.resize(shape.len(), 0);
+        &mut large
+    };
+    for (to, &d) in dims.iter_mut().zip(shape) {
+        *to = npy_intp::try_from(d)
             .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("array of shape {shape:?}: too large")))?;
-        dims.push(d);
     }
     let nd = std::os::raw::c_int::try_from(dims.len())
         .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("array of {} dims: too many", dims.len())))?;

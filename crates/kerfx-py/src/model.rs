@@ -11,7 +11,7 @@ use kerfx::{DType, TensorView, ViewData};
 use numpy::npyffi::{_PyArray_GET_ITEM_DATA, NPY_ARRAY_WRITEABLE};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -23,15 +23,19 @@ use std::sync::{Arc, Mutex};
 /// inputs without an initializer, in order, each `(name, dtype, dims)` as the model
 /// declares it: a kerf dtype name, `""` for a type kerf lacks, or None; a list of fixed
 /// dims, None for a symbolic one, or None for no shape) it takes those inputs as a list,
-/// tuple or dict of plain numpy arrays and returns the outputs as `result(*outputs)` --
+/// tuple or dict of plain numpy arrays and returns the outputs as `result(*outputs)` (a
+/// tuple class such as a namedtuple, made as `tuple.__new__(result, outputs)`; a list
+/// without one) --
 /// or None for anything else (another form, another declaration, a graph that is not one
 /// program), which `run` then handles, errors included.
 #[pyclass(frozen, module = "kerfx", name = "OnnxModel")]
 pub struct OnnxModel {
     model: kerfx::graph::OnnxModel,
     declared: Vec<Declared>,
-    /// What `run_fast` returns the outputs as (called with them), or None for a list.
-    result: Option<Py<PyAny>>,
+    /// What `run_fast` returns the outputs as: a tuple subclass (a namedtuple), made by
+    /// `tuple.__new__` (the second item) as the class's own `__new__` would, without its
+    /// Python frame; `None`: a list.
+    result: Option<(Py<PyType>, Py<PyAny>)>,
     /// `run_fast`'s runners by the inputs' dtypes and shapes, the last used first.
     runners: Mutex<Vec<FastEntry>>,
 }
@@ -122,7 +126,7 @@ impl OnnxModel {
         py: Python<'_>,
         model: &Bound<'_, PyBytes>,
         declared: Option<Vec<(Bound<'_, PyString>, Option<String>, Option<Vec<Option<u64>>>)>>,
-        result: Option<Py<PyAny>>,
+        result: Option<Bound<'_, PyType>>,
     ) -> PyResult<OnnxModel> {
         let bytes = model.as_bytes();
         let model = py
@@ -139,6 +143,21 @@ impl OnnxModel {
             };
             inputs.push(Declared { name: name.unbind(), dtype, dims });
         }
+        let result = match result {
+            Some(class) if class.is_subclass_of::<PyTuple>()? => {
+                let new = py.get_type::<PyTuple>().getattr(pyo3::intern!(py, "__new__"))?;
+                Some((class.unbind(), new.unbind()))
+            }
+            Some(class) => {
+                return Err(invalid(
+                    py,
+                    None,
+                    Some("result"),
+                    format!("result: {} is not a tuple class", class.name()?),
+                ));
+            }
+            None => None,
+        };
         Ok(OnnxModel { model, declared: inputs, result, runners: Mutex::new(Vec::new()) })
     }
 
@@ -179,7 +198,7 @@ impl OnnxModel {
         }
         runner.run(&ins, &mut buffers).map_err(|e| crate::errors::from_kerf(py, &e))?;
         match &self.result {
-            Some(result) => result.bind(py).call1(PyTuple::new(py, outs)?).map(Some),
+            Some((class, new)) => new.bind(py).call1((class.bind(py), PyTuple::new(py, outs)?)).map(Some),
             None => Ok(Some(PyList::new(py, outs)?.into_any())),
         }
     }

@@ -793,7 +793,9 @@ impl Prepared {
                 Some(k) => Read::Input(k),
                 None if self.graph.constants.get(v).and_then(Tensor::bytes).is_some() => Read::Constant(v.clone()),
                 None => {
-                    return Err(Error::Invalid { what: format!("value `{v}` is neither a graph input nor a constant") });
+                    return Err(Error::Invalid {
+                        what: format!("value `{v}` is neither a graph input nor a constant"),
+                    });
                 }
             };
             reads.push(read);
@@ -863,14 +865,27 @@ impl Runner {
                 found: outputs.len().to_string(),
             });
         }
-        let constants = &self.prepared.graph.constants;
-        let mut ins = Vec::with_capacity(self.reads.len());
-        for read in &self.reads {
-            ins.push(match read {
-                Read::Input(k) => inputs[*k],
-                // Checked to be bytes when the runner was made; the graph is not changed since.
-                Read::Constant(name) => constants.get(name).and_then(Tensor::bytes).unwrap_or_default(),
-            });
+        let prepared = &self.prepared;
+        let failed = |e| group_error(&prepared.graph, &prepared.groups[0], e);
+        // The common case, the program reading the graph inputs in their order and writing
+        // the outputs in theirs, hands the caller's lists on as they are.
+        let in_order = self.reads.iter().enumerate().all(|(i, r)| matches!(r, Read::Input(k) if *k == i))
+            && self.reads.len() == inputs.len();
+        let mut ins = Vec::new();
+        if !in_order {
+            let constants = &prepared.graph.constants;
+            ins.reserve(self.reads.len());
+            for read in &self.reads {
+                ins.push(match read {
+                    Read::Input(k) => inputs[*k],
+                    // Checked to be bytes when the runner was made; the graph is not changed since.
+                    Read::Constant(name) => constants.get(name).and_then(Tensor::bytes).unwrap_or_default(),
+                });
+            }
+        }
+        let ins = if in_order { inputs } else { ins.as_slice() };
+        if self.order.iter().enumerate().all(|(i, &o)| i == o) {
+            return self.kernel.run_buffers(ins, outputs).map_err(failed);
         }
         // The caller's buffers in the program's output order (`order` is a permutation).
         let mut slots: Vec<Option<&mut [u8]>> = (0..self.order.len()).map(|_| None).collect();
@@ -878,8 +893,7 @@ impl Runner {
             slots[o] = Some(&mut **buffer);
         }
         let mut outs: Vec<&mut [u8]> = slots.into_iter().flatten().collect();
-        let prepared = &self.prepared;
-        self.kernel.run_buffers(&ins, &mut outs).map_err(|e| group_error(&prepared.graph, &prepared.groups[0], e))
+        self.kernel.run_buffers(ins, &mut outs).map_err(failed)
     }
 }
 

@@ -3,8 +3,8 @@ graph sample (`../shared/conformance-graph`, or --cases DIR) through `kerfx.onnx
 model prepared once, `rep.run` per call: its fused programs on the JIT, the output a
 new array) against ONNX Runtime running the same model on one thread (IO binding to
 preallocated outputs), each timed with the peer scripts' protocol: the median of N
-samples, sampled alternately with a memcpy of the output bytes, and the ratio of the
-medians. Every row also checks kerf's outputs against the case's expected bits.
+samples, kerf, ONNX Runtime and a memcpy of the output bytes sampled in turn (so that
+each sees the same load on a shared machine), and the ratios of the medians. Every row also checks kerf's outputs against the case's expected bits.
 
     python3 -m venv /tmp/peers && /tmp/peers/bin/pip install numpy onnx onnxruntime
     /tmp/peers/bin/pip install ./crates/kerfx-py
@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from peers_pad import median_pair
+from peers_pad import medians
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "shared", "conformance-graph"))
@@ -77,8 +77,7 @@ def main():
         src = np.frombuffer(np.random.default_rng(0).bytes(max(out_bytes, 1)), np.uint8)
         dst = np.empty_like(src)
         copy = lambda: np.copyto(dst, src)  # noqa: E731
-        kerf_ns, copy_k = median_pair(args.iters, lambda: rep.run(inputs), copy)
-        ort_ns, copy_o = median_pair(args.iters, ort_runner(model, inputs, expected), copy)
+        kerf_ns, ort_ns, copy_ns = medians(args.iters, lambda: rep.run(inputs), ort_runner(model, inputs, expected), copy)
         rows.append(
             {
                 "case": case,
@@ -86,8 +85,8 @@ def main():
                 "out_mb": out_bytes / 1e6,
                 "kerf_us": kerf_ns / 1e3,
                 "ort_us": ort_ns / 1e3,
-                "kerf_x_memcpy": kerf_ns / copy_k,
-                "ort_x_memcpy": ort_ns / copy_o,
+                "kerf_x_memcpy": kerf_ns / copy_ns,
+                "ort_x_memcpy": ort_ns / copy_ns,
                 "kerf_over_ort": kerf_ns / ort_ns,
             }
         )
