@@ -246,6 +246,15 @@ impl Block {
         debug_assert!(self.ds == n as isize && n <= TILE_ROW_BYTES, "dense_tiles: rows {n} bytes, ds {}", self.ds);
         for tile in self.tiles(W) {
             let (r0, _, rn, _) = tile;
+            // Through the cache, the tile goes straight to its rows of the output (contiguous
+            // here): no second pass over it.
+            #[cfg(target_arch = "x86_64")]
+            if !stream && self.avx2_tiles::<W>() {
+                // SAFETY: the tile's elements are block elements, (r, c) at dst_at(r0, 0) + r·n + c·W (ds = n);
+                // AVX2 was detected and rs = W.
+                unsafe { self.transpose_avx2::<W>(self.dst_at(r0, 0, W), n, tile) };
+                continue;
+            }
             // SAFETY: the tile's elements are block elements and fit in buf at pitch n (rn ≤ TILE_ROWS,
             // n ≤ TILE_ROW_BYTES); AVX2 was detected for the AVX2 path, whose rows are adjacent (rs = W).
             unsafe {
@@ -418,10 +427,18 @@ impl Block {
         }
         // The edges: the columns past the last whole square for every row, the rows past the last
         // whole square for the other columns.
-        for c in 0..cn {
-            let from = if c < ck { rk } else { 0 };
-            for r in from..rn {
-                // SAFETY: (r0 + r, c0 + c) is an element of the block, (r, c) one of the tile in buf.
+        // (Two loops, not one over every column testing which rows are left: that loop's
+        // control took a fifth of a small tile's time.)
+        let rows_left = if rk < rn { rk..rn } else { 0..0 };
+        for c in 0..ck {
+            for r in rows_left.clone() {
+                // SAFETY: (r0 + r, c0 + c) is an element of the block (r < rn, c < cn), (r, c) one of the tile in buf.
+                unsafe { std::ptr::copy_nonoverlapping(self.src_at(r0 + r, c0 + c), buf.add(r * pitch + c * W), W) };
+            }
+        }
+        for c in ck..cn {
+            for r in 0..rn {
+                // SAFETY: as above.
                 unsafe { std::ptr::copy_nonoverlapping(self.src_at(r0 + r, c0 + c), buf.add(r * pitch + c * W), W) };
             }
         }
