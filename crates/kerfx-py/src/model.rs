@@ -40,6 +40,10 @@ pub struct OnnxModel {
     runners: Mutex<Vec<FastEntry>>,
 }
 
+/// A graph input's declaration as `OnnxModel(..., declared)` gives it: name, kerf dtype
+/// name (`""`: a type kerf lacks; None: any), dims (None per symbolic dim; None: any).
+type DeclaredArg<'py> = (Bound<'py, PyString>, Option<String>, Option<Vec<Option<u64>>>);
+
 /// A graph input as the model declares it (`run_fast` takes only arrays that match).
 struct Declared {
     name: Py<PyString>,
@@ -125,7 +129,7 @@ impl OnnxModel {
     fn new(
         py: Python<'_>,
         model: &Bound<'_, PyBytes>,
-        declared: Option<Vec<(Bound<'_, PyString>, Option<String>, Option<Vec<Option<u64>>>)>>,
+        declared: Option<Vec<DeclaredArg<'_>>>,
         result: Option<Bound<'_, PyType>>,
     ) -> PyResult<OnnxModel> {
         let bytes = model.as_bytes();
