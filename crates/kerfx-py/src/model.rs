@@ -42,15 +42,16 @@ pub struct OnnxModel {
 
 /// A graph input's declaration as `OnnxModel(..., declared)` gives it: name, kerf dtype
 /// name (`""`: a type kerf lacks; None: any), dims (None per symbolic dim; None: any).
-type DeclaredArg<'py> = (Bound<'py, PyString>, Option<String>, Option<Vec<Option<u64>>>);
+type DeclaredArg<'py> = (Bound<'py, PyString>, Option<String>, Option<Vec<Option<i64>>>);
 
 /// A graph input as the model declares it (`run_fast` takes only arrays that match).
 struct Declared {
     name: Py<PyString>,
     /// `None`: any dtype; `Some(None)`: a type kerf lacks, which no array matches.
     dtype: Option<Option<DType>>,
-    /// Per dim its fixed size (`None`: symbolic); `None`: no shape declared.
-    dims: Option<Vec<Option<u64>>>,
+    /// Per dim its fixed size (`None`: symbolic; any int64 a model may hold); `None`: no
+    /// shape declared.
+    dims: Option<Vec<Option<i64>>>,
 }
 
 /// The runner of one set of input dtypes and shapes (`None`: the graph does not run as
@@ -334,7 +335,7 @@ impl OnnxModel {
             }
             if let Some(dims) = &declared.dims {
                 let shape = array.shape();
-                let fits = |(f, &s): (&Option<u64>, &usize)| f.is_none_or(|f| f == s as u64);
+                let fits = |(f, &s): (&Option<i64>, &usize)| f.is_none_or(|f| i64::try_from(s) == Ok(f));
                 if dims.len() != shape.len() || !dims.iter().zip(shape).all(fits) {
                     return Ok(None);
                 }
