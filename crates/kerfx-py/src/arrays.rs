@@ -13,7 +13,7 @@
 
 use crate::dtypes::{self, Form};
 use kerfx::{DType, Tensor};
-use numpy::npyffi::{_PyArray_GET_ITEM_DATA, NPY_ARRAY_WRITEABLE};
+use numpy::npyffi::{_PyArray_GET_ITEM_DATA, NPY_ARRAY_WRITEABLE, NpyTypes, PY_ARRAY_API, get_type_object, npy_intp};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -315,10 +315,52 @@ impl<'py> ArrayArg<'py> {
 
 /// A new C-contiguous array of `shape` holding `dtype` in `form`.
 pub fn empty<'py>(py: Python<'py>, shape: &[u64], dtype: DType, form: Form) -> PyResult<ArrayArg<'py>> {
-    let descr = dtypes::descr_for(py, dtype, form)?;
-    let shape = PyTuple::new(py, shape)?;
-    let array = numpy(py)?.getattr(pyo3::intern!(py, "empty"))?.call1((shape, descr))?;
-    Ok(ArrayArg::new(array.cast_into::<PyUntypedArray>()?, dtype, form))
+    let array = new_array(py, shape, dtypes::descr_for(py, dtype, form)?)?;
+    Ok(ArrayArg::new(array, dtype, form))
+}
+
+/// A new C-contiguous writeable array of `shape` and numpy dtype `descr`, its elements
+/// not set (numpy's C API: what `numpy.empty` does, without a Python call).
+pub fn new_array<'py>(
+    py: Python<'py>,
+    shape: &[u64],
+    descr: Bound<'py, PyArrayDescr>,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    // On the stack for the ranks models use (no allocation per output), else on the heap.
+    let (mut small, mut large) = ([0 as npy_intp; 16], Vec::new());
+    let dims: &mut [npy_intp] = if shape.len() <= small.len() {
+        &mut small[..shape.len()]
+    } else {
+        large.resize(shape.len(), 0);
+        &mut large
+    };
+    for (to, &d) in dims.iter_mut().zip(shape) {
+        *to = npy_intp::try_from(d)
+            .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("array of shape {shape:?}: too large")))?;
+    }
+    let nd = std::os::raw::c_int::try_from(dims.len())
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("array of {} dims: too many", dims.len())))?;
+    // SAFETY: numpy's C API (imported by `PY_ARRAY_API`) given the array type, a dtype
+    // reference it takes over (`into_dtype_ptr` makes a new one), `nd` dims read from
+    // `dims` (alive for the call), no strides, data or base: numpy allocates the
+    // buffer, checks the dims (count, sign, total size) and returns NULL with an
+    // exception set when it refuses them or memory runs out.
+    let ptr = unsafe {
+        PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            get_type_object(py, NpyTypes::PyArray_Type),
+            descr.into_dtype_ptr(),
+            nd,
+            dims.as_mut_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+        )
+    };
+    // SAFETY: `ptr` is a new reference (owned) or NULL with an exception set.
+    let array = unsafe { Bound::from_owned_ptr_or_err(py, ptr)? };
+    Ok(array.cast_into::<PyUntypedArray>()?)
 }
 
 /// `array` if C-contiguous in native byte order, else such a copy.

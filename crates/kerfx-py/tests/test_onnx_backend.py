@@ -312,3 +312,96 @@ def test_an_input_with_an_initializer_takes_the_callers_value():
     (y,) = rep.run({"x": x, "w": np.array([5.0, 6.0], np.float32)})
     assert y.tolist() == [1.0, 2.0, 5.0, 6.0]
     assert_same([y], reference(m, {"x": x, "w": np.array([5.0, 6.0], np.float32)}))
+
+
+# ----------------------------------------------------- rep.run's fast path (run_fast)
+
+
+def transpose_model(shape=("d0", "d1", "d2")):
+    node = helper.make_node("Transpose", ["x"], ["y"], perm=[2, 0, 1])
+    return model([node], [tensor_info("x", shape=shape)], [tensor_info("y", shape=("a", "b", "c"))], opset=13)
+
+
+def test_run_takes_plain_arrays_by_position_or_name_in_rust():
+    """Plain arrays matching the declarations run in Rust (`run_fast`): as a list, a tuple,
+    a dict or the one array, the bits of the checked path (the dynamic backend never takes
+    the fast one), the outputs a namedtuple of new, writeable, C-contiguous arrays."""
+    m = transpose_model()
+    rep = kerfx.onnx.prepare(m)
+    want = reference(m, {"x": X})
+    for given in ([X], (X,), {"x": X}, X):
+        assert rep._model.run_fast(given) is not None
+        got = rep.run(given)
+        assert_same(got, want)
+        assert_same(got, rep.run(given, backend="jit-dynamic"))
+        assert type(got) is rep._tuple and got.y is got[0] and got["y"] is got[0]
+        (y,) = got
+        assert y.flags.c_contiguous and y.flags.writeable and y.flags.owndata
+        assert not np.shares_memory(y, X)
+    (a,), (b,) = rep.run([X]), rep.run([X])
+    assert a is not b and not np.shares_memory(a, b)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        pytest.param(lambda: [X.astype(np.float64)], id="dtype"),
+        pytest.param(lambda: [X[:, ::2]], id="strided"),
+        pytest.param(lambda: [X.astype(">f4")], id="byte_swapped"),
+        pytest.param(lambda: [X.tolist()], id="list_of_lists"),
+        pytest.param(lambda: [kerfx.raw(X.view(np.uint32), "f32")], id="raw"),
+        pytest.param(lambda: [X, X], id="count"),
+        pytest.param(lambda: {"x": X, "z": X}, id="unknown_name"),
+        pytest.param(lambda: {"z": X}, id="missing_name"),
+    ],
+)
+def test_anything_else_takes_the_checked_path(given):
+    """run_fast declines what it does not take plainly; `run` then converts, copies or
+    refuses it as it always has."""
+    m = transpose_model()
+    rep = kerfx.onnx.prepare(m)
+    assert rep._model.run_fast(given()) is None
+    try:
+        got = rep.run(given())
+    except kerfx.KerfError as e:
+        assert "x" in str(e) or "z" in str(e)
+        return
+    x = given()[0]
+    x = np.asarray(x.array.view(np.float32) if isinstance(x, kerfx.Raw) else x, np.float32)
+    assert_same(got, reference(m, {"x": np.ascontiguousarray(x)}))
+
+
+def test_fixed_dims_and_types_are_checked_before_the_fast_path():
+    m = transpose_model(shape=[3, "n", 5])
+    rep = kerfx.onnx.prepare(m)
+    assert rep._model.run_fast([X]) is not None
+    assert rep._model.run_fast([X[:2]]) is None
+    with pytest.raises(kerfx.KerfError, match=r"declared of shape \[3, 'n', 5\]"):
+        rep.run([X[:2]])
+    with pytest.raises(kerfx.KerfError, match="declared FLOAT, given a int32 array"):
+        rep.run([X.astype(np.int32)])
+
+
+def test_every_shape_gets_its_own_runner():
+    """More shapes than run_fast keeps runners for (16), then the first again: each the
+    reference's bits."""
+    m = transpose_model()
+    rep = kerfx.onnx.prepare(m)
+    shapes = [(1 + k % 3, 2 + k, 3) for k in range(20)] + [(1, 2, 3)]
+    for shape in shapes:
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        assert_same(rep.run([x]), reference(m, {"x": x}))
+
+
+def test_a_graph_of_several_programs_takes_the_checked_path():
+    """A value that is a graph output and read by another node is written: two programs."""
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0, 2]),
+        helper.make_node("Slice", ["t", "s", "e"], ["y"]),
+    ]
+    inits = [helper.make_tensor("s", TensorProto.INT64, [1], [1]), helper.make_tensor("e", TensorProto.INT64, [1], [3])]
+    m = model(nodes, [tensor_info("x")], [tensor_info("t"), tensor_info("y")], 13, inits)
+    rep = kerfx.onnx.prepare(m)
+    assert len(rep.groups([X])) == 2
+    assert rep._model.run_fast([X]) is None
+    assert_same(rep.run([X]), reference(m, {"x": X}))

@@ -751,6 +751,152 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// A [`Runner`]: this graph, one program on the JIT ([`Prepared::single_program`]),
+    /// its graph inputs given by position in the order of `inputs` (every graph input
+    /// named once), its kernel compiled now. Refused, naming why, for other graphs and
+    /// for strings (which are not bytes).
+    pub fn runner(
+        self: &std::sync::Arc<Self>,
+        inputs: &[&str],
+        jit: &crate::Jit,
+        dynamic: bool,
+    ) -> Result<Runner, Error> {
+        let (gp, order) = self.single().ok_or_else(|| Error::Invalid {
+            what: "a runner takes a graph that runs as one program writing each of its outputs once (see \
+                   single_program)"
+                .into(),
+        })?;
+        if gp.program.dtype == DType::String {
+            return Err(Error::Invalid { what: "a runner moves bytes, not strings".into() });
+        }
+        let mut declared = Vec::with_capacity(inputs.len());
+        for (k, name) in inputs.iter().enumerate() {
+            let input = self.graph.inputs.iter().find(|i| i.name == *name).ok_or_else(|| {
+                let names: Vec<&str> = self.graph.inputs.iter().map(|i| i.name.as_str()).collect();
+                GraphError::Input {
+                    name: name.to_string(),
+                    what: format!("is not an input of the graph (its inputs: {names:?})"),
+                }
+            })?;
+            if inputs[..k].contains(name) {
+                return Err(GraphError::Input { name: name.to_string(), what: "is given twice".into() }.into());
+            }
+            declared.push((input.dtype, input.shape.clone()));
+        }
+        if let Some(input) = self.graph.inputs.iter().find(|i| !inputs.contains(&i.name.as_str())) {
+            return Err(GraphError::Input { name: input.name.clone(), what: "is not given".into() }.into());
+        }
+        let mut reads = Vec::with_capacity(gp.reads.len());
+        for v in &gp.reads {
+            let read = match inputs.iter().position(|name| name == v) {
+                Some(k) => Read::Input(k),
+                None if self.graph.constants.get(v).and_then(Tensor::bytes).is_some() => Read::Constant(v.clone()),
+                None => {
+                    return Err(Error::Invalid {
+                        what: format!("value `{v}` is neither a graph input nor a constant"),
+                    });
+                }
+            };
+            reads.push(read);
+        }
+        let kernel = self.kernel(0, &gp.program, jit, dynamic)?;
+        Ok(Runner { prepared: self.clone(), kernel, reads, order, inputs: declared })
+    }
+}
+
+/// A graph that runs as one program on the JIT, bound to its inputs by position and to
+/// its compiled kernel ([`Prepared::runner`]): a call looks nothing up by name and
+/// allocates nothing but the slice lists it hands the kernel. Buffers are dense
+/// little-endian element bytes; every length is checked each call.
+#[derive(Clone, Debug)]
+pub struct Runner {
+    /// Holds the graph's constants, which the program may read.
+    prepared: std::sync::Arc<Prepared>,
+    kernel: std::sync::Arc<crate::ProgramKernel>,
+    /// Where each program input comes from.
+    reads: Vec<Read>,
+    /// Per graph output, in order: its program output.
+    order: Vec<usize>,
+    /// Each graph input's dtype and shape, in the runner's order.
+    inputs: Vec<(DType, Vec<u64>)>,
+}
+
+/// Where a program input of a [`Runner`] comes from.
+#[derive(Clone, Debug)]
+enum Read {
+    /// The graph input at this position of the runner's order.
+    Input(usize),
+    /// A graph constant, by name.
+    Constant(String),
+}
+
+impl Runner {
+    /// The graph inputs' dtypes and shapes, in the runner's order.
+    pub fn inputs(&self) -> &[(DType, Vec<u64>)] {
+        &self.inputs
+    }
+
+    /// The element type every input and output holds.
+    pub fn dtype(&self) -> DType {
+        self.kernel.dtype()
+    }
+
+    /// The graph outputs' shapes, in order.
+    pub fn output_shapes(&self) -> impl ExactSizeIterator<Item = &[u64]> {
+        self.order.iter().map(|&o| self.kernel.output_shapes()[o].as_slice())
+    }
+
+    /// Run: `inputs` the graph inputs' bytes in the runner's order (each of its dtype and
+    /// shape: [`Runner::inputs`]), `outputs` the graph outputs' buffers in order, each
+    /// exactly its bytes. Counts and lengths are checked.
+    pub fn run(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), Error> {
+        if inputs.len() != self.inputs.len() {
+            return Err(Error::Mismatch {
+                what: "graph inputs".into(),
+                expected: format!("{} buffers", self.inputs.len()),
+                found: inputs.len().to_string(),
+            });
+        }
+        if outputs.len() != self.order.len() {
+            return Err(Error::Mismatch {
+                what: "graph outputs".into(),
+                expected: format!("{} buffers", self.order.len()),
+                found: outputs.len().to_string(),
+            });
+        }
+        let prepared = &self.prepared;
+        let failed = |e| group_error(&prepared.graph, &prepared.groups[0], e);
+        // The common case, the program reading the graph inputs in their order and writing
+        // the outputs in theirs, hands the caller's lists on as they are.
+        let in_order = self.reads.iter().enumerate().all(|(i, r)| matches!(r, Read::Input(k) if *k == i))
+            && self.reads.len() == inputs.len();
+        let mut ins = Vec::new();
+        if !in_order {
+            let constants = &prepared.graph.constants;
+            ins.reserve(self.reads.len());
+            for read in &self.reads {
+                ins.push(match read {
+                    Read::Input(k) => inputs[*k],
+                    // Checked to be bytes when the runner was made; the graph is not changed since.
+                    Read::Constant(name) => constants.get(name).and_then(Tensor::bytes).unwrap_or_default(),
+                });
+            }
+        }
+        let ins = if in_order { inputs } else { ins.as_slice() };
+        if self.order.iter().enumerate().all(|(i, &o)| i == o) {
+            return self.kernel.run_buffers(ins, outputs).map_err(failed);
+        }
+        // The caller's buffers in the program's output order (`order` is a permutation).
+        let mut slots: Vec<Option<&mut [u8]>> = (0..self.order.len()).map(|_| None).collect();
+        for (buffer, &o) in outputs.iter_mut().zip(&self.order) {
+            slots[o] = Some(&mut **buffer);
+        }
+        let mut outs: Vec<&mut [u8]> = slots.into_iter().flatten().collect();
+        self.kernel.run_buffers(ins, &mut outs).map_err(failed)
+    }
+}
+
 /// Whether node `k` reads `value` as a parameter (an input other than its data).
 fn is_parameter(graph: &Graph, k: usize, value: &str) -> bool {
     let data = data_input(graph, k).ok().and_then(|(name, _)| name);

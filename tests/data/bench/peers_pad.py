@@ -26,6 +26,12 @@ MODES = {"P1 constant": "constant", "P1 reflect": "reflect", "P1 edge": "edge", 
 
 def median_pair(iters, f, g):
     """Medians (ns) of f and g, sampled alternately; each sample repeats its call for 20 µs+."""
+    return tuple(medians(iters, f, g))
+
+
+def medians(iters, *fs):
+    """Medians (ns) of each of fs, sampled in turn (so that each sees the same load on a
+    shared machine); each sample repeats its call for 20 µs+."""
     def calibrate(h):
         t = time.perf_counter_ns()
         h()
@@ -40,12 +46,12 @@ def median_pair(iters, f, g):
             h()
         return (time.perf_counter_ns() - t) / reps
 
-    rf, rg = calibrate(f), calibrate(g)
-    sf, sg = [], []
+    reps = [calibrate(f) for f in fs]
+    samples = [[] for _ in fs]
     for _ in range(iters):
-        sf.append(sample(f, rf))
-        sg.append(sample(g, rg))
-    return float(np.median(sf)), float(np.median(sg))
+        for f, r, s in zip(fs, reps, samples):
+            s.append(sample(f, r))
+    return [float(np.median(s)) for s in samples]
 
 
 def slices_into(out, x, mode):

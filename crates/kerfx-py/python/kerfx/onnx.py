@@ -441,8 +441,11 @@ class KerfBackendRep(BackendRep):
         self._outputs = [o.name for o in graph.output]
         # Made once: a namedtuple class costs more to make than a small graph to run.
         self._tuple = namedtupledict("Outputs", self._outputs)
-        # External data is inline by now (`_load`): the native side reads no file.
-        self._model = kerfx._kerf.OnnxModel(model.SerializeToString())
+        # External data is inline by now (`_load`): the native side reads no file. The
+        # declarations let `run_fast` take plain arrays that match them with no Python
+        # code run per input (anything else goes through `_given`).
+        declared = [(name, self._declared[name].dtype, self._declared[name].fixed) for name in self._inputs]
+        self._model = kerfx._kerf.OnnxModel(model.SerializeToString(), declared, self._tuple)
 
     def _given(self, inputs: Any) -> dict[str, Any]:
         """The graph inputs by name, each checked against its declaration."""
@@ -470,8 +473,14 @@ class KerfBackendRep(BackendRep):
         return values
 
     def run(self, inputs: Any, backend: str = "jit", **kwargs: Any) -> tuple[Any, ...]:
-        values = self._given(inputs)
         try:
+            if backend == "jit":
+                # Plain arrays matching the declarations, a graph of one program: the
+                # whole call in Rust. None: anything else, run (or refused) below.
+                outputs = self._model.run_fast(inputs)
+                if outputs is not None:
+                    return outputs
+            values = self._given(inputs)
             outputs = self._model.run(values, backend=backend, raw=any(isinstance(v, kerfx.Raw) for v in values.values()))
         except kerfx.KerfError as e:
             if getattr(e, "unsupported", False):
