@@ -59,6 +59,19 @@ pub struct PlanHandle {
     plan: plan::Plan,
 }
 
+impl PlanHandle {
+    /// The plan.
+    pub fn plan(&self) -> &plan::Plan {
+        &self.plan
+    }
+}
+
+/// The calling thread's last planner message (empty after a success): what
+/// [`plan_error`] copies, for Rust callers.
+pub fn last_message() -> String {
+    LAST.with(|l| l.borrow().clone())
+}
+
 /// The kernel code's signature (kerf's kernel ABI: input, output, argument block, lo, hi).
 pub type KernelCode = unsafe extern "C" fn(*const u8, *mut u8, *const i64, i64, i64);
 
