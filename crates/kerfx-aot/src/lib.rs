@@ -116,6 +116,9 @@ pub struct Output {
     /// Whether a kernel calls the runtime library: then `kerf_rt.h` ([`RUNTIME_HEADER`])
     /// goes beside the header and programs link `libkerfx_rt.a`.
     pub needs_runtime: bool,
+    /// Whether a kernel is dynamic: programs call the runtime's `kerf_rt1_plan_*`
+    /// functions themselves (a shared library exports them beside the entry points).
+    pub plans: bool,
 }
 
 /// `kerf_rt.h`, the runtime library's C declarations.
@@ -397,5 +400,6 @@ pub fn write_library(name: &str, kernels: &[Kernel], target: &Target) -> Result<
     exported.push(format!("{name}_info"));
     let needs_runtime = kernels.iter().any(Kernel::needs_runtime);
     let allocates = kernels.iter().any(Kernel::allocates);
-    Ok(Output { name: name.to_string(), object, header, exported, allocates, needs_runtime })
+    let plans = kernels.iter().any(|k| k.dynamic().is_some());
+    Ok(Output { name: name.to_string(), object, header, exported, allocates, needs_runtime, plans })
 }
