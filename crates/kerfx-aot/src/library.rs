@@ -130,8 +130,11 @@ mod tests {
             lib.kernels,
             [KernelEntry { name: "a1".into(), request: PathBuf::from("d/r.toml"), dynamic: false }]
         );
-        let lib = Library::parse("name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\ndynamic = true\n", Path::new(""))
-            .unwrap();
+        let lib = Library::parse(
+            "name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\ndynamic = true\n",
+            Path::new(""),
+        )
+        .unwrap();
         assert!(lib.kernels[0].dynamic);
         for (text, want) in [
             ("name = \"Mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\n", "library name \"Mk\""),

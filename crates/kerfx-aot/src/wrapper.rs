@@ -228,12 +228,18 @@ fn define_forward(
 /// A dynamic kernel's plan constructor: `(shape, rank, p_0, p_0_count, …, plan) -> i32`,
 /// one pointer and count per parameter, which it lays out as `kerf_rt1_param` records on
 /// its stack for `kerf_rt1_plan_new` (which checks every pointer and number).
-fn plan_constructor(module: &mut ObjectModule, symbol: &str, d: &DynamicKernel, desc: DataId) -> Result<FuncId, String> {
+fn plan_constructor(
+    module: &mut ObjectModule,
+    symbol: &str,
+    d: &DynamicKernel,
+    desc: DataId,
+) -> Result<FuncId, String> {
     let n = d.template.params.len();
     let new = runtime_call(module, "kerf_rt1_plan_new", 6)?;
     define_forward(module, symbol, 3 + 2 * n, |module, b, v| {
         let p = types::I64;
-        let slot = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (16 * n.max(1)) as u32, 3));
+        let slot =
+            b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (16 * n.max(1)) as u32, 3));
         for k in 0..n {
             b.ins().stack_store(p, v[2 + 2 * k], slot, (16 * k) as i32);
             b.ins().stack_store(p, v[3 + 2 * k], slot, (16 * k + 8) as i32);

@@ -187,7 +187,9 @@ fn the_readmes_build_script_is_this_crates() {
 fn the_dynamic_kernel_runs_plans_of_any_numbers() {
     assert_eq!((demo::dpad::DTYPE, demo::dpad::INPUT_RANK, demo::dpad::PARAMS), ("i16", 2, ["pads"]));
     let AnyFile::Request(file) = load_any(&kernel_file("pad.toml")).unwrap() else { panic!("a request file") };
-    for (shape, pads) in [([3u64, 4u64], [1i64, 2, 1, 2]), ([5, 2], [0, 1, 4, 1]), ([2, 9], [1, 0, 0, 8]), ([1, 1], [0, 0, 0, 0])] {
+    for (shape, pads) in
+        [([3u64, 4u64], [1i64, 2, 1, 2]), ([5, 2], [0, 1, 4, 1]), ([2, 9], [1, 0, 0, 8]), ([1, 1], [0, 0, 0, 0])]
+    {
         let plan = demo::dpad::Plan::new(&shape, &pads).unwrap();
         let input = pattern(plan.input_bytes(), 7);
         let mut request = file.request.clone();

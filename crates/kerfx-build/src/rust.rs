@@ -112,9 +112,8 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                 let _ = writeln!(w, "            pub(crate) fn {n}({}) -> i32;", params.join(", "));
             }
             Body::Dynamic(d) => {
-                let params: Vec<String> = (0..d.template.params.len())
-                    .map(|i| format!("p{i}: *const i64, p{i}_count: usize"))
-                    .collect();
+                let params: Vec<String> =
+                    (0..d.template.params.len()).map(|i| format!("p{i}: *const i64, p{i}_count: usize")).collect();
                 let _ = writeln!(
                     w,
                     "            pub(crate) fn {n}_plan(shape: *const u64, rank: usize, {}plan: *mut *mut ::kerfx_rt::capi::PlanHandle) -> i32;",
@@ -320,13 +319,20 @@ fn dynamic(w: &mut String, lib: &str, k: &Kernel, d: &kerfx_aot::DynamicKernel) 
     let _ = writeln!(w, "        use super::{{Error, _ffi}};");
     let _ = writeln!(w, "        /// The element type.\n        pub const DTYPE: &str = {:?};", dtype.to_string());
     let _ = writeln!(w, "        /// The input's rank (every plan's).\n        pub const INPUT_RANK: usize = {rank};");
-    let _ = writeln!(w, "        /// The parameters' names, in order.\n        pub const PARAMS: [&str; {}] = {names:?};", names.len());
+    let _ = writeln!(
+        w,
+        "        /// The parameters' names, in order.\n        pub const PARAMS: [&str; {}] = {names:?};",
+        names.len()
+    );
     let _ = writeln!(
         w,
         "\n        /// A plan of this kernel: validated and scheduled by kerf's runtime library, immutable\n        \
          /// (runs from any threads), freed on drop."
     );
-    let _ = writeln!(w, "        #[derive(Debug)]\n        pub struct Plan(::core::ptr::NonNull<::kerfx_rt::capi::PlanHandle>);");
+    let _ = writeln!(
+        w,
+        "        #[derive(Debug)]\n        pub struct Plan(::core::ptr::NonNull<::kerfx_rt::capi::PlanHandle>);"
+    );
     let _ = writeln!(w, "        // SAFETY: a plan is immutable once built; the runtime reads it from any thread.");
     let _ = writeln!(w, "        unsafe impl Send for Plan {{}}");
     let _ = writeln!(w, "        // SAFETY: as above.");

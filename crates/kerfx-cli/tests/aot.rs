@@ -344,7 +344,8 @@ fn aot_writes_a_dynamic_kernel_that_runs_plans_from_c() {
     let tmp = tempfile::tempdir().unwrap();
     library(tmp.path(), "{ dtype = \"i8\", shape = [3, 3] }");
     let lib = tmp.path().join("dyn.toml");
-    std::fs::write(&lib, "name = \"dk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\ndynamic = true\n").unwrap();
+    std::fs::write(&lib, "name = \"dk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\ndynamic = true\n")
+        .unwrap();
     let out_dir = tmp.path().join("out");
     kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).assert().success();
     assert_eq!(files_in(&out_dir), ["dk.h", "dk.o", "kerf_rt.h"]);
@@ -359,9 +360,14 @@ fn aot_writes_a_dynamic_kernel_that_runs_plans_from_c() {
     );
     assert!(header.contains("#define DK_CROP_PARAM_COUNT 3") && header.contains("#define DK_CROP_NEEDS_RUNTIME 1"));
     // A chain cannot be a dynamic kernel: one error line naming the kernel.
-    std::fs::write(tmp.path().join("chain.toml"), "[[steps]]\nop = \"onnx.identity\"\n[steps.inputs]\ninput = { dtype = \"u8\", shape = [2] }\n").unwrap();
+    std::fs::write(
+        tmp.path().join("chain.toml"),
+        "[[steps]]\nop = \"onnx.identity\"\n[steps.inputs]\ninput = { dtype = \"u8\", shape = [2] }\n",
+    )
+    .unwrap();
     let bad = tmp.path().join("bad.toml");
-    std::fs::write(&bad, "name = \"bad\"\n[[kernels]]\nname = \"c\"\nrequest = \"chain.toml\"\ndynamic = true\n").unwrap();
+    std::fs::write(&bad, "name = \"bad\"\n[[kernels]]\nname = \"c\"\nrequest = \"chain.toml\"\ndynamic = true\n")
+        .unwrap();
     let e = fails(&kerf().arg("aot").arg(&bad).arg("-o").arg(tmp.path().join("none")).output().unwrap());
     assert!(e.contains("kernel \"c\"") && e.contains("a dynamic kernel is one op"), "{e}");
     if !matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success())

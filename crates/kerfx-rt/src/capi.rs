@@ -110,11 +110,7 @@ unsafe fn read_desc(kernel: *const KernelDesc) -> Result<(MoveKey, Template), Pl
     let (dtype, request) = unsafe { (CStr::from_ptr(k.dtype), CStr::from_ptr(k.request)) };
     let invalid = |what: &str| PlanError::new(status::PLAN_KIND, format!("the kernel descriptor's {what}"));
     let dtype = dtype.to_str().ok().and_then(|d| d.parse().ok()).ok_or_else(|| invalid("dtype"))?;
-    let template = request
-        .to_str()
-        .ok()
-        .and_then(|r| Template::decode(r).ok())
-        .ok_or_else(|| invalid("request"))?;
+    let template = request.to_str().ok().and_then(|r| Template::decode(r).ok()).ok_or_else(|| invalid("request"))?;
     let kind = Kind { fills: k.kind & KIND_FILLS != 0, repeats: k.kind & KIND_REPEATS != 0 };
     let depth = usize::try_from(k.depth).map_err(|_| invalid("depth"))?;
     Ok((MoveKey { kind, dtype, depth }, template))
@@ -335,13 +331,19 @@ mod tests {
         unsafe {
             assert_eq!(plan_new(std::ptr::null(), std::ptr::null(), 0, std::ptr::null(), 0, &mut out), status::NULL);
             assert!(out.is_null());
-            assert_eq!(plan_new(std::ptr::null(), std::ptr::null(), 0, std::ptr::null(), 0, std::ptr::null_mut()), status::NULL);
+            assert_eq!(
+                plan_new(std::ptr::null(), std::ptr::null(), 0, std::ptr::null(), 0, std::ptr::null_mut()),
+                status::NULL
+            );
             let desc = KernelDesc { abi_major: 2, kind: 0, depth: 1, dtype: c"f32".as_ptr(), request: c"".as_ptr() };
             assert_eq!(plan_new(&desc, std::ptr::null(), 0, std::ptr::null(), 0, &mut out), status::PLAN_KIND);
             let mut buf = [0 as c_char; 8];
             let n = plan_error(buf.as_mut_ptr(), buf.len());
             assert!(n > 7 && buf[7] == 0);
-            assert_eq!(plan_run(std::ptr::null(), &desc, None, std::ptr::null(), 0, std::ptr::null_mut(), 0), status::PLAN);
+            assert_eq!(
+                plan_run(std::ptr::null(), &desc, None, std::ptr::null(), 0, std::ptr::null_mut(), 0),
+                status::PLAN
+            );
             assert_eq!(plan_output_bytes(std::ptr::null()), 0);
             plan_free(std::ptr::null_mut());
         }

@@ -123,7 +123,9 @@ impl Template {
         let mut params = Vec::new();
         for a in &spec.attributes {
             match request.attributes.get(&a.name) {
-                Some(AttrValue::Int(_)) => params.push(Param { name: a.name.clone(), place: Place::Attr { scalar: true } }),
+                Some(AttrValue::Int(_)) => {
+                    params.push(Param { name: a.name.clone(), place: Place::Attr { scalar: true } })
+                }
                 Some(AttrValue::IntList(_)) => {
                     params.push(Param { name: a.name.clone(), place: Place::Attr { scalar: false } })
                 }
@@ -314,10 +316,12 @@ pub fn build(key: &MoveKey, template: &Template, shape: &[u64], values: &[&[i64]
 /// The text form of a request (its op, version, output count, attributes and inputs, one
 /// per line; strings hex-encoded, floats by their bits): what [`decode_request`] reads.
 pub fn encode_request(r: &Request) -> Result<String, Error> {
-    let hex = |b: &[u8]| b.iter().fold(String::new(), |mut s, x| {
-        let _ = write!(s, "{x:02x}");
-        s
-    });
+    let hex = |b: &[u8]| {
+        b.iter().fold(String::new(), |mut s, x| {
+            let _ = write!(s, "{x:02x}");
+            s
+        })
+    };
     let mut s = format!("kerf-request 1\nop {}\n", hex(r.op.as_bytes()));
     if let Some(v) = r.version {
         let _ = writeln!(s, "version {v}");

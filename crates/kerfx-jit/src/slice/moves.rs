@@ -44,7 +44,6 @@ pub(crate) struct Levels {
     pub(super) top: Value,
 }
 
-
 impl Moves {
     /// `count` fill elements from output element `out_off`.
     pub(super) fn fill(&self, g: &mut Gen, out_off: Value, count: Value, known: Option<u64>) {
