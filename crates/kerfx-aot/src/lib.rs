@@ -26,9 +26,9 @@
 //! A library kernel with `dynamic = true` compiles to a *dynamic kernel* (ABI 1.2): the
 //! code the JIT's dynamic path compiles for the request's plan ([`DynamicKernel`]:
 //! specialized on the map's kind — the op's mode —, dtype and loop depth, the input's
-//! rank), behind two exported functions: `<lib>_<kernel>_plan(shape, rank, <param>,
-//! <param>_count, …, &plan)`, which has the runtime library's planner
-//! (`kerfx_rt::plan`) build an immutable plan from the input's shape and the request's
+//! rank), behind two exported functions:
+//! `<lib>_<kernel>_plan(shape, rank, <param>, <param>_count, …, &plan)`, which has the
+//! runtime library's planner (`kerfx_rt::plan`) build an immutable plan from the input's shape and the request's
 //! integer parameters, validated, scheduled and verified exactly as on the JIT; and
 //! `<lib>_<kernel>(plan, input, input_bytes, output, output_bytes)`, which runs it after
 //! checking the plan is this kernel's and every buffer (`kerf_rt1_plan_run`).

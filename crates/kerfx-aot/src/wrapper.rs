@@ -174,8 +174,7 @@ fn descriptor(module: &mut ObjectModule, prefix: &str, d: &DynamicKernel) -> Res
     let id = module.declare_data(&format!("{prefix}__desc"), Linkage::Local, false, false).map_err(err)?;
     let mut dd = DataDescription::new();
     let mut bytes = vec![0u8; KERNEL_DESC_BYTES];
-    let kind = u32::from(key.kind.fills) * kerfx_rt::capi::KIND_FILLS
-        | u32::from(key.kind.repeats) * kerfx_rt::capi::KIND_REPEATS;
+    let kind = kerfx_rt::capi::kind_bits(key.kind);
     bytes[0..4].copy_from_slice(&kerfx_rt::ABI_MAJOR.to_le_bytes());
     bytes[4..8].copy_from_slice(&kind.to_le_bytes());
     bytes[8..16].copy_from_slice(&(key.depth as u64).to_le_bytes());

@@ -116,12 +116,12 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                     (0..d.template.params.len()).map(|i| format!("p{i}: *const i64, p{i}_count: usize")).collect();
                 let _ = writeln!(
                     w,
-                    "            pub(crate) fn {n}_plan(shape: *const u64, rank: usize, {}plan: *mut *mut ::kerfx_rt::capi::PlanHandle) -> i32;",
+                    "            pub(crate) fn {n}_plan(shape: *const u64, rank: usize, {}plan: *mut *mut ::core::ffi::c_void) -> i32;",
                     params.iter().map(|p| format!("{p}, ")).collect::<String>()
                 );
                 let _ = writeln!(
                     w,
-                    "            pub(crate) fn {n}(plan: *const ::kerfx_rt::capi::PlanHandle, input: *const u8, input_bytes: usize, output: *mut u8, output_bytes: usize) -> i32;"
+                    "            pub(crate) fn {n}(plan: *const ::core::ffi::c_void, input: *const u8, input_bytes: usize, output: *mut u8, output_bytes: usize) -> i32;"
                 );
             }
         }
@@ -352,7 +352,7 @@ fn dynamic(w: &mut String, lib: &str, k: &Kernel, d: &kerfx_aot::DynamicKernel) 
         "            pub fn new(input_shape: &[u64]{}) -> ::core::result::Result<Plan, Error> {{",
         params.iter().map(|p| format!(", {p}")).collect::<String>()
     );
-    let _ = writeln!(w, "                let mut plan = ::core::ptr::null_mut();");
+    let _ = writeln!(w, "                let mut plan: *mut ::core::ffi::c_void = ::core::ptr::null_mut();");
     let _ = writeln!(
         w,
         "                // SAFETY: each pointer comes from a slice valid for the count passed with it, `plan`\n                \
@@ -365,7 +365,7 @@ fn dynamic(w: &mut String, lib: &str, k: &Kernel, d: &kerfx_aot::DynamicKernel) 
     );
     let _ = writeln!(
         w,
-        "                ::core::ptr::NonNull::new(plan).map(Plan).ok_or(Error::Unknown(0))\n            }}"
+        "                ::core::ptr::NonNull::new(plan.cast::<::kerfx_rt::capi::PlanHandle>()).map(Plan).ok_or(Error::Unknown(0))\n            }}"
     );
     let _ = writeln!(w, "            /// Bytes of the input the plan reads.");
     let _ = writeln!(
@@ -398,7 +398,7 @@ fn dynamic(w: &mut String, lib: &str, k: &Kernel, d: &kerfx_aot::DynamicKernel) 
     );
     let _ = writeln!(
         w,
-        "                Error::check(unsafe {{ _ffi::{c}(self.0.as_ptr(), input.as_ptr(), input.len(), output.as_mut_ptr(), output.len()) }})\n            }}"
+        "                Error::check(unsafe {{ _ffi::{c}(self.0.as_ptr().cast_const().cast(), input.as_ptr(), input.len(), output.as_mut_ptr(), output.len()) }})\n            }}"
     );
     let _ = writeln!(
         w,

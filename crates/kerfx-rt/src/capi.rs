@@ -52,6 +52,11 @@ pub const KIND_FILLS: u32 = 1;
 /// See [`KIND_FILLS`].
 pub const KIND_REPEATS: u32 = 2;
 
+/// A map kind as `kerf_rt1_kernel.kind`'s bits.
+pub fn kind_bits(kind: Kind) -> u32 {
+    (if kind.fills { KIND_FILLS } else { 0 }) | (if kind.repeats { KIND_REPEATS } else { 0 })
+}
+
 /// A plan handle (`kerf_rt1_plan`): the plan and the descriptor of the kernel it was
 /// built for.
 pub struct PlanHandle {

@@ -362,7 +362,7 @@ pub fn encode_request(r: &Request) -> Result<String, Error> {
 pub fn decode_request(text: &str) -> Result<Request, Error> {
     let bad = |line: &str| invalid(format!("a dynamic kernel's request: cannot read {line:?}"));
     let unhex = |s: &str| -> Option<Vec<u8>> {
-        (s.len() % 2 == 0).then_some(())?;
+        s.len().is_multiple_of(2).then_some(())?;
         (0..s.len()).step_by(2).map(|i| s.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok())).collect()
     };
     let text_of = |s: &str| unhex(s).and_then(|b| String::from_utf8(b).ok());
