@@ -50,6 +50,12 @@ fn library(dir: &Path, runtime: bool) -> PathBuf {
              [inputs]\ndata = { dtype = \"i16\", shape = [3, 4] }\npads = [1, 2, 1, 2]\n",
         ),
         (
+            "dslice.toml",
+            "op = \"onnx.slice\"\n[inputs]\ndata = { dtype = \"u8\", shape = [5, 6] }\n\
+             starts = { dtype = \"i32\", shape = [2], values = [1, 1] }\n\
+             ends = { dtype = \"i32\", shape = [2], values = [3, 3] }\n",
+        ),
+        (
             "lib.toml",
             "name = \"demo\"\n\
              [[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n\
@@ -66,7 +72,8 @@ fn library(dir: &Path, runtime: bool) -> PathBuf {
         let mut text = std::fs::read_to_string(dir.join("lib.toml")).unwrap();
         text += "[[kernels]]\nname = \"tr\"\nrequest = \"tr.toml\"\n\
                  [[kernels]]\nname = \"dcrop\"\nrequest = \"crop.toml\"\ndynamic = true\n\
-                 [[kernels]]\nname = \"dpad\"\nrequest = \"dpad.toml\"\ndynamic = true\n";
+                 [[kernels]]\nname = \"dpad\"\nrequest = \"dpad.toml\"\ndynamic = true\n\
+                 [[kernels]]\nname = \"dslice\"\nrequest = \"dslice.toml\"\ndynamic = true\n";
         std::fs::write(dir.join("lib.toml"), text).unwrap();
     }
     dir.join("lib.toml")
@@ -273,6 +280,19 @@ int main(void) {
         EXPECT(demo_dcrop_plan(dshape, 2, outside, 2, size, 2, stride, 2, &none) == KERF_ERR_INVALID);
         EXPECT(demo_dcrop_plan(dshape, 2, start, 1, size, 2, stride, 2, &none) == KERF_ERR_INVALID);
         EXPECT(demo_dcrop_plan(dshape, 2, start, 2, size, 2, stride, 2, NULL) == KERF_ERR_NULL);
+        {
+            /* ONNX Slice's starts and ends are i32 tensors here: a value past i32 is refused. */
+            static const int64_t from[] = {1, 0}, to[] = {4, 3}, huge[] = {4, 5000000000LL};
+            unsigned char sin[30], sout[9];
+            kerf_rt1_plan *s = NULL;
+            for (i = 0; i < 30; i++) sin[i] = (unsigned char)i;
+            EXPECT(demo_dslice_plan(dshape, 2, from, 2, huge, 2, &none) == KERF_ERR_PARAM && none == NULL);
+            EXPECT(kerf_rt1_plan_error(msg, sizeof msg) > 0 && strstr(msg, "i32") != NULL);
+            EXPECT(demo_dslice_plan(dshape, 2, from, 2, to, 2, &s) == KERF_OK);
+            EXPECT(demo_dslice(s, sin, sizeof sin, sout, sizeof sout) == KERF_OK);
+            EXPECT(sout[0] == 6 && sout[2] == 8 && sout[8] == 20);
+            kerf_rt1_plan_free(s);
+        }
         EXPECT(dk->flags == (KERF_KERNEL_DYNAMIC | KERF_KERNEL_READS_INPUT) && strcmp(dk->name, "dcrop") == 0);
         EXPECT(dk->entry == (void (*)(void))demo_dcrop && dk->range_entry == (void (*)(void))demo_dcrop_plan);
         EXPECT(dk->input_rank == 2 && dk->output_rank == 3 && dk->input_shape == NULL && dk->output_bytes == 0);
