@@ -58,11 +58,17 @@ pub fn kind_bits(kind: Kind) -> u32 {
 }
 
 /// A plan handle (`kerf_rt1_plan`): the plan and the descriptor of the kernel it was
-/// built for.
+/// built for, behind a mark that [`plan_free`] clears (so that a pointer to something
+/// else, or to a freed plan whose memory was not reused, is mostly refused rather than
+/// read as a plan).
 pub struct PlanHandle {
+    magic: u64,
     kernel: *const KernelDesc,
     plan: plan::Plan,
 }
+
+/// [`PlanHandle`]'s mark of a live plan.
+const PLAN_MAGIC: u64 = u64::from_le_bytes(*b"kerfplan");
 
 impl PlanHandle {
     /// The plan.
@@ -139,8 +145,9 @@ unsafe fn slice_of<'a, T>(ptr: *const T, count: usize, what: &str) -> Result<&'a
 /// Build the plan of the kernel `kernel` from the input's `shape` (`rank` dims) and the
 /// parameters (`param_count` of them at `params`, in the kernel's order), storing a new
 /// plan in `*plan` (NULL on any failure). Returns `KERF_OK`, `KERF_ERR_NULL` (a NULL
-/// `plan`, or a NULL array with a count), `KERF_ERR_RANK`, `KERF_ERR_PARAM`,
-/// `KERF_ERR_INVALID`, `KERF_ERR_KIND`; the message is [`plan_error`]'s.
+/// `plan`, or a NULL array with a count), `KERF_ERR_PLAN_KIND` (a descriptor of another
+/// runtime ABI), `KERF_ERR_RANK`, `KERF_ERR_PARAM`, `KERF_ERR_INVALID`, `KERF_ERR_KIND`;
+/// the message is [`plan_error`]'s.
 ///
 /// # Safety
 /// `plan` is NULL or writable; `kernel` is NULL or a descriptor an object wrote; `shape`
@@ -173,7 +180,7 @@ pub unsafe extern "C" fn plan_new(
             // SAFETY: as above.
             values.push(unsafe { slice_of(d.values, d.count, &format!("parameter `{name}`"))? });
         }
-        Ok(PlanHandle { kernel, plan: plan::build(&key, &template, shape, &values)? })
+        Ok(PlanHandle { magic: PLAN_MAGIC, kernel, plan: plan::build(&key, &template, shape, &values)? })
     }));
     match built {
         Ok(Ok(handle)) => {
@@ -195,7 +202,11 @@ pub unsafe extern "C" fn plan_new(
 pub unsafe extern "C" fn plan_free(plan: *mut PlanHandle) {
     if !plan.is_null() {
         // SAFETY: a plan of `plan_new` (Box::into_raw), freed once (the caller vouches).
-        drop(unsafe { Box::from_raw(plan) });
+        let mut owned = unsafe { Box::from_raw(plan) };
+        // The cleared mark reaches memory before it is freed.
+        // SAFETY: `owned` is a valid, exclusive allocation.
+        unsafe { std::ptr::write_volatile(&raw mut owned.magic, 0) };
+        drop(owned);
     }
 }
 
@@ -221,13 +232,13 @@ pub unsafe extern "C" fn plan_error(buf: *mut c_char, capacity: usize) -> usize 
     })
 }
 
-/// The plan's fields, or `None` for NULL.
+/// The plan's fields, or `None` for NULL or a handle without the live mark.
 ///
 /// # Safety
 /// `plan` is NULL or a live plan of [`plan_new`].
 unsafe fn live<'a>(plan: *const PlanHandle) -> Option<&'a PlanHandle> {
     // SAFETY: the caller's contract.
-    unsafe { plan.as_ref() }
+    unsafe { plan.as_ref() }.filter(|p| p.magic == PLAN_MAGIC)
 }
 
 /// Bytes of the input a plan reads (0 for NULL).
@@ -270,8 +281,8 @@ pub unsafe extern "C" fn plan_output_shape(plan: *const PlanHandle, dims: *mut u
 }
 
 /// Run a plan on the kernel `kernel` whose code is `code`: checks, before anything is
-/// written, the plan (`KERF_ERR_PLAN` for NULL, `KERF_ERR_PLAN_KIND` for a plan built for
-/// another kernel), NULL buffers that must hold bytes (`KERF_ERR_NULL`), both lengths
+/// written, the plan (`KERF_ERR_PLAN` for NULL or a handle without a live plan's mark,
+/// `KERF_ERR_PLAN_KIND` for a plan built for another kernel), NULL buffers that must hold bytes (`KERF_ERR_NULL`), both lengths
 /// against the plan's (`KERF_ERR_INPUT_BYTES`, `KERF_ERR_OUTPUT_BYTES`) and overlap
 /// (`KERF_ERR_OVERLAP`); then runs the code over the plan's whole extent.
 ///
@@ -350,6 +361,20 @@ mod tests {
                 status::PLAN
             );
             assert_eq!(plan_output_bytes(std::ptr::null()), 0);
+            // A handle without the live mark (freed, or not a plan) is no plan.
+            let empty = plan::Plan {
+                args: Vec::new(),
+                extent: 0,
+                input_bytes: 0,
+                output_bytes: 0,
+                odd_nibble: false,
+                output_shape: Vec::new(),
+            };
+            let dead = PlanHandle { magic: 0, kernel: &desc, plan: empty };
+            assert_eq!(plan_run(&dead, &desc, None, std::ptr::null(), 0, std::ptr::null_mut(), 0), status::PLAN);
+            let live = PlanHandle { magic: PLAN_MAGIC, ..dead };
+            let other = KernelDesc { abi_major: 1, ..desc };
+            assert_eq!(plan_run(&live, &other, None, std::ptr::null(), 0, std::ptr::null_mut(), 0), status::PLAN_KIND);
             plan_free(std::ptr::null_mut());
         }
     }

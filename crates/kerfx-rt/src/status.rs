@@ -16,7 +16,7 @@ pub const OVERLAP: i32 = 4;
 pub const RANGE: i32 = 5;
 /// A program kernel's scratch could not be allocated (ABI 1.1).
 pub const NOMEM: i32 = 6;
-/// A dynamic kernel was given no plan (ABI 1.2).
+/// A dynamic kernel was given no plan: NULL, or not a live plan (ABI 1.2).
 pub const PLAN: i32 = 7;
 /// A dynamic kernel was given a plan built for another kernel (ABI 1.2).
 pub const PLAN_KIND: i32 = 8;
@@ -38,7 +38,7 @@ pub const ERRORS: [(&str, i32, &str); 12] = [
     ("KERF_ERR_OVERLAP", OVERLAP, "an output overlaps an input or another output"),
     ("KERF_ERR_RANGE", RANGE, "[lo, hi) is not an aligned range of [0, extent)"),
     ("KERF_ERR_NOMEM", NOMEM, "a program kernel's scratch could not be allocated"),
-    ("KERF_ERR_PLAN", PLAN, "a dynamic kernel was given a NULL plan"),
+    ("KERF_ERR_PLAN", PLAN, "a dynamic kernel was given a NULL plan (or not a live plan)"),
     ("KERF_ERR_PLAN_KIND", PLAN_KIND, "a dynamic kernel was given a plan built for another kernel"),
     ("KERF_ERR_RANK", RANK, "the input shape's rank is not the dynamic kernel's"),
     ("KERF_ERR_PARAM", PARAM, "a parameter's count or value does not fit it"),
