@@ -66,11 +66,13 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 /// library (`libkerfx_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
 /// relocations), loaded, and each kernel run through its checking entry point by the
 /// suite's one `check_case`. Ops over several inputs or outputs (Concat, Split) compile
-/// to program kernels, run through their one entry point (`Backend::AotProgram`). Cases
-/// that must fail must fail to compile. Kernels calling a host function that is still the
-/// JIT's own (random fills, chains from a fill) are not written ahead of time yet, and
-/// strings run on the reference interpreter (as on the JIT): each is named with its
-/// reason.
+/// to program kernels, run through their entry point (`Backend::AotProgram`) and split
+/// into ranges at several points through their range entry point, each split equal to the
+/// whole call. Cases
+/// that must fail must fail to compile. Random fills (the runtime's Philox block fill)
+/// are checked by the suite's statistics and, bit for bit, against the reference; chains
+/// that start with a fill compute it by the runtime's head runs. Strings run on the
+/// reference interpreter (as on the JIT): each is named with its reason.
 mod aot_static {
     use kerfx::request_file::{AnyFile, load_any};
     use kerfx::{DType, Error, Kernel};
@@ -85,6 +87,10 @@ mod aot_static {
     struct AotProgram {
         /// The entry point's address.
         entry: *const std::ffi::c_void,
+        /// The range entry point's address: the same parameters, then `lo, hi`.
+        range: *const std::ffi::c_void,
+        /// Positions of its range.
+        extent: usize,
         dtype: DType,
         input_bytes: Vec<u64>,
         outputs: Vec<Vec<u64>>,
@@ -112,6 +118,67 @@ mod aot_static {
             }
         };
         (@ty $i:literal) => { usize };
+    }
+
+    impl AotProgram {
+        /// The status of the range entry point on these buffers and `[lo, hi)`.
+        fn run_range(&self, inputs: &[&[u8]], outputs: &mut [Vec<u8>], lo: usize, hi: usize) -> Result<i32, Error> {
+            let mut args: Vec<usize> = Vec::new();
+            for i in inputs {
+                args.extend([i.as_ptr() as usize, i.len()]);
+            }
+            for o in outputs.iter_mut() {
+                args.extend([o.as_mut_ptr() as usize, o.len()]);
+            }
+            args.extend([lo, hi]);
+            Ok(call_with!(self.range, args,
+                6 => [0 1 2 3 4 5],
+                8 => [0 1 2 3 4 5 6 7],
+                10 => [0 1 2 3 4 5 6 7 8 9],
+                12 => [0 1 2 3 4 5 6 7 8 9 10 11],
+                14 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13],
+                16 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15],
+                18 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17],
+                20 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19],
+                22 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21],
+            ))
+        }
+
+        /// The case's program split into ranges at several points — in two at the ends,
+        /// after the first position, at a third, a half and before the last (empty pieces
+        /// included), in three, and every position alone in reverse order with an empty
+        /// range at each bound — equals its whole call, byte for byte; bad ranges
+        /// (`lo > hi`, `hi > extent`) return `KERF_ERR_RANGE` with nothing written.
+        fn check_ranges(&self, case: &str, request: &kerfx::Request) {
+            let inputs = kerfx::program_inputs(request).unwrap();
+            let inputs: Vec<&[u8]> = inputs.iter().map(|t| t.bytes().unwrap()).collect();
+            let fresh = || -> Vec<Vec<u8>> {
+                self.outputs.iter().map(|s| vec![0xAB; self.dtype.buffer_bytes(s.iter().product()).unwrap()]).collect()
+            };
+            let mut whole = fresh();
+            assert_eq!(self.run_range(&inputs, &mut whole, 0, self.extent).unwrap(), 0, "{case}: [0, extent)");
+            let e = self.extent;
+            let mut splits: Vec<Vec<(usize, usize)>> = [0, 1, e / 3, e / 2, e.saturating_sub(1), e]
+                .into_iter()
+                .filter(|&m| m <= e)
+                .map(|m| vec![(0, m), (m, e)])
+                .collect();
+            splits.push(vec![(0, e / 3), (e / 3, 2 * e / 3), (2 * e / 3, e)]);
+            splits.push((0..e).rev().flat_map(|k| [(k, k + 1), (k, k)]).collect());
+            for split in splits {
+                let mut outs = fresh();
+                for &(lo, hi) in &split {
+                    assert_eq!(self.run_range(&inputs, &mut outs, lo, hi).unwrap(), 0, "{case}: [{lo}, {hi})");
+                }
+                assert!(outs == whole, "{case}: ranges {split:?} differ from the whole call");
+            }
+            for (lo, hi) in [(1, 0), (e, e + 1), (e + 1, e + 1), (0, usize::MAX), (usize::MAX, 0)] {
+                let mut outs = fresh();
+                let status = self.run_range(&inputs, &mut outs, lo, hi).unwrap();
+                assert_eq!(status, kerfx_aot::status::RANGE, "{case}: [{lo}, {hi}) of {e}");
+                assert!(outs == fresh(), "{case}: a refused range wrote");
+            }
+        }
     }
 
     impl kerfx_testkit::ProgramEntry for AotProgram {
@@ -144,6 +211,7 @@ mod aot_static {
                 16 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15],
                 18 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17],
                 20 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19],
+                22 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21],
             );
             match status {
                 0 => Ok(()),
@@ -226,10 +294,6 @@ mod aot_static {
         let (mut kernels, mut cases, mut refused, mut must_fail) = (Vec::new(), Vec::new(), Vec::new(), 0);
         for (i, case) in kerfx_testkit::case_names().into_iter().enumerate() {
             let dir = root.join(&case);
-            if dir.join("expected_stats.json").exists() {
-                refused.push(format!("{case}: a random fill (the Philox block fill is still the JIT's own)"));
-                continue;
-            }
             let name = format!("k{i}");
             let compiled = match load_any(&dir.join("request.toml")) {
                 Err(e) => Err(e.to_string()),
@@ -246,7 +310,6 @@ mod aot_static {
                 }
                 (Ok(_), true) => panic!("{case}: must fail, but compiled ahead of time"),
                 (Err(_), true) => must_fail += 1,
-                (Err(e), false) if e.contains("calls the host function") => refused.push(format!("{case}: {e}")),
                 // Strings run on the reference interpreter, as on the JIT.
                 (Err(e), false) if e.contains("cannot move strings") => refused.push(format!("{case}: {e}")),
                 (Err(e), false) => panic!("{case}: failed to compile ahead of time: {e}"),
@@ -269,22 +332,34 @@ mod aot_static {
         // SAFETY: the library was just linked from kerf's object, whose only
         // initialization is the dynamic linker's relocations.
         let lib: &'static libloading::Library = Box::leak(Box::new(unsafe { libloading::Library::new(&so) }.unwrap()));
-        let mut programs = 0;
+        let (mut programs, mut random, mut headed) = (0, 0, 0);
         for (k, case) in kernels.iter().zip(&cases) {
             let symbol = format!("conformance_{}", k.name);
             let f = match &k.body {
                 kerfx_aot::Body::Single(f) => f,
                 kerfx_aot::Body::Program(p) => {
-                    // SAFETY: the symbol is the program's entry point, a function; only its
-                    // address is read here (called through `call_with!`).
-                    let entry = unsafe { *lib.get::<*const std::ffi::c_void>(symbol.as_bytes()).unwrap() };
+                    // SAFETY: the symbols are the program's entry points, functions; only
+                    // their addresses are read here (called through `call_with!`).
+                    let (entry, range) = unsafe {
+                        let range = format!("{symbol}_range");
+                        (
+                            *lib.get::<*const std::ffi::c_void>(symbol.as_bytes()).unwrap(),
+                            *lib.get::<*const std::ffi::c_void>(range.as_bytes()).unwrap(),
+                        )
+                    };
                     let program: &'static AotProgram = Box::leak(Box::new(AotProgram {
                         entry,
+                        range,
+                        extent: p.range_extent as usize,
                         dtype: p.dtype,
                         input_bytes: p.caller_inputs().map(|i| i.bytes).collect(),
                         outputs: p.outputs.iter().map(|o| o.shape.clone()).collect(),
                     }));
                     kerfx_testkit::check_case(super::Backend::AotProgram(program), case);
+                    let Ok(AnyFile::Request(file)) = load_any(&root.join(case).join("request.toml")) else {
+                        panic!("{case}: a program case is a request")
+                    };
+                    program.check_ranges(case, &file.request);
                     programs += 1;
                     continue;
                 }
@@ -305,10 +380,25 @@ mod aot_static {
                 output_shape: f.output_shape.clone(),
             }));
             kerfx_testkit::check_case(super::Backend::Aot(kernel), case);
+            if f.host_functions.contains(&"kerf_rt1_head_run") {
+                headed += 1;
+            }
+            // A random fill: its statistics above, its bits the reference's.
+            let dir = root.join(case);
+            if dir.join("expected_stats.json").exists() {
+                let Ok(AnyFile::Request(file)) = load_any(&dir.join("request.toml")) else {
+                    panic!("{case}: a random fill case is a request")
+                };
+                let want = kerfx::run_reference_outputs(&file.request).unwrap();
+                let got = kernel.run_tensor(None).unwrap();
+                assert!([got] == *want, "{case}: the random fill differs from the reference's bits");
+                assert!(f.host_functions.contains(&"kerf_rt1_random_fill"), "{case}");
+                random += 1;
+            }
         }
         eprintln!(
-            "{} cases ran ahead of time ({programs} of them programs); {must_fail} that must fail did not compile; \
-             {} are not written ahead of time:",
+            "{} cases ran ahead of time ({programs} of them programs, {random} random fills, {headed} chains from a \
+             fill through head runs); {must_fail} that must fail did not compile; {} are not written ahead of time:",
             cases.len(),
             refused.len()
         );
@@ -320,6 +410,10 @@ mod aot_static {
         // Every Concat and Split case that runs but the one of strings runs as a program
         // kernel (the packed 4-bit Concats through scratch and a placement). Pinned.
         assert_eq!(programs, 22, "program cases run ahead of time");
+        // Every random fill case, and the chains that start with a fill whose kernels
+        // compute its elements by the runtime's head runs. Pinned.
+        assert_eq!(random, 4, "random fill cases run ahead of time, bit for bit");
+        assert_eq!(headed, 7, "chains from a fill that call the runtime's head runs");
     }
 }
 

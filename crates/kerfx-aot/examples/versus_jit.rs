@@ -6,6 +6,7 @@
 //! ```sh
 //! cargo build --release -p kerfx-rt
 //! cargo run --release -p kerfx-aot --example versus_jit -- tests/data/bench/w1_rows.toml ...
+//! cargo run --release -p kerfx-aot --example versus_jit -- --cpu host tests/data/bench/w8_int4_columns.toml
 //! ```
 //!
 //! `libkerfx_rt.a` is taken from this example's target directory (built as above).
@@ -34,11 +35,21 @@ fn median(mut v: Vec<u128>) -> u128 {
 }
 
 fn run() -> Result<(), String> {
-    let files: Vec<String> = std::env::args().skip(1).collect();
+    let mut files: Vec<String> = std::env::args().skip(1).collect();
+    // `--cpu PRESET` first: the objects' CPU preset (default x86-64-v2, as `kerf aot`).
+    let cpu = match files.first().map(String::as_str) {
+        Some("--cpu") if files.len() >= 2 => Some(files.drain(..2).nth(1).unwrap_or_default()),
+        _ => None,
+    };
     if files.is_empty() {
-        return Err("usage: versus_jit REQUEST.toml...".into());
+        return Err("usage: versus_jit [--cpu PRESET] REQUEST.toml...".into());
     }
-    let target = kerfx_aot::Target::aot("x86_64-unknown-linux-gnu").map_err(|e| e.to_string())?;
+    let triple = "x86_64-unknown-linux-gnu";
+    let target = match &cpu {
+        None => kerfx_aot::Target::aot(triple),
+        Some(cpu) => kerfx_aot::Target::aot_cpu(triple, cpu),
+    }
+    .map_err(|e| e.to_string())?;
     let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 64 }).map_err(|e| e.to_string())?;
     let (mut kernels, mut jitted) = (Vec::new(), Vec::new());
     for (i, f) in files.iter().enumerate() {

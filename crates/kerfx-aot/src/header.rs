@@ -1,6 +1,6 @@
 //! The generated C header: status codes, the info structs, per kernel its shapes and
 //! byte counts as `#define`s and its two entry points (a program kernel: per input and
-//! output its name, shape and bytes, its scratch, and its one entry point). C99 and
+//! output its name, shape and bytes, its scratch, its range, and its two entry points). C99 and
 //! C++11, warning-free under `-Wall -Wextra -Werror -pedantic`.
 
 use crate::program::ProgramFunctions;
@@ -41,11 +41,13 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
     let _ = writeln!(w, " * computes positions [lo, hi) of the kernel's RANGE_EXTENT (bounds multiples of");
     let _ = writeln!(w, " * RANGE_ALIGN, or the extent): ranges that together cover [0, extent) once, on any");
     let _ = writeln!(w, " * threads, write the whole output. Buffers hold raw little-endian elements.");
-    let _ = writeln!(w, " * A program kernel (Concat, Split, a graph run as one program) has one entry point,");
-    let _ = writeln!(w, " * no _range: per input k, in order, `const void *in_k, size_t in_k_bytes`, then per");
-    let _ = writeln!(w, " * output k `void *out_k, size_t out_k_bytes`; it checks every NULL (inputs, then");
-    let _ = writeln!(w, " * outputs), every input length, every output length, then that no output overlaps");
-    let _ = writeln!(w, " * an input or another output, before anything is written. */");
+    let _ = writeln!(w, " * A program kernel (Concat, Split, a graph run as one program) takes per input k, in");
+    let _ = writeln!(w, " * order, `const void *in_k, size_t in_k_bytes`, then per output k `void *out_k,");
+    let _ = writeln!(w, " * size_t out_k_bytes`; it checks every NULL (inputs, then outputs), every input");
+    let _ = writeln!(w, " * length, every output length, then that no output overlaps an input or another");
+    let _ = writeln!(w, " * output, before anything is written. Its _range(..., lo, hi) runs positions");
+    let _ = writeln!(w, " * [lo, hi) of its RANGE_EXTENT (its moves' positions one after another; any bounds");
+    let _ = writeln!(w, " * with lo <= hi <= RANGE_EXTENT, RANGE_ALIGN is 1). */");
     let _ = writeln!(w, "#ifndef {up}_KERF_H\n#define {up}_KERF_H\n");
     let _ = writeln!(w, "#include <stddef.h>\n#include <stdint.h>\n");
     if kernels.iter().any(|k| k.dynamic().is_some()) {
@@ -97,8 +99,9 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
         "/* ABI {ABI_MAJOR}.1: a program kernel's kerf_kernel_info has flags KERF_KERNEL_PROGRAM; its\n \
          * input_shape and output_shape point to kerf_tensor_info records, to be cast\n \
          * ((const kerf_tensor_info *)k->input_shape), input_rank and output_rank count them,\n \
-         * input_bytes and output_bytes add up their bytes, range_extent is 0 and range_entry\n \
-         * NULL. Readers of ABI {ABI_MAJOR}.0 skip records whose flags hold bits they do not know. */"
+         * input_bytes and output_bytes add up their bytes (range_extent 0 and range_entry NULL\n \
+         * until ABI {ABI_MAJOR}.2). Readers of ABI {ABI_MAJOR}.0 skip records whose flags hold bits they\n \
+         * do not know. */"
     );
     let _ = writeln!(w, "#define KERF_KERNEL_PROGRAM {FLAG_PROGRAM}u /* kerf_kernel_info.flags */");
     for (name, code, what) in status::ERRORS.iter().filter(|(_, c, _)| status::since_minor(*c) == 1) {
@@ -114,20 +117,25 @@ pub(crate) fn header(lib: &str, kernels: &[Kernel], target: &Target) -> String {
         "typedef char kerf_aot_tensor_info_size[sizeof(kerf_tensor_info) == {TENSOR_INFO_BYTES} ? 1 : -1];"
     );
     let _ = writeln!(w, "#endif /* KERF_AOT_ABI_{ABI_MAJOR}_1 */\n");
-    let _ = writeln!(w, "#ifndef KERF_AOT_ABI_{ABI_MAJOR}_2\n#define KERF_AOT_ABI_{ABI_MAJOR}_2");
     let _ = writeln!(
         w,
-        "/* ABI {ABI_MAJOR}.2: a dynamic kernel's kerf_kernel_info has flags KERF_KERNEL_DYNAMIC (and\n \
+        "/* ABI {ABI_MAJOR}.2: a program kernel has a range entry point too (range_entry, taking lo and\n \
+         * hi after its output pairs) over range_extent positions, range_align 1. */"
+    );
+    let _ = writeln!(w, "#ifndef KERF_AOT_ABI_{ABI_MAJOR}_3\n#define KERF_AOT_ABI_{ABI_MAJOR}_3");
+    let _ = writeln!(
+        w,
+        "/* ABI {ABI_MAJOR}.3: a dynamic kernel's kerf_kernel_info has flags KERF_KERNEL_DYNAMIC (and\n \
          * KERF_KERNEL_READS_INPUT): entry is `int32_t (const kerf_rt1_plan *plan, const void *input,\n \
          * size_t input_bytes, void *output, size_t output_bytes)`, range_entry its plan\n \
          * constructor, input_rank the input's rank, output_rank its parameter count; shapes\n \
          * are NULL and byte counts 0 (a plan's: kerf_rt1_plan_input_bytes, ..._output_bytes). */"
     );
     let _ = writeln!(w, "#define KERF_KERNEL_DYNAMIC {FLAG_DYNAMIC}u /* kerf_kernel_info.flags */");
-    for (name, code, what) in status::ERRORS.iter().filter(|(_, c, _)| status::since_minor(*c) == 2) {
+    for (name, code, what) in status::ERRORS.iter().filter(|(_, c, _)| status::since_minor(*c) == 3) {
         let _ = writeln!(w, "#define {name} {code} /* {what} */");
     }
-    let _ = writeln!(w, "#endif /* KERF_AOT_ABI_{ABI_MAJOR}_2 */\n");
+    let _ = writeln!(w, "#endif /* KERF_AOT_ABI_{ABI_MAJOR}_3 */\n");
     let _ = writeln!(w, "#define {up}_ABI_MAJOR {ABI_MAJOR}\n#define {up}_ABI_MINOR {ABI_MINOR}");
     let _ = writeln!(w, "#define {up}_TARGET \"{triple}\"\n#define {up}_CPU \"{}\"", target.cpu.name());
     let _ = writeln!(w, "#define {up}_KERNEL_COUNT {}\n", kernels.len());
@@ -212,12 +220,16 @@ fn program(w: &mut String, lib: &str, up: &str, k: &Kernel, p: &ProgramFunctions
     }
     let _ = writeln!(w, "#define {n}_NEEDS_RUNTIME {}", u8::from(k.needs_runtime()));
     let _ = writeln!(w, "#define {n}_SCRATCH_BYTES {}ULL", p.scratch_bytes);
+    let _ = writeln!(w, "#define {n}_RANGE_EXTENT {}ULL", p.range_extent);
+    let _ = writeln!(w, "#define {n}_RANGE_ALIGN 1ULL");
     let params: Vec<String> = (0..ins.len())
         .map(|i| format!("const void *in_{i}, size_t in_{i}_bytes"))
         .chain((0..p.outputs.len()).map(|o| format!("void *out_{o}, size_t out_{o}_bytes")))
         .collect();
-    let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };
-    let _ = writeln!(w, "int32_t {lib}_{}({params});\n", k.name);
+    let whole = if params.is_empty() { "void".to_string() } else { params.join(", ") };
+    let _ = writeln!(w, "int32_t {lib}_{}({whole});", k.name);
+    let ranged: Vec<String> = params.into_iter().chain(["size_t lo".into(), "size_t hi".into()]).collect();
+    let _ = writeln!(w, "int32_t {lib}_{}_range({});\n", k.name, ranged.join(", "));
 }
 
 /// A C parameter name for `name`: itself when it is an identifier no C or C++ keyword

@@ -9,29 +9,31 @@
 //! kernel runs and return a status code; and `<lib>_info()`, a table of every kernel for
 //! discovery without parsing C. Kernels that need no host function link against libc
 //! alone (`memcpy`, `memset`); those that call the runtime library's (`kerfx-rt`:
-//! streaming copies of outputs of 8 MiB or more, tiled transposes, stride-2 gathers)
-//! import them as `kerf_rt1_*` and the header says to link `libkerfx_rt.a`. Kernels that
-//! call a host function still only the JIT's (random fills, chains starting with a fill)
-//! are refused, naming it. Output is deterministic: the same library file gives the same
-//! bytes.
+//! streaming copies of outputs of 8 MiB or more, tiled transposes, stride-2 gathers, the
+//! Philox block fill of random fills, the runs of chains that start with a fill) import
+//! them as `kerf_rt1_*` and the header says to link `libkerfx_rt.a` (per kernel,
+//! `NEEDS_RUNTIME`). Output is deterministic: the same library file gives the same bytes.
 //!
 //! A request of an op over several inputs or outputs (Concat, Split: [`kerfx::is_program_op`])
 //! and a graph file that runs as one program compile to a *program kernel* ([`program`]):
-//! one function per move behind one exported entry point `<lib>_<kernel>(in_0,
-//! in_0_bytes, …, out_0, out_0_bytes, …)` that checks every pointer, every length and
-//! every overlap of an output with an input or another output before any move runs (no
-//! `_range` entry point), allocating itself the scratch some moves run through; the
-//! header and the info table describe every operand (ABI 1.1).
+//! one function per move behind the exported entry points `<lib>_<kernel>(in_0,
+//! in_0_bytes, …, out_0, out_0_bytes, …)` and `<lib>_<kernel>_range(…, lo, hi)` (ABI
+//! 1.2: positions `[lo, hi)` of the moves' split loops one after another, see
+//! [`program`]), which check every pointer, every length, every overlap of an output with
+//! an input or another output and the range before any move runs, allocating themselves
+//! the scratch some moves run through; the header and the info table describe every
+//! operand (ABI 1.1).
 //!
-//! A library kernel with `dynamic = true` compiles to a *dynamic kernel* (ABI 1.2): the
+//! A library kernel with `dynamic = true` compiles to a *dynamic kernel* (ABI 1.3): the
 //! code the JIT's dynamic path compiles for the request's plan ([`DynamicKernel`]:
 //! specialized on the map's kind — the op's mode —, dtype and loop depth, the input's
 //! rank), behind two exported functions:
 //! `<lib>_<kernel>_plan(shape, rank, <param>, <param>_count, …, &plan)`, which has the
-//! runtime library's planner (`kerfx_rt::plan`) build an immutable plan from the input's shape and the request's
-//! integer parameters, validated, scheduled and verified exactly as on the JIT; and
-//! `<lib>_<kernel>(plan, input, input_bytes, output, output_bytes)`, which runs it after
-//! checking the plan is this kernel's and every buffer (`kerf_rt1_plan_run`).
+//! runtime library's planner (`kerfx_rt::plan`) build an immutable plan from the input's
+//! shape and the request's integer parameters, validated, scheduled and verified exactly
+//! as on the JIT; and `<lib>_<kernel>(plan, input, input_bytes, output, output_bytes)`,
+//! which runs it after checking the plan is this kernel's and every buffer
+//! (`kerf_rt1_plan_run`). It has no `_range` entry point.
 
 #![warn(missing_docs)]
 
@@ -46,7 +48,7 @@ pub use kerfx_jit::object::DynamicFunction;
 pub use kerfx_jit::{AOT_TRIPLES, Cpu, Target};
 pub use kerfx_rt::plan::Template;
 pub use library::{KernelEntry, Library};
-pub use program::{Buffer, Call, MoveFunction, Operand, Operands, Place, ProgramFunctions};
+pub use program::{Buffer, Call, MoveFunction, Operand, Operands, PartRuns, Place, ProgramFunctions, RangePart};
 
 use kerfx::Program;
 use kerfx::graph::Graph;
@@ -59,7 +61,7 @@ use kerfx_jit::object::{StaticFunction, static_function};
 /// would misread; a new minor for additions.
 pub const ABI_MAJOR: u32 = 1;
 /// See [`ABI_MAJOR`].
-pub const ABI_MINOR: u32 = 2;
+pub const ABI_MINOR: u32 = 3;
 
 /// Status codes the entry points return (the header's `KERF_*`): the runtime library's
 /// list, which its planner returns too.
@@ -81,9 +83,10 @@ pub enum Body {
     /// One static kernel: entry points `<lib>_<name>(input, input_bytes, output,
     /// output_bytes)` (no input pair when it reads none) and `<lib>_<name>_range`.
     Single(Box<StaticFunction>),
-    /// A program (Concat, Split, a graph run as one program): one entry point
+    /// A program (Concat, Split, a graph run as one program): entry points
     /// `<lib>_<name>(in_0, in_0_bytes, …, out_0, out_0_bytes, …)` running its moves in
-    /// order; no range entry point.
+    /// order and `<lib>_<name>_range(…, lo, hi)` running positions `[lo, hi)` of its
+    /// range ([`program::RangePart`]).
     Program(ProgramFunctions),
     /// A dynamic kernel: entry points `<lib>_<name>_plan(…)` and `<lib>_<name>(plan,
     /// input, input_bytes, output, output_bytes)`.
@@ -180,7 +183,7 @@ impl Kernel {
 }
 
 /// Compile one kernel from a source (a request, plan or map) for `target`; an error when
-/// it needs the runtime library (naming the host function) or cannot be compiled. A
+/// it cannot be compiled. A
 /// request of an op over several inputs or outputs lowers to a program, which
 /// [`compile_request`] compiles.
 pub fn compile_kernel<'a>(
@@ -190,12 +193,18 @@ pub fn compile_kernel<'a>(
     target: &Target,
 ) -> Result<Kernel, String> {
     let function = static_function(what, target).map_err(|e| e.to_string())?;
-    if let Some(f) = function.host_functions.iter().find(|f| !f.starts_with("kerf_rt1_")) {
-        return Err(format!(
-            "calls the host function {f}, which is the JIT's own and not in the runtime library (kerfx-rt) yet"
-        ));
-    }
+    check_host_functions(&function)?;
     Ok(Kernel { name: name.to_string(), origin: origin.to_string(), body: Body::Single(Box::new(function)) })
+}
+
+/// Every host function a kernel calls is the runtime library's (`kerf_rt1_*`, declared in
+/// `kerf_rt.h`): the object imports nothing else (a check of the JIT's host table, whose
+/// every entry is the runtime's).
+pub(crate) fn check_host_functions(f: &StaticFunction) -> Result<(), String> {
+    match f.host_functions.iter().find(|h| !h.starts_with("kerf_rt1_")) {
+        Some(h) => Err(format!("calls the host function {h}, which is not in the runtime library (kerfx-rt)")),
+        None => Ok(()),
+    }
 }
 
 /// Compile a request: a program kernel for an op over several inputs or outputs
@@ -390,11 +399,10 @@ pub fn write_library(name: &str, kernels: &[Kernel], target: &Target) -> Result<
     let mut exported: Vec<String> = Vec::new();
     for k in kernels {
         exported.push(format!("{name}_{}", k.name));
-        if k.single().is_some() {
-            exported.push(format!("{name}_{}_range", k.name));
-        }
         if k.dynamic().is_some() {
             exported.push(format!("{name}_{}_plan", k.name));
+        } else {
+            exported.push(format!("{name}_{}_range", k.name));
         }
     }
     exported.push(format!("{name}_info"));

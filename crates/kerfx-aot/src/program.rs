@@ -14,6 +14,15 @@
 //! outputs. Packed 4-bit boxes, which no kernel writes through a view and the JIT places on
 //! the host, are written dense into scratch and placed into their box element by element by
 //! the entry point; a packed move writing a whole output runs dense.
+//!
+//! `<lib>_<kernel>_range(…, lo, hi)` runs positions `[lo, hi)` of the program's
+//! `RANGE_EXTENT`, so that callers split a program over their own threads: its positions
+//! are its moves' split loops one after another (each split as the JIT splits that move's
+//! kernel over threads: [`PartRuns::Split`]), in units of each split's alignment so that
+//! every bound is valid; a move through scratch, or all the placed moves of a packed
+//! output, is one position ([`PartRuns::Whole`]). One index over all moves rather than a
+//! range per move: one call covers any mix of moves (small moves in one range, a large one
+//! split), callers need no per-move loop, and the whole call is the range `[0, extent)`.
 
 use kerfx_ir::dtype::Layout;
 use kerfx_ir::program::Program;
@@ -99,6 +108,34 @@ pub struct Place {
     pub strides: Vec<u64>,
 }
 
+/// A run of a program's positions (`<lib>_<kernel>_range(…, lo, hi)` runs positions
+/// `[lo, hi)` of `[0, range_extent)`): the program's positions are its parts', one after
+/// another in move order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangePart {
+    /// Its first position.
+    pub start: u64,
+    /// How many positions it has.
+    pub positions: u64,
+    /// What its positions run.
+    pub runs: PartRuns,
+}
+
+/// What a [`RangePart`]'s positions run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PartRuns {
+    /// Move `m`'s one call, split as the JIT splits that kernel over threads (its split
+    /// loop's `extent` and `align`): position j runs `[j·align, min((j+1)·align, extent))`
+    /// of the split loop, so that every position is a valid range of the kernel (whole
+    /// bytes of packed elements, whole blocks of a random fill) and any bound is valid.
+    Split(usize),
+    /// One position running these moves whole, in order: a move through scratch (its
+    /// calls depend on each other), or every move of one packed 4-bit output placed
+    /// nibble by nibble (their placements read and write shared bytes), with the output's
+    /// padding nibble.
+    Whole(Vec<usize>),
+}
+
 /// A program compiled: its operands and one function per move, in order.
 pub struct ProgramFunctions {
     /// The element type of every operand.
@@ -113,6 +150,10 @@ pub struct ProgramFunctions {
     /// allocates them (`malloc`) once its arguments are checked, and frees them before it
     /// returns.
     pub scratch_bytes: u64,
+    /// The parts of its range (see [`RangePart`]), in order.
+    pub parts: Vec<RangePart>,
+    /// Positions of its range: the sum of its parts'.
+    pub range_extent: u64,
 }
 
 impl ProgramFunctions {
@@ -263,11 +304,7 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
         // function must take exactly those.
         for (k, call) in calls.iter().enumerate() {
             let f = &call.function;
-            if let Some(h) = f.host_functions.iter().find(|h| !h.starts_with("kerf_rt1_")) {
-                return Err(in_move(format!(
-                    "calls the host function {h}, which is the JIT's own and not in the runtime library (kerfx-rt) yet"
-                )));
-            }
+            crate::check_host_functions(f).map_err(in_move)?;
             let held = |b: Buffer| match b {
                 Buffer::None => None,
                 Buffer::Input(i) => Some(inputs[i].bytes),
@@ -287,5 +324,37 @@ pub fn compile_program(program: &Program, operands: &Operands, target: &Target) 
         scratch_bytes = scratch_bytes.max(used);
         moves.push(MoveFunction { input: mv.input, output, calls, place });
     }
-    Ok(ProgramFunctions { dtype, inputs, outputs, moves, scratch_bytes })
+    let (parts, range_extent) = range_parts(&moves)?;
+    Ok(ProgramFunctions { dtype, inputs, outputs, moves, scratch_bytes, parts, range_extent })
+}
+
+/// The parts of a program's range, in move order: a move of one call is split as the JIT
+/// splits its kernel over threads (`PartRuns::Split`); a move through scratch is one
+/// position, and so are all the placed moves of one packed output together (placed at the
+/// first's). Moves write disjoint elements (`Program::validate`) and read only inputs, so
+/// the parts run in any order, on any threads, and two parts never write the same byte.
+fn range_parts(moves: &[MoveFunction]) -> Result<(Vec<RangePart>, u64), String> {
+    let mut parts: Vec<RangePart> = Vec::new();
+    let mut at = 0u64;
+    for (m, mv) in moves.iter().enumerate() {
+        if mv.place.is_some()
+            && let Some(part) = parts.iter_mut().find(|p| match &p.runs {
+                PartRuns::Whole(ms) => ms.iter().any(|&o| moves[o].place.is_some() && moves[o].output == mv.output),
+                PartRuns::Split(_) => false,
+            })
+            && let PartRuns::Whole(ms) = &mut part.runs
+        {
+            ms.push(m);
+            continue;
+        }
+        let (runs, positions) = match mv.calls.as_slice() {
+            [call] if mv.place.is_none() => {
+                (PartRuns::Split(m), call.function.extent.div_ceil(call.function.align.max(1)))
+            }
+            _ => (PartRuns::Whole(vec![m]), 1),
+        };
+        parts.push(RangePart { start: at, positions, runs });
+        at = at.checked_add(positions).ok_or("the program's range has too many positions")?;
+    }
+    Ok((parts, at))
 }

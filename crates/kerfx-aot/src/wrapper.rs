@@ -1,7 +1,7 @@
 //! The object: per kernel its code and argument block (local), and the checking entry
 //! points written in CLIF (exported), then the info table and `<lib>_info()`.
 
-use crate::program::{Buffer, Place, ProgramFunctions};
+use crate::program::{Buffer, PartRuns, Place, ProgramFunctions};
 use crate::{ABI_MAJOR, ABI_MINOR, Body, DynamicKernel, Kernel, Target, status};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -24,7 +24,7 @@ pub(crate) const FLAG_READS_INPUT: u32 = 1;
 /// `kerf_kernel_info.flags`: a program kernel (ABI 1.1): every input pair, then every
 /// output pair; `input_shape` and `output_shape` point to `kerf_tensor_info` records.
 pub(crate) const FLAG_PROGRAM: u32 = 2;
-/// `kerf_kernel_info.flags`: a dynamic kernel (ABI 1.2): `entry` takes a plan first,
+/// `kerf_kernel_info.flags`: a dynamic kernel (ABI 1.3): `entry` takes a plan first,
 /// `range_entry` is the plan constructor; `input_rank` is the input's rank,
 /// `output_rank` the parameter count, shapes NULL and byte counts 0.
 pub(crate) const FLAG_DYNAMIC: u32 = 4;
@@ -38,8 +38,7 @@ fn err(e: impl std::fmt::Display) -> String {
 /// Where a kernel's pieces are in the module.
 struct Entries {
     entry: FuncId,
-    /// `None` for a program (it has no range entry point); a dynamic kernel's plan
-    /// constructor.
+    /// The range entry point; a dynamic kernel's plan constructor.
     range: Option<FuncId>,
 }
 
@@ -111,8 +110,9 @@ fn kernel(module: &mut ObjectModule, lib: &str, k: &Kernel) -> Result<Entries, S
                     _ => None,
                 });
             }
-            let entry = program_entry(module, &format!("{lib}_{}", k.name), p, &bodies, &constants)?;
-            Ok(Entries { entry, range: None })
+            let range = program_range_entry(module, &format!("{lib}_{}_range", k.name), p, &bodies, &constants)?;
+            let entry = program_entry(module, &format!("{lib}_{}", k.name), p, range)?;
+            Ok(Entries { entry, range: Some(range) })
         }
     }
 }
@@ -141,6 +141,12 @@ fn define_body(
     }
     let mut ctx = Context::for_function(func);
     module.define_function(body, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    // The argument block is a constant of the object (read-only data), encoded by
+    // `static_function` from the validated, scheduled and verified plan: the host
+    // functions that read it (a random fill's alpha, beta and seed; a fill head's kind, rank
+    // and axes) get no number a caller built, since the entry points take only buffers,
+    // their lengths and a range, all checked before the kernel runs. (A dynamic kernel has
+    // none: its block is its plan's, built and checked by the runtime's planner.)
     let args = if args.is_empty() {
         None
     } else {
@@ -418,16 +424,19 @@ fn checked_entry(
     Ok(id)
 }
 
-/// A program's exported entry point: `(in_0, in_0_bytes, …, out_0, out_0_bytes, …) ->
-/// i32`, a pair per input the caller passes (constants are the object's own) and per
-/// output. Checks, before anything is written: NULL pointers of non-empty buffers (inputs
-/// first, in order, then outputs), every input length, every output length, then overlap
-/// of each non-empty output with each non-empty input and each earlier output. Then calls
-/// each move's function on the whole buffers it reads and writes (`[0, extent)`), zeroing
-/// first the last byte of a whole 4-bit output holding a lone element, and fences once
-/// when a move streams. A program whose moves need scratch allocates it (`malloc`) after
-/// the checks, returning `KERF_ERR_NOMEM` when that fails, and frees it after the moves.
-fn program_entry(
+/// A program's exported range entry point: `(in_0, in_0_bytes, …, out_0, out_0_bytes, …,
+/// lo, hi) -> i32`, a pair per input the caller passes (constants are the object's own)
+/// and per output. Checks, before anything is written: NULL pointers of non-empty buffers
+/// (inputs first, in order, then outputs), every input length, every output length,
+/// overlap of each non-empty output with each non-empty input and each earlier output,
+/// then that `lo <= hi <= range_extent`. Then runs each part of the program's range
+/// ([`crate::program::RangePart`]) that meets `[lo, hi)`: a split move's function on its
+/// positions' sub-range of its split loop (zeroing first, in the range that writes it,
+/// the last byte of a whole 4-bit output holding a lone element), a whole part's moves
+/// on the whole buffers they read and write; and fences once when a move streams. When a
+/// part that runs needs scratch, it is allocated (`malloc`) after the checks, returning
+/// `KERF_ERR_NOMEM` when that fails, and freed after the parts.
+fn program_range_entry(
     module: &mut ObjectModule,
     symbol: &str,
     p: &ProgramFunctions,
@@ -437,7 +446,7 @@ fn program_entry(
     let ptr = types::I64;
     let callers: Vec<usize> = (0..p.inputs.len()).filter(|&i| p.inputs[i].constant.is_none()).collect();
     let mut sig = Signature::new(module.isa().default_call_conv());
-    sig.params.extend((0..2 * (callers.len() + p.outputs.len())).map(|_| AbiParam::new(ptr)));
+    sig.params.extend((0..2 * (callers.len() + p.outputs.len()) + 2).map(|_| AbiParam::new(ptr)));
     sig.returns.push(AbiParam::new(types::I32));
     let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
     let mut ctx = module.make_context();
@@ -455,6 +464,7 @@ fn program_entry(
     let base = 2 * callers.len();
     let outs: Vec<(Value, Value, u64)> =
         p.outputs.iter().enumerate().map(|(k, o)| (v[base + 2 * k], v[base + 2 * k + 1], o.bytes)).collect();
+    let (lo, hi) = (v[v.len() - 2], v[v.len() - 1]);
     for &(at, _, n) in ins.iter().chain(&outs) {
         if n > 0 {
             let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
@@ -485,6 +495,10 @@ fn program_entry(
             fail_if(&mut b, both, status::OVERLAP);
         }
     }
+    let c = b.ins().icmp(IntCC::UnsignedGreaterThan, lo, hi);
+    fail_if(&mut b, c, status::RANGE);
+    let c = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, p.range_extent as i64);
+    fail_if(&mut b, c, status::RANGE);
     // Every program input's pointer: the caller's, or the object's constant.
     let mut input_ptrs = Vec::with_capacity(p.inputs.len());
     let mut next = 0;
@@ -499,20 +513,45 @@ fn program_entry(
             b.ins().iconst(ptr, 0)
         });
     }
-    // The scratch, once every argument is checked: one allocation for every move.
+    // Whether position `at` lies in [lo, hi).
+    let holds = |b: &mut FunctionBuilder, at: u64| {
+        let x = b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo, at as i64);
+        let y = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, at as i64);
+        b.ins().band(x, y)
+    };
+    let uses_scratch = |part: &PartRuns| match part {
+        PartRuns::Split(_) => false,
+        PartRuns::Whole(ms) => {
+            ms.iter().any(|&m| p.moves[m].calls.iter().any(|c| matches!(c.writes, Buffer::Scratch { .. })))
+        }
+    };
+    // The scratch, once every argument is checked, when a part that runs needs it: one
+    // allocation for every move.
     let call_conv = module.isa().default_call_conv();
     let scratch = if p.scratch_bytes > 0 {
+        let mut need = b.ins().iconst(types::I8, 0);
+        for part in p.parts.iter().filter(|part| uses_scratch(&part.runs)) {
+            let c = holds(&mut b, part.start);
+            need = b.ins().bor(need, c);
+        }
         let mut sig = Signature::new(call_conv);
         sig.params.push(AbiParam::new(ptr));
         sig.returns.push(AbiParam::new(ptr));
         let malloc = module.declare_function("malloc", Linkage::Import, &sig).map_err(err)?;
         let malloc = module.declare_func_in_func(malloc, b.func);
+        let (alloc, join) = (b.create_block(), b.create_block());
+        b.append_block_param(join, ptr);
+        let none = b.ins().iconst(ptr, 0);
+        b.ins().brif(need, alloc, &[], join, &[BlockArg::Value(none)]);
+        b.switch_to_block(alloc);
         let n = b.ins().iconst(ptr, p.scratch_bytes as i64);
         let call = b.ins().call(malloc, &[n]);
         let at = b.inst_results(call)[0];
         let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
         fail_if(&mut b, c, status::NOMEM);
-        Some(at)
+        b.ins().jump(join, &[BlockArg::Value(at)]);
+        b.switch_to_block(join);
+        Some(b.block_params(join)[0])
     } else {
         None
     };
@@ -527,58 +566,107 @@ fn program_entry(
             }
         })
     };
-    // A packed output of an odd count whose boxes are placed: its last byte's high half is
-    // padding, zeroed (the placements keep the nibble they do not write).
-    for (o, out) in p.outputs.iter().enumerate() {
-        let placed = p.moves.iter().any(|mv| mv.output == o && mv.place.is_some());
-        if placed && out.shape.iter().product::<u64>() % 2 == 1 {
-            let zero = b.ins().iconst(types::I8, 0);
-            let last_byte = b.ins().iadd_imm_u(outs[o].0, out.bytes as i64 - 1);
-            b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+    let args_of = |module: &mut ObjectModule, b: &mut FunctionBuilder, args: Option<DataId>| match args {
+        Some(d) => {
+            let gv = module.declare_data_in_func(d, b.func);
+            b.ins().symbol_value(ptr, gv)
         }
-    }
-    let mut streams = false;
-    for (mv, calls) in p.moves.iter().zip(bodies) {
-        for (call, &(body, args)) in mv.calls.iter().zip(calls) {
-            let f = &call.function;
-            if f.extent == 0 {
-                continue;
-            }
-            let input = buffer(&mut b, call.reads)?;
-            let out = buffer(&mut b, call.writes)?;
-            if f.odd_nibble {
-                // The whole output's last byte holds a lone element: the code writes its
-                // low half.
-                let zero = b.ins().iconst(types::I8, 0);
-                let last_byte = b.ins().iadd_imm_u(out, f.output_bytes as i64 - 1);
-                b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
-            }
-            let body_ref = module.declare_func_in_func(body, b.func);
-            let args_ptr = match args {
-                Some(d) => {
-                    let gv = module.declare_data_in_func(d, b.func);
-                    b.ins().symbol_value(ptr, gv)
+        None => b.ins().iconst(ptr, 0),
+    };
+    let zero_byte = |b: &mut FunctionBuilder, at: Value, offset: u64| {
+        let zero = b.ins().iconst(types::I8, 0);
+        let last_byte = b.ins().iadd_imm_u(at, offset as i64);
+        b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+    };
+    for part in &p.parts {
+        // The part's positions in [lo, hi): [l, h) of [start, end).
+        let (first, end) =
+            (b.ins().iconst(ptr, part.start as i64), b.ins().iconst(ptr, (part.start + part.positions) as i64));
+        let l = b.ins().umax(lo, first);
+        let l = b.ins().umin(l, end);
+        let h = b.ins().umax(hi, first);
+        let h = b.ins().umin(h, end);
+        let runs = b.ins().icmp(IntCC::UnsignedLessThan, l, h);
+        let (yes, after) = (b.create_block(), b.create_block());
+        b.ins().brif(runs, yes, &[], after, &[]);
+        b.switch_to_block(yes);
+        match &part.runs {
+            PartRuns::Split(m) => {
+                let (mv, &(body, args)) = (&p.moves[*m], &bodies[*m][0]);
+                let (call, f) = (&mv.calls[0], &mv.calls[0].function);
+                let input = buffer(&mut b, call.reads)?;
+                let out = buffer(&mut b, call.writes)?;
+                if f.odd_nibble {
+                    // The range that writes the whole output's last element zeroes its
+                    // byte first: the code writes its low half.
+                    let last = b.ins().icmp(IntCC::Equal, h, end);
+                    when(&mut b, last, |b| zero_byte(b, out, f.output_bytes - 1));
                 }
-                None => b.ins().iconst(ptr, 0),
-            };
-            let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
-            b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
-            streams |= f.streams;
+                // Positions [l, h) of the part: [l·align, min(h·align, extent)) of the split loop.
+                let l = b.ins().isub(l, first);
+                let h = b.ins().isub(h, first);
+                let (l, h) = if f.align > 1 {
+                    let l = b.ins().imul_imm_u(l, f.align as i64);
+                    let h = b.ins().imul_imm_u(h, f.align as i64);
+                    let extent = b.ins().iconst(ptr, f.extent as i64);
+                    (l, b.ins().umin(h, extent))
+                } else {
+                    (l, h)
+                };
+                let body_ref = module.declare_func_in_func(body, b.func);
+                let args_ptr = args_of(module, &mut b, args);
+                b.ins().call(body_ref, &[input, out, args_ptr, l, h]);
+            }
+            PartRuns::Whole(ms) => {
+                // A packed output of an odd count whose boxes are placed: its last byte's
+                // high half is padding, zeroed (the placements keep the nibble they do not
+                // write).
+                let placed = ms.iter().find(|&&m| p.moves[m].place.is_some()).map(|&m| p.moves[m].output);
+                if let Some(o) = placed
+                    && p.outputs[o].shape.iter().product::<u64>() % 2 == 1
+                {
+                    zero_byte(&mut b, outs[o].0, p.outputs[o].bytes - 1);
+                }
+                for &m in ms {
+                    let mv = &p.moves[m];
+                    for (call, &(body, args)) in mv.calls.iter().zip(&bodies[m]) {
+                        let f = &call.function;
+                        if f.extent == 0 {
+                            continue;
+                        }
+                        let input = buffer(&mut b, call.reads)?;
+                        let out = buffer(&mut b, call.writes)?;
+                        if f.odd_nibble {
+                            // The whole buffer's last byte holds a lone element: the code
+                            // writes its low half.
+                            zero_byte(&mut b, out, f.output_bytes - 1);
+                        }
+                        let body_ref = module.declare_func_in_func(body, b.func);
+                        let args_ptr = args_of(module, &mut b, args);
+                        let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
+                        b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
+                    }
+                    if let Some(place) = &mv.place {
+                        let from = buffer(&mut b, place.from)?;
+                        place_nibbles(&mut b, place, from, outs[mv.output].0);
+                    }
+                }
+            }
         }
-        if let Some(place) = &mv.place {
-            let from = buffer(&mut b, place.from)?;
-            place_nibbles(&mut b, place, from, outs[mv.output].0);
-        }
+        b.ins().jump(after, &[]);
+        b.switch_to_block(after);
     }
     if let Some(at) = scratch {
         let mut sig = Signature::new(call_conv);
         sig.params.push(AbiParam::new(ptr));
         let free = module.declare_function("free", Linkage::Import, &sig).map_err(err)?;
         let free = module.declare_func_in_func(free, b.func);
+        // free(NULL) when no part that ran needed it: nothing.
         b.ins().call(free, &[at]);
     }
-    if streams {
-        // The moves' non-temporal stores, ordered before the caller reads the outputs.
+    if p.moves.iter().flat_map(|mv| &mv.calls).any(|c| c.function.streams) {
+        // The moves' non-temporal stores, ordered before the caller reads the outputs
+        // (each range call fences its own).
         let sig = Signature::new(module.isa().default_call_conv());
         let fence = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
         let fence = module.declare_func_in_func(fence, b.func);
@@ -586,6 +674,42 @@ fn program_entry(
     }
     let ok = b.ins().iconst(types::I32, i64::from(status::OK));
     b.ins().return_(&[ok]);
+    b.seal_all_blocks();
+    b.finalize(frontend);
+    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    Ok(id)
+}
+
+/// A program's exported entry point: `(in_0, in_0_bytes, …, out_0, out_0_bytes, …) ->
+/// i32`, the range entry point `range` over the whole range `[0, range_extent)`: one code
+/// path for the whole call and its ranges.
+fn program_entry(
+    module: &mut ObjectModule,
+    symbol: &str,
+    p: &ProgramFunctions,
+    range: FuncId,
+) -> Result<FuncId, String> {
+    let ptr = types::I64;
+    let params = 2 * (p.caller_inputs().count() + p.outputs.len());
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    sig.params.extend((0..params).map(|_| AbiParam::new(ptr)));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
+    let mut ctx = module.make_context();
+    let frontend = module.isa().frontend_config();
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    let start = b.create_block();
+    b.append_block_params_for_function_params(start);
+    b.switch_to_block(start);
+    let mut args = b.block_params(start).to_vec();
+    args.push(b.ins().iconst(ptr, 0));
+    args.push(b.ins().iconst(ptr, p.range_extent as i64));
+    let range = module.declare_func_in_func(range, b.func);
+    let call = b.ins().call(range, &args);
+    let status = b.inst_results(call)[0];
+    b.ins().return_(&[status]);
     b.seal_all_blocks();
     b.finalize(frontend);
     module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
@@ -790,13 +914,15 @@ fn info(
             (Body::Program(p), Some((first, outputs_at)), Some(t_gv)) => {
                 // input_shape and output_shape point to the inputs' and outputs'
                 // kerf_tensor_info records, input_rank and output_rank count them,
-                // input_bytes and output_bytes add them up; no range entry point.
+                // input_bytes and output_bytes add them up; its range (ABI 1.2) has
+                // range_extent positions, any bound valid.
                 d.write_data_addr((base + 16) as u32, t_gv, (TENSOR_INFO_BYTES * first) as i64);
                 d.write_data_addr((base + 24) as u32, t_gv, (TENSOR_INFO_BYTES * outputs_at) as i64);
                 put32(&mut bytes, base + 32, (outputs_at - first) as u32);
                 put32(&mut bytes, base + 36, p.outputs.len() as u32);
                 put(&mut bytes, base + 40, p.caller_inputs().map(|o| o.bytes).sum());
                 put(&mut bytes, base + 48, p.outputs.iter().map(|o| o.bytes).sum());
+                put(&mut bytes, base + 56, p.range_extent);
                 put(&mut bytes, base + 64, 1);
                 put32(&mut bytes, base + 72, FLAG_PROGRAM);
             }

@@ -9,8 +9,10 @@ use std::process::Command;
 
 /// A library of every kind the object writes: a slice with input, a pad, a fill
 /// without input, an odd count of 4-bit elements (range alignment 2, a lone nibble), a
-/// fused chain, and (`runtime`) a transpose that calls the runtime's tiled copy and two
-/// dynamic kernels (a slice, a reflecting pad), whose plans the runtime builds.
+/// fused chain, and (`runtime`) a transpose that calls the runtime's tiled copy, a random
+/// fill (the runtime's Philox block fill, range alignment 64), a chain that starts with
+/// a random fill (the runtime's head runs), and three dynamic kernels (a slice, a
+/// reflecting pad, an ONNX Slice of i32 indices), whose plans the runtime builds.
 fn library(dir: &Path, runtime: bool) -> PathBuf {
     let files = [
         (
@@ -45,6 +47,17 @@ fn library(dir: &Path, runtime: bool) -> PathBuf {
              [inputs]\ndata = { dtype = \"f32\", shape = [64, 48] }\n",
         ),
         (
+            "rnd.toml",
+            "op = \"tensorrt.fill\"\n[attributes]\ndimensions = [3, 70]\noperation = \"random_normal\"\n\
+             alpha = 1.0\nbeta = 2.0\nseed = 7\nto_type = \"f32\"\n",
+        ),
+        (
+            "fh.toml",
+            "[[steps]]\nop = \"tensorrt.fill\"\n[steps.attributes]\ndimensions = [6, 10]\n\
+             operation = \"random_uniform\"\nalpha = -1.0\nbeta = 1.0\nseed = 3\nto_type = \"f16\"\n\
+             [[steps]]\nop = \"tensorrt.slice\"\n[steps.attributes]\nstart = [5, 1]\nsize = [3, 4]\nstride = [-2, 2]\n",
+        ),
+        (
             "dpad.toml",
             "op = \"onnx.pad\"\nversion = 19\n[attributes]\nmode = \"reflect\"\n\
              [inputs]\ndata = { dtype = \"i16\", shape = [3, 4] }\npads = [1, 2, 1, 2]\n",
@@ -71,6 +84,8 @@ fn library(dir: &Path, runtime: bool) -> PathBuf {
     if runtime {
         let mut text = std::fs::read_to_string(dir.join("lib.toml")).unwrap();
         text += "[[kernels]]\nname = \"tr\"\nrequest = \"tr.toml\"\n\
+                 [[kernels]]\nname = \"rnd\"\nrequest = \"rnd.toml\"\n\
+                 [[kernels]]\nname = \"fh\"\nrequest = \"fh.toml\"\n\
                  [[kernels]]\nname = \"dcrop\"\nrequest = \"crop.toml\"\ndynamic = true\n\
                  [[kernels]]\nname = \"dpad\"\nrequest = \"dpad.toml\"\ndynamic = true\n\
                  [[kernels]]\nname = \"dslice\"\nrequest = \"dslice.toml\"\ndynamic = true\n";
@@ -112,6 +127,7 @@ fn have(tool: &str) -> bool {
 
 const DRIVER: &str = r#"
 #include "demo.h"
+#include "expect.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -223,7 +239,7 @@ int main(void) {
         static const int64_t origin[] = {0, 0}, negative[] = {-1, 3}, outside[] = {9, 9};
         static const int16_t pin[6] = {1, 2, 3, 4, 5, 6};
         static const int64_t pads[] = {0, 1, 0, 1};
-        const kerf_kernel_info *dk = &lib->kernels[6];
+        const kerf_kernel_info *dk = &lib->kernels[8];
         kerf_rt1_plan *plan = NULL, *again = NULL, *pad_plan = NULL, *none = (kerf_rt1_plan *)&failures;
         float din[30], dout[9], sq[16], sq_out[16], dbig[30 + 9];
         int16_t pout[10];
@@ -301,6 +317,34 @@ int main(void) {
         kerf_rt1_plan_free(pad_plan);
         kerf_rt1_plan_free(NULL);
     }
+    {
+        /* A random fill: the reference's bits (expect.h), whole and in ranges of 64
+         * elements (the block fill's alignment); other bounds are refused. */
+        static unsigned char r[DEMO_RND_OUTPUT_BYTES], r2[DEMO_RND_OUTPUT_BYTES];
+        EXPECT(DEMO_RND_NEEDS_RUNTIME == 1 && DEMO_RND_RANGE_ALIGN == 64 && DEMO_RND_RANGE_EXTENT == 210);
+        EXPECT(sizeof want_rnd == DEMO_RND_OUTPUT_BYTES);
+        EXPECT(demo_rnd(r, sizeof r) == KERF_OK);
+        EXPECT(memcmp(r, want_rnd, sizeof r) == 0);
+        EXPECT(demo_rnd_range(r2, sizeof r2, 1, 64) == KERF_ERR_RANGE);
+        EXPECT(demo_rnd_range(r2, sizeof r2, 0, 65) == KERF_ERR_RANGE);
+        EXPECT(demo_rnd_range(r2, sizeof r2, 64, 64) == KERF_OK);
+        for (lo = DEMO_RND_RANGE_EXTENT / 64 * 64;; lo -= 64) {
+            size_t hi = lo + 64 < DEMO_RND_RANGE_EXTENT ? lo + 64 : DEMO_RND_RANGE_EXTENT;
+            EXPECT(demo_rnd_range(r2, sizeof r2, lo, hi) == KERF_OK);
+            if (lo == 0) break;
+        }
+        EXPECT(memcmp(r2, want_rnd, sizeof r2) == 0);
+    }
+    {
+        /* A chain from a random fill: the runtime's head runs, the reference's bits. */
+        unsigned char h[DEMO_FH_OUTPUT_BYTES], h2[DEMO_FH_OUTPUT_BYTES];
+        EXPECT(DEMO_FH_NEEDS_RUNTIME == 1 && sizeof want_fh == DEMO_FH_OUTPUT_BYTES);
+        EXPECT(demo_fh(h, sizeof h) == KERF_OK);
+        EXPECT(memcmp(h, want_fh, sizeof h) == 0);
+        for (lo = 0; lo < DEMO_FH_RANGE_EXTENT; lo++)
+            EXPECT(demo_fh_range(h2, sizeof h2, lo, lo + 1) == KERF_OK);
+        EXPECT(memcmp(h2, want_fh, sizeof h2) == 0);
+    }
     printf("%d failures\n", failures);
     return failures != 0;
 }
@@ -331,6 +375,21 @@ fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) -> Pa
     exe
 }
 
+/// `expect.h`: the reference's bytes of the random fill and of the chain from a fill, as
+/// C arrays (`want_rnd`, `want_fh`).
+fn expectations(dir: &Path) -> String {
+    use kerfx::request_file::{AnyFile, load_any};
+    let array = |name: &str, bytes: &[u8]| {
+        let items: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
+        format!("static const unsigned char {name}[] = {{{}}};\n", items.join(","))
+    };
+    let Ok(AnyFile::Request(rnd)) = load_any(&dir.join("rnd.toml")) else { panic!("rnd.toml is a request") };
+    let rnd = kerfx::run_reference_outputs(&rnd.request).unwrap();
+    let Ok(AnyFile::Chain(fh)) = load_any(&dir.join("fh.toml")) else { panic!("fh.toml is a chain") };
+    let fh = kerfx::chain::run_chain_reference(&fh.chain(), false).unwrap();
+    array("want_rnd", rnd[0].bytes().unwrap()) + &array("want_fh", fh.bytes().unwrap())
+}
+
 #[test]
 fn a_c99_and_a_cpp11_driver_call_every_kernel_and_error_path() {
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
@@ -343,6 +402,7 @@ fn a_c99_and_a_cpp11_driver_call_every_kernel_and_error_path() {
     std::fs::write(tmp.path().join("demo.o"), &out.object).unwrap();
     std::fs::write(tmp.path().join("demo.h"), &out.header).unwrap();
     std::fs::write(tmp.path().join("kerf_rt.h"), kerfx_aot::RUNTIME_HEADER).unwrap();
+    std::fs::write(tmp.path().join("expect.h"), expectations(tmp.path())).unwrap();
     if have("cc") {
         let exe = build_and_run(tmp.path(), "cc", &["-std=c99", "-x", "c"], "driver.c");
         // Under valgrind, the runtime's helpers forced to their baseline (SSE2) paths: no
@@ -431,8 +491,10 @@ fn the_object_passes_the_lint_and_is_deterministic() {
     }
 }
 
+/// A random fill needs the runtime library (its header says so and its object imports
+/// the block fill alone); a target kerf does not write is refused naming the ones it does.
 #[test]
-fn kernels_that_need_the_runtime_are_refused_naming_the_function() {
+fn a_random_fill_links_the_runtime_and_other_targets_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("r.toml"),
@@ -444,8 +506,10 @@ fn kernels_that_need_the_runtime_are_refused_naming_the_function() {
         .unwrap();
     let lib = kerfx_aot::Library::load(&tmp.path().join("lib.toml")).unwrap();
     let target = kerfx_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
-    let e = kerfx_aot::compile(&lib, &target).err().unwrap();
-    assert!(e.contains("kernel \"u\"") && e.contains("kerf_random_fill") && e.contains("JIT's own"), "{e}");
+    let out = kerfx_aot::compile(&lib, &target).unwrap();
+    assert!(out.needs_runtime && out.header.contains("#define RND_U_NEEDS_RUNTIME 1"), "{}", out.header);
+    let report = lint(&out.object, &out.exported, true);
+    assert!(report.contains("undefined kerf_rt1_random_fill"), "{report}");
     let e = kerfx_aot::Target::aot("riscv64gc-unknown-linux-gnu").unwrap_err().to_string();
     assert!(e.contains("x86_64-unknown-linux-gnu"), "{e}");
 }

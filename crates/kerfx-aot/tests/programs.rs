@@ -4,7 +4,9 @@
 //! entry point allocates (a reshape last, dense then copied into its box; a chain cut in
 //! two segments), compiled into one library; a driver including the
 //! header checks every value, every error path (NULL, each wrong length, each overlap)
-//! leaves the outputs untouched, and the info table's operand records; built as C99 and
+//! leaves the outputs untouched, every program split into ranges at every point (empty
+//! and single-position ranges included) equals its whole call, bad ranges are refused,
+//! and the info table's operand records; built as C99 and
 //! C++11 with `-Wall -Wextra -Werror -pedantic`, linked as a PIE with `-Wl,-z,text`. The
 //! object is deterministic and exports only the entry points and `<lib>_info`.
 
@@ -112,6 +114,31 @@ static int untouched(const unsigned char *p, size_t n) {
     for (i = 0; i < n; i++) if (p[i] != 0xAB) return 0;
     return 1;
 }
+
+/* The ranges of a program of E positions, CALL an expression of lo and hi writing the N
+ * bytes at OUT: every split in two (empty pieces included), then every position alone in
+ * reverse order with an empty range at each bound, each leaving OUT equal to the N bytes
+ * at WANT (the whole call's); then bad ranges are refused, nothing written. */
+#define CHECK_RANGES(E, CALL, OUT, N, WANT) do { \
+    size_t m_, lo, hi; \
+    for (m_ = 0; m_ <= (E); m_++) { \
+        memset((OUT), 0xAB, (N)); \
+        lo = 0; hi = m_; EXPECT((CALL) == KERF_OK); \
+        lo = m_; hi = (E); EXPECT((CALL) == KERF_OK); \
+        EXPECT(memcmp((OUT), (WANT), (N)) == 0); \
+    } \
+    memset((OUT), 0xAB, (N)); \
+    for (m_ = (E); m_ > 0; m_--) { \
+        lo = m_ - 1; hi = m_; EXPECT((CALL) == KERF_OK); \
+        lo = m_; hi = m_; EXPECT((CALL) == KERF_OK); \
+    } \
+    EXPECT(memcmp((OUT), (WANT), (N)) == 0); \
+    memset((OUT), 0xAB, (N)); \
+    lo = 1; hi = 0; EXPECT((CALL) == KERF_ERR_RANGE); \
+    lo = 0; hi = (E) + 1; EXPECT((CALL) == KERF_ERR_RANGE); \
+    lo = (E) + 1; hi = (E) + 1; EXPECT((CALL) == KERF_ERR_RANGE); \
+    EXPECT(untouched((const unsigned char *)(OUT), (N))); \
+} while (0)
 
 int main(void) {
     const kerf_library_info *lib = pg_info();
@@ -237,14 +264,52 @@ int main(void) {
         EXPECT(memcmp(y, want, sizeof y) == 0);
     }
     {
+        /* Every program split into ranges equals its whole call. */
+        unsigned char in0[64], in1[64], in2[64], want[64], got[64];
+        for (i = 0; i < 64; i++) { in0[i] = (unsigned char)(i * 7 + 1); in1[i] = (unsigned char)(i * 13 + 5); in2[i] = (unsigned char)(i * 3 + 9); }
+        EXPECT(PG_CAT_RANGE_EXTENT > 1 && PG_CAT_RANGE_ALIGN == 1 && PG_NIB_RANGE_EXTENT == 1);
+        EXPECT(pg_cat(in0, PG_CAT_IN0_BYTES, in1, PG_CAT_IN1_BYTES, in2, PG_CAT_IN2_BYTES, want, PG_CAT_OUT0_BYTES) == KERF_OK);
+        CHECK_RANGES(PG_CAT_RANGE_EXTENT, pg_cat_range(in0, PG_CAT_IN0_BYTES, in1, PG_CAT_IN1_BYTES, in2, PG_CAT_IN2_BYTES,
+                     got, PG_CAT_OUT0_BYTES, lo, hi), got, PG_CAT_OUT0_BYTES, want);
+        /* Both outputs in one buffer, one after the other. */
+        EXPECT(pg_split(in0, PG_SPLIT_IN0_BYTES, want, PG_SPLIT_OUT0_BYTES, want + PG_SPLIT_OUT0_BYTES, PG_SPLIT_OUT1_BYTES) == KERF_OK);
+        CHECK_RANGES(PG_SPLIT_RANGE_EXTENT, pg_split_range(in0, PG_SPLIT_IN0_BYTES, got, PG_SPLIT_OUT0_BYTES,
+                     got + PG_SPLIT_OUT0_BYTES, PG_SPLIT_OUT1_BYTES, lo, hi), got, PG_SPLIT_OUT0_BYTES + PG_SPLIT_OUT1_BYTES, want);
+        EXPECT(pg_roll(in0, PG_ROLL_IN0_BYTES, want, PG_ROLL_OUT0_BYTES) == KERF_OK);
+        CHECK_RANGES(PG_ROLL_RANGE_EXTENT, pg_roll_range(in0, PG_ROLL_IN0_BYTES, got, PG_ROLL_OUT0_BYTES, lo, hi), got,
+                     PG_ROLL_OUT0_BYTES, want);
+        EXPECT(pg_konst(in0, PG_KONST_IN0_BYTES, want, PG_KONST_OUT0_BYTES) == KERF_OK);
+        CHECK_RANGES(PG_KONST_RANGE_EXTENT, pg_konst_range(in0, PG_KONST_IN0_BYTES, got, PG_KONST_OUT0_BYTES, lo, hi), got,
+                     PG_KONST_OUT0_BYTES, want);
+        /* Through scratch: a move dense then copied into its box, a chain in two segments. */
+        EXPECT(pg_fb(in0, PG_FB_IN0_BYTES, in1, PG_FB_IN1_BYTES, want, PG_FB_OUT0_BYTES) == KERF_OK);
+        CHECK_RANGES(PG_FB_RANGE_EXTENT, pg_fb_range(in0, PG_FB_IN0_BYTES, in1, PG_FB_IN1_BYTES, got, PG_FB_OUT0_BYTES, lo, hi),
+                     got, PG_FB_OUT0_BYTES, want);
+        EXPECT(pg_seg(in0, PG_SEG_IN0_BYTES, in1, PG_SEG_IN1_BYTES, want, PG_SEG_OUT0_BYTES) == KERF_OK);
+        CHECK_RANGES(PG_SEG_RANGE_EXTENT, pg_seg_range(in0, PG_SEG_IN0_BYTES, in1, PG_SEG_IN1_BYTES, got, PG_SEG_OUT0_BYTES,
+                     lo, hi), got, PG_SEG_OUT0_BYTES, want);
+        /* Packed 4-bit boxes placed nibble by nibble: one position for the output. */
+        EXPECT(pg_nib(in0, PG_NIB_IN0_BYTES, in1, PG_NIB_IN1_BYTES, want, PG_NIB_OUT0_BYTES) == KERF_OK);
+        CHECK_RANGES(PG_NIB_RANGE_EXTENT, pg_nib_range(in0, PG_NIB_IN0_BYTES, in1, PG_NIB_IN1_BYTES, got, PG_NIB_OUT0_BYTES,
+                     lo, hi), got, PG_NIB_OUT0_BYTES, want);
+        /* A range checks its buffers as the whole call does. */
+        EXPECT(pg_cat_range(NULL, PG_CAT_IN0_BYTES, in1, PG_CAT_IN1_BYTES, in2, PG_CAT_IN2_BYTES, got, PG_CAT_OUT0_BYTES, 0, 1)
+               == KERF_ERR_NULL);
+        EXPECT(pg_cat_range(in0, PG_CAT_IN0_BYTES, in1, PG_CAT_IN1_BYTES, in2, PG_CAT_IN2_BYTES, got, PG_CAT_OUT0_BYTES - 1, 0, 1)
+               == KERF_ERR_OUTPUT_BYTES);
+        EXPECT(pg_cat_range(got, PG_CAT_IN0_BYTES, in1, PG_CAT_IN1_BYTES, in2, PG_CAT_IN2_BYTES, got + 1, PG_CAT_OUT0_BYTES, 0, 1)
+               == KERF_ERR_OVERLAP);
+    }
+    {
         /* The info table describes every operand. */
         const kerf_kernel_info *k = &lib->kernels[0];
         const kerf_tensor_info *ins = (const kerf_tensor_info *)(const void *)k->input_shape;
         const kerf_tensor_info *outs = (const kerf_tensor_info *)(const void *)k->output_shape;
         EXPECT(lib->kernel_count == PG_KERNEL_COUNT && PG_KERNEL_COUNT == 7);
-        EXPECT(lib->abi_major == PG_ABI_MAJOR && lib->abi_minor == PG_ABI_MINOR && PG_ABI_MINOR >= 1);
+        EXPECT(lib->abi_major == PG_ABI_MAJOR && lib->abi_minor == PG_ABI_MINOR && PG_ABI_MINOR >= 2);
         EXPECT(strcmp(k->name, "cat") == 0 && k->flags == KERF_KERNEL_PROGRAM);
-        EXPECT(k->input_rank == 3 && k->output_rank == 1 && k->range_entry == NULL);
+        EXPECT(k->input_rank == 3 && k->output_rank == 1 && k->range_entry == (void (*)(void))pg_cat_range);
+        EXPECT(k->range_extent == PG_CAT_RANGE_EXTENT && k->range_align == 1);
         EXPECT(k->input_bytes == PG_CAT_IN0_BYTES + PG_CAT_IN1_BYTES + PG_CAT_IN2_BYTES);
         EXPECT(k->entry == (void (*)(void))pg_cat);
         EXPECT(strcmp(ins[1].name, "in_1") == 0 && ins[1].rank == 2 && ins[1].shape[1] == 1 && ins[1].bytes == 8);
@@ -262,7 +327,7 @@ int main(void) {
 }
 "#;
 
-fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) {
+fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) -> PathBuf {
     let src = dir.join(source);
     std::fs::write(&src, DRIVER).unwrap();
     let exe = dir.join(format!("{source}.exe"));
@@ -281,6 +346,7 @@ fn build_and_run(dir: &Path, compiler: &str, flags: &[&str], source: &str) {
     let run = Command::new(&exe).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success() && stdout.contains("0 failures"), "{compiler} {flags:?}:\n{stdout}");
+    exe
 }
 
 #[test]
@@ -300,9 +366,28 @@ fn c_drivers_call_a_concat_a_split_and_two_graphs_and_their_error_paths() {
     exported.sort();
     assert_eq!(
         exported,
-        ["pg_cat", "pg_fb", "pg_info", "pg_konst", "pg_nib", "pg_roll", "pg_seg", "pg_split"],
-        "no _range for programs"
+        [
+            "pg_cat",
+            "pg_cat_range",
+            "pg_fb",
+            "pg_fb_range",
+            "pg_info",
+            "pg_konst",
+            "pg_konst_range",
+            "pg_nib",
+            "pg_nib_range",
+            "pg_roll",
+            "pg_roll_range",
+            "pg_seg",
+            "pg_seg_range",
+            "pg_split",
+            "pg_split_range"
+        ],
     );
+    assert!(out.header.contains(
+        "int32_t pg_split_range(const void *in_0, size_t in_0_bytes, void *out_0, size_t out_0_bytes, \
+         void *out_1, size_t out_1_bytes, size_t lo, size_t hi);"
+    ));
     assert!(out.allocates && out.header.contains("malloc"));
     lint(&out.object, &exported);
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
@@ -312,7 +397,22 @@ fn c_drivers_call_a_concat_a_split_and_two_graphs_and_their_error_paths() {
     std::fs::write(tmp.path().join("pg.o"), &out.object).unwrap();
     std::fs::write(tmp.path().join("pg.h"), &out.header).unwrap();
     if have("cc") {
-        build_and_run(tmp.path(), "cc", &["-std=c99", "-x", "c"], "driver.c");
+        let exe = build_and_run(tmp.path(), "cc", &["-std=c99", "-x", "c"], "driver.c");
+        // Under valgrind: no invalid read or write, no use of uninitialized bytes, no
+        // leak (the scratch of every range that allocates it is freed).
+        if have("valgrind") {
+            let run = Command::new("valgrind")
+                .args(["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"])
+                .arg(&exe)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&run.stdout);
+            assert!(
+                run.status.success() && stdout.contains("0 failures"),
+                "under valgrind:\n{stdout}{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
     }
     if have("c++") {
         build_and_run(tmp.path(), "c++", &["-std=c++11", "-x", "c++"], "driver.cpp");

@@ -109,10 +109,17 @@ fn every_single_kernel_matches_the_reference_whole_and_in_ranges() {
     let want = reference("tr.toml", &[&input]);
     let (extent, align) = (demo::tr::RANGE_EXTENT, demo::tr::RANGE_ALIGN);
     check_single(|o| demo::tr(&input, o), |o, lo, hi| demo::tr_range(&input, o, lo, hi), extent, align, &want[0]);
+
+    // Through the runtime library's Philox block fill, in ranges of its 64-element blocks.
+    let want = reference("rnd.toml", &[]);
+    let (extent, align) = (demo::rnd::RANGE_EXTENT, demo::rnd::RANGE_ALIGN);
+    assert_eq!((extent, align), (200, 64));
+    check_single(demo::rnd, demo::rnd_range, extent, align, &want[0]);
+    assert_eq!(demo::rnd_range(&mut vec![0; demo::rnd::OUTPUT_BYTES], 1, 64), Err(demo::Error::Range));
 }
 
 #[test]
-fn the_program_kernel_matches_the_reference() {
+fn the_program_kernel_matches_the_reference_whole_and_in_ranges() {
     let ins = [pattern(demo::cat::IN0_BYTES, 1), pattern(demo::cat::IN1_BYTES, 2), pattern(demo::cat::IN2_BYTES, 3)];
     let want = reference("cat.toml", &[&ins[0], &ins[1], &ins[2]]);
     let mut out = vec![0; demo::cat::OUT0_BYTES];
@@ -120,6 +127,25 @@ fn the_program_kernel_matches_the_reference() {
     assert_eq!(want, [out]);
     assert_eq!(demo::cat::OUT0_SHAPE, [2, 6]);
     assert_eq!(demo::cat::DTYPE, DType::F32.to_string());
+    // Split into ranges at every point, and every position alone: the same bytes.
+    let (e, run) =
+        (demo::cat::RANGE_EXTENT, |o: &mut [u8], lo, hi| demo::cat_range(&ins[0], &ins[1], &ins[2], o, lo, hi));
+    assert!(e > 1 && demo::cat::RANGE_ALIGN == 1);
+    for m in 0..=e {
+        let mut out = vec![0xA5; demo::cat::OUT0_BYTES];
+        run(&mut out, 0, m).unwrap();
+        run(&mut out, m, e).unwrap();
+        assert_eq!(want, [out], "split at {m}");
+    }
+    let mut out = vec![0x5A; demo::cat::OUT0_BYTES];
+    for k in (0..e).rev() {
+        run(&mut out, k, k + 1).unwrap();
+    }
+    assert_eq!(want, [out]);
+    let mut out = vec![0xEE; demo::cat::OUT0_BYTES];
+    assert_eq!(run(&mut out, 1, 0), Err(demo::Error::Range));
+    assert_eq!(run(&mut out, 0, e + 1), Err(demo::Error::Range));
+    assert!(out.iter().all(|&b| b == 0xEE));
 }
 
 #[test]

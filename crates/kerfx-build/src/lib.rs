@@ -20,7 +20,8 @@
 //! Each kernel `k` is a function over byte slices (the buffers of the C ABI: raw
 //! little-endian elements) returning `Result<(), Error>`: `k(input, output)` (no input
 //! for a fill), `k_range(input, output, lo, hi)`, and for a program kernel `k(in_0, …,
-//! out_0, …)`; a module `k` holds its dtype, shapes and byte counts as constants. The C
+//! out_0, …)` and `k_range(in_0, …, out_0, …, lo, hi)`; a module `k` holds its dtype,
+//! shapes, byte counts and range extent as constants. The C
 //! entry point checks every length and range before anything runs and its status comes
 //! back as the generated module's `Error` (below), so no
 //! call from safe Rust reads or writes out of bounds. A library with a kernel that calls

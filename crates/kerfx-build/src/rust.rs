@@ -110,6 +110,11 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                     .chain((0..p.outputs.len()).map(|o| format!("out_{o}: *mut u8, out_{o}_bytes: usize")))
                     .collect();
                 let _ = writeln!(w, "            pub(crate) fn {n}({}) -> i32;", params.join(", "));
+                let _ = writeln!(
+                    w,
+                    "            pub(crate) fn {n}_range({}, lo: usize, hi: usize) -> i32;",
+                    params.join(", ")
+                );
             }
             Body::Dynamic(d) => {
                 let params: Vec<String> =
@@ -264,6 +269,15 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                     "        /// Bytes the kernel allocates while it runs.\n        pub const SCRATCH_BYTES: usize = {};",
                     p.scratch_bytes
                 );
+                let _ = writeln!(
+                    w,
+                    "        /// The positions `_range` splits (its moves' one after another).\n        pub const RANGE_EXTENT: usize = {};",
+                    p.range_extent
+                );
+                let _ = writeln!(
+                    w,
+                    "        /// Range bounds are multiples of this: any bound.\n        pub const RANGE_ALIGN: usize = 1;"
+                );
                 let _ = writeln!(w, "    }}");
                 let params: Vec<String> = (0..ins.len())
                     .map(|i| format!("in_{i}: &[u8]"))
@@ -289,6 +303,34 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                 );
                 let _ = writeln!(w, "        // the entry point checks every length and overlap before it writes.");
                 let _ = writeln!(w, "        Error::check(unsafe {{ _ffi::{c}({}) }})\n    }}", args.join(", "));
+                let _ = writeln!(
+                    w,
+                    "\n    #[doc = {:?}]",
+                    format!(
+                        "Positions `[lo, hi)` of `{0}::RANGE_EXTENT` of the program `{0}` (`lo <= hi <= RANGE_EXTENT`, else `Error::Range`): ranges covering the extent once, on any threads, write every output.",
+                        k.name
+                    )
+                );
+                let _ = writeln!(w, "    #[allow(clippy::too_many_arguments)]");
+                let _ = writeln!(
+                    w,
+                    "    pub fn {}_range({}, lo: usize, hi: usize) -> ::core::result::Result<(), Error> {{",
+                    k.name,
+                    params.join(", ")
+                );
+                let _ = writeln!(
+                    w,
+                    "        // SAFETY: each pointer comes from a slice valid for the length passed with it;"
+                );
+                let _ = writeln!(
+                    w,
+                    "        // the entry point checks every length, the range and overlap before it writes."
+                );
+                let _ = writeln!(
+                    w,
+                    "        Error::check(unsafe {{ _ffi::{c}_range({}, lo, hi) }})\n    }}",
+                    args.join(", ")
+                );
             }
         }
     }

@@ -46,9 +46,13 @@ impl From<EmitArg> for Emit {
     }
 }
 
-pub fn aot(library: &Path, dir: &Path, emit: Emit, triple: &str) -> Result<(), CliError> {
-    let lib = Library::load(library).map_err(CliError::new)?;
+pub fn aot(library: &Path, dir: &Path, emit: Emit, triple: &str, cpu: Option<&str>) -> Result<(), CliError> {
     let target = Target::aot(triple).map_err(|e| CliError::new(format!("--target: {e}")))?;
+    let target = match cpu {
+        None => target,
+        Some(cpu) => Target::aot_cpu(triple, cpu).map_err(|e| CliError::new(format!("--cpu: {e}")))?,
+    };
+    let lib = Library::load(library).map_err(CliError::new)?;
     let output = kerfx_aot::compile(&lib, &target).map_err(|e| CliError::new(format!("{}: {e}", library.display())))?;
     let mut files = match &emit {
         Emit::Obj => vec![(format!("{}.o", lib.name), output.object.clone())],

@@ -144,6 +144,12 @@ Example:\n  kerf aot mykernels.toml -o build && cc prog.c build/mykernels.o")]
         /// aarch64-unknown-linux-gnu (the aarch64 baseline)
         #[arg(long, default_value = "x86_64-unknown-linux-gnu")]
         target: String,
+        /// The CPU preset the kernels' code may use (default: the target's conservative one,
+        /// whose objects run on every CPU of the architecture): on x86-64 any of Cranelift's
+        /// presets (x86-64-v3: AVX2, BMI2, FMA; x86-64-v4; haswell, znver1, ...), or host
+        /// (this machine's features), for a fleet you own; the header records it
+        #[arg(long, value_name = "PRESET")]
+        cpu: Option<String>,
     },
     /// Print the Rust the derive macro generates for a request, a chain or a graph (a graph
     /// cut into several programs: one struct per program, NAME0, NAME1, ..., each headed
@@ -386,9 +392,9 @@ fn dispatch(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             };
             out.write_all(text.as_bytes()).map_err(stdout_error)
         }
-        Command::Aot { library, output, emit, shared, runtime, target } => {
+        Command::Aot { library, output, emit, shared, runtime, target, cpu } => {
             let emit = if shared { aot::Emit::Shared { runtime } } else { emit.into() };
-            aot::aot(&library, &output, emit, &target)
+            aot::aot(&library, &output, emit, &target, cpu.as_deref())
         }
         Command::Bench { request, json, threads, iters, backend, dynamic, peer } => {
             bench::bench(&request, &bench::Options { json, threads, iters, backend, dynamic, peers: peer }, out)

@@ -445,3 +445,90 @@ fn aot_writes_a_dynamic_kernel_that_runs_plans_from_c() {
         eprintln!("no nm: the shared library's symbols are not listed");
     }
 }
+
+/// `--cpu`: a preset above the conservative one (x86-64-v3) and `host` record themselves
+/// in the header, and their objects compute what the default's does (a crop of 4-bit
+/// elements, whose nibble shifts the presets compile differently), run from C; a preset
+/// Cranelift does not have, `host` for another architecture, and an x86 preset for
+/// aarch64 are one error line each, leaving no output.
+#[test]
+fn aot_cpu_presets_are_recorded_and_compute_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("crop.toml"),
+        "op = \"tensorrt.slice\"\n[attributes]\nstart = [0, 1]\nsize = [2, 3]\nstride = [1, 1]\n\
+         [inputs]\ninput = { dtype = \"i4\", shape = [3, 5] }\n",
+    )
+    .unwrap();
+    let lib = tmp.path().join("lib.toml");
+    std::fs::write(&lib, "name = \"mk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n").unwrap();
+    let can_run = cfg!(all(target_arch = "x86_64", target_os = "linux"))
+        && matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success());
+    #[cfg(target_arch = "x86_64")]
+    let v3 = ["avx2", "bmi2", "fma"].iter().all(|f| match *f {
+        "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+        "bmi2" => std::arch::is_x86_feature_detected!("bmi2"),
+        _ => std::arch::is_x86_feature_detected!("fma"),
+    });
+    #[cfg(not(target_arch = "x86_64"))]
+    let v3 = false;
+    let mut printed = Vec::new();
+    for (cpu, recorded) in [(None, "x86-64-v2"), (Some("x86-64-v3"), "x86-64-v3"), (Some("host"), "host")] {
+        let out_dir = tmp.path().join(format!("out-{recorded}"));
+        let mut cmd = kerf();
+        cmd.arg("aot").arg(&lib).arg("-o").arg(&out_dir).args(["--emit", "staticlib"]);
+        if let Some(cpu) = cpu {
+            cmd.args(["--cpu", cpu]);
+        }
+        if cpu == Some("host") && !cfg!(target_arch = "x86_64") {
+            continue;
+        }
+        cmd.assert().success();
+        let header = std::fs::read_to_string(out_dir.join("mk.h")).unwrap();
+        assert!(header.contains(&format!("#define MK_CPU \"{recorded}\"")), "{header}");
+        if !can_run || (cpu == Some("x86-64-v3") && !v3) {
+            eprintln!("skipped running the {recorded} object: no cc, not x86-64 Linux, or a CPU without x86-64-v3");
+            continue;
+        }
+        let prog = tmp.path().join("prog.c");
+        std::fs::write(
+            &prog,
+            "#include \"mk.h\"\n#include <stdio.h>\nint main(void) {\n    \
+             unsigned char in[8] = {0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe}, out[3];\n    \
+             if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
+             printf(\"%02x %02x %02x\\n\", out[0], out[1], out[2]);\n    return 0;\n}\n",
+        )
+        .unwrap();
+        let exe = tmp.path().join(format!("prog-{recorded}"));
+        let cc = std::process::Command::new("cc")
+            .arg("-I")
+            .arg(&out_dir)
+            .arg(&prog)
+            .arg("-L")
+            .arg(&out_dir)
+            .args(["-lmk", "-o"])
+            .arg(&exe)
+            .output()
+            .unwrap();
+        assert!(cc.status.success(), "{}", stderr(&cc));
+        let run = std::process::Command::new(&exe).output().unwrap();
+        assert!(run.status.success(), "{recorded}: {}", stderr(&run));
+        printed.push((recorded, String::from_utf8_lossy(&run.stdout).into_owned()));
+    }
+    // Elements are nibbles, low first: row r of [3, 5] holds 5r..5r + 4; the crop keeps
+    // columns 1..4 of rows 0 and 1: 1 2 3 6 7 8, packed two to a byte, low first.
+    for (recorded, out) in &printed {
+        assert_eq!(out, "21 63 87\n", "{recorded}");
+    }
+    let out_dir = tmp.path().join("none");
+    for (target, cpu, says) in [
+        ("x86_64-unknown-linux-gnu", "x86-64-v9", "no such preset"),
+        ("aarch64-unknown-linux-gnu", "x86-64-v3", "aarch64-baseline"),
+        ("aarch64-unknown-linux-gnu", if cfg!(target_arch = "aarch64") { "x86-64-v2" } else { "host" }, "--cpu"),
+    ] {
+        let out = kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).args(["--target", target, "--cpu", cpu]).output();
+        let e = fails(&out.unwrap());
+        assert!(e.contains("--cpu") && e.contains(cpu) && e.contains(says), "{e}");
+        assert!(!out_dir.exists(), "a refused --cpu created the output directory");
+    }
+}

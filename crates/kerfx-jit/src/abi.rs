@@ -39,7 +39,7 @@ pub(crate) type EntryFn = unsafe extern "sysv64" fn(*const u8, *mut u8, *const i
 pub(crate) type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const i64, i64, i64);
 
 /// Argument-block layout of dynamic linspace kernels (i64 words; random fills: see
-/// [`crate::random::args`]).
+/// [`kerfx_rt::random::args`]).
 pub(crate) mod dyn_fill {
     /// Linspace: word 0 alpha (i64, or f64 bits), then per dim extent and coefficient.
     pub const LIN_ALPHA: i64 = 0;

@@ -6,10 +6,10 @@
 //! `FuncRef` slot per helper (`Gen::helpers`) and imports a helper on its first call
 //! (`Gen::call_helper`). A new helper is one line of the table (appended last, so that
 //! existing kernels keep their function indices and their CLIF). The runtime library's
-//! functions (`kerfx_rt`) go by their C symbols (`kerf_rt1_*`), which objects written
-//! ahead of time link; `head` and `random` are still the JIT's own.
+//! functions (`kerfx_rt`: every one) go by their C symbols (`kerf_rt1_*`), which objects
+//! written ahead of time link.
 
-use crate::{head, random, repeat, stream, tile};
+use kerfx_rt::{head, random, repeat, stream, tile};
 
 macro_rules! helpers {
     ($($(#[doc = $doc:literal])* $name:ident => $symbol:literal, $f:path, $args:literal;)*) => {
@@ -58,9 +58,9 @@ helpers! {
     /// [`stream::stream_linspace`]: `(dst, n, start, coef)`.
     StreamLinspace => "kerf_rt1_stream_linspace", stream::stream_linspace, 4;
     /// [`random::random_fill`]: `(out, args, lo, hi, kind)`.
-    RandomFill => "kerf_random_fill", random::random_fill, 5;
+    RandomFill => "kerf_rt1_random_fill", random::random_fill, 5;
     /// [`head::head_run`]: `(out, head, start, stride, count)`.
-    HeadRun => "kerf_head_run", head::head_run, 5;
+    HeadRun => "kerf_rt1_head_run", head::head_run, 5;
     /// [`tile::tile_copy`]: `(dst, src, rows, cols, rs, cs, ds, w, stream)`.
     TileCopy => "kerf_rt1_tile_copy", tile::tile_copy, 9;
     /// [`stream::stream_stride2`]: `(dst, src, n, w)`.
@@ -84,6 +84,19 @@ impl Helper {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every helper is declared in the runtime's `kerf_rt.h` under its symbol, with as
+    /// many parameters as kernels pass it.
+    #[test]
+    fn the_runtime_header_declares_every_helper() {
+        let header = kerfx_rt::HEADER.split_whitespace().collect::<Vec<_>>().join(" ");
+        for h in Helper::ALL {
+            assert!(h.symbol().starts_with("kerf_rt1_"), "{h:?}");
+            let decl = header.split(&format!("void {}(", h.symbol())).nth(1).unwrap_or_else(|| panic!("{h:?}"));
+            let params = decl.split(')').next().unwrap();
+            assert_eq!(params.split(',').count(), h.args(), "{h:?}: {params}");
+        }
+    }
 
     #[test]
     fn indices_are_the_declaration_order() {

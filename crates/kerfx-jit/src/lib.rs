@@ -50,20 +50,18 @@
 //! CPU preset for objects written ahead of time, which [`object`] serves); `policy` every
 //! threshold and heuristic; `builder` the
 //! constant-folding IR builder and control flow; `runs` and `nibbles` the data-moving
-//! runs; `slice` (the moves of a map's nest), `linspace` and `random` the lowering of each kind of nest; `threading` how
-//! calls split over threads; `stream`, `repeat` and `tile` (from the runtime library,
-//! `kerfx_rt`), `random` and `head` the host functions kernels call (a random fill is one
-//! call of `kerfx_ir::random`'s vectorized
-//! block fill; a fused chain that starts with a fill computes that fill's elements by
-//! `head`), declared once in `host`'s table; `source` the one compile entry point and run
+//! runs; `slice` (the moves of a map's nest), `linspace` and `random` the lowering of each
+//! kind of nest; `threading` how calls split over threads; the host functions kernels call
+//! are the runtime library's (`kerfx_rt`: `stream`, `repeat`, `tile`, the Philox block fill
+//! of random fills and the runs of fill heads, which `random` and `head` emit calls of),
+//! declared once in `host`'s table; `source` the one compile entry point and run
 //! (plans, maps, views; static and dynamic); `cache` the kernel cache.
 
 #![warn(missing_docs)]
 
 mod abi;
-// The host functions kernels call, in the runtime library (one implementation, for the
-// JIT and for objects written ahead of time).
-use kerfx_rt::{repeat, stream, tile};
+// The runtime library's fence, which the JIT calls after a kernel that streams.
+use kerfx_rt::stream;
 mod builder;
 mod cache;
 mod compile;

@@ -78,8 +78,15 @@ def test_the_program_kernel_matches_kerf_run(example):
     want = kerfx.run("onnx.concat", version=13, inputs=[a, b, c], axis=1)
     assert want.tobytes() == np.concatenate([a, b, c], axis=1).tobytes()
     out = bytearray(48)
-    kernels["cat"](a, b, c, out)
+    cat = kernels["cat"]
+    cat(a, b, c, out)
     assert bytes(out) == want.tobytes()
+    # Its range: every position alone, in reverse order, writes the same bytes.
+    assert cat.range_extent > 1 and cat.range_align == 1
+    ranged = bytearray(48)
+    for lo in reversed(range(cat.range_extent)):
+        cat(a, b, c, ranged, lo=lo, hi=lo + 1)
+    assert bytes(ranged) == want.tobytes()
 
 
 def test_every_length_error_is_a_status_with_nothing_written(example):
@@ -101,6 +108,8 @@ def test_every_length_error_is_a_status_with_nothing_written(example):
         crop(x, out, lo=0, hi=crop.range_extent + 1)
     with pytest.raises(module.KerfStatusError, match="KERF_ERR_INPUT_BYTES"):
         cat(bytes(24), bytes(16), bytes(8), out + bytearray(32))
+    with pytest.raises(module.KerfStatusError, match="KERF_ERR_RANGE"):
+        cat(bytes(24), bytes(8), bytes(16), bytearray(48), lo=1, hi=0)
     assert out == b"\xee" * 16
     with pytest.raises(TypeError, match="writable"):
         crop(x, bytes(16))

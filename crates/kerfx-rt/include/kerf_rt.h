@@ -43,7 +43,26 @@ void kerf_rt1_repeat(uint8_t *dst, size_t filled, size_t total);
 /* The same for packed 4-bit elements, from nibble start. */
 void kerf_rt1_repeat_nibbles(uint8_t *out, size_t start, size_t filled, size_t total);
 
-/* The planner of dynamic kernels (kerf aot's ABI 1.2). A program builds a plan with a
+/* A random fill's argument block (f32 bits of alpha and beta, the seed). */
+typedef struct kerf_rt1_random_args {
+    uint64_t alpha_bits;
+    uint64_t beta_bits;
+    uint64_t seed;
+} kerf_rt1_random_args;
+typedef char kerf_rt1_random_args_size[sizeof(kerf_rt1_random_args) == 24 ? 1 : -1];
+/* Elements [lo, hi) of a random fill (kind: 2 * normal + f16; f32 elements of 4 bytes,
+ * f16 of 2), Philox4x32-10 and kerf's transforms. Nothing happens unless 0 <= lo < hi
+ * and 0 <= kind <= 3. */
+void kerf_rt1_random_fill(uint8_t *out, const kerf_rt1_random_args *args, int64_t lo, int64_t hi, int64_t kind);
+/* count elements of a fill head (a linspace or random fill; its block of int64_t words
+ * written by kerf: kind, rank, alpha, then beta and seed or per axis stride, extent and
+ * beta), element j being the fill's element start + stride * j. */
+void kerf_rt1_head_run(uint8_t *out, const int64_t *head, int64_t start, int64_t stride, int64_t count);
+#define KERF_RT1_HEAD_RANDOM_WORDS 5
+#define KERF_RT1_HEAD_AXES 3
+#define KERF_RT1_HEAD_AXIS_WORDS 3
+
+/* The planner of dynamic kernels (kerf aot's ABI 1.3). A program builds a plan with a
  * kernel's typed constructor <lib>_<kernel>_plan (which passes its kernel's descriptor
  * and its parameters to kerf_rt1_plan_new), reads its buffer sizes, runs it with the
  * kernel's entry point <lib>_<kernel>(plan, ...) (which calls kerf_rt1_plan_run) any

@@ -12,21 +12,22 @@ pub const INPUT_BYTES: i32 = 2;
 pub const OUTPUT_BYTES: i32 = 3;
 /// The input and output buffers overlap.
 pub const OVERLAP: i32 = 4;
-/// `[lo, hi)` is not a range of `[0, extent)` with aligned bounds.
+/// `[lo, hi)` is not a range of `[0, extent)` with aligned bounds (a program
+/// kernel's: `lo > hi` or `hi > extent`).
 pub const RANGE: i32 = 5;
 /// A program kernel's scratch could not be allocated (ABI 1.1).
 pub const NOMEM: i32 = 6;
-/// A dynamic kernel was given no plan: NULL, or not a live plan (ABI 1.2).
+/// A dynamic kernel was given no plan: NULL, or not a live plan (ABI 1.3).
 pub const PLAN: i32 = 7;
-/// A dynamic kernel was given a plan built for another kernel (ABI 1.2).
+/// A dynamic kernel was given a plan built for another kernel (ABI 1.3).
 pub const PLAN_KIND: i32 = 8;
-/// The input shape's rank is not the dynamic kernel's (ABI 1.2).
+/// The input shape's rank is not the dynamic kernel's (ABI 1.3).
 pub const RANK: i32 = 9;
-/// A parameter's count or value does not fit it (ABI 1.2).
+/// A parameter's count or value does not fit it (ABI 1.3).
 pub const PARAM: i32 = 10;
-/// The shape and parameters make no valid request (ABI 1.2; the message says why).
+/// The shape and parameters make no valid request (ABI 1.3; the message says why).
 pub const INVALID: i32 = 11;
-/// The shape and parameters make a plan another dynamic kernel runs (ABI 1.2).
+/// The shape and parameters make a plan another dynamic kernel runs (ABI 1.3).
 pub const KIND: i32 = 12;
 
 /// Every code but [`OK`]: its header name, value and meaning (the headers' `#define`s,
@@ -50,7 +51,7 @@ pub const ERRORS: [(&str, i32, &str); 12] = [
 pub fn since_minor(code: i32) -> u32 {
     match code {
         NOMEM => 1,
-        PLAN..=KIND => 2,
+        PLAN..=KIND => 3,
         _ => 0,
     }
 }

@@ -109,7 +109,9 @@ class Kernel:
             self.outputs = [_tensor(outs[i]) for i in range(info.output_rank)]
             params = [ctypes.c_void_p, size] * (len(self.inputs) + len(self.outputs))
             self._entry = ctypes.CFUNCTYPE(ctypes.c_int32, *params)(info.entry)
-            self._range = None
+            # ABI 1.2: a range over the moves' positions (NULL in objects of ABI 1.1).
+            self._range = ctypes.CFUNCTYPE(ctypes.c_int32, *params, size, size)(info.range_entry) if info.range_entry else None
+            self.range_extent, self.range_align = info.range_extent, info.range_align
         else:
             reads = bool(info.flags & READS_INPUT)
             shape = [info.input_shape[i] for i in range(info.input_rank)] if reads else None
@@ -121,7 +123,7 @@ class Kernel:
             self.range_extent, self.range_align = info.range_extent, info.range_align
 
     def __call__(self, *buffers, lo=None, hi=None):
-        """Run on the inputs then the outputs, in order (`lo`, `hi`: a range of a single
+        """Run on the inputs then the outputs, in order (`lo`, `hi`: a range of the
         kernel's positions). Raises KerfStatusError on any status but KERF_OK."""
         if len(buffers) != len(self.inputs) + len(self.outputs):
             raise TypeError(f"{self.name} takes {len(self.inputs)} input(s) and {len(self.outputs)} output(s)")
@@ -133,7 +135,7 @@ class Kernel:
         if lo is None and hi is None:
             status = self._entry(*args)
         elif self._range is None:
-            raise TypeError(f"{self.name} is a program kernel: it has no range entry point")
+            raise TypeError(f"{self.name} is a program kernel of ABI 1.1: it has no range entry point")
         else:
             status = self._range(*args, lo, hi)
         if status != 0:

@@ -94,6 +94,36 @@ pub fn fill_normal_f16<E: FromBits<u16>>(seed: u64, first: u64, alpha: f32, beta
     fill(Isa::best(), NormalF16(Normal { alpha, beta }), seed, first, out);
 }
 
+/// One of the four fills above (of `[alpha, beta]`) on path `isa` (the baseline where the CPU lacks it), into
+/// bytes: f32 elements (4 bytes each, `f16` false) or f16 ones (2 bytes), from element
+/// `first` on, as many as `out` holds whole. For a caller that chooses the path itself
+/// (the runtime library's baseline switch, `KERF_RT_BASELINE`); the bits are the same on
+/// every path.
+#[doc(hidden)]
+pub fn fill_bytes_on(
+    isa: Isa,
+    normal: bool,
+    f16: bool,
+    seed: u64,
+    first: u64,
+    [alpha, beta]: [f32; 2],
+    out: &mut [u8],
+) {
+    if f16 {
+        let (o, _) = out.as_chunks_mut::<2>();
+        match normal {
+            false => fill(isa, UniformF16(Uniform::new(alpha, beta)), seed, first, o),
+            true => fill(isa, NormalF16(Normal { alpha, beta }), seed, first, o),
+        }
+    } else {
+        let (o, _) = out.as_chunks_mut::<4>();
+        match normal {
+            false => fill(isa, Uniform::new(alpha, beta), seed, first, o),
+            true => fill(isa, Normal { alpha, beta }, seed, first, o),
+        }
+    }
+}
+
 /// Philox and the moves between counter order and element order, for one block.
 trait Engine: Copy {
     /// A seed's keys as the engine uses them, made once per fill.

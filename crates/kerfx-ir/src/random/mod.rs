@@ -25,7 +25,7 @@
 
 mod block;
 
-pub use block::{FromBits, Isa, fill_normal_f16, fill_normal_f32, fill_uniform_f16, fill_uniform_f32};
+pub use block::{FromBits, Isa, fill_bytes_on, fill_normal_f16, fill_normal_f32, fill_uniform_f16, fill_uniform_f32};
 
 /// Philox4x32 multipliers and Weyl constants (Salmon et al., Random123): the multiplier
 /// of counter word 0 in each round.
