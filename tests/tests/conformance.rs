@@ -255,7 +255,7 @@ mod aot_static {
     }
 
     /// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
-    fn runtime_library() -> std::path::PathBuf {
+    pub(super) fn runtime_library() -> std::path::PathBuf {
         let exe = std::env::current_exe().unwrap();
         let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
         let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
@@ -270,7 +270,7 @@ mod aot_static {
     }
 
     /// Whether the system has a C compiler (`cc`); prints why not.
-    fn have_cc() -> bool {
+    pub(super) fn have_cc() -> bool {
         match Command::new("cc").arg("--version").output() {
             Ok(o) if o.status.success() => true,
             _ => {
@@ -363,6 +363,7 @@ mod aot_static {
                     programs += 1;
                     continue;
                 }
+                kerfx_aot::Body::Dynamic(_) => unreachable!("compile_request compiles no dynamic kernel"),
             };
             // SAFETY: the header declares these symbols with exactly these C signatures.
             let entry = unsafe {
@@ -413,5 +414,339 @@ mod aot_static {
         // compute its elements by the runtime's head runs. Pinned.
         assert_eq!(random, 4, "random fill cases run ahead of time, bit for bit");
         assert_eq!(headed, 7, "chains from a fill that call the runtime's head runs");
+    }
+}
+
+/// The suite on dynamic kernels compiled ahead of time (`kerfx_aot::compile_dynamic`):
+/// every case of one op over one input — as the dynamic JIT runs them — grouped by its
+/// op, version, fixed attributes, dtype, rank, parameters and kernel key, one dynamic
+/// kernel per group compiled from the group's first case, all in one library linked by
+/// `cc` with the runtime library into a shared object and loaded. Each case then builds
+/// its own plan through its kernel's plan constructor (its input's shape and parameters:
+/// the runtime's planner validates and schedules them) and runs it on guard-page buffers
+/// (flush with the trailing, then the leading guard page; the bytes around them checked),
+/// compared with the reference by the suite's `check_case`. Cases that must fail fail to
+/// compile, to plan or to run. Chains, programs (Concat, Split), fills and strings are
+/// not dynamic kernels written ahead of time: each is named with its reason.
+mod aot_dynamic {
+    use super::aot_static::{have_cc, runtime_library};
+    use kerfx::request_file::{AnyFile, load_any};
+    use kerfx::{AttrValue, DType, Error, InputArg, Request, Tensor};
+    use kerfx_aot::Template;
+    use kerfx_reliability::{Flush, GuardedBuf};
+    use kerfx_rt::plan::Place;
+    use std::ffi::c_void;
+    use std::process::Command;
+
+    type Entry = unsafe extern "C" fn(*const c_void, *const u8, usize, *mut u8, usize) -> i32;
+
+    /// The runtime's plan functions, from the loaded library.
+    struct Runtime {
+        error: unsafe extern "C" fn(*mut u8, usize) -> usize,
+        output_bytes: unsafe extern "C" fn(*const c_void) -> u64,
+        output_shape: unsafe extern "C" fn(*const c_void, *mut u64, usize) -> usize,
+        free: unsafe extern "C" fn(*mut c_void),
+    }
+
+    /// One dynamic kernel's two entry points.
+    struct AotDynamic {
+        /// `<lib>_<k>_plan`, called through `call_with!`.
+        constructor: *const c_void,
+        entry: Entry,
+        dtype: DType,
+        params: usize,
+        rt: &'static Runtime,
+    }
+
+    // SAFETY: plain functions of the loaded (leaked, never unloaded) library; plans are
+    // immutable and the planner keeps its messages per thread.
+    unsafe impl Sync for AotDynamic {}
+
+    /// Call `entry` with `args`, by arity (every parameter a pointer or a `size_t`).
+    macro_rules! call_with {
+        ($entry:expr, $args:expr, $($n:literal => [$($i:literal)*]),* $(,)?) => {
+            match $args.len() {
+                $($n => {
+                    // SAFETY: the plan constructor takes exactly $n integer-class
+                    // parameters (its header's declaration) and checks every pointer and
+                    // number it is given; the arrays are valid for their counts.
+                    unsafe {
+                        let f: unsafe extern "C" fn($(call_with!(@ty $i)),*) -> i32 = std::mem::transmute($entry);
+                        f($($args[$i]),*)
+                    }
+                })*
+                n => return Err(Error::Invalid { what: format!("a plan constructor of {n} parameters") }),
+            }
+        };
+        (@ty $i:literal) => { usize };
+    }
+
+    /// The request with its data input given by dtype and shape: what a dynamic kernel is
+    /// compiled from.
+    fn as_meta(request: &Request) -> Result<Request, Error> {
+        let spec = kerfx::op_spec(&request.op)?;
+        let name = kerfx::data_input_name(spec).ok_or_else(|| Error::Invalid { what: "no data input".into() })?;
+        let data = kerfx::data_input(request)?.ok_or_else(|| Error::Invalid { what: "no data input".into() })?;
+        let mut r = request.clone();
+        r.inputs.insert(name.to_string(), InputArg::Meta { dtype: data.dtype(), shape: data.shape().to_vec() });
+        Ok(r)
+    }
+
+    /// The values of a template's parameters, as its request gives them.
+    fn param_values(t: &Template) -> Result<Vec<Vec<i64>>, Error> {
+        let bad = |name: &str| Error::Invalid { what: format!("parameter `{name}`") };
+        t.params
+            .iter()
+            .map(|p| match (&p.place, t.request.attributes.get(&p.name), t.request.inputs.get(&p.name)) {
+                (Place::Attr { .. }, Some(AttrValue::Int(v)), _) => Ok(vec![*v]),
+                (Place::Attr { .. }, Some(AttrValue::IntList(v)), _) => Ok(v.clone()),
+                (Place::Input { .. }, _, Some(InputArg::Tensor(x))) => (0..x.len())
+                    .map(|i| x.element_i128(i).and_then(|v| i64::try_from(v).ok()).ok_or_else(|| bad(&p.name)))
+                    .collect(),
+                _ => Err(bad(&p.name)),
+            })
+            .collect()
+    }
+
+    /// What groups cases onto one kernel: the template without its data shape and
+    /// parameter values, its parameters' names and counts, and the kernel key.
+    fn group_key(t: &Template, key: Option<kerfx_rt::dynamic::MoveKey>) -> String {
+        let mut r = t.request.clone();
+        r.inputs.insert(t.data.0.clone(), InputArg::Meta { dtype: t.data.1, shape: vec![0; t.data.2] });
+        for p in &t.params {
+            r.attributes.remove(&p.name);
+            r.inputs.remove(&p.name);
+        }
+        let dtype = |p: &kerfx_rt::plan::Param| match &p.place {
+            Place::Input { dtype, .. } => dtype.to_string(),
+            Place::Attr { .. } => "attr".into(),
+        };
+        let params: Vec<String> = t.params.iter().map(|p| format!("{}:{:?}:{}", p.name, p.count(), dtype(p))).collect();
+        format!("{}{params:?}{key:?}", kerfx_rt::plan::encode_request(&r).unwrap_or_default())
+    }
+
+    impl kerfx_testkit::DynamicEntry for AotDynamic {
+        fn run_request(&self, request: &Request) -> Result<Tensor, Error> {
+            let data = kerfx::data_input(request)?.ok_or_else(|| Error::Invalid { what: "no data input".into() })?;
+            let template = Template::of(&as_meta(request)?)?;
+            if template.params.len() != self.params {
+                return Err(Error::Invalid { what: "parameters of another kernel".into() });
+            }
+            let values = param_values(&template)?;
+            let shape = data.shape();
+            let mut plan: *mut c_void = std::ptr::null_mut();
+            let mut args: Vec<usize> = vec![shape.as_ptr() as usize, shape.len()];
+            for v in &values {
+                args.extend([v.as_ptr() as usize, v.len()]);
+            }
+            args.push(&raw mut plan as usize);
+            let status = call_with!(self.constructor, args,
+                3 => [0 1 2], 5 => [0 1 2 3 4], 7 => [0 1 2 3 4 5 6], 9 => [0 1 2 3 4 5 6 7 8],
+                11 => [0 1 2 3 4 5 6 7 8 9 10],
+                13 => [0 1 2 3 4 5 6 7 8 9 10 11 12],
+                15 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14],
+                17 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16],
+                19 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18],
+                21 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20],
+                23 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22],
+            );
+            if status != 0 {
+                let mut msg = vec![0u8; 512];
+                // SAFETY: the buffer is writable for its length.
+                let n = unsafe { (self.rt.error)(msg.as_mut_ptr(), msg.len()) }.min(msg.len() - 1);
+                assert!(plan.is_null(), "a failed plan constructor left a plan");
+                return Err(Error::Invalid {
+                    what: format!("plan: status {status}: {}", String::from_utf8_lossy(&msg[..n])),
+                });
+            }
+            /// Frees the plan however the run ends.
+            struct Owned<'a>(*mut c_void, &'a Runtime);
+            impl Drop for Owned<'_> {
+                fn drop(&mut self) {
+                    // SAFETY: a plan of the constructor, freed once.
+                    unsafe { (self.1.free)(self.0) }
+                }
+            }
+            let plan = Owned(plan, self.rt);
+            // SAFETY: a live plan; the shape buffer is sized by the rank asked first.
+            let (out_bytes, dims) = unsafe {
+                let rank = (self.rt.output_shape)(plan.0, std::ptr::null_mut(), 0);
+                let mut dims = vec![0u64; rank];
+                (self.rt.output_shape)(plan.0, dims.as_mut_ptr(), rank);
+                ((self.rt.output_bytes)(plan.0), dims)
+            };
+            let input = data.bytes().ok_or_else(|| Error::Invalid { what: "strings".into() })?;
+            let mut result: Option<Tensor> = None;
+            for flush in Flush::BOTH {
+                let inp = GuardedBuf::from_bytes(input, flush);
+                let mut out = GuardedBuf::new(out_bytes as usize, flush);
+                let (ip, il) = (inp.as_slice().as_ptr(), inp.as_slice().len());
+                let o = out.as_mut_slice();
+                // SAFETY: the entry point checks the plan and both buffers' lengths before
+                // anything runs; the buffers are valid for their lengths.
+                let status = unsafe { (self.entry)(plan.0, ip, il, o.as_mut_ptr(), o.len()) };
+                if status != 0 {
+                    return Err(Error::Invalid { what: format!("entry point returned status {status}") });
+                }
+                assert!(inp.canary_intact() && out.canary_intact(), "{flush:?}: a byte around a buffer changed");
+                let t = Tensor::from_bytes(self.dtype, &dims, out.as_slice())?;
+                if let Some(r) = &result {
+                    assert!(r == &t, "the two guard-page runs differ");
+                }
+                result = Some(t);
+            }
+            result.ok_or_else(|| Error::Invalid { what: "no run".into() })
+        }
+    }
+
+    #[test]
+    fn every_case_compiled_as_a_dynamic_kernel_ahead_of_time_matches_the_reference() {
+        if !have_cc() {
+            return;
+        }
+        if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+            eprintln!("skipped: the AOT suite links x86-64 Linux objects and runs them here");
+            return;
+        }
+        let target = kerfx_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/conformance");
+        let (mut kernels, mut groups, mut refused, mut must_fail) = (Vec::new(), Vec::<String>::new(), Vec::new(), 0);
+        // Per case run: its name and its kernel's index.
+        let mut cases: Vec<(String, usize)> = Vec::new();
+        let mut later: Vec<(String, String)> = Vec::new();
+        for case in kerfx_testkit::case_names() {
+            let dir = root.join(&case);
+            let must = dir.join("expected_error").exists();
+            if dir.join("expected_stats.json").exists() {
+                refused.push(format!("{case}: a random fill (fills are not dynamic kernels written ahead of time)"));
+                continue;
+            }
+            let request = match load_any(&dir.join("request.toml")) {
+                Ok(AnyFile::Request(f)) => f.request,
+                Ok(AnyFile::Chain(_)) => {
+                    refused.push(format!("{case}: a chain (a dynamic kernel written ahead of time is one op)"));
+                    continue;
+                }
+                Err(_) if must => {
+                    must_fail += 1;
+                    continue;
+                }
+                Err(e) => panic!("{case}: {e}"),
+            };
+            if kerfx::is_program_op(&request.op).unwrap_or(false) {
+                refused.push(format!("{case}: {} is a program (several inputs or outputs)", request.op));
+                continue;
+            }
+            let template = match as_meta(&request).and_then(|m| Template::of(&m)) {
+                Ok(t) => t,
+                Err(e) if !must => {
+                    refused.push(format!("{case}: {e}"));
+                    continue;
+                }
+                Err(_) => {
+                    must_fail += 1;
+                    continue;
+                }
+            };
+            let key = match kerfx_ir::lower(&template.request) {
+                Ok(kerfx_ir::Plan::Step(s)) => Some(kerfx_rt::dynamic::MoveKey::of(&s)),
+                Ok(_) => {
+                    refused.push(format!("{case}: a fill (fills are not dynamic kernels written ahead of time)"));
+                    continue;
+                }
+                Err(_) => None,
+            };
+            let Some(key) = key else {
+                // Its numbers make no plan: run it through a kernel of its group, if any,
+                // once every group is known (the planner must refuse it).
+                assert!(must, "{case}: does not lower");
+                later.push((case, group_key(&template, None)));
+                continue;
+            };
+            let gk = group_key(&template, Some(key));
+            if let Some(g) = groups.iter().position(|k| k == &gk) {
+                cases.push((case, g));
+                continue;
+            }
+            let name = format!("k{}", kernels.len());
+            match kerfx_aot::compile_dynamic(&name, &case, &template.request, &target) {
+                Ok(k) => {
+                    groups.push(gk);
+                    kernels.push(k);
+                    cases.push((case, kernels.len() - 1));
+                }
+                Err(e) if e.contains("cannot move strings") || e.contains("chain of kernels") => {
+                    refused.push(format!("{case}: {e}"))
+                }
+                Err(_) if must => must_fail += 1,
+                Err(e) => panic!("{case}: failed to compile as a dynamic kernel: {e}"),
+            }
+        }
+        // Cases whose numbers make no plan run through a kernel of their op and kind.
+        for (case, gk) in later {
+            let stem = gk.split("None").next().unwrap_or_default().to_string();
+            match groups.iter().position(|k| k.starts_with(&stem)) {
+                Some(g) => cases.push((case, g)),
+                None => must_fail += 1,
+            }
+        }
+        let out = kerfx_aot::write_library("dynconf", &kernels, &target).unwrap();
+        assert!(out.needs_runtime && out.header.contains("dynconf_k0_plan"));
+        let tmp = tempfile::tempdir().unwrap();
+        let (obj, so) = (tmp.path().join("dynconf.o"), tmp.path().join("libdynconf.so"));
+        std::fs::write(&obj, &out.object).unwrap();
+        // The planner's functions the suite calls itself, pulled from the archive.
+        let mut link = Command::new("cc");
+        link.arg("-shared").arg("-Wl,-z,text").arg("-o").arg(&so).arg(&obj);
+        for f in ["error", "output_bytes", "output_shape", "free"] {
+            link.arg(format!("-Wl,-u,kerf_rt1_plan_{f}"));
+        }
+        let link = link.arg(runtime_library()).output().unwrap();
+        assert!(link.status.success(), "cc -shared: {}", String::from_utf8_lossy(&link.stderr));
+        // SAFETY: the library was just linked from kerf's object and runtime, whose only
+        // initialization is the dynamic linker's relocations (and Rust's std, inert).
+        let lib: &'static libloading::Library = Box::leak(Box::new(unsafe { libloading::Library::new(&so) }.unwrap()));
+        // SAFETY: kerf_rt.h declares these with exactly these C signatures.
+        let rt: &'static Runtime = unsafe {
+            Box::leak(Box::new(Runtime {
+                error: *lib.get(b"kerf_rt1_plan_error").unwrap(),
+                output_bytes: *lib.get(b"kerf_rt1_plan_output_bytes").unwrap(),
+                output_shape: *lib.get(b"kerf_rt1_plan_output_shape").unwrap(),
+                free: *lib.get(b"kerf_rt1_plan_free").unwrap(),
+            }))
+        };
+        let entries: Vec<&'static AotDynamic> = kernels
+            .iter()
+            .map(|k| {
+                let d = k.dynamic().unwrap();
+                let symbol = format!("dynconf_{}", k.name);
+                // SAFETY: the header declares the entry point with this C signature; the
+                // constructor's address is only read (called through `call_with!`).
+                let (entry, constructor) = unsafe {
+                    (
+                        *lib.get::<Entry>(symbol.as_bytes()).unwrap(),
+                        *lib.get::<*const c_void>(format!("{symbol}_plan").as_bytes()).unwrap(),
+                    )
+                };
+                let e = AotDynamic { constructor, entry, dtype: k.dtype(), params: d.template.params.len(), rt };
+                &*Box::leak(Box::new(e))
+            })
+            .collect();
+        for (case, g) in &cases {
+            kerfx_testkit::check_case(kerfx_testkit::Backend::AotDynamic(entries[*g]), case);
+        }
+        eprintln!(
+            "{} cases ran on {} dynamic kernels written ahead of time; {must_fail} that must fail did not compile; \
+             {} are not dynamic kernels written ahead of time:",
+            cases.len(),
+            kernels.len(),
+            refused.len()
+        );
+        for r in &refused {
+            eprintln!("  not a dynamic kernel written ahead of time: {r}");
+        }
+        // Most of the suite runs; cases of one op, mode, dtype, rank and parameter list
+        // share a kernel (a plan of numbers it was not compiled from). Pinned.
+        assert_eq!((cases.len(), kernels.len()), (572, 490), "cases run, dynamic kernels");
     }
 }

@@ -23,6 +23,17 @@
 //! an input or another output and the range before any move runs, allocating themselves
 //! the scratch some moves run through; the header and the info table describe every
 //! operand (ABI 1.1).
+//!
+//! A library kernel with `dynamic = true` compiles to a *dynamic kernel* (ABI 1.3): the
+//! code the JIT's dynamic path compiles for the request's plan ([`DynamicKernel`]:
+//! specialized on the map's kind — the op's mode —, dtype and loop depth, the input's
+//! rank), behind two exported functions:
+//! `<lib>_<kernel>_plan(shape, rank, <param>, <param>_count, …, &plan)`, which has the
+//! runtime library's planner (`kerfx_rt::plan`) build an immutable plan from the input's
+//! shape and the request's integer parameters, validated, scheduled and verified exactly
+//! as on the JIT; and `<lib>_<kernel>(plan, input, input_bytes, output, output_bytes)`,
+//! which runs it after checking the plan is this kernel's and every buffer
+//! (`kerf_rt1_plan_run`). It has no `_range` entry point.
 
 #![warn(missing_docs)]
 
@@ -33,7 +44,9 @@ pub mod program;
 mod wrapper;
 
 pub use archive::static_library;
+pub use kerfx_jit::object::DynamicFunction;
 pub use kerfx_jit::{AOT_TRIPLES, Cpu, Target};
+pub use kerfx_rt::plan::Template;
 pub use library::{KernelEntry, Library};
 pub use program::{Buffer, Call, MoveFunction, Operand, Operands, PartRuns, Place, ProgramFunctions, RangePart};
 
@@ -48,37 +61,11 @@ use kerfx_jit::object::{StaticFunction, static_function};
 /// would misread; a new minor for additions.
 pub const ABI_MAJOR: u32 = 1;
 /// See [`ABI_MAJOR`].
-pub const ABI_MINOR: u32 = 2;
+pub const ABI_MINOR: u32 = 3;
 
-/// Status codes the entry points return (the header's `KERF_*`).
-pub mod status {
-    /// The kernel ran.
-    pub const OK: i32 = 0;
-    /// A buffer that must hold bytes is NULL.
-    pub const NULL: i32 = 1;
-    /// `input_bytes` is not the kernel's input size.
-    pub const INPUT_BYTES: i32 = 2;
-    /// `output_bytes` is not the kernel's output size.
-    pub const OUTPUT_BYTES: i32 = 3;
-    /// The input and output buffers overlap.
-    pub const OVERLAP: i32 = 4;
-    /// `[lo, hi)` is not a range of `[0, extent)` with aligned bounds (a program
-    /// kernel's: `lo > hi` or `hi > extent`).
-    pub const RANGE: i32 = 5;
-    /// A program kernel's scratch could not be allocated (ABI 1.1).
-    pub const NOMEM: i32 = 6;
-
-    /// Every code but [`OK`]: its header name, value and meaning (the header's
-    /// `#define`s, the errors of `kerfx-build`'s wrappers).
-    pub const ERRORS: [(&str, i32, &str); 6] = [
-        ("KERF_ERR_NULL", NULL, "a buffer that must hold bytes is NULL"),
-        ("KERF_ERR_INPUT_BYTES", INPUT_BYTES, "an input's length is not the kernel's input size"),
-        ("KERF_ERR_OUTPUT_BYTES", OUTPUT_BYTES, "an output's length is not the kernel's output size"),
-        ("KERF_ERR_OVERLAP", OVERLAP, "an output overlaps an input or another output"),
-        ("KERF_ERR_RANGE", RANGE, "[lo, hi) is not an aligned range of [0, extent)"),
-        ("KERF_ERR_NOMEM", NOMEM, "a program kernel's scratch could not be allocated"),
-    ];
-}
+/// Status codes the entry points return (the header's `KERF_*`): the runtime library's
+/// list, which its planner returns too.
+pub use kerfx_rt::status;
 
 /// One compiled kernel, ready to be written into a library.
 pub struct Kernel {
@@ -101,6 +88,20 @@ pub enum Body {
     /// order and `<lib>_<name>_range(…, lo, hi)` running positions `[lo, hi)` of its
     /// range ([`program::RangePart`]).
     Program(ProgramFunctions),
+    /// A dynamic kernel: entry points `<lib>_<name>_plan(…)` and `<lib>_<name>(plan,
+    /// input, input_bytes, output, output_bytes)`.
+    Dynamic(Box<DynamicKernel>),
+}
+
+/// A dynamic kernel: its code, and the request template the runtime builds its plans
+/// from.
+pub struct DynamicKernel {
+    /// The code and the key it is specialized on.
+    pub function: DynamicFunction,
+    /// The request, its data input and its run-time parameters.
+    pub template: Template,
+    /// The template's text, as the object holds it for the planner.
+    pub request: String,
 }
 
 /// A library written: the object file's bytes and the header's text.
@@ -118,17 +119,38 @@ pub struct Output {
     /// Whether a kernel calls the runtime library: then `kerf_rt.h` ([`RUNTIME_HEADER`])
     /// goes beside the header and programs link `libkerfx_rt.a`.
     pub needs_runtime: bool,
+    /// Whether a kernel is dynamic: programs call the runtime's `kerf_rt1_plan_*`
+    /// functions themselves (a shared library exports them beside the entry points).
+    pub plans: bool,
 }
 
 /// `kerf_rt.h`, the runtime library's C declarations.
 pub const RUNTIME_HEADER: &str = kerfx_rt::HEADER;
 
 impl Kernel {
-    /// Every static function the kernel calls: its one, or its moves'.
+    /// Every static function the kernel calls: its one, or its moves' (none for a
+    /// dynamic kernel).
     pub fn functions(&self) -> Vec<&StaticFunction> {
         match &self.body {
             Body::Single(f) => vec![f],
             Body::Program(p) => p.moves.iter().flat_map(|m| &m.calls).map(|c| &c.function).collect(),
+            Body::Dynamic(_) => Vec::new(),
+        }
+    }
+
+    /// The ISA its code is compiled for (`None` for a program of no move).
+    pub fn isa(&self) -> Option<&cranelift_codegen::isa::OwnedTargetIsa> {
+        match &self.body {
+            Body::Dynamic(d) => Some(&d.function.isa),
+            _ => self.functions().first().map(|f| &f.isa),
+        }
+    }
+
+    /// The dynamic kernel, for a kernel that is one.
+    pub fn dynamic(&self) -> Option<&DynamicKernel> {
+        match &self.body {
+            Body::Dynamic(d) => Some(d),
+            _ => None,
         }
     }
 
@@ -136,13 +158,13 @@ impl Kernel {
     pub fn single(&self) -> Option<&StaticFunction> {
         match &self.body {
             Body::Single(f) => Some(f),
-            Body::Program(_) => None,
+            Body::Program(_) | Body::Dynamic(_) => None,
         }
     }
 
-    /// Whether this kernel calls the runtime library.
+    /// Whether this kernel calls the runtime library (a dynamic kernel's plans are its).
     pub fn needs_runtime(&self) -> bool {
-        self.functions().iter().any(|f| !f.host_functions.is_empty())
+        self.dynamic().is_some() || self.functions().iter().any(|f| !f.host_functions.is_empty())
     }
 
     /// Whether it allocates scratch (a program kernel some move of which runs through it).
@@ -155,6 +177,7 @@ impl Kernel {
         match &self.body {
             Body::Single(f) => f.dtype,
             Body::Program(p) => p.dtype,
+            Body::Dynamic(d) => d.function.key.dtype,
         }
     }
 }
@@ -193,6 +216,39 @@ pub fn compile_request(name: &str, origin: &str, request: &Request, target: &Tar
     }
     let program = kerfx::lower_program(request).map_err(|e| e.to_string())?;
     compile_program_kernel(name, origin, &program, &Operands::plain(&program), target)
+}
+
+/// Compile the dynamic kernel of a request (see [`DynamicKernel`]): the code the JIT's
+/// dynamic path runs the request's plan on, for `target`, and the request's template
+/// ([`Template::of`]: its data input given by dtype and shape, its integer attributes and
+/// index inputs the run-time parameters). Ops over several inputs or outputs, fills and
+/// requests no single plan expresses are refused, naming why.
+pub fn compile_dynamic(name: &str, origin: &str, request: &Request, target: &Target) -> Result<Kernel, String> {
+    if kerfx::is_program_op(&request.op).map_err(|e| e.to_string())? {
+        return Err(format!(
+            "{} reads or writes several tensors (a program): a dynamic kernel is one op over one input",
+            request.op
+        ));
+    }
+    if kerfx_ir::frontend::as_chain(request).map_err(|e| e.to_string())?.is_some() {
+        return Err("the request lowers to a chain of kernels, not one: compile it static".into());
+    }
+    let plan = kerfx_ir::lower(request).map_err(|e| e.to_string())?;
+    let function = kerfx_jit::object::dynamic_function(&plan, target).map_err(|e| e.to_string())?;
+    if let Some(f) = function.host_functions.iter().find(|f| !f.starts_with("kerf_rt1_")) {
+        return Err(format!("calls the host function {f}, which is the JIT's own and not in the runtime library"));
+    }
+    let template = Template::of(request).map_err(|e| e.to_string())?;
+    let text = template.encode().map_err(|e| e.to_string())?;
+    // The planner reads back exactly this template (checked here, not at run time).
+    if Template::decode(&text).as_ref() != Ok(&template) {
+        return Err("the request does not survive its text form (a bug: please report it)".into());
+    }
+    Ok(Kernel {
+        name: name.to_string(),
+        origin: origin.to_string(),
+        body: Body::Dynamic(Box::new(DynamicKernel { function, template, request: text })),
+    })
 }
 
 /// Compile a program into one kernel (see [`program`]): its operands named and ordered as
@@ -279,6 +335,18 @@ pub fn compile_kernels(library: &Library, target: &Target) -> Result<Vec<Kernel>
         let at = |e: String| format!("kernel {:?}: {e}", entry.name);
         let origin = entry.request.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
         let path = entry.request.display();
+        if entry.dynamic {
+            let kernel = match load_any(&entry.request).map_err(|e| at(e.to_string()))? {
+                AnyFile::Request(f) => compile_dynamic(&entry.name, &origin, &f.request, target)
+                    .map_err(|e| at(format!("{}: {e}", f.path.display()))),
+                AnyFile::Chain(f) => Err(at(format!(
+                    "{}: a chain file; a dynamic kernel is one op (a request file): compile the chain static",
+                    f.path.display()
+                ))),
+            }?;
+            kernels.push(kernel);
+            continue;
+        }
         if is_graph_at(&entry.request) {
             let file = load_graph(&entry.request).map_err(|e| at(e.to_string()))?;
             kernels.push(
@@ -319,8 +387,8 @@ pub fn write_library(name: &str, kernels: &[Kernel], target: &Target) -> Result<
         return Err(bad("library", name));
     }
     for (i, k) in kernels.iter().enumerate() {
-        if !library::is_name(&k.name) || k.name.ends_with("_range") || k.name == "info" {
-            return Err(bad("kernel", &k.name) + " (not `info` nor ending in `_range`)");
+        if !library::is_name(&k.name) || library::is_reserved(&k.name) {
+            return Err(bad("kernel", &k.name) + " (not `info` nor ending in `_range` or `_plan`)");
         }
         if kernels[..i].iter().any(|o| o.name == k.name) {
             return Err(format!("kernel {:?} is listed twice", k.name));
@@ -331,10 +399,15 @@ pub fn write_library(name: &str, kernels: &[Kernel], target: &Target) -> Result<
     let mut exported: Vec<String> = Vec::new();
     for k in kernels {
         exported.push(format!("{name}_{}", k.name));
-        exported.push(format!("{name}_{}_range", k.name));
+        if k.dynamic().is_some() {
+            exported.push(format!("{name}_{}_plan", k.name));
+        } else {
+            exported.push(format!("{name}_{}_range", k.name));
+        }
     }
     exported.push(format!("{name}_info"));
     let needs_runtime = kernels.iter().any(Kernel::needs_runtime);
     let allocates = kernels.iter().any(Kernel::allocates);
-    Ok(Output { name: name.to_string(), object, header, exported, allocates, needs_runtime })
+    let plans = kernels.iter().any(|k| k.dynamic().is_some());
+    Ok(Output { name: name.to_string(), object, header, exported, allocates, needs_runtime, plans })
 }

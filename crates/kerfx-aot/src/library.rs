@@ -1,5 +1,7 @@
 //! The library file: `name = "mykernels"`, then `[[kernels]]` tables of `name` and
-//! `request` (a request, chain or graph file, relative to the library file).
+//! `request` (a request, chain or graph file, relative to the library file), and
+//! `dynamic = true` for a dynamic kernel (a request file's op, dtype and rank; its
+//! numbers given at run time through a plan).
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -14,6 +16,9 @@ pub struct KernelEntry {
     pub name: String,
     /// The request, chain or graph file, resolved against the library file's directory.
     pub request: PathBuf,
+    /// A dynamic kernel (`dynamic = true`): specialized on the request's op, mode, dtype
+    /// and rank, its input shape and integer parameters given per plan.
+    pub dynamic: bool,
 }
 
 /// A parsed library file.
@@ -53,6 +58,12 @@ pub(crate) fn is_name(s: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
 }
 
+/// Whether a kernel name is reserved: `info`, or ending in `_range` or `_plan` (entry
+/// points kerf adds to a kernel's).
+pub(crate) fn is_reserved(name: &str) -> bool {
+    name == "info" || name.ends_with("_range") || name.ends_with("_plan")
+}
+
 impl Library {
     /// Read and parse a library file (a regular file of at most 1 MiB).
     pub fn load(path: &Path) -> Result<Library, String> {
@@ -87,22 +98,16 @@ impl Library {
                     k.name
                 ));
             }
-            if k.name.ends_with("_range") || k.name == "info" {
+            if is_reserved(&k.name) {
                 return Err(format!(
-                    "kernel name {:?}: reserved (entry points `_range` and `info` are kerf's)",
+                    "kernel name {:?}: reserved (entry points `_range`, `_plan` and `info` are kerf's)",
                     k.name
                 ));
             }
             if kernels.iter().any(|e| e.name == k.name) {
                 return Err(format!("kernel {:?} is listed twice", k.name));
             }
-            if k.dynamic {
-                return Err(format!(
-                    "kernel {:?}: dynamic kernels are not written ahead of time yet; leave out `dynamic` for a static kernel",
-                    k.name
-                ));
-            }
-            kernels.push(KernelEntry { name: k.name, request: base.join(k.request) });
+            kernels.push(KernelEntry { name: k.name, request: base.join(k.request), dynamic: k.dynamic });
         }
         Ok(Library { name: raw.name, kernels })
     }
@@ -121,7 +126,16 @@ mod tests {
     fn parses_and_refuses_names() {
         let lib = Library::parse("name = \"mk\"\n[[kernels]]\nname = \"a1\"\nrequest = \"r.toml\"\n", Path::new("d"))
             .unwrap();
-        assert_eq!(lib.kernels, [KernelEntry { name: "a1".into(), request: PathBuf::from("d/r.toml") }]);
+        assert_eq!(
+            lib.kernels,
+            [KernelEntry { name: "a1".into(), request: PathBuf::from("d/r.toml"), dynamic: false }]
+        );
+        let lib = Library::parse(
+            "name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\ndynamic = true\n",
+            Path::new(""),
+        )
+        .unwrap();
+        assert!(lib.kernels[0].dynamic);
         for (text, want) in [
             ("name = \"Mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\n", "library name \"Mk\""),
             ("name = \"mk\"\n", "at least one kernel"),
@@ -130,7 +144,7 @@ mod tests {
                 "listed twice",
             ),
             ("name = \"mk\"\n[[kernels]]\nname = \"a_range\"\nrequest = \"r\"\n", "reserved"),
-            ("name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\ndynamic = true\n", "dynamic kernels"),
+            ("name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\ndynamic = 1\n", "invalid type"),
             ("name = \"mk\"\n[[kernels]]\nname = \"a\"\nrequest = \"r\"\nextra = 1\n", "unknown field `extra`"),
         ] {
             let e = Library::parse(text, Path::new("")).unwrap_err();

@@ -2,11 +2,12 @@
 //! points written in CLIF (exported), then the info table and `<lib>_info()`.
 
 use crate::program::{Buffer, PartRuns, Place, ProgramFunctions};
-use crate::{ABI_MAJOR, ABI_MINOR, Body, Kernel, Target, status};
+use crate::{ABI_MAJOR, ABI_MINOR, Body, DynamicKernel, Kernel, Target, status};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, UserExternalName, Value, types,
+    AbiParam, Block, BlockArg, Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+    UserExternalName, Value, types,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module, default_libcall_names};
@@ -23,6 +24,12 @@ pub(crate) const FLAG_READS_INPUT: u32 = 1;
 /// `kerf_kernel_info.flags`: a program kernel (ABI 1.1): every input pair, then every
 /// output pair; `input_shape` and `output_shape` point to `kerf_tensor_info` records.
 pub(crate) const FLAG_PROGRAM: u32 = 2;
+/// `kerf_kernel_info.flags`: a dynamic kernel (ABI 1.3): `entry` takes a plan first,
+/// `range_entry` is the plan constructor; `input_rank` is the input's rank,
+/// `output_rank` the parameter count, shapes NULL and byte counts 0.
+pub(crate) const FLAG_DYNAMIC: u32 = 4;
+/// Bytes of the runtime's `kerf_rt1_kernel` descriptor (`kerfx_rt::capi::KernelDesc`).
+const KERNEL_DESC_BYTES: usize = 32;
 
 fn err(e: impl std::fmt::Display) -> String {
     format!("writing the object: {e}")
@@ -31,16 +38,16 @@ fn err(e: impl std::fmt::Display) -> String {
 /// Where a kernel's pieces are in the module.
 struct Entries {
     entry: FuncId,
+    /// The range entry point; a dynamic kernel's plan constructor.
     range: Option<FuncId>,
 }
 
 pub(crate) fn object(name: &str, kernels: &[Kernel], target: &Target) -> Result<Vec<u8>, String> {
-    let first = kernels
+    let isa = kernels
         .iter()
-        .flat_map(Kernel::functions)
-        .next()
-        .ok_or("a library has at least one kernel with at least one function")?;
-    let isa = first.isa.clone();
+        .find_map(Kernel::isa)
+        .ok_or("a library has at least one kernel with at least one function")?
+        .clone();
     if isa.pointer_bytes() != 8 {
         return Err(format!("target {}: kerf writes objects for 64-bit targets", isa.triple()));
     }
@@ -57,9 +64,21 @@ pub(crate) fn object(name: &str, kernels: &[Kernel], target: &Target) -> Result<
 /// Define one kernel's code, argument blocks and entry points.
 fn kernel(module: &mut ObjectModule, lib: &str, k: &Kernel) -> Result<Entries, String> {
     match &k.body {
+        Body::Dynamic(d) => {
+            let (body, _) = define_body(module, &format!("{lib}_{}__kernel", k.name), "", &d.function.func, &[])?;
+            let desc = descriptor(module, &format!("{lib}_{}", k.name), d)?;
+            let plan = plan_constructor(module, &format!("{lib}_{}_plan", k.name), d, desc)?;
+            let entry = dynamic_entry(module, &format!("{lib}_{}", k.name), body, desc)?;
+            Ok(Entries { entry, range: Some(plan) })
+        }
         Body::Single(f) => {
-            let (body, args) =
-                define_body(module, &format!("{lib}_{}__kernel", k.name), &format!("{lib}_{}__args", k.name), f)?;
+            let (body, args) = define_body(
+                module,
+                &format!("{lib}_{}__kernel", k.name),
+                &format!("{lib}_{}__args", k.name),
+                &f.func,
+                &f.args,
+            )?;
             let entry = checked_entry(module, &format!("{lib}_{}", k.name), f, body, args, false)?;
             let range = checked_entry(module, &format!("{lib}_{}_range", k.name), f, body, args, true)?;
             Ok(Entries { entry, range: Some(range) })
@@ -70,7 +89,8 @@ fn kernel(module: &mut ObjectModule, lib: &str, k: &Kernel) -> Result<Entries, S
                 let mut calls = Vec::with_capacity(mv.calls.len());
                 for (c, call) in mv.calls.iter().enumerate() {
                     let symbol = format!("{lib}_{}__move{m}_{c}", k.name);
-                    calls.push(define_body(module, &symbol, &format!("{symbol}_args"), &call.function)?);
+                    let f = &call.function;
+                    calls.push(define_body(module, &symbol, &format!("{symbol}_args"), &f.func, &f.args)?);
                 }
                 bodies.push(calls);
             }
@@ -97,16 +117,17 @@ fn kernel(module: &mut ObjectModule, lib: &str, k: &Kernel) -> Result<Entries, S
     }
 }
 
-/// Define a static function (local symbol `symbol`) and its argument block (local symbol
-/// `args_symbol`), its host calls pointed at their imports.
+/// Define a kernel's function (local symbol `symbol`) and its argument block `args`
+/// (local symbol `args_symbol`; none when empty), its host calls pointed at their imports.
 fn define_body(
     module: &mut ObjectModule,
     symbol: &str,
     args_symbol: &str,
-    f: &StaticFunction,
+    func: &Function,
+    args: &[i64],
 ) -> Result<(FuncId, Option<DataId>), String> {
-    let body = module.declare_function(symbol, Linkage::Local, &f.func.signature).map_err(err)?;
-    let mut func = f.func.clone();
+    let body = module.declare_function(symbol, Linkage::Local, &func.signature).map_err(err)?;
+    let mut func = func.clone();
     // The kernel names host function N as `u0:N`: point each at its import by symbol
     // (`kerf_rt1_*`), declared only when used so that runtime-free objects import none.
     let named: Vec<_> = func.params.user_named_funcs().iter().map(|(r, n)| (r, n.clone())).collect();
@@ -124,18 +145,135 @@ fn define_body(
     // `static_function` from the validated, scheduled and verified plan: the host
     // functions that read it (a random fill's alpha, beta and seed; a fill head's kind, rank
     // and axes) get no number a caller built, since the entry points take only buffers,
-    // their lengths and a range, all checked before the kernel runs.
-    let args = if f.args.is_empty() {
+    // their lengths and a range, all checked before the kernel runs. (A dynamic kernel has
+    // none: its block is its plan's, built and checked by the runtime's planner.)
+    let args = if args.is_empty() {
         None
     } else {
         let id = module.declare_data(args_symbol, Linkage::Local, false, false).map_err(err)?;
         let mut d = DataDescription::new();
-        d.define(f.args.iter().flat_map(|w| w.to_le_bytes()).collect());
+        d.define(args.iter().flat_map(|w| w.to_le_bytes()).collect());
         d.set_align(8);
         module.define_data(id, &d).map_err(err)?;
         Some(id)
     };
     Ok((body, args))
+}
+
+/// A dynamic kernel's descriptor for the runtime (`kerf_rt1_kernel`, local symbol
+/// `<prefix>__desc`): ABI major, kind bits, depth, and pointers to its dtype's name and
+/// its request template (NUL-terminated, in `<prefix>__request`).
+fn descriptor(module: &mut ObjectModule, prefix: &str, d: &DynamicKernel) -> Result<DataId, String> {
+    let key = &d.function.key;
+    if d.request.contains('\0') {
+        return Err(err("a request template holds a NUL byte"));
+    }
+    let dtype = key.dtype.to_string();
+    let mut text = dtype.clone().into_bytes();
+    text.push(0);
+    text.extend(d.request.as_bytes());
+    text.push(0);
+    let strings = module.declare_data(&format!("{prefix}__request"), Linkage::Local, false, false).map_err(err)?;
+    let mut sd = DataDescription::new();
+    sd.define(text.into_boxed_slice());
+    module.define_data(strings, &sd).map_err(err)?;
+    let id = module.declare_data(&format!("{prefix}__desc"), Linkage::Local, false, false).map_err(err)?;
+    let mut dd = DataDescription::new();
+    let mut bytes = vec![0u8; KERNEL_DESC_BYTES];
+    let kind = kerfx_rt::capi::kind_bits(key.kind);
+    bytes[0..4].copy_from_slice(&kerfx_rt::ABI_MAJOR.to_le_bytes());
+    bytes[4..8].copy_from_slice(&kind.to_le_bytes());
+    bytes[8..16].copy_from_slice(&(key.depth as u64).to_le_bytes());
+    let gv = module.declare_data_in_data(strings, &mut dd);
+    dd.write_data_addr(16, gv, 0);
+    dd.write_data_addr(24, gv, dtype.len() as i64 + 1);
+    dd.define(bytes.into_boxed_slice());
+    dd.set_align(8);
+    module.define_data(id, &dd).map_err(err)?;
+    Ok(id)
+}
+
+/// Import a runtime function of `params` i64 parameters returning an `int32_t`.
+fn runtime_call(module: &mut ObjectModule, symbol: &str, params: usize) -> Result<FuncId, String> {
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    sig.params.extend((0..params).map(|_| AbiParam::new(types::I64)));
+    sig.returns.push(AbiParam::new(types::I32));
+    module.declare_function(symbol, Linkage::Import, &sig).map_err(err)
+}
+
+/// An exported function of `params` i64 parameters returning an `int32_t`, whose body
+/// `body` writes from its entry block (given the parameters), returning what it gives.
+fn define_forward(
+    module: &mut ObjectModule,
+    symbol: &str,
+    params: usize,
+    body: impl FnOnce(&mut ObjectModule, &mut FunctionBuilder, &[Value]) -> Value,
+) -> Result<FuncId, String> {
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    sig.params.extend((0..params).map(|_| AbiParam::new(types::I64)));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
+    let mut ctx = module.make_context();
+    let frontend = module.isa().frontend_config();
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    let start = b.create_block();
+    b.append_block_params_for_function_params(start);
+    b.switch_to_block(start);
+    let v = b.block_params(start).to_vec();
+    let status = body(module, &mut b, &v);
+    b.ins().return_(&[status]);
+    b.seal_all_blocks();
+    b.finalize(frontend);
+    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    Ok(id)
+}
+
+/// A dynamic kernel's plan constructor: `(shape, rank, p_0, p_0_count, …, plan) -> i32`,
+/// one pointer and count per parameter, which it lays out as `kerf_rt1_param` records on
+/// its stack for `kerf_rt1_plan_new` (which checks every pointer and number).
+fn plan_constructor(
+    module: &mut ObjectModule,
+    symbol: &str,
+    d: &DynamicKernel,
+    desc: DataId,
+) -> Result<FuncId, String> {
+    let n = d.template.params.len();
+    let new = runtime_call(module, "kerf_rt1_plan_new", 6)?;
+    define_forward(module, symbol, 3 + 2 * n, |module, b, v| {
+        let p = types::I64;
+        let slot =
+            b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (16 * n.max(1)) as u32, 3));
+        for k in 0..n {
+            b.ins().stack_store(p, v[2 + 2 * k], slot, (16 * k) as i32);
+            b.ins().stack_store(p, v[3 + 2 * k], slot, (16 * k + 8) as i32);
+        }
+        let params = b.ins().stack_addr(p, slot, 0);
+        let count = b.ins().iconst(p, n as i64);
+        let gv = module.declare_data_in_func(desc, b.func);
+        let desc = b.ins().symbol_value(p, gv);
+        let new = module.declare_func_in_func(new, b.func);
+        let call = b.ins().call(new, &[desc, v[0], v[1], params, count, v[2 + 2 * n]]);
+        b.inst_results(call)[0]
+    })
+}
+
+/// A dynamic kernel's entry point: `(plan, input, input_bytes, output, output_bytes) ->
+/// i32`, run by `kerf_rt1_plan_run` with this kernel's descriptor and code (which checks
+/// the plan is this kernel's, then every buffer, before the code runs).
+fn dynamic_entry(module: &mut ObjectModule, symbol: &str, body: FuncId, desc: DataId) -> Result<FuncId, String> {
+    let run = runtime_call(module, "kerf_rt1_plan_run", 7)?;
+    define_forward(module, symbol, 5, |module, b, v| {
+        let p = types::I64;
+        let gv = module.declare_data_in_func(desc, b.func);
+        let desc = b.ins().symbol_value(p, gv);
+        let code = module.declare_func_in_func(body, b.func);
+        let code = b.ins().func_addr(p, code);
+        let run = module.declare_func_in_func(run, b.func);
+        let call = b.ins().call(run, &[v[0], desc, code, v[1], v[2], v[3], v[4]]);
+        b.inst_results(call)[0]
+    })
 }
 
 /// Return `code` from the function when `cond` is set; continue in a new block.
@@ -688,6 +826,10 @@ fn info(
                 });
                 program_at.push(None);
             }
+            Body::Dynamic(_) => {
+                recs.push(Rec { name, dtype, input_shape: None, output_shape: 0 });
+                program_at.push(None);
+            }
             Body::Program(p) => {
                 let first = operands.len();
                 for o in p.caller_inputs().chain(&p.outputs) {
@@ -785,6 +927,14 @@ fn info(
                 put32(&mut bytes, base + 72, FLAG_PROGRAM);
             }
             (Body::Program(_), _, _) => return Err(err("a program kernel without its tensor records")),
+            (Body::Dynamic(dk), _, _) => {
+                // No shapes nor byte counts (a plan's); the input's rank and the
+                // parameter count; range_entry is the plan constructor.
+                put32(&mut bytes, base + 32, dk.template.data.2 as u32);
+                put32(&mut bytes, base + 36, dk.template.params.len() as u32);
+                put(&mut bytes, base + 64, 1);
+                put32(&mut bytes, base + 72, FLAG_DYNAMIC | FLAG_READS_INPUT);
+            }
         }
         let entry = module.declare_func_in_data(e.entry, &mut d);
         d.write_function_addr((base + 80) as u32, entry);

@@ -10,8 +10,9 @@ use std::process::Command;
 /// A library of every kind the object writes: a slice with input, a pad, a fill
 /// without input, an odd count of 4-bit elements (range alignment 2, a lone nibble), a
 /// fused chain, and (`runtime`) a transpose that calls the runtime's tiled copy, a random
-/// fill (the runtime's Philox block fill, range alignment 64) and a chain that starts with
-/// a random fill (the runtime's head runs).
+/// fill (the runtime's Philox block fill, range alignment 64), a chain that starts with
+/// a random fill (the runtime's head runs), and three dynamic kernels (a slice, a
+/// reflecting pad, an ONNX Slice of i32 indices), whose plans the runtime builds.
 fn library(dir: &Path, runtime: bool) -> PathBuf {
     let files = [
         (
@@ -57,6 +58,17 @@ fn library(dir: &Path, runtime: bool) -> PathBuf {
              [[steps]]\nop = \"tensorrt.slice\"\n[steps.attributes]\nstart = [5, 1]\nsize = [3, 4]\nstride = [-2, 2]\n",
         ),
         (
+            "dpad.toml",
+            "op = \"onnx.pad\"\nversion = 19\n[attributes]\nmode = \"reflect\"\n\
+             [inputs]\ndata = { dtype = \"i16\", shape = [3, 4] }\npads = [1, 2, 1, 2]\n",
+        ),
+        (
+            "dslice.toml",
+            "op = \"onnx.slice\"\n[inputs]\ndata = { dtype = \"u8\", shape = [5, 6] }\n\
+             starts = { dtype = \"i32\", shape = [2], values = [1, 1] }\n\
+             ends = { dtype = \"i32\", shape = [2], values = [3, 3] }\n",
+        ),
+        (
             "lib.toml",
             "name = \"demo\"\n\
              [[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n\
@@ -73,7 +85,10 @@ fn library(dir: &Path, runtime: bool) -> PathBuf {
         let mut text = std::fs::read_to_string(dir.join("lib.toml")).unwrap();
         text += "[[kernels]]\nname = \"tr\"\nrequest = \"tr.toml\"\n\
                  [[kernels]]\nname = \"rnd\"\nrequest = \"rnd.toml\"\n\
-                 [[kernels]]\nname = \"fh\"\nrequest = \"fh.toml\"\n";
+                 [[kernels]]\nname = \"fh\"\nrequest = \"fh.toml\"\n\
+                 [[kernels]]\nname = \"dcrop\"\nrequest = \"crop.toml\"\ndynamic = true\n\
+                 [[kernels]]\nname = \"dpad\"\nrequest = \"dpad.toml\"\ndynamic = true\n\
+                 [[kernels]]\nname = \"dslice\"\nrequest = \"dslice.toml\"\ndynamic = true\n";
         std::fs::write(dir.join("lib.toml"), text).unwrap();
     }
     dir.join("lib.toml")
@@ -215,6 +230,92 @@ int main(void) {
             EXPECT(demo_tr_range(tin, sizeof tin, t2, sizeof t2, lo, hi) == KERF_OK);
         }
         EXPECT(memcmp(tout, t2, sizeof tout) == 0);
+    }
+    {
+        /* A dynamic slice: compiled for rank 2 f32 (crop.toml), any shape of that rank and
+         * any start, size and stride, each plan built and checked by the runtime. */
+        static const uint64_t dshape[] = {5, 6}, square[] = {4, 4};
+        static const int64_t start[] = {1, 1}, size[] = {3, 3}, stride[] = {1, 1}, whole[] = {4, 4};
+        static const int64_t origin[] = {0, 0}, negative[] = {-1, 3}, outside[] = {9, 9};
+        static const int16_t pin[6] = {1, 2, 3, 4, 5, 6};
+        static const int64_t pads[] = {0, 1, 0, 1};
+        const kerf_kernel_info *dk = &lib->kernels[8];
+        kerf_rt1_plan *plan = NULL, *again = NULL, *pad_plan = NULL, *none = (kerf_rt1_plan *)&failures;
+        float din[30], dout[9], sq[16], sq_out[16], dbig[30 + 9];
+        int16_t pout[10];
+        uint64_t os[4] = {0, 0, 0, 0};
+        char msg[256];
+        for (i = 0; i < 30; i++) din[i] = (float)i;
+        for (i = 0; i < 16; i++) sq[i] = (float)(100 + i);
+        EXPECT(DEMO_DCROP_DYNAMIC == 1 && DEMO_DCROP_INPUT_RANK == 2 && DEMO_DCROP_PARAM_COUNT == 3);
+        EXPECT(strcmp(DEMO_DCROP_PARAM0_NAME, "start") == 0 && DEMO_DCROP_NEEDS_RUNTIME == 1);
+        EXPECT(demo_dcrop_plan(dshape, 2, start, 2, size, 2, stride, 2, &plan) == KERF_OK && plan != NULL);
+        EXPECT(kerf_rt1_plan_error(msg, sizeof msg) == 0 && msg[0] == 0);
+        EXPECT(kerf_rt1_plan_input_bytes(plan) == sizeof din && kerf_rt1_plan_output_bytes(plan) == sizeof dout);
+        EXPECT(kerf_rt1_plan_output_shape(plan, os, 4) == 2 && os[0] == 3 && os[1] == 3);
+        EXPECT(demo_dcrop(plan, din, sizeof din, dout, sizeof dout) == KERF_OK);
+        for (i = 0; i < 9; i++) EXPECT(dout[i] == (float)(6 * (1 + i / 3) + 1 + i % 3));
+        /* Another plan of the same kernel: another shape and other numbers. */
+        EXPECT(demo_dcrop_plan(square, 2, origin, 2, whole, 2, stride, 2, &again) == KERF_OK);
+        EXPECT(demo_dcrop(again, sq, sizeof sq, sq_out, sizeof sq_out) == KERF_OK);
+        EXPECT(memcmp(sq, sq_out, sizeof sq) == 0);
+        /* Every error of a run is reported before anything is written. */
+        memset(dout, 0xAB, sizeof dout);
+        EXPECT(demo_dcrop(NULL, din, sizeof din, dout, sizeof dout) == KERF_ERR_PLAN);
+        EXPECT(demo_dcrop(plan, NULL, sizeof din, dout, sizeof dout) == KERF_ERR_NULL);
+        EXPECT(demo_dcrop(plan, din, sizeof din, NULL, sizeof dout) == KERF_ERR_NULL);
+        EXPECT(demo_dcrop(plan, din, sizeof din - 1, dout, sizeof dout) == KERF_ERR_INPUT_BYTES);
+        EXPECT(demo_dcrop(plan, din, sizeof din + 1, dout, sizeof dout) == KERF_ERR_INPUT_BYTES);
+        EXPECT(demo_dcrop(plan, din, sizeof din, dout, sizeof dout - 1) == KERF_ERR_OUTPUT_BYTES);
+        EXPECT(demo_dcrop(plan, din, sizeof din, dout, sizeof dout + 1) == KERF_ERR_OUTPUT_BYTES);
+        EXPECT(demo_dcrop(plan, dbig, sizeof din, (char *)dbig + sizeof din - 1, sizeof dout) == KERF_ERR_OVERLAP);
+        EXPECT(demo_dcrop(again, din, sizeof din, dout, sizeof dout) == KERF_ERR_INPUT_BYTES);
+        {
+            size_t k;
+            for (k = 0; k < sizeof dout; k++) EXPECT(((unsigned char *)dout)[k] == 0xAB);
+        }
+        /* A plan of another kernel: the wrong plan kind, both ways. */
+        {
+            static const uint64_t pshape[] = {2, 3};
+            EXPECT(demo_dpad_plan(pshape, 2, pads, 3, &pad_plan) == KERF_ERR_INVALID && pad_plan == NULL);
+            EXPECT(kerf_rt1_plan_error(msg, sizeof msg) > 0 && strlen(msg) > 0);
+            EXPECT(demo_dpad_plan(pshape, 2, pads, 4, &pad_plan) == KERF_OK);
+        }
+        EXPECT(demo_dcrop(pad_plan, din, sizeof din, dout, sizeof dout) == KERF_ERR_PLAN_KIND);
+        EXPECT(demo_dpad(plan, pin, sizeof pin, pout, sizeof pout) == KERF_ERR_PLAN_KIND);
+        /* Reflect one column on each side of a [2, 3] input: [2, 5], row 0 = 2 1 2 3 2. */
+        EXPECT(kerf_rt1_plan_output_bytes(pad_plan) == sizeof pout);
+        EXPECT(demo_dpad(pad_plan, pin, sizeof pin, pout, sizeof pout) == KERF_OK);
+        EXPECT(pout[0] == 2 && pout[1] == 1 && pout[3] == 3 && pout[4] == 2 && pout[5] == 5 && pout[9] == 5);
+        /* Bad numbers are named statuses, and leave *plan NULL. */
+        EXPECT(demo_dcrop_plan(dshape, 1, start, 2, size, 2, stride, 2, &none) == KERF_ERR_RANK && none == NULL);
+        EXPECT(demo_dcrop_plan(dshape, 2, NULL, 2, size, 2, stride, 2, &none) == KERF_ERR_NULL && none == NULL);
+        EXPECT(demo_dcrop_plan(NULL, 2, start, 2, size, 2, stride, 2, &none) == KERF_ERR_NULL);
+        EXPECT(demo_dcrop_plan(dshape, 2, start, 2, negative, 2, stride, 2, &none) == KERF_ERR_INVALID);
+        EXPECT(kerf_rt1_plan_error(msg, sizeof msg) > 0 && strstr(msg, "size") != NULL);
+        EXPECT(demo_dcrop_plan(dshape, 2, outside, 2, size, 2, stride, 2, &none) == KERF_ERR_INVALID);
+        EXPECT(demo_dcrop_plan(dshape, 2, start, 1, size, 2, stride, 2, &none) == KERF_ERR_INVALID);
+        EXPECT(demo_dcrop_plan(dshape, 2, start, 2, size, 2, stride, 2, NULL) == KERF_ERR_NULL);
+        {
+            /* ONNX Slice's starts and ends are i32 tensors here: a value past i32 is refused. */
+            static const int64_t from[] = {1, 0}, to[] = {4, 3}, huge[] = {4, 5000000000LL};
+            unsigned char sin[30], sout[9];
+            kerf_rt1_plan *s = NULL;
+            for (i = 0; i < 30; i++) sin[i] = (unsigned char)i;
+            EXPECT(demo_dslice_plan(dshape, 2, from, 2, huge, 2, &none) == KERF_ERR_PARAM && none == NULL);
+            EXPECT(kerf_rt1_plan_error(msg, sizeof msg) > 0 && strstr(msg, "i32") != NULL);
+            EXPECT(demo_dslice_plan(dshape, 2, from, 2, to, 2, &s) == KERF_OK);
+            EXPECT(demo_dslice(s, sin, sizeof sin, sout, sizeof sout) == KERF_OK);
+            EXPECT(sout[0] == 6 && sout[2] == 8 && sout[8] == 20);
+            kerf_rt1_plan_free(s);
+        }
+        EXPECT(dk->flags == (KERF_KERNEL_DYNAMIC | KERF_KERNEL_READS_INPUT) && strcmp(dk->name, "dcrop") == 0);
+        EXPECT(dk->entry == (void (*)(void))demo_dcrop && dk->range_entry == (void (*)(void))demo_dcrop_plan);
+        EXPECT(dk->input_rank == 2 && dk->output_rank == 3 && dk->input_shape == NULL && dk->output_bytes == 0);
+        kerf_rt1_plan_free(plan);
+        kerf_rt1_plan_free(again);
+        kerf_rt1_plan_free(pad_plan);
+        kerf_rt1_plan_free(NULL);
     }
     {
         /* A random fill: the reference's bits (expect.h), whole and in ranges of 64

@@ -205,3 +205,33 @@ fn the_readmes_build_script_is_this_crates() {
     let lib = code(&std::fs::read_to_string(root.join("src/lib.rs")).unwrap());
     assert_eq!(code(block), [script, lib].concat());
 }
+
+/// The dynamic pad: plans of several shapes and pads, each run against the reference
+/// (the request file's mode, its numbers replaced); bad numbers and buffers come back as
+/// the module's `Error`, with nothing written.
+#[test]
+fn the_dynamic_kernel_runs_plans_of_any_numbers() {
+    assert_eq!((demo::dpad::DTYPE, demo::dpad::INPUT_RANK, demo::dpad::PARAMS), ("i16", 2, ["pads"]));
+    let AnyFile::Request(file) = load_any(&kernel_file("pad.toml")).unwrap() else { panic!("a request file") };
+    for (shape, pads) in
+        [([3u64, 4u64], [1i64, 2, 1, 2]), ([5, 2], [0, 1, 4, 1]), ([2, 9], [1, 0, 0, 8]), ([1, 1], [0, 0, 0, 0])]
+    {
+        let plan = demo::dpad::Plan::new(&shape, &pads).unwrap();
+        let input = pattern(plan.input_bytes(), 7);
+        let mut request = file.request.clone();
+        request.inputs.insert("data".into(), InputArg::Tensor(Tensor::from_bytes(DType::I16, &shape, &input).unwrap()));
+        request.inputs.insert("pads".into(), InputArg::Tensor(Tensor::from_i64s(&pads)));
+        let want = kerfx::run_reference(&request).unwrap();
+        assert_eq!(plan.output_shape(), want.shape());
+        let mut out = vec![0u8; plan.output_bytes()];
+        plan.run(&input, &mut out).unwrap();
+        assert_eq!(out, want.bytes().unwrap(), "shape {shape:?}, pads {pads:?}");
+        let mut sent = vec![0xABu8; plan.output_bytes()];
+        assert_eq!(plan.run(&input[1..], &mut sent), Err(demo::Error::InputBytes));
+        assert_eq!(plan.run(&input, &mut sent[1..]), Err(demo::Error::OutputBytes));
+        assert!(sent.iter().all(|&b| b == 0xAB));
+    }
+    assert_eq!(demo::dpad::Plan::new(&[3], &[1, 1]).unwrap_err(), demo::Error::Rank);
+    assert_eq!(demo::dpad::Plan::new(&[3, 4], &[1, 1, 1]).unwrap_err(), demo::Error::Invalid);
+    assert!(kerfx_rt::capi::last_message().contains("pads"), "{}", kerfx_rt::capi::last_message());
+}

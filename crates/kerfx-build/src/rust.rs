@@ -116,15 +116,35 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
                     params.join(", ")
                 );
             }
+            Body::Dynamic(d) => {
+                let params: Vec<String> =
+                    (0..d.template.params.len()).map(|i| format!("p{i}: *const i64, p{i}_count: usize")).collect();
+                let _ = writeln!(
+                    w,
+                    "            pub(crate) fn {n}_plan(shape: *const u64, rank: usize, {}plan: *mut *mut ::core::ffi::c_void) -> i32;",
+                    params.iter().map(|p| format!("{p}, ")).collect::<String>()
+                );
+                let _ = writeln!(
+                    w,
+                    "            pub(crate) fn {n}(plan: *const ::core::ffi::c_void, input: *const u8, input_bytes: usize, output: *mut u8, output_bytes: usize) -> i32;"
+                );
+            }
         }
     }
     let _ = writeln!(w, "        }}\n    }}");
+
+    for k in kernels {
+        if let Body::Dynamic(d) = &k.body {
+            dynamic(w, lib, k, d)?;
+        }
+    }
 
     for k in kernels {
         let name = ident(&k.name)?;
         let c = format!("{lib}_{}", k.name);
         let origin = if k.origin.is_empty() { String::new() } else { format!(" (from {})", k.origin) };
         match &k.body {
+            Body::Dynamic(_) => {}
             Body::Single(f) => {
                 let _ = writeln!(w, "\n    #[doc = {:?}]", format!("`{}`'s dtype, shapes and byte counts.", k.name));
                 let _ = writeln!(w, "    pub mod {name} {{");
@@ -316,4 +336,123 @@ pub(crate) fn wrappers(lib: &str, kernels: &[Kernel], output: &Output, source: &
     }
     let _ = writeln!(w, "}}");
     Ok(r)
+}
+
+/// A dynamic kernel's module: its constants and its `Plan` (built from the input's shape
+/// and the parameters, freed on drop, run on byte slices).
+fn dynamic(w: &mut String, lib: &str, k: &Kernel, d: &kerfx_aot::DynamicKernel) -> Result<(), String> {
+    let name = ident(&k.name)?;
+    let c = format!("{lib}_{}", k.name);
+    let (_, dtype, rank) = &d.template.data;
+    let names: Vec<&str> = d.template.params.iter().map(|p| p.name.as_str()).collect();
+    let _ = writeln!(
+        w,
+        "\n    #[doc = {:?}]",
+        format!(
+            "The dynamic kernel `{}` ({} of {dtype}, input rank {rank}{}): build a [`{}::Plan`] from an input shape and its parameters ({}), run it any number of times.",
+            k.name,
+            d.template.request.op,
+            if k.origin.is_empty() { String::new() } else { format!(", from {}", k.origin) },
+            k.name,
+            names.join(", ")
+        )
+    );
+    let _ = writeln!(w, "    pub mod {name} {{");
+    let _ = writeln!(w, "        use super::{{Error, _ffi}};");
+    let _ = writeln!(w, "        /// The element type.\n        pub const DTYPE: &str = {:?};", dtype.to_string());
+    let _ = writeln!(w, "        /// The input's rank (every plan's).\n        pub const INPUT_RANK: usize = {rank};");
+    let _ = writeln!(
+        w,
+        "        /// The parameters' names, in order.\n        pub const PARAMS: [&str; {}] = {names:?};",
+        names.len()
+    );
+    let _ = writeln!(
+        w,
+        "\n        /// A plan of this kernel: validated and scheduled by kerf's runtime library, immutable\n        \
+         /// (runs from any threads), freed on drop."
+    );
+    let _ = writeln!(
+        w,
+        "        #[derive(Debug)]\n        pub struct Plan(::core::ptr::NonNull<::kerfx_rt::capi::PlanHandle>);"
+    );
+    let _ = writeln!(w, "        // SAFETY: a plan is immutable once built; the runtime reads it from any thread.");
+    let _ = writeln!(w, "        unsafe impl Send for Plan {{}}");
+    let _ = writeln!(w, "        // SAFETY: as above.");
+    let _ = writeln!(w, "        unsafe impl Sync for Plan {{}}");
+    let _ = writeln!(w, "\n        impl Plan {{");
+    let params: Vec<String> = (0..names.len()).map(|i| format!("p{i}: &[i64]")).collect();
+    let args: Vec<String> = (0..names.len()).map(|i| format!("p{i}.as_ptr(), p{i}.len(), ")).collect();
+    let _ = writeln!(
+        w,
+        "            /// The plan of `input_shape` and the parameters (in `PARAMS`' order): `Error::Rank`,\n            \
+         /// `Error::Param`, `Error::Invalid` or `Error::Kind` for numbers that make none (the\n            \
+         /// message: `kerfx_rt::capi::last_message()`)."
+    );
+    let _ = writeln!(w, "            #[allow(clippy::too_many_arguments)]");
+    let _ = writeln!(
+        w,
+        "            pub fn new(input_shape: &[u64]{}) -> ::core::result::Result<Plan, Error> {{",
+        params.iter().map(|p| format!(", {p}")).collect::<String>()
+    );
+    let _ = writeln!(w, "                let mut plan: *mut ::core::ffi::c_void = ::core::ptr::null_mut();");
+    let _ = writeln!(
+        w,
+        "                // SAFETY: each pointer comes from a slice valid for the count passed with it, `plan`\n                \
+         // is writable; the constructor checks every number before it builds anything."
+    );
+    let _ = writeln!(
+        w,
+        "                Error::check(unsafe {{ _ffi::{c}_plan(input_shape.as_ptr(), input_shape.len(), {}&mut plan) }})?;",
+        args.join("")
+    );
+    let _ = writeln!(
+        w,
+        "                ::core::ptr::NonNull::new(plan.cast::<::kerfx_rt::capi::PlanHandle>()).map(Plan).ok_or(Error::Unknown(0))\n            }}"
+    );
+    let _ = writeln!(w, "            /// Bytes of the input the plan reads.");
+    let _ = writeln!(
+        w,
+        "            pub fn input_bytes(&self) -> usize {{\n                self.handle().plan().input_bytes as usize\n            }}"
+    );
+    let _ = writeln!(w, "            /// Bytes of the output the plan writes.");
+    let _ = writeln!(
+        w,
+        "            pub fn output_bytes(&self) -> usize {{\n                self.handle().plan().output_bytes as usize\n            }}"
+    );
+    let _ = writeln!(w, "            /// The output's shape.");
+    let _ = writeln!(
+        w,
+        "            pub fn output_shape(&self) -> &[u64] {{\n                &self.handle().plan().output_shape\n            }}"
+    );
+    let _ = writeln!(
+        w,
+        "            /// Run the plan: the buffers hold `input_bytes()` and `output_bytes()` bytes (else\n            \
+         /// `Error::InputBytes` or `Error::OutputBytes`, nothing written)."
+    );
+    let _ = writeln!(
+        w,
+        "            pub fn run(&self, input: &[u8], output: &mut [u8]) -> ::core::result::Result<(), Error> {{"
+    );
+    let _ = writeln!(
+        w,
+        "                // SAFETY: the plan is live (owned by self); each pointer comes from a slice valid\n                \
+         // for the length passed with it; the entry point checks the plan and every length."
+    );
+    let _ = writeln!(
+        w,
+        "                Error::check(unsafe {{ _ffi::{c}(self.0.as_ptr().cast_const().cast(), input.as_ptr(), input.len(), output.as_mut_ptr(), output.len()) }})\n            }}"
+    );
+    let _ = writeln!(
+        w,
+        "            fn handle(&self) -> &::kerfx_rt::capi::PlanHandle {{\n                \
+         // SAFETY: a live plan of the constructor (owned by self until drop).\n                \
+         unsafe {{ self.0.as_ref() }}\n            }}\n        }}"
+    );
+    let _ = writeln!(
+        w,
+        "\n        impl Drop for Plan {{\n            fn drop(&mut self) {{\n                \
+         // SAFETY: the constructor's plan, freed once, here.\n                \
+         unsafe {{ ::kerfx_rt::capi::plan_free(self.0.as_ptr()) }}\n            }}\n        }}\n    }}"
+    );
+    Ok(())
 }

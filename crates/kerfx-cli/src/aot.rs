@@ -182,8 +182,19 @@ fn shared_library(output: &kerfx_aot::Output, triple: &str, runtime: Option<&Pat
     let mut cmd = std::process::Command::new(&cc);
     cmd.args(["-shared", "-Wl,-z,text", "-Wl,-z,defs", "-o"]).arg(&so).arg(&object);
     if let Some(r) = runtime {
-        // The runtime's symbols stay inside: the library exports only its own.
-        cmd.arg(r).args(["-Wl,--exclude-libs,ALL", "-lpthread", "-ldl", "-lm"]);
+        if output.plans {
+            // Dynamic kernels' callers build, size and free plans with the runtime's
+            // kerf_rt1_plan_* functions: the library exports them and its own, no other.
+            let script = scratch.path().join("exports.map");
+            let globals: String = output.exported.iter().map(|s| format!("{s}; ")).collect();
+            fs::write(&script, format!("{{ global: {globals}kerf_rt1_plan_*; local: *; }};\n"))
+                .map_err(|e| CliError::new(format!("{}: {e}", script.display())))?;
+            cmd.arg(r).arg(format!("-Wl,--version-script={}", script.display()));
+        } else {
+            // The runtime's symbols stay inside: the library exports only its own.
+            cmd.arg(r).arg("-Wl,--exclude-libs,ALL");
+        }
+        cmd.args(["-lpthread", "-ldl", "-lm"]);
     }
     let shown = cc.to_string_lossy().into_owned();
     let out = cmd.output().map_err(|e| CliError::new(format!("--shared: cannot run `{shown}`: {e}")))?;

@@ -335,6 +335,117 @@ fn aot_shared_links_through_cc_with_a_pkg_config_file() {
     }
 }
 
+/// A dynamic kernel (`dynamic = true`): the header declares its plan constructor and entry
+/// point and includes `kerf_rt.h`, written beside it; a C program links the object with
+/// the runtime library, builds plans of two shapes and runs them; `--shared --runtime`
+/// exports the entry points and the runtime's plan functions, and nothing else.
+#[test]
+fn aot_writes_a_dynamic_kernel_that_runs_plans_from_c() {
+    let tmp = tempfile::tempdir().unwrap();
+    library(tmp.path(), "{ dtype = \"i8\", shape = [3, 3] }");
+    let lib = tmp.path().join("dyn.toml");
+    std::fs::write(&lib, "name = \"dk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\ndynamic = true\n")
+        .unwrap();
+    let out_dir = tmp.path().join("out");
+    kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).assert().success();
+    assert_eq!(files_in(&out_dir), ["dk.h", "dk.o", "kerf_rt.h"]);
+    let header = std::fs::read_to_string(out_dir.join("dk.h")).unwrap();
+    assert!(header.contains("#include \"kerf_rt.h\""), "{header}");
+    assert!(
+        header.contains(
+            "int32_t dk_crop_plan(const uint64_t *input_shape, size_t input_rank, const int64_t *start, size_t start_count, \
+             const int64_t *size, size_t size_count, const int64_t *stride, size_t stride_count, kerf_rt1_plan **plan);"
+        ),
+        "{header}"
+    );
+    assert!(header.contains("#define DK_CROP_PARAM_COUNT 3") && header.contains("#define DK_CROP_NEEDS_RUNTIME 1"));
+    // A chain cannot be a dynamic kernel: one error line naming the kernel.
+    std::fs::write(
+        tmp.path().join("chain.toml"),
+        "[[steps]]\nop = \"onnx.identity\"\n[steps.inputs]\ninput = { dtype = \"u8\", shape = [2] }\n",
+    )
+    .unwrap();
+    let bad = tmp.path().join("bad.toml");
+    std::fs::write(&bad, "name = \"bad\"\n[[kernels]]\nname = \"c\"\nrequest = \"chain.toml\"\ndynamic = true\n")
+        .unwrap();
+    let e = fails(&kerf().arg("aot").arg(&bad).arg("-o").arg(tmp.path().join("none")).output().unwrap());
+    assert!(e.contains("kernel \"c\"") && e.contains("a dynamic kernel is one op"), "{e}");
+    if !matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success())
+        || !cfg!(all(target_arch = "x86_64", target_os = "linux"))
+    {
+        eprintln!("skipped linking: no C compiler `cc`, or not x86-64 Linux (CI has both)");
+        return;
+    }
+    let prog = tmp.path().join("prog.c");
+    std::fs::write(
+        &prog,
+        "#include \"dk.h\"\n#include <stdio.h>\n\
+         int main(void) {\n    unsigned char in[16], out[16];\n    int i;\n    kerf_rt1_plan *plan = NULL;\n    \
+         const uint64_t small[] = {3, 3}, big[] = {4, 4};\n    \
+         const int64_t start[] = {0, 1}, size[] = {2, 2}, whole[] = {4, 3}, stride[] = {1, 1};\n    \
+         for (i = 0; i < 16; i++) in[i] = (unsigned char)(i + 1);\n    \
+         if (dk_crop_plan(small, 2, start, 2, size, 2, stride, 2, &plan) != KERF_OK) return 1;\n    \
+         if (dk_crop(plan, in, 9, out, kerf_rt1_plan_output_bytes(plan)) != KERF_OK) return 2;\n    \
+         printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n    kerf_rt1_plan_free(plan);\n    \
+         if (dk_crop_plan(big, 2, start, 2, whole, 2, stride, 2, &plan) != KERF_OK) return 3;\n    \
+         if (dk_crop(plan, in, sizeof in, out, 12) != KERF_OK) return 4;\n    \
+         printf(\"%d %d\\n\", out[0], out[11]);\n    kerf_rt1_plan_free(plan);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let exe = tmp.path().join("prog");
+    let cc = std::process::Command::new("cc")
+        .arg("-I")
+        .arg(&out_dir)
+        .arg(&prog)
+        .arg(out_dir.join("dk.o"))
+        .arg(runtime_library())
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "{}", stderr(&cc));
+    let run = std::process::Command::new(&exe).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n2 16\n");
+    // The shared library: the program links it alone.
+    let shared = tmp.path().join("shared");
+    kerf()
+        .arg("aot")
+        .arg(&lib)
+        .arg("-o")
+        .arg(&shared)
+        .arg("--shared")
+        .arg("--runtime")
+        .arg(runtime_library())
+        .assert()
+        .success();
+    let exe = tmp.path().join("prog_shared");
+    let cc = std::process::Command::new("cc")
+        .arg("-I")
+        .arg(&shared)
+        .arg(&prog)
+        .arg("-L")
+        .arg(&shared)
+        .args(["-ldk", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "{}", stderr(&cc));
+    let run = std::process::Command::new(&exe).env("LD_LIBRARY_PATH", &shared).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n2 16\n");
+    let nm = std::process::Command::new("nm").args(["-D", "--defined-only"]).arg(shared.join("libdk.so")).output();
+    if let Some(nm) = nm.ok().filter(|o| o.status.success()) {
+        let symbols: Vec<String> = String::from_utf8_lossy(&nm.stdout)
+            .lines()
+            .filter(|l| l.contains(" T "))
+            .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+            .collect();
+        assert!(symbols.iter().all(|s| s.starts_with("dk_") || s.starts_with("kerf_rt1_plan_")), "{symbols:?}");
+        assert!(symbols.iter().any(|s| s == "kerf_rt1_plan_free"), "{symbols:?}");
+    } else {
+        eprintln!("no nm: the shared library's symbols are not listed");
+    }
+}
+
 /// `--cpu`: a preset above the conservative one (x86-64-v3) and `host` record themselves
 /// in the header, and their objects compute what the default's does (a crop of 4-bit
 /// elements, whose nibble shifts the presets compile differently), run from C; a preset

@@ -52,6 +52,8 @@ fn scratch(text: &str) -> tempfile::TempDir {
     std::fs::write(d.join("mykernels.toml"), block_starting(text, "toml", "# mykernels.toml")).unwrap();
     std::fs::write(d.join("crop.toml"), block_starting(text, "toml", "# crop.toml")).unwrap();
     std::fs::write(d.join("prog.c"), block_starting(text, "c", "#include <stdio.h>")).unwrap();
+    std::fs::write(d.join("dynamic.toml"), block_starting(text, "toml", "# dynamic.toml")).unwrap();
+    std::fs::write(d.join("dynamic.c"), block_starting(text, "c", "/* dynamic.c */")).unwrap();
     let model = repo().join("tests/data/conformance-graph/g_reshape-transpose_f82f7156");
     std::fs::copy(model.join("model.onnx"), d.join("model.onnx")).unwrap();
     std::fs::copy(model.join("inputs/x0.npy"), d.join("x0.npy")).unwrap();
@@ -116,6 +118,30 @@ fn every_kerf_line_of_the_readme_runs() {
     let program = block_starting(&text, "c", "#include <stdio.h>");
     let want = program.split("/* ").filter_map(|c| c.split(" */").next()).find(|c| c.starts_with(char::is_numeric));
     assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), want.unwrap(), "prog's output");
+    // The dynamic kernel's program, by its cc line with the runtime library cargo built
+    // for this test's profile in place of target/release's.
+    let cc = shell_commands(&text).into_iter().find(|c| c.starts_with("cc -std=c99 -Ibuild dynamic.c")).unwrap();
+    let cc = cc.replace("target/release/libkerfx_rt.a", &runtime_library().display().to_string());
+    let built = Command::new("sh").arg("-c").arg(&cc).current_dir(dir.path()).output().unwrap();
+    assert!(built.status.success(), "`{cc}`: {}", String::from_utf8_lossy(&built.stderr));
+    let ran = Command::new(dir.path().join("dynamic")).output().unwrap();
+    assert!(ran.status.success(), "{}", String::from_utf8_lossy(&ran.stderr));
+    let program = block_starting(&text, "c", "/* dynamic.c */");
+    let want = program.split("/* ").filter_map(|c| c.split(" */").next()).find(|c| c.starts_with(char::is_numeric));
+    assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), want.unwrap(), "dynamic's output");
+}
+
+/// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
+fn runtime_library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p kerfx-rt failed");
+    profile_dir.join("libkerfx_rt.a")
 }
 
 /// A TOML block that names a file of the repository in its first line is that file; the

@@ -16,7 +16,7 @@ use crate::{buffer_bytes, policy, random};
 use cranelift_codegen::ir::{AbiParam, Signature, types};
 use cranelift_codegen::isa::CallConv;
 use kerfx_ir::dtype::Layout;
-use kerfx_ir::schedule::{self, Dim, Indexing, LoopNest, Segment};
+use kerfx_ir::schedule::LoopNest;
 use kerfx_ir::{DType, Error, FillKind, Linspace, Plan};
 
 /// The kernel signature.
@@ -28,64 +28,10 @@ pub(crate) fn signature(call_conv: CallConv) -> Signature {
     sig
 }
 
-/// Argument-block layout of slice kernels (i64 words): the whole block of a dynamic
-/// kernel; the segment descriptors and tables of a static kernel's looped dims.
-pub(crate) mod dyn_slice {
-    pub const BASE: i64 = 0;
-    /// Two words: the fill value's 16 bytes, little-endian.
-    pub const FILL: i64 = 1;
-    /// The dim whose positions `[lo, hi)` select (the others run whole).
-    pub const SPLIT: i64 = 3;
-    /// Per dim, `DIM_WORDS` words: extent, out_stride, period, segment count, word index
-    /// of its first segment descriptor.
-    pub const DIMS: i64 = 4;
-    pub const DIM_WORDS: i64 = 5;
-    /// Per segment of one period, `SEG_WORDS` words: kind, len, offset (a table: the word
-    /// index of its entries), stride.
-    pub const SEG_WORDS: i64 = 4;
-    pub const KIND_AFFINE: i64 = 0;
-    pub const KIND_FILL: i64 = 1;
-    pub const KIND_TABLE: i64 = 2;
-    /// A fill descriptor's offset word holds its fill level (`LoopNest::levels`).
-    ///
-    /// The kernel of fused chains (see `DynSlice::emit_chain`) reads three words after the
-    /// dims' headers, at these indices from there: the word index of the fill values by
-    /// level (16 bytes each), the top level, and the word index of the fill head's block.
-    pub const CHAIN: i64 = 0;
-    pub const CHAIN_LEVELS: i64 = CHAIN;
-    pub const CHAIN_TOP: i64 = CHAIN + 1;
-    pub const CHAIN_HEAD: i64 = CHAIN + 2;
-    pub const CHAIN_WORDS: i64 = 3;
-    /// The word after the dim headers of a kernel writing output views: the output
-    /// offset of element 0.
-    pub fn out_base(depth: usize) -> i64 {
-        DIMS + DIM_WORDS * depth as i64
-    }
-}
-
-/// Append the segment descriptors of one period of `dim` (a table: one descriptor, then
-/// its entries) to `block`; returns the word index of the first descriptor.
-pub(crate) fn push_segments(block: &mut Vec<i64>, dim: &Dim) -> i64 {
-    let at = block.len() as i64;
-    match &dim.indexing {
-        Indexing::Segments(segs) => {
-            for s in segs {
-                match *s {
-                    Segment::Affine { len, offset, stride } => {
-                        block.extend([dyn_slice::KIND_AFFINE, len as i64, offset, stride])
-                    }
-                    Segment::Fill { len } => block.extend([dyn_slice::KIND_FILL, len as i64, 0, 0]),
-                    Segment::FillAt { len, level } => block.extend([dyn_slice::KIND_FILL, len as i64, level as i64, 0]),
-                }
-            }
-        }
-        Indexing::Table(t) => {
-            block.extend([dyn_slice::KIND_TABLE, t.len() as i64, at + dyn_slice::SEG_WORDS, 0]);
-            block.extend(t);
-        }
-    }
-    at
-}
+/// Argument-block layout of slice kernels: the runtime library's, which encodes the
+/// blocks of plans (here and in the planner of kernels written ahead of time).
+pub(crate) use kerfx_rt::dynamic::layout as dyn_slice;
+pub(crate) use kerfx_rt::dynamic::push_segments;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) type EntryFn = unsafe extern "sysv64" fn(*const u8, *mut u8, *const i64, i64, i64);
@@ -137,12 +83,10 @@ impl Prepared {
     }
 }
 
-/// The argument block of a dynamic slice kernel with `depth` loops: the nest's dims last,
-/// after extent-1 dims padding it to the depth; for the kernel of fused chains (`chain`),
-/// the words of [`dyn_slice::CHAIN`] after the dims' headers. O(dims + segments + tables)
-/// words.
-/// A kernel writing output views (`view`) has one more word after the dim headers: the
-/// output offset of element 0 ([`dyn_slice::out_base`]).
+/// The argument block of a dynamic slice kernel with `depth` loops
+/// ([`kerfx_rt::dynamic::encode_slice`]): for the kernel of fused chains (`chain`), with
+/// its fill levels and its head's block. A kernel writing output views (`view`) takes
+/// only nests of its dtype; a nest writing a view needs one.
 pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool, chain: bool) -> Result<Prepared, Error> {
     if nest.out_view.is_some() && !view {
         return Err(Error::Invalid {
@@ -159,52 +103,14 @@ pub(crate) fn encode_slice(nest: &LoopNest, depth: usize, view: bool, chain: boo
     if view {
         crate::compile::check_view_dtype(nest.dtype)?;
     }
-    let nd = nest.dims.len();
     let (input_len, output_len) = (nest.head.is_none().then_some(nest.input_len), nest.output_buffer_len());
-    if nd == 0 {
-        return Ok(Prepared::new(nest.dtype, Vec::new(), Split::default(), input_len, output_len));
-    }
-    if nd > depth {
-        return Err(Error::Invalid { what: format!("a nest of {nd} dims for a kernel of {depth}") });
-    }
-    let pad = depth - nd;
-    let headers = (dyn_slice::DIMS + dyn_slice::DIM_WORDS * depth as i64) as usize;
-    let mut w = vec![0i64; headers + usize::from(view)];
-    if view {
-        w[headers] = nest.out_view.map_or(0, |v| v.base as i64);
-    }
-    w[dyn_slice::BASE as usize] = nest.base;
-    let fill = nest.fill_bits.to_le_bytes();
-    w[dyn_slice::FILL as usize] = i64::from_le_bytes(fill[..8].try_into().expect("8 bytes"));
-    w[dyn_slice::FILL as usize + 1] = i64::from_le_bytes(fill[8..].try_into().expect("8 bytes"));
-    w[dyn_slice::SPLIT as usize] = pad as i64;
-    if chain {
-        // The chain kernel's words, then its levels and its head's block.
-        let area = w.len();
-        w.extend([0; dyn_slice::CHAIN_WORDS as usize]);
-        let levels = if nest.levels.is_empty() { vec![nest.fill_bits] } else { nest.levels.clone() };
-        w[area + dyn_slice::CHAIN_LEVELS as usize] = w.len() as i64;
-        w[area + dyn_slice::CHAIN_TOP as usize] = levels.len() as i64 - 1;
-        w.extend(crate::slice::Levels::encode(&levels));
-        if let Some(h) = &nest.head {
-            w[area + dyn_slice::CHAIN_HEAD as usize] = w.len() as i64;
-            w.extend(crate::head::encode(&h.0));
-        }
-    }
-    for k in 0..depth {
-        let hdr = (dyn_slice::DIMS + dyn_slice::DIM_WORDS * k as i64) as usize;
-        let header = if k < pad {
-            let at = w.len() as i64;
-            w.extend([dyn_slice::KIND_AFFINE, 1, 0, 0]);
-            [1, nest.output_len as i64, 1, 1, at]
-        } else {
-            let dim = &nest.dims[k - pad];
-            let at = push_segments(&mut w, dim);
-            [dim.extent as i64, dim.out_stride as i64, dim.period as i64, dim.pieces() as i64, at]
-        };
-        w[hdr..hdr + dyn_slice::DIM_WORDS as usize].copy_from_slice(&header);
-    }
-    Ok(Prepared::new(nest.dtype, w, slice_split(nest, 0), input_len, output_len))
+    let chain = chain.then(|| kerfx_rt::dynamic::ChainWords {
+        levels: if nest.levels.is_empty() { vec![nest.fill_bits] } else { nest.levels.clone() },
+        head: nest.head.as_ref().map(|h| crate::head::encode(&h.0)),
+    });
+    let args = kerfx_rt::dynamic::encode_slice(nest, depth, view, chain)?;
+    let split = if args.is_empty() { Split::default() } else { slice_split(nest, 0) };
+    Ok(Prepared::new(nest.dtype, args, split, input_len, output_len))
 }
 
 /// The argument block of a dynamic fill kernel.
@@ -237,13 +143,11 @@ pub(crate) fn encode_fill(plan: &kerfx_ir::FillPlan) -> Prepared {
 /// A plan's argument block for a dynamic kernel of `key`, from the plan validated and
 /// scheduled on the host: nothing the caller built reaches machine code unchecked.
 pub(crate) fn prepare_dynamic(plan: &Plan, key: &DynKey) -> Result<Prepared, Error> {
-    plan.validate()?;
     match plan {
-        Plan::Step(_) => {
-            let nest = schedule::map_nest(&kerfx_ir::Map::of(plan)?)?;
-            nest.verify()?;
-            encode_slice(&nest, key.rank, key.writes_views(), false)
+        Plan::Step(_) => encode_slice(&kerfx_rt::dynamic::verified_nest(plan)?, key.rank, key.writes_views(), false),
+        Plan::Fill(p) => {
+            plan.validate()?;
+            Ok(encode_fill(p))
         }
-        Plan::Fill(p) => Ok(encode_fill(p)),
     }
 }

@@ -97,13 +97,9 @@ impl DynKey {
         plan.validate()?;
         crate::check_dtype(plan)?;
         Ok(match plan {
-            // A nest has at most MAX_DIMS dims whatever the rank (extent-1 axes are
-            // dropped): deeper kernels are never needed, so no rank is too large.
-            Plan::Step(p) => DynKey {
-                op: DynOp::Move(Kind::of(p)),
-                dtype: p.dtype,
-                rank: p.source().len().clamp(1, schedule::MAX_DIMS),
-            },
+            // The runtime's key, which the planner of kernels written ahead of time
+            // checks too: no rank is too large (see `MoveKey::depth`).
+            Plan::Step(p) => DynKey::of_move(kerfx_rt::dynamic::MoveKey::of(p)),
             Plan::Fill(p) => match &p.kind {
                 FillKind::RandomUniform { .. } => {
                     DynKey { op: DynOp::Random { normal: false }, dtype: p.dtype, rank: 0 }
@@ -117,6 +113,10 @@ impl DynKey {
                 }
             },
         })
+    }
+    /// The key of the move kernel a step's plan runs on (dense outputs).
+    pub(crate) fn of_move(key: kerfx_rt::dynamic::MoveKey) -> DynKey {
+        DynKey { op: DynOp::Move(key.kind), dtype: key.dtype, rank: key.depth }
     }
     /// The key of the kernel of this slice kind that writes output views; an error for
     /// packed 4-bit dtypes, whose outputs are written dense only (no such kernel exists).

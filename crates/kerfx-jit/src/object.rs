@@ -109,15 +109,7 @@ pub fn static_function_part<'a>(
             .map(|b| b as u64)
             .ok_or_else(|| Error::TooLarge { what: format!("{n} elements of {dtype}") })
     };
-    let mut host_functions: Vec<&'static str> = func
-        .params
-        .user_named_funcs()
-        .values()
-        .filter_map(|n| Helper::ALL.get(n.index as usize).map(|h| h.symbol()))
-        .collect();
-    debug_assert!(func.dfg.ext_funcs.values().all(|f| !matches!(f.name, ExternalName::TestCase(_))));
-    host_functions.sort_unstable();
-    host_functions.dedup();
+    let host_functions = host_functions_of(&func);
     Ok(StaticFunction {
         args,
         extent: split.extent,
@@ -133,6 +125,54 @@ pub fn static_function_part<'a>(
         func,
         isa,
     })
+}
+
+/// A dynamic move kernel's function for a [`Target`]: the code the JIT's dynamic path
+/// compiles for the plan's key ([`crate::Options::DYNAMIC`] on dense buffers), every
+/// number of a plan read from its argument block (encoded by `kerfx_rt::dynamic`).
+pub struct DynamicFunction {
+    /// The kernel: `fn(input, output, args, lo, hi)` (see the crate's ABI), calling
+    /// `memcpy`/`memset` as libcalls and the host functions named in `host_functions`.
+    pub func: Function,
+    /// The ISA to compile `func` with.
+    pub isa: OwnedTargetIsa,
+    /// What the code is specialized on: every plan it runs has this key.
+    pub key: kerfx_rt::dynamic::MoveKey,
+    /// The host functions the code calls (their C symbols), sorted; `func` names each
+    /// as a user function `u0:N`, `N` its index for [`host_function`].
+    pub host_functions: Vec<&'static str>,
+}
+
+/// The dynamic kernel a plan runs on, for `target`: the plan validated and its key taken
+/// exactly as [`crate::Jit::compile`] with [`crate::Options::DYNAMIC`] does. Moves only
+/// (a step's plan): fills are refused.
+pub fn dynamic_function(plan: &kerfx_ir::Plan, target: &Target) -> Result<DynamicFunction, Error> {
+    let key = crate::compile::DynKey::of(plan)?;
+    let kerfx_ir::Plan::Step(step) = plan else {
+        return Err(Error::Invalid {
+            what: "a dynamic fill (random or linspace) is not written ahead of time; compile it static".into(),
+        });
+    };
+    let (isa, call_conv) = target.isa("backtracking")?;
+    let mut frontend = isa.frontend_config();
+    frontend.default_call_conv = call_conv;
+    let (func, _) = make_function(&Emitter::Dynamic(key), frontend);
+    let host_functions = host_functions_of(&func);
+    Ok(DynamicFunction { func, isa, key: kerfx_rt::dynamic::MoveKey::of(step), host_functions })
+}
+
+/// The host functions a kernel's function calls, sorted and deduplicated.
+fn host_functions_of(func: &Function) -> Vec<&'static str> {
+    let mut host_functions: Vec<&'static str> = func
+        .params
+        .user_named_funcs()
+        .values()
+        .filter_map(|n| Helper::ALL.get(n.index as usize).map(|h| h.symbol()))
+        .collect();
+    debug_assert!(func.dfg.ext_funcs.values().all(|f| !matches!(f.name, ExternalName::TestCase(_))));
+    host_functions.sort_unstable();
+    host_functions.dedup();
+    host_functions
 }
 
 /// A host function kernels may call: its C symbol and how many i64 arguments it takes.

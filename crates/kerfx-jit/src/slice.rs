@@ -19,7 +19,6 @@ mod static_kernel;
 mod walk;
 
 pub(crate) use dynamic_kernel::DynSlice;
-pub(crate) use moves::Levels;
 pub(crate) use static_kernel::StaticSlice;
 
 use crate::builder::Elem;

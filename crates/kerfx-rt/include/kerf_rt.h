@@ -2,8 +2,9 @@
  * crates/kerfx-rt). Objects written by `kerf aot` call these functions; a program links
  * them from libkerfx_rt.a (`cargo build --release -p kerfx-rt`). Every symbol carries the
  * ABI major, so a runtime of another major fails at link time, naming the symbol.
- * Callers are kerf's generated kernels, which pass only buffers they were verified to
- * own; programs call none of these but kerf_rt1_fence. */
+ * Callers of the helpers are kerf's generated kernels, which pass only buffers they were
+ * verified to own; programs call none of them but kerf_rt1_fence, and the planner's
+ * kerf_rt1_plan_* functions below, which check every pointer and number they are given. */
 #ifndef KERF_RT_H
 #define KERF_RT_H
 
@@ -60,6 +61,52 @@ void kerf_rt1_head_run(uint8_t *out, const int64_t *head, int64_t start, int64_t
 #define KERF_RT1_HEAD_RANDOM_WORDS 5
 #define KERF_RT1_HEAD_AXES 3
 #define KERF_RT1_HEAD_AXIS_WORDS 3
+
+/* The planner of dynamic kernels (kerf aot's ABI 1.3). A program builds a plan with a
+ * kernel's typed constructor <lib>_<kernel>_plan (which passes its kernel's descriptor
+ * and its parameters to kerf_rt1_plan_new), reads its buffer sizes, runs it with the
+ * kernel's entry point <lib>_<kernel>(plan, ...) (which calls kerf_rt1_plan_run) any
+ * number of times from any threads (a plan is immutable), and frees it. Every function
+ * returns a KERF_* status of the generated header, or a size; none aborts or unwinds. */
+typedef struct kerf_rt1_plan kerf_rt1_plan;
+/* A dynamic kernel as its object describes it: the ABI major, its key (kind bits: 1
+ * fills, 2 repeats; depth; dtype name) and its request template (text). */
+typedef struct kerf_rt1_kernel {
+    uint32_t abi_major;
+    uint32_t kind;
+    uint64_t depth;
+    const char *dtype;
+    const char *request;
+} kerf_rt1_kernel;
+/* One parameter: count int64 values (values may be NULL when count is 0). */
+typedef struct kerf_rt1_param {
+    const int64_t *values;
+    size_t count;
+} kerf_rt1_param;
+/* The layouts the runtime was written with (64-bit targets; asserted in Rust too). */
+typedef char kerf_rt1_kernel_size[sizeof(kerf_rt1_kernel) == 32 ? 1 : -1];
+typedef char kerf_rt1_param_size[sizeof(kerf_rt1_param) == 16 ? 1 : -1];
+
+/* Build a plan of `kernel` from the input's shape (rank dims) and its parameters, in the
+ * kernel's order: KERF_OK and *plan set, or KERF_ERR_NULL, _RANK, _PARAM, _INVALID, _KIND
+ * with *plan NULL and a message for kerf_rt1_plan_error. */
+int32_t kerf_rt1_plan_new(const kerf_rt1_kernel *kernel, const uint64_t *shape, size_t rank,
+                          const kerf_rt1_param *params, size_t param_count, kerf_rt1_plan **plan);
+/* Free a plan (NULL is ignored). */
+void kerf_rt1_plan_free(kerf_rt1_plan *plan);
+/* The calling thread's last planner message (empty after a success), copied into buf
+ * (capacity bytes, NUL-terminated, cut to fit); returns its whole length. */
+size_t kerf_rt1_plan_error(char *buf, size_t capacity);
+/* Bytes of the input a plan reads and of the output it writes (0 for NULL). */
+uint64_t kerf_rt1_plan_input_bytes(const kerf_rt1_plan *plan);
+uint64_t kerf_rt1_plan_output_bytes(const kerf_rt1_plan *plan);
+/* The output's rank (0 for NULL); its first `capacity` dims copied to dims (if not NULL). */
+size_t kerf_rt1_plan_output_shape(const kerf_rt1_plan *plan, uint64_t *dims, size_t capacity);
+/* Run a plan on the kernel whose descriptor and code its entry point passes: KERF_ERR_PLAN
+ * for NULL, KERF_ERR_PLAN_KIND for a plan of another kernel, then NULL buffers, lengths
+ * and overlap, before anything is written. */
+int32_t kerf_rt1_plan_run(const kerf_rt1_plan *plan, const kerf_rt1_kernel *kernel, void (*code)(void),
+                          const void *input, size_t input_bytes, void *output, size_t output_bytes);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 //! kerf's runtime library: the host functions kernels call — streaming (non-temporal)
 //! copies, fills and linspaces, tiled transposes, stride-2 gathers, repeats, the Philox
 //! block fill of random fills and the runs of fill heads (chains that start with a
-//! fill) — with no Cranelift. The JIT calls them through their Rust paths (`kerfx-jit`'s `host.rs` table);
+//! fill) — and the planner of dynamic kernels written ahead of time ([`plan`], its C
+//! functions in [`capi`]), with no Cranelift. The JIT calls them through their Rust paths (`kerfx-jit`'s `host.rs` table);
 //! objects written by `kerf aot` link them by their C symbols, which carry the ABI major
 //! (`kerf_rt1_*`, declared in `include/kerf_rt.h`), so that a runtime of another major
 //! fails at link time. One implementation of each helper, for both.
@@ -12,10 +13,14 @@
 
 #![warn(missing_docs)]
 
+pub mod capi;
+pub mod dynamic;
 pub mod head;
+pub mod plan;
 pub mod policy;
 pub mod random;
 pub mod repeat;
+pub mod status;
 pub mod stream;
 pub mod tile;
 

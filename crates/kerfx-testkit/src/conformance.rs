@@ -36,6 +36,18 @@ pub enum Backend {
     /// A program kernel (an op over several inputs or outputs: Concat, Split) compiled
     /// ahead of time, linked and loaded: its one entry point behind [`ProgramEntry`].
     AotProgram(&'static dyn ProgramEntry),
+    /// A dynamic kernel compiled ahead of time (`kerfx-aot`, `dynamic = true`), linked and
+    /// loaded, shared by the cases of its op, mode, dtype and rank: each case runs through
+    /// a plan the runtime library builds from the case's own numbers ([`DynamicEntry`]).
+    AotDynamic(&'static dyn DynamicEntry),
+}
+
+/// A dynamic kernel written ahead of time, run on a request's numbers: its input's shape
+/// and its parameters given to the kernel's plan constructor, the plan run on the
+/// request's data input (the suite's view of a dynamic kernel's two entry points).
+pub trait DynamicEntry: Sync {
+    /// The output of `request` (its data input given with values).
+    fn run_request(&self, request: &Request) -> Result<Tensor, kerfx::Error>;
 }
 
 /// A compiled kernel over several inputs and outputs, run on caller-owned dense buffers
@@ -59,6 +71,7 @@ impl std::fmt::Debug for Backend {
             Backend::Derive(_) => "Derive",
             Backend::Aot(_) => "Aot",
             Backend::AotProgram(_) => "AotProgram",
+            Backend::AotDynamic(_) => "AotDynamic",
         })
     }
 }
@@ -87,6 +100,7 @@ impl Backend {
             Backend::AotProgram(kernel) => {
                 run_on_buffers(request, kernel.dtype(), kernel.output_shapes(), &|i, o| kernel.run_buffers(i, o))
             }
+            Backend::AotDynamic(kernel) => Ok(vec![kernel.run_request(request)?]),
         }
     }
 
@@ -103,6 +117,9 @@ impl Backend {
             Backend::Derive(_) => unreachable!("derive_suite holds no chain case"),
             Backend::AotProgram(_) => {
                 return Err(kerfx::Error::Invalid { what: "a chain is one kernel, not a program".into() });
+            }
+            Backend::AotDynamic(_) => {
+                return Err(kerfx::Error::Invalid { what: "a dynamic kernel written ahead of time is one op".into() });
             }
             Backend::Aot(kernel) => kernel.run_tensor(kerfx::chain::chain_input(chain)?.map(Tensor::view)),
         }?;

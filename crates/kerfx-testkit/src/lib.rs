@@ -14,7 +14,7 @@ pub mod random;
 pub mod render;
 
 pub use cases::{case_names, data_dir};
-pub use conformance::{Backend, ProgramEntry, check_case, derive_suite};
+pub use conformance::{Backend, DynamicEntry, ProgramEntry, check_case, derive_suite};
 pub use render::derive_attributes;
 
 use kerfx::{BoundaryMode, DType, InputArg, Request, Tensor};

@@ -36,19 +36,12 @@ pub(super) struct Moves {
     pub(super) filling: Option<StackSlot>,
 }
 
-/// The fill values of a nest's levels: 16 bytes each (two argument words, little-endian)
-/// from address `table`; `top` is the highest level.
+/// The fill values of a nest's levels: 16 bytes each (two argument words, little-endian:
+/// `kerfx_rt::dynamic::encode_levels`) from address `table`; `top` is the highest level.
 #[derive(Copy, Clone)]
 pub(crate) struct Levels {
     pub(super) table: Value,
     pub(super) top: Value,
-}
-
-impl Levels {
-    /// The argument words of fill values by level (see [`Levels`]).
-    pub(crate) fn encode(values: &[u128]) -> Vec<i64> {
-        values.iter().flat_map(|v| [*v as u64 as i64, (*v >> 64) as u64 as i64]).collect()
-    }
 }
 
 impl Moves {

@@ -64,7 +64,7 @@ impl<'n> StaticSlice<'n> {
         });
         let levels = (!nest.levels.is_empty()).then(|| {
             let at = block.len() as i64;
-            block.extend(Levels::encode(&nest.levels));
+            block.extend(kerfx_rt::dynamic::encode_levels(&nest.levels));
             Levels { table: g.addi(g.args, at * 8), top: g.c(nest.levels.len() as i64 - 1) }
         });
         let floor = levels.map(|_| g.c(-1));
