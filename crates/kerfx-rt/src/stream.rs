@@ -218,10 +218,13 @@ const STAGE_ROWS_MAX_BYTES: usize = 1024;
 /// AVX2: each whole output line is streamed straight from its rows — two unaligned loads
 /// when it lies in one row; when it straddles rows r and r + 1, the 64 bytes that end row r
 /// and the 64 that start row r + 1 go to a stack buffer and the line is loaded from there
-/// (a row ≥ 64 bytes holds both) — while the next row is prefetched, line by line. The
-/// rows lie anywhere (a transpose's rows a page apart, a gather's at random): the hardware
-/// prefetchers do not follow them, and a miss per line costs the copy (a C model of GA1's
-/// 3 KiB rows took 1.1 × memcpy without the prefetch, 0.65 × with it). No staging pass,
+/// (a row ≥ 64 bytes holds both) — while the next row is prefetched, line by line: the
+/// rows lie anywhere (a transpose's rows a page apart, a gather's at random), where the
+/// hardware prefetchers do not follow. Measured on the project's AVX2 host, quiet, `kerf
+/// bench` of TR3 (256-byte rows 4 KiB apart), three binaries interleaved, four rounds of
+/// 51: 1.06–1.22 × memcpy (medians) with the prefetch, 1.09–1.41 × without it, 1.15–1.25 ×
+/// staged (the previous path); a stand-alone loop of this function alone disagreed
+/// (faster without the prefetch), so the kernel's own figure decided. No staging pass,
 /// whatever `dst`'s alignment (a buffer from malloc is 16 bytes off a line). Returns the
 /// output offset where the whole lines end (the rest, under a line, is the caller's).
 ///
