@@ -131,15 +131,22 @@ pub fn compose_segments(plans: &[Plan]) -> Result<Vec<Segment>, Error> {
     let mut out = Vec::new();
     let mut from = 0;
     while from < plans.len() {
-        let to = match compose_or_cut(&plans[from..])? {
-            Ok(fused) => {
-                out.push(Segment { steps: from..plans.len(), fused });
-                break;
+        // The longest run from `from` that fuses: cut where the rest does not line up,
+        // and again where the run before the cut does not (lining up a run can need
+        // fewer splits than lining up the whole rest: a run whose axes are empty or
+        // regrouped may not line up where the longer one was cut). The run shrinks each
+        // time, and one step always fuses.
+        let mut to = plans.len();
+        let fused = loop {
+            match compose_or_cut(&plans[from..to])? {
+                Ok(fused) => break fused,
+                // `step` counts from 1 within the run, and is never its first step.
+                Err(step) if to > from + 1 => to = (from + step - 1).clamp(from + 1, to - 1),
+                Err(_) => {
+                    return Err(Error::Invalid { what: format!("chain: step {} does not compose alone", from + 1) });
+                }
             }
-            // `step` counts from 1 within the rest, and is never its first step.
-            Err(step) => from + step - 1,
         };
-        let fused = compose(&plans[from..to])?;
         out.push(Segment { steps: from..to, fused });
         from = to;
     }
