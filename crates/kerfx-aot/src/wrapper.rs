@@ -201,17 +201,20 @@ fn runtime_call(module: &mut ObjectModule, symbol: &str, params: usize) -> Resul
     module.declare_function(symbol, Linkage::Import, &sig).map_err(err)
 }
 
-/// An exported function of `params` i64 parameters returning an `int32_t`, whose body
-/// `body` writes from its entry block (given the parameters), returning what it gives.
-fn define_forward(
+/// Define the exported function `symbol` of `params` i64 parameters returning `ret`
+/// (`None`: an i32 status), whose body `body` writes from its entry block (given the
+/// parameters), returning the value the function returns: the one place an exported
+/// function's signature, builder and definition are made.
+fn define_export(
     module: &mut ObjectModule,
     symbol: &str,
     params: usize,
-    body: impl FnOnce(&mut ObjectModule, &mut FunctionBuilder, &[Value]) -> Value,
+    ret: Option<types::Type>,
+    body: impl FnOnce(&mut ObjectModule, &mut FunctionBuilder, &[Value]) -> Result<Value, String>,
 ) -> Result<FuncId, String> {
     let mut sig = Signature::new(module.isa().default_call_conv());
     sig.params.extend((0..params).map(|_| AbiParam::new(types::I64)));
-    sig.returns.push(AbiParam::new(types::I32));
+    sig.returns.push(AbiParam::new(ret.unwrap_or(types::I32)));
     let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
     let mut ctx = module.make_context();
     let frontend = module.isa().frontend_config();
@@ -222,8 +225,8 @@ fn define_forward(
     b.append_block_params_for_function_params(start);
     b.switch_to_block(start);
     let v = b.block_params(start).to_vec();
-    let status = body(module, &mut b, &v);
-    b.ins().return_(&[status]);
+    let value = body(module, &mut b, &v)?;
+    b.ins().return_(&[value]);
     b.seal_all_blocks();
     b.finalize(frontend);
     module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
@@ -241,7 +244,7 @@ fn plan_constructor(
 ) -> Result<FuncId, String> {
     let n = d.template.params.len();
     let new = runtime_call(module, "kerf_rt1_plan_new", 6)?;
-    define_forward(module, symbol, 3 + 2 * n, |module, b, v| {
+    define_export(module, symbol, 3 + 2 * n, None, |module, b, v| {
         let p = types::I64;
         let slot =
             b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (16 * n.max(1)) as u32, 3));
@@ -255,7 +258,7 @@ fn plan_constructor(
         let desc = b.ins().symbol_value(p, gv);
         let new = module.declare_func_in_func(new, b.func);
         let call = b.ins().call(new, &[desc, v[0], v[1], params, count, v[2 + 2 * n]]);
-        b.inst_results(call)[0]
+        Ok(b.inst_results(call)[0])
     })
 }
 
@@ -264,7 +267,7 @@ fn plan_constructor(
 /// the plan is this kernel's, then every buffer, before the code runs).
 fn dynamic_entry(module: &mut ObjectModule, symbol: &str, body: FuncId, desc: DataId) -> Result<FuncId, String> {
     let run = runtime_call(module, "kerf_rt1_plan_run", 7)?;
-    define_forward(module, symbol, 5, |module, b, v| {
+    define_export(module, symbol, 5, None, |module, b, v| {
         let p = types::I64;
         let gv = module.declare_data_in_func(desc, b.func);
         let desc = b.ins().symbol_value(p, gv);
@@ -272,7 +275,7 @@ fn dynamic_entry(module: &mut ObjectModule, symbol: &str, body: FuncId, desc: Da
         let code = b.ins().func_addr(p, code);
         let run = module.declare_func_in_func(run, b.func);
         let call = b.ins().call(run, &[v[0], desc, code, v[1], v[2], v[3], v[4]]);
-        b.inst_results(call)[0]
+        Ok(b.inst_results(call)[0])
     })
 }
 
@@ -311,117 +314,102 @@ fn checked_entry(
     range: bool,
 ) -> Result<FuncId, String> {
     let p = types::I64;
-    let mut sig = Signature::new(module.isa().default_call_conv());
     let params = 2 + 2 * usize::from(f.input_bytes.is_some()) + 2 * usize::from(range);
-    sig.params.extend((0..params).map(|_| AbiParam::new(p)));
-    sig.returns.push(AbiParam::new(types::I32));
-    let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
-    let mut ctx = module.make_context();
-    let frontend = module.isa().frontend_config();
-    ctx.func.signature = sig;
-    let mut fctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-    let start = b.create_block();
-    b.append_block_params_for_function_params(start);
-    b.switch_to_block(start);
-    let v = b.block_params(start).to_vec();
-    let (input, ib, rest) = match f.input_bytes {
-        Some(_) => (Some(v[0]), Some(v[1]), &v[2..]),
-        None => (None, None, &v[..]),
-    };
-    let (output, ob) = (rest[0], rest[1]);
-    let out_len = f.output_bytes as i64;
-    // NULL: only a buffer that must hold bytes.
-    if let (Some(i), Some(n)) = (input, f.input_bytes)
-        && n > 0
-    {
-        let c = b.ins().icmp_imm_u(IntCC::Equal, i, 0);
-        fail_if(&mut b, c, status::NULL);
-    }
-    if out_len > 0 {
-        let c = b.ins().icmp_imm_u(IntCC::Equal, output, 0);
-        fail_if(&mut b, c, status::NULL);
-    }
-    if let (Some(ib), Some(n)) = (ib, f.input_bytes) {
-        let c = b.ins().icmp_imm_u(IntCC::NotEqual, ib, n as i64);
-        fail_if(&mut b, c, status::INPUT_BYTES);
-    }
-    let c = b.ins().icmp_imm_u(IntCC::NotEqual, ob, out_len);
-    fail_if(&mut b, c, status::OUTPUT_BYTES);
-    if let (Some(i), Some(n)) = (input, f.input_bytes)
-        && n > 0
-        && out_len > 0
-    {
-        // [i, i+n) and [o, o+m) overlap iff i < o+m and o < i+n (buffers that exist do
-        // not wrap around the address space).
-        let out_end = b.ins().iadd_imm_u(output, out_len);
-        let in_end = b.ins().iadd_imm_u(i, n as i64);
-        let a = b.ins().icmp(IntCC::UnsignedLessThan, i, out_end);
-        let c = b.ins().icmp(IntCC::UnsignedLessThan, output, in_end);
-        let both = b.ins().band(a, c);
-        fail_if(&mut b, both, status::OVERLAP);
-    }
-    let extent = f.extent as i64;
-    let (lo, hi) = if range {
-        let (lo, hi) = (rest[2], rest[3]);
-        let c = b.ins().icmp(IntCC::UnsignedGreaterThan, lo, hi);
-        fail_if(&mut b, c, status::RANGE);
-        let c = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, extent);
-        fail_if(&mut b, c, status::RANGE);
-        if f.align > 1 {
-            let r = b.ins().urem_imm_u(lo, f.align as i64);
-            fail_if(&mut b, r, status::RANGE);
-            let r = b.ins().urem_imm_u(hi, f.align as i64);
-            let not_end = b.ins().icmp_imm_u(IntCC::NotEqual, hi, extent);
-            let r = b.ins().icmp_imm_u(IntCC::NotEqual, r, 0);
-            let c = b.ins().band(r, not_end);
-            fail_if(&mut b, c, status::RANGE);
+    define_export(module, symbol, params, None, |module, b, v| {
+        let (input, ib, rest) = match f.input_bytes {
+            Some(_) => (Some(v[0]), Some(v[1]), &v[2..]),
+            None => (None, None, v),
+        };
+        let (output, ob) = (rest[0], rest[1]);
+        let out_len = f.output_bytes as i64;
+        // NULL: only a buffer that must hold bytes.
+        if let (Some(i), Some(n)) = (input, f.input_bytes)
+            && n > 0
+        {
+            let c = b.ins().icmp_imm_u(IntCC::Equal, i, 0);
+            fail_if(b, c, status::NULL);
         }
-        (lo, hi)
-    } else {
-        (b.ins().iconst(p, 0), b.ins().iconst(p, extent))
-    };
-    let runs = b.ins().icmp(IntCC::UnsignedLessThan, lo, hi);
-    let body_ref = module.declare_func_in_func(body, b.func);
-    let args_ptr = match args {
-        Some(d) => {
-            let gv = module.declare_data_in_func(d, b.func);
-            b.ins().symbol_value(p, gv)
+        if out_len > 0 {
+            let c = b.ins().icmp_imm_u(IntCC::Equal, output, 0);
+            fail_if(b, c, status::NULL);
         }
-        None => b.ins().iconst(p, 0),
-    };
-    let input_ptr = input.unwrap_or_else(|| b.ins().iconst(p, 0));
-    let odd_nibble = f.odd_nibble;
-    // A kernel that streams fences its own non-temporal stores before it returns (each
-    // range call too: its caller's threads then see them as ordinary stores).
-    let fence = if f.streams {
-        let sig = Signature::new(module.isa().default_call_conv());
-        let id = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
-        Some(module.declare_func_in_func(id, b.func))
-    } else {
-        None
-    };
-    when(&mut b, runs, |b| {
-        if odd_nibble {
-            // The range that writes the last element zeroes its byte first.
-            let last = b.ins().icmp_imm_u(IntCC::Equal, hi, extent);
-            when(b, last, |b| {
-                let zero = b.ins().iconst(types::I8, 0);
-                let last_byte = b.ins().iadd_imm_u(output, out_len - 1);
-                b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
-            });
+        if let (Some(ib), Some(n)) = (ib, f.input_bytes) {
+            let c = b.ins().icmp_imm_u(IntCC::NotEqual, ib, n as i64);
+            fail_if(b, c, status::INPUT_BYTES);
         }
-        b.ins().call(body_ref, &[input_ptr, output, args_ptr, lo, hi]);
-        if let Some(fence) = fence {
-            b.ins().call(fence, &[]);
+        let c = b.ins().icmp_imm_u(IntCC::NotEqual, ob, out_len);
+        fail_if(b, c, status::OUTPUT_BYTES);
+        if let (Some(i), Some(n)) = (input, f.input_bytes)
+            && n > 0
+            && out_len > 0
+        {
+            // [i, i+n) and [o, o+m) overlap iff i < o+m and o < i+n (buffers that exist do
+            // not wrap around the address space).
+            let out_end = b.ins().iadd_imm_u(output, out_len);
+            let in_end = b.ins().iadd_imm_u(i, n as i64);
+            let a = b.ins().icmp(IntCC::UnsignedLessThan, i, out_end);
+            let c = b.ins().icmp(IntCC::UnsignedLessThan, output, in_end);
+            let both = b.ins().band(a, c);
+            fail_if(b, both, status::OVERLAP);
         }
-    });
-    let ok = b.ins().iconst(types::I32, i64::from(status::OK));
-    b.ins().return_(&[ok]);
-    b.seal_all_blocks();
-    b.finalize(frontend);
-    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
-    Ok(id)
+        let extent = f.extent as i64;
+        let (lo, hi) = if range {
+            let (lo, hi) = (rest[2], rest[3]);
+            let c = b.ins().icmp(IntCC::UnsignedGreaterThan, lo, hi);
+            fail_if(b, c, status::RANGE);
+            let c = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, extent);
+            fail_if(b, c, status::RANGE);
+            if f.align > 1 {
+                let r = b.ins().urem_imm_u(lo, f.align as i64);
+                fail_if(b, r, status::RANGE);
+                let r = b.ins().urem_imm_u(hi, f.align as i64);
+                let not_end = b.ins().icmp_imm_u(IntCC::NotEqual, hi, extent);
+                let r = b.ins().icmp_imm_u(IntCC::NotEqual, r, 0);
+                let c = b.ins().band(r, not_end);
+                fail_if(b, c, status::RANGE);
+            }
+            (lo, hi)
+        } else {
+            (b.ins().iconst(p, 0), b.ins().iconst(p, extent))
+        };
+        let runs = b.ins().icmp(IntCC::UnsignedLessThan, lo, hi);
+        let body_ref = module.declare_func_in_func(body, b.func);
+        let args_ptr = match args {
+            Some(d) => {
+                let gv = module.declare_data_in_func(d, b.func);
+                b.ins().symbol_value(p, gv)
+            }
+            None => b.ins().iconst(p, 0),
+        };
+        let input_ptr = input.unwrap_or_else(|| b.ins().iconst(p, 0));
+        let odd_nibble = f.odd_nibble;
+        // A kernel that streams fences its own non-temporal stores before it returns (each
+        // range call too: its caller's threads then see them as ordinary stores).
+        let fence = if f.streams {
+            let sig = Signature::new(module.isa().default_call_conv());
+            let id = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
+            Some(module.declare_func_in_func(id, b.func))
+        } else {
+            None
+        };
+        when(b, runs, |b| {
+            if odd_nibble {
+                // The range that writes the last element zeroes its byte first.
+                let last = b.ins().icmp_imm_u(IntCC::Equal, hi, extent);
+                when(b, last, |b| {
+                    let zero = b.ins().iconst(types::I8, 0);
+                    let last_byte = b.ins().iadd_imm_u(output, out_len - 1);
+                    b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+                });
+            }
+            b.ins().call(body_ref, &[input_ptr, output, args_ptr, lo, hi]);
+            if let Some(fence) = fence {
+                b.ins().call(fence, &[]);
+            }
+        });
+        let ok = b.ins().iconst(types::I32, i64::from(status::OK));
+        Ok(ok)
+    })
 }
 
 /// A program's exported range entry point: `(in_0, in_0_bytes, …, out_0, out_0_bytes, …,
@@ -445,239 +433,224 @@ fn program_range_entry(
 ) -> Result<FuncId, String> {
     let ptr = types::I64;
     let callers: Vec<usize> = (0..p.inputs.len()).filter(|&i| p.inputs[i].constant.is_none()).collect();
-    let mut sig = Signature::new(module.isa().default_call_conv());
-    sig.params.extend((0..2 * (callers.len() + p.outputs.len()) + 2).map(|_| AbiParam::new(ptr)));
-    sig.returns.push(AbiParam::new(types::I32));
-    let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
-    let mut ctx = module.make_context();
-    let frontend = module.isa().frontend_config();
-    ctx.func.signature = sig;
-    let mut fctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-    let start = b.create_block();
-    b.append_block_params_for_function_params(start);
-    b.switch_to_block(start);
-    let v = b.block_params(start).to_vec();
-    // (pointer, length parameter, the bytes it must hold)
-    let ins: Vec<(Value, Value, u64)> =
-        callers.iter().enumerate().map(|(k, &i)| (v[2 * k], v[2 * k + 1], p.inputs[i].bytes)).collect();
-    let base = 2 * callers.len();
-    let outs: Vec<(Value, Value, u64)> =
-        p.outputs.iter().enumerate().map(|(k, o)| (v[base + 2 * k], v[base + 2 * k + 1], o.bytes)).collect();
-    let (lo, hi) = (v[v.len() - 2], v[v.len() - 1]);
-    for &(at, _, n) in ins.iter().chain(&outs) {
-        if n > 0 {
-            let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
-            fail_if(&mut b, c, status::NULL);
+    define_export(module, symbol, 2 * (callers.len() + p.outputs.len()) + 2, None, |module, b, v| {
+        // (pointer, length parameter, the bytes it must hold)
+        let ins: Vec<(Value, Value, u64)> =
+            callers.iter().enumerate().map(|(k, &i)| (v[2 * k], v[2 * k + 1], p.inputs[i].bytes)).collect();
+        let base = 2 * callers.len();
+        let outs: Vec<(Value, Value, u64)> =
+            p.outputs.iter().enumerate().map(|(k, o)| (v[base + 2 * k], v[base + 2 * k + 1], o.bytes)).collect();
+        let (lo, hi) = (v[v.len() - 2], v[v.len() - 1]);
+        for &(at, _, n) in ins.iter().chain(&outs) {
+            if n > 0 {
+                let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
+                fail_if(b, c, status::NULL);
+            }
         }
-    }
-    for (buffers, code) in [(&ins, status::INPUT_BYTES), (&outs, status::OUTPUT_BYTES)] {
-        for &(_, len, n) in buffers {
-            let c = b.ins().icmp_imm_u(IntCC::NotEqual, len, n as i64);
-            fail_if(&mut b, c, code);
+        for (buffers, code) in [(&ins, status::INPUT_BYTES), (&outs, status::OUTPUT_BYTES)] {
+            for &(_, len, n) in buffers {
+                let c = b.ins().icmp_imm_u(IntCC::NotEqual, len, n as i64);
+                fail_if(b, c, code);
+            }
         }
-    }
-    // [a, a+n) and [o, o+m) overlap iff a < o+m and o < a+n (buffers that exist do not
-    // wrap around the address space).
-    for (k, &(o, _, m)) in outs.iter().enumerate() {
-        if m == 0 {
-            continue;
-        }
-        for &(a, _, n) in ins.iter().chain(&outs[..k]) {
-            if n == 0 {
+        // [a, a+n) and [o, o+m) overlap iff a < o+m and o < a+n (buffers that exist do not
+        // wrap around the address space).
+        for (k, &(o, _, m)) in outs.iter().enumerate() {
+            if m == 0 {
                 continue;
             }
-            let o_end = b.ins().iadd_imm_u(o, m as i64);
-            let a_end = b.ins().iadd_imm_u(a, n as i64);
-            let x = b.ins().icmp(IntCC::UnsignedLessThan, a, o_end);
-            let y = b.ins().icmp(IntCC::UnsignedLessThan, o, a_end);
-            let both = b.ins().band(x, y);
-            fail_if(&mut b, both, status::OVERLAP);
-        }
-    }
-    let c = b.ins().icmp(IntCC::UnsignedGreaterThan, lo, hi);
-    fail_if(&mut b, c, status::RANGE);
-    let c = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, p.range_extent as i64);
-    fail_if(&mut b, c, status::RANGE);
-    // Every program input's pointer: the caller's, or the object's constant.
-    let mut input_ptrs = Vec::with_capacity(p.inputs.len());
-    let mut next = 0;
-    for (i, input) in p.inputs.iter().enumerate() {
-        input_ptrs.push(if input.constant.is_none() {
-            next += 1;
-            ins[next - 1].0
-        } else if let Some(d) = constants[i] {
-            let gv = module.declare_data_in_func(d, b.func);
-            b.ins().symbol_value(ptr, gv)
-        } else {
-            b.ins().iconst(ptr, 0)
-        });
-    }
-    // Whether position `at` lies in [lo, hi).
-    let holds = |b: &mut FunctionBuilder, at: u64| {
-        let x = b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo, at as i64);
-        let y = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, at as i64);
-        b.ins().band(x, y)
-    };
-    let uses_scratch = |part: &PartRuns| match part {
-        PartRuns::Split(_) => false,
-        PartRuns::Whole(ms) => {
-            ms.iter().any(|&m| p.moves[m].calls.iter().any(|c| matches!(c.writes, Buffer::Scratch { .. })))
-        }
-    };
-    // The scratch, once every argument is checked, when a part that runs needs it: one
-    // allocation for every move.
-    let call_conv = module.isa().default_call_conv();
-    let scratch = if p.scratch_bytes > 0 {
-        let mut need = b.ins().iconst(types::I8, 0);
-        for part in p.parts.iter().filter(|part| uses_scratch(&part.runs)) {
-            let c = holds(&mut b, part.start);
-            need = b.ins().bor(need, c);
-        }
-        let mut sig = Signature::new(call_conv);
-        sig.params.push(AbiParam::new(ptr));
-        sig.returns.push(AbiParam::new(ptr));
-        let malloc = module.declare_function("malloc", Linkage::Import, &sig).map_err(err)?;
-        let malloc = module.declare_func_in_func(malloc, b.func);
-        let (alloc, join) = (b.create_block(), b.create_block());
-        b.append_block_param(join, ptr);
-        let none = b.ins().iconst(ptr, 0);
-        b.ins().brif(need, alloc, &[], join, &[BlockArg::Value(none)]);
-        b.switch_to_block(alloc);
-        let n = b.ins().iconst(ptr, p.scratch_bytes as i64);
-        let call = b.ins().call(malloc, &[n]);
-        let at = b.inst_results(call)[0];
-        let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
-        fail_if(&mut b, c, status::NOMEM);
-        b.ins().jump(join, &[BlockArg::Value(at)]);
-        b.switch_to_block(join);
-        Some(b.block_params(join)[0])
-    } else {
-        None
-    };
-    let buffer = |b: &mut FunctionBuilder, which: Buffer| -> Result<Value, String> {
-        Ok(match which {
-            Buffer::None => b.ins().iconst(ptr, 0),
-            Buffer::Input(i) => input_ptrs[i],
-            Buffer::Output(o) => outs[o].0,
-            Buffer::Scratch { offset, .. } => {
-                let at = scratch.ok_or_else(|| err("a scratch buffer without scratch"))?;
-                b.ins().iadd_imm_u(at, offset as i64)
-            }
-        })
-    };
-    let args_of = |module: &mut ObjectModule, b: &mut FunctionBuilder, args: Option<DataId>| match args {
-        Some(d) => {
-            let gv = module.declare_data_in_func(d, b.func);
-            b.ins().symbol_value(ptr, gv)
-        }
-        None => b.ins().iconst(ptr, 0),
-    };
-    let zero_byte = |b: &mut FunctionBuilder, at: Value, offset: u64| {
-        let zero = b.ins().iconst(types::I8, 0);
-        let last_byte = b.ins().iadd_imm_u(at, offset as i64);
-        b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
-    };
-    for part in &p.parts {
-        // The part's positions in [lo, hi): [l, h) of [start, end).
-        let (first, end) =
-            (b.ins().iconst(ptr, part.start as i64), b.ins().iconst(ptr, (part.start + part.positions) as i64));
-        let l = b.ins().umax(lo, first);
-        let l = b.ins().umin(l, end);
-        let h = b.ins().umax(hi, first);
-        let h = b.ins().umin(h, end);
-        let runs = b.ins().icmp(IntCC::UnsignedLessThan, l, h);
-        let (yes, after) = (b.create_block(), b.create_block());
-        b.ins().brif(runs, yes, &[], after, &[]);
-        b.switch_to_block(yes);
-        match &part.runs {
-            PartRuns::Split(m) => {
-                let (mv, &(body, args)) = (&p.moves[*m], &bodies[*m][0]);
-                let (call, f) = (&mv.calls[0], &mv.calls[0].function);
-                let input = buffer(&mut b, call.reads)?;
-                let out = buffer(&mut b, call.writes)?;
-                if f.odd_nibble {
-                    // The range that writes the whole output's last element zeroes its
-                    // byte first: the code writes its low half.
-                    let last = b.ins().icmp(IntCC::Equal, h, end);
-                    when(&mut b, last, |b| zero_byte(b, out, f.output_bytes - 1));
+            for &(a, _, n) in ins.iter().chain(&outs[..k]) {
+                if n == 0 {
+                    continue;
                 }
-                // Positions [l, h) of the part: [l·align, min(h·align, extent)) of the split loop.
-                let l = b.ins().isub(l, first);
-                let h = b.ins().isub(h, first);
-                let (l, h) = if f.align > 1 {
-                    let l = b.ins().imul_imm_u(l, f.align as i64);
-                    let h = b.ins().imul_imm_u(h, f.align as i64);
-                    let extent = b.ins().iconst(ptr, f.extent as i64);
-                    (l, b.ins().umin(h, extent))
-                } else {
-                    (l, h)
-                };
-                let body_ref = module.declare_func_in_func(body, b.func);
-                let args_ptr = args_of(module, &mut b, args);
-                b.ins().call(body_ref, &[input, out, args_ptr, l, h]);
+                let o_end = b.ins().iadd_imm_u(o, m as i64);
+                let a_end = b.ins().iadd_imm_u(a, n as i64);
+                let x = b.ins().icmp(IntCC::UnsignedLessThan, a, o_end);
+                let y = b.ins().icmp(IntCC::UnsignedLessThan, o, a_end);
+                let both = b.ins().band(x, y);
+                fail_if(b, both, status::OVERLAP);
             }
+        }
+        let c = b.ins().icmp(IntCC::UnsignedGreaterThan, lo, hi);
+        fail_if(b, c, status::RANGE);
+        let c = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, p.range_extent as i64);
+        fail_if(b, c, status::RANGE);
+        // Every program input's pointer: the caller's, or the object's constant.
+        let mut input_ptrs = Vec::with_capacity(p.inputs.len());
+        let mut next = 0;
+        for (i, input) in p.inputs.iter().enumerate() {
+            input_ptrs.push(if input.constant.is_none() {
+                next += 1;
+                ins[next - 1].0
+            } else if let Some(d) = constants[i] {
+                let gv = module.declare_data_in_func(d, b.func);
+                b.ins().symbol_value(ptr, gv)
+            } else {
+                b.ins().iconst(ptr, 0)
+            });
+        }
+        // Whether position `at` lies in [lo, hi).
+        let holds = |b: &mut FunctionBuilder, at: u64| {
+            let x = b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo, at as i64);
+            let y = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, hi, at as i64);
+            b.ins().band(x, y)
+        };
+        let uses_scratch = |part: &PartRuns| match part {
+            PartRuns::Split(_) => false,
             PartRuns::Whole(ms) => {
-                // A packed output of an odd count whose boxes are placed: its last byte's
-                // high half is padding, zeroed (the placements keep the nibble they do not
-                // write).
-                let placed = ms.iter().find(|&&m| p.moves[m].place.is_some()).map(|&m| p.moves[m].output);
-                if let Some(o) = placed
-                    && p.outputs[o].shape.iter().product::<u64>() % 2 == 1
-                {
-                    zero_byte(&mut b, outs[o].0, p.outputs[o].bytes - 1);
+                ms.iter().any(|&m| p.moves[m].calls.iter().any(|c| matches!(c.writes, Buffer::Scratch { .. })))
+            }
+        };
+        // The scratch, once every argument is checked, when a part that runs needs it: one
+        // allocation for every move.
+        let call_conv = module.isa().default_call_conv();
+        let scratch = if p.scratch_bytes > 0 {
+            let mut need = b.ins().iconst(types::I8, 0);
+            for part in p.parts.iter().filter(|part| uses_scratch(&part.runs)) {
+                let c = holds(b, part.start);
+                need = b.ins().bor(need, c);
+            }
+            let mut sig = Signature::new(call_conv);
+            sig.params.push(AbiParam::new(ptr));
+            sig.returns.push(AbiParam::new(ptr));
+            let malloc = module.declare_function("malloc", Linkage::Import, &sig).map_err(err)?;
+            let malloc = module.declare_func_in_func(malloc, b.func);
+            let (alloc, join) = (b.create_block(), b.create_block());
+            b.append_block_param(join, ptr);
+            let none = b.ins().iconst(ptr, 0);
+            b.ins().brif(need, alloc, &[], join, &[BlockArg::Value(none)]);
+            b.switch_to_block(alloc);
+            let n = b.ins().iconst(ptr, p.scratch_bytes as i64);
+            let call = b.ins().call(malloc, &[n]);
+            let at = b.inst_results(call)[0];
+            let c = b.ins().icmp_imm_u(IntCC::Equal, at, 0);
+            fail_if(b, c, status::NOMEM);
+            b.ins().jump(join, &[BlockArg::Value(at)]);
+            b.switch_to_block(join);
+            Some(b.block_params(join)[0])
+        } else {
+            None
+        };
+        let buffer = |b: &mut FunctionBuilder, which: Buffer| -> Result<Value, String> {
+            Ok(match which {
+                Buffer::None => b.ins().iconst(ptr, 0),
+                Buffer::Input(i) => input_ptrs[i],
+                Buffer::Output(o) => outs[o].0,
+                Buffer::Scratch { offset, .. } => {
+                    let at = scratch.ok_or_else(|| err("a scratch buffer without scratch"))?;
+                    b.ins().iadd_imm_u(at, offset as i64)
                 }
-                for &m in ms {
-                    let mv = &p.moves[m];
-                    for (call, &(body, args)) in mv.calls.iter().zip(&bodies[m]) {
-                        let f = &call.function;
-                        if f.extent == 0 {
-                            continue;
-                        }
-                        let input = buffer(&mut b, call.reads)?;
-                        let out = buffer(&mut b, call.writes)?;
-                        if f.odd_nibble {
-                            // The whole buffer's last byte holds a lone element: the code
-                            // writes its low half.
-                            zero_byte(&mut b, out, f.output_bytes - 1);
-                        }
-                        let body_ref = module.declare_func_in_func(body, b.func);
-                        let args_ptr = args_of(module, &mut b, args);
-                        let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
-                        b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
+            })
+        };
+        let args_of = |module: &mut ObjectModule, b: &mut FunctionBuilder, args: Option<DataId>| match args {
+            Some(d) => {
+                let gv = module.declare_data_in_func(d, b.func);
+                b.ins().symbol_value(ptr, gv)
+            }
+            None => b.ins().iconst(ptr, 0),
+        };
+        let zero_byte = |b: &mut FunctionBuilder, at: Value, offset: u64| {
+            let zero = b.ins().iconst(types::I8, 0);
+            let last_byte = b.ins().iadd_imm_u(at, offset as i64);
+            b.ins().store(MemFlagsData::new().with_notrap(), zero, last_byte, 0);
+        };
+        for part in &p.parts {
+            // The part's positions in [lo, hi): [l, h) of [start, end).
+            let (first, end) =
+                (b.ins().iconst(ptr, part.start as i64), b.ins().iconst(ptr, (part.start + part.positions) as i64));
+            let l = b.ins().umax(lo, first);
+            let l = b.ins().umin(l, end);
+            let h = b.ins().umax(hi, first);
+            let h = b.ins().umin(h, end);
+            let runs = b.ins().icmp(IntCC::UnsignedLessThan, l, h);
+            let (yes, after) = (b.create_block(), b.create_block());
+            b.ins().brif(runs, yes, &[], after, &[]);
+            b.switch_to_block(yes);
+            match &part.runs {
+                PartRuns::Split(m) => {
+                    let (mv, &(body, args)) = (&p.moves[*m], &bodies[*m][0]);
+                    let (call, f) = (&mv.calls[0], &mv.calls[0].function);
+                    let input = buffer(b, call.reads)?;
+                    let out = buffer(b, call.writes)?;
+                    if f.odd_nibble {
+                        // The range that writes the whole output's last element zeroes its
+                        // byte first: the code writes its low half.
+                        let last = b.ins().icmp(IntCC::Equal, h, end);
+                        when(b, last, |b| zero_byte(b, out, f.output_bytes - 1));
                     }
-                    if let Some(place) = &mv.place {
-                        let from = buffer(&mut b, place.from)?;
-                        place_nibbles(&mut b, place, from, outs[mv.output].0);
+                    // Positions [l, h) of the part: [l·align, min(h·align, extent)) of the split loop.
+                    let l = b.ins().isub(l, first);
+                    let h = b.ins().isub(h, first);
+                    let (l, h) = if f.align > 1 {
+                        let l = b.ins().imul_imm_u(l, f.align as i64);
+                        let h = b.ins().imul_imm_u(h, f.align as i64);
+                        let extent = b.ins().iconst(ptr, f.extent as i64);
+                        (l, b.ins().umin(h, extent))
+                    } else {
+                        (l, h)
+                    };
+                    let body_ref = module.declare_func_in_func(body, b.func);
+                    let args_ptr = args_of(module, b, args);
+                    b.ins().call(body_ref, &[input, out, args_ptr, l, h]);
+                }
+                PartRuns::Whole(ms) => {
+                    // A packed output of an odd count whose boxes are placed: its last byte's
+                    // high half is padding, zeroed (the placements keep the nibble they do not
+                    // write).
+                    let placed = ms.iter().find(|&&m| p.moves[m].place.is_some()).map(|&m| p.moves[m].output);
+                    if let Some(o) = placed
+                        && p.outputs[o].shape.iter().product::<u64>() % 2 == 1
+                    {
+                        zero_byte(b, outs[o].0, p.outputs[o].bytes - 1);
+                    }
+                    for &m in ms {
+                        let mv = &p.moves[m];
+                        for (call, &(body, args)) in mv.calls.iter().zip(&bodies[m]) {
+                            let f = &call.function;
+                            if f.extent == 0 {
+                                continue;
+                            }
+                            let input = buffer(b, call.reads)?;
+                            let out = buffer(b, call.writes)?;
+                            if f.odd_nibble {
+                                // The whole buffer's last byte holds a lone element: the code
+                                // writes its low half.
+                                zero_byte(b, out, f.output_bytes - 1);
+                            }
+                            let body_ref = module.declare_func_in_func(body, b.func);
+                            let args_ptr = args_of(module, b, args);
+                            let (lo, hi) = (b.ins().iconst(ptr, 0), b.ins().iconst(ptr, f.extent as i64));
+                            b.ins().call(body_ref, &[input, out, args_ptr, lo, hi]);
+                        }
+                        if let Some(place) = &mv.place {
+                            let from = buffer(b, place.from)?;
+                            place_nibbles(b, place, from, outs[mv.output].0);
+                        }
                     }
                 }
             }
+            b.ins().jump(after, &[]);
+            b.switch_to_block(after);
         }
-        b.ins().jump(after, &[]);
-        b.switch_to_block(after);
-    }
-    if let Some(at) = scratch {
-        let mut sig = Signature::new(call_conv);
-        sig.params.push(AbiParam::new(ptr));
-        let free = module.declare_function("free", Linkage::Import, &sig).map_err(err)?;
-        let free = module.declare_func_in_func(free, b.func);
-        // free(NULL) when no part that ran needed it: nothing.
-        b.ins().call(free, &[at]);
-    }
-    if p.moves.iter().flat_map(|mv| &mv.calls).any(|c| c.function.streams) {
-        // The moves' non-temporal stores, ordered before the caller reads the outputs
-        // (each range call fences its own).
-        let sig = Signature::new(module.isa().default_call_conv());
-        let fence = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
-        let fence = module.declare_func_in_func(fence, b.func);
-        b.ins().call(fence, &[]);
-    }
-    let ok = b.ins().iconst(types::I32, i64::from(status::OK));
-    b.ins().return_(&[ok]);
-    b.seal_all_blocks();
-    b.finalize(frontend);
-    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
-    Ok(id)
+        if let Some(at) = scratch {
+            let mut sig = Signature::new(call_conv);
+            sig.params.push(AbiParam::new(ptr));
+            let free = module.declare_function("free", Linkage::Import, &sig).map_err(err)?;
+            let free = module.declare_func_in_func(free, b.func);
+            // free(NULL) when no part that ran needed it: nothing.
+            b.ins().call(free, &[at]);
+        }
+        if p.moves.iter().flat_map(|mv| &mv.calls).any(|c| c.function.streams) {
+            // The moves' non-temporal stores, ordered before the caller reads the outputs
+            // (each range call fences its own).
+            let sig = Signature::new(module.isa().default_call_conv());
+            let fence = module.declare_function("kerf_rt1_fence", Linkage::Import, &sig).map_err(err)?;
+            let fence = module.declare_func_in_func(fence, b.func);
+            b.ins().call(fence, &[]);
+        }
+        let ok = b.ins().iconst(types::I32, i64::from(status::OK));
+        Ok(ok)
+    })
 }
 
 /// A program's exported entry point: `(in_0, in_0_bytes, …, out_0, out_0_bytes, …) ->
@@ -691,29 +664,15 @@ fn program_entry(
 ) -> Result<FuncId, String> {
     let ptr = types::I64;
     let params = 2 * (p.caller_inputs().count() + p.outputs.len());
-    let mut sig = Signature::new(module.isa().default_call_conv());
-    sig.params.extend((0..params).map(|_| AbiParam::new(ptr)));
-    sig.returns.push(AbiParam::new(types::I32));
-    let id = module.declare_function(symbol, Linkage::Export, &sig).map_err(err)?;
-    let mut ctx = module.make_context();
-    let frontend = module.isa().frontend_config();
-    ctx.func.signature = sig;
-    let mut fctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-    let start = b.create_block();
-    b.append_block_params_for_function_params(start);
-    b.switch_to_block(start);
-    let mut args = b.block_params(start).to_vec();
-    args.push(b.ins().iconst(ptr, 0));
-    args.push(b.ins().iconst(ptr, p.range_extent as i64));
-    let range = module.declare_func_in_func(range, b.func);
-    let call = b.ins().call(range, &args);
-    let status = b.inst_results(call)[0];
-    b.ins().return_(&[status]);
-    b.seal_all_blocks();
-    b.finalize(frontend);
-    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
-    Ok(id)
+    define_export(module, symbol, params, None, |module, b, v| {
+        let mut args = v.to_vec();
+        args.push(b.ins().iconst(ptr, 0));
+        args.push(b.ins().iconst(ptr, p.range_extent as i64));
+        let range = module.declare_func_in_func(range, b.func);
+        let call = b.ins().call(range, &args);
+        let status = b.inst_results(call)[0];
+        Ok(status)
+    })
 }
 
 /// Place a dense box of packed 4-bit elements at `from` into the output at `out`: one loop
@@ -963,21 +922,9 @@ fn info(
     d.set_align(8);
     module.define_data(lib_id, &d).map_err(err)?;
 
-    let mut sig = Signature::new(module.isa().default_call_conv());
-    sig.returns.push(AbiParam::new(types::I64));
-    let id = module.declare_function(&format!("{lib}_info"), Linkage::Export, &sig).map_err(err)?;
-    let mut ctx = module.make_context();
-    let frontend = module.isa().frontend_config();
-    ctx.func.signature = sig;
-    let mut fctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-    let start = b.create_block();
-    b.switch_to_block(start);
-    let gv = module.declare_data_in_func(lib_id, b.func);
-    let v = b.ins().symbol_value(types::I64, gv);
-    b.ins().return_(&[v]);
-    b.seal_all_blocks();
-    b.finalize(frontend);
-    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    define_export(module, &format!("{lib}_info"), 0, Some(types::I64), |module, b, _| {
+        let gv = module.declare_data_in_func(lib_id, b.func);
+        Ok(b.ins().symbol_value(types::I64, gv))
+    })?;
     Ok(())
 }

@@ -104,28 +104,36 @@ fn aot_staticlib_links_into_a_c_program() {
         eprintln!("skipped linking: the default target is x86-64 Linux");
         return;
     }
-    let prog = tmp.path().join("prog.c");
+    let main = "unsigned char in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[4];\n    \
+                if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
+                printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);";
+    assert_eq!(link_and_run(tmp.path(), &out_dir, "prog", main), "2 3 5 6\n");
+}
+
+/// `prog.c` (`main`'s body `body`, with mk.h and stdio.h) linked with `-lmk` from
+/// `lib_dir` into `dir/NAME` by the system `cc`, run; its standard output.
+fn link_and_run(dir: &Path, lib_dir: &Path, name: &str, body: &str) -> String {
+    let prog = dir.join(format!("{name}.c"));
     std::fs::write(
         &prog,
-        "#include \"mk.h\"\n#include <stdio.h>\nint main(void) {\n    unsigned char in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[4];\n    \
-         if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
-         printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n    return 0;\n}\n",
+        format!("#include \"mk.h\"\n#include <stdio.h>\nint main(void) {{\n    {body}\n    return 0;\n}}\n"),
     )
     .unwrap();
-    let exe = tmp.path().join("prog");
+    let exe = dir.join(name);
     let cc = std::process::Command::new("cc")
         .arg("-I")
-        .arg(&out_dir)
+        .arg(lib_dir)
         .arg(&prog)
         .arg("-L")
-        .arg(&out_dir)
+        .arg(lib_dir)
         .args(["-lmk", "-o"])
         .arg(&exe)
         .output()
         .unwrap();
     assert!(cc.status.success(), "{}", stderr(&cc));
     let run = std::process::Command::new(&exe).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n");
+    assert!(run.status.success(), "{name}: {}", stderr(&run));
+    String::from_utf8_lossy(&run.stdout).into_owned()
 }
 
 /// Kernels over several inputs and outputs: a Split request and the graph file
@@ -490,30 +498,11 @@ fn aot_cpu_presets_are_recorded_and_compute_the_same() {
             eprintln!("skipped running the {recorded} object: no cc, not x86-64 Linux, or a CPU without x86-64-v3");
             continue;
         }
-        let prog = tmp.path().join("prog.c");
-        std::fs::write(
-            &prog,
-            "#include \"mk.h\"\n#include <stdio.h>\nint main(void) {\n    \
-             unsigned char in[8] = {0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe}, out[3];\n    \
-             if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
-             printf(\"%02x %02x %02x\\n\", out[0], out[1], out[2]);\n    return 0;\n}\n",
-        )
-        .unwrap();
-        let exe = tmp.path().join(format!("prog-{recorded}"));
-        let cc = std::process::Command::new("cc")
-            .arg("-I")
-            .arg(&out_dir)
-            .arg(&prog)
-            .arg("-L")
-            .arg(&out_dir)
-            .args(["-lmk", "-o"])
-            .arg(&exe)
-            .output()
-            .unwrap();
-        assert!(cc.status.success(), "{}", stderr(&cc));
-        let run = std::process::Command::new(&exe).output().unwrap();
-        assert!(run.status.success(), "{recorded}: {}", stderr(&run));
-        printed.push((recorded, String::from_utf8_lossy(&run.stdout).into_owned()));
+        let main = "unsigned char in[8] = {0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe}, out[3];\n    \
+                    if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
+                    printf(\"%02x %02x %02x\\n\", out[0], out[1], out[2]);";
+        let out = link_and_run(tmp.path(), &out_dir, &format!("prog-{recorded}"), main);
+        printed.push((recorded, out));
     }
     // Elements are nibbles, low first: row r of [3, 5] holds 5r..5r + 4; the crop keeps
     // columns 1..4 of rows 0 and 1: 1 2 3 6 7 8, packed two to a byte, low first.
