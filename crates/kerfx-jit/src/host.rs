@@ -69,6 +69,8 @@ helpers! {
     StreamRows => "kerf_rt1_stream_rows", stream::stream_rows, 5;
     /// [`stream::stream_table_rows`]: `(dst, src, rows, row, table, scale)`.
     StreamTableRows => "kerf_rt1_stream_table_rows", stream::stream_table_rows, 6;
+    /// [`stream::stream_row_blocks`]: `(dst, src, outer, outer_stride, rows, row, stride)`.
+    StreamRowBlocks => "kerf_rt1_stream_row_blocks", stream::stream_row_blocks, 7;
 }
 
 /// How many host functions kernels may call.

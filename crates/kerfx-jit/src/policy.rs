@@ -137,12 +137,13 @@ pub(crate) const WALK_MIN_BYTES: u64 = 1024;
 /// ones [`LoopNest::looped_dims`] bounds the unrolled code by, and every outer dim whose
 /// unrolled code would hold the inner dims' code more than once and whose positions write
 /// [`WALK_MIN_BYTES`] or more, but the outer dim of a tiled block or of streamed rows
-/// (unrolled per segment, see [`tiles`] and [`stream_rows`]).
+/// (unrolled per segment, see [`tiles`] and [`stream_rows`]), nor the dim outside row
+/// blocks ([`row_blocks`]).
 pub(crate) fn walked_dims(nest: &LoopNest, streams: bool) -> Vec<bool> {
     let mut walked = nest.looped_dims();
     let Layout::Bytes(w) = nest.dtype.layout() else { return walked };
     let n = nest.dims.len();
-    let (tiled, rows) = (tiles(nest), stream_rows(nest, streams));
+    let (tiled, rows, blocks) = (tiles(nest), stream_rows(nest, streams), row_blocks(nest, streams));
     for (k, dim) in nest.dims.iter().enumerate().take(n.saturating_sub(1)) {
         let position = nest.dims[k + 1..].iter().fold(w as u64, |b, d| b.saturating_mul(d.extent));
         let big = position >= WALK_MIN_BYTES;
@@ -152,7 +153,7 @@ pub(crate) fn walked_dims(nest: &LoopNest, streams: bool) -> Vec<bool> {
             Some(segs) if nest.dense_from(k) => segs.iter().filter(|s| s.run() != Run::Fill).count(),
             _ => dim.pieces(),
         };
-        if copies > 1 && big && !((tiled || rows) && k + 2 == n) {
+        if copies > 1 && big && !((tiled || rows) && k + 2 == n) && !(blocks && k + 3 == n) {
             walked[k] = true;
         }
     }
@@ -317,6 +318,31 @@ pub(crate) fn stream_rows(nest: &LoopNest, streams: bool) -> bool {
         && !inner.repeats()
         && !outer.repeats()
         && row >= STREAM_ROWS_MIN_BYTES
+}
+
+/// Whether a streaming static slice kernel whose rows go out through
+/// [`crate::stream::stream_rows`] ([`stream_rows`]) moves the dim outside them too with
+/// one [`crate::stream::stream_row_blocks`] per affine segment (see
+/// [`row_blocks_pay`]), visiting the rows of all its positions a band at a time: a dim
+/// unrolled, not repeating, whose positions' blocks follow each other in the output,
+/// around rows read from one affine segment. Measured with the bands' size
+/// (`kerfx_rt::policy::ROW_BAND_OUT_BYTES`).
+pub(crate) fn row_blocks(nest: &LoopNest, streams: bool) -> bool {
+    let n = nest.dims.len();
+    if n < 3 || !stream_rows(nest, streams) || nest.looped_dims()[n - 3] || !nest.dense_from(n - 3) {
+        return false;
+    }
+    !nest.dims[n - 3].repeats()
+        && matches!(nest.dims[n - 2].segments(), Some([Segment::Affine { stride, .. }]) if *stride != 0)
+}
+
+/// Whether an affine segment of the dim outside streamed rows (see [`row_blocks`]), of
+/// `len` positions `stride` elements apart around rows `row_stride` elements apart, goes
+/// out in bands: two positions at least, whose rows for one row index all lie within one
+/// row stride of the input (the heads of an attention head split, side by side), so that
+/// a band reads one dense stretch of the input.
+pub(crate) fn row_blocks_pay(len: u64, stride: i64, row_stride: i64) -> bool {
+    len >= 2 && stride != 0 && stride.unsigned_abs().saturating_mul(len) <= row_stride.unsigned_abs()
 }
 
 /// Whether a streaming static slice kernel also stages its reversed and strided runs

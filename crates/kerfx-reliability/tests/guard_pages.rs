@@ -171,9 +171,10 @@ fn threaded_jit_kernels_stay_inside_guarded_buffers() {
 }
 
 /// Large moves of whole rows (outputs of 8 MiB and more, whose rows of a line or more go
-/// out through the host's `stream_rows` and `stream_table_rows`: lines straight from the
-/// rows, or staged): transposes with rows of whole lines, of odd lengths and of 3 KiB, a
-/// reversal, gathers of short and long rows, on one and two threads, against the reference, each buffer flush against a guard page (both
+/// out through the host's `stream_rows`, `stream_row_blocks` and `stream_table_rows`:
+/// lines straight from the rows, or staged): head-split transposes with rows of whole
+/// lines, of odd lengths and of 3 KiB (in bands of rows across the heads, the last band
+/// short), a reversal, gathers of short and long rows, on one and two threads, against the reference, each buffer flush against a guard page (both
 /// flush variants).
 #[test]
 fn large_row_moves_stay_inside_guarded_buffers() {
@@ -181,7 +182,7 @@ fn large_row_moves_stay_inside_guarded_buffers() {
     let jit2 = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
     let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x5257);
     let mut failures = Vec::new();
-    let mut streamed = 0;
+    let (mut streamed, mut banded) = (0, 0);
     // (dtype, heads, row elements): rows of 256 bytes (whole lines), of 3,072 (GA1's), and
     // of 100 (the reversal's rows 700).
     for (dtype, w, h, d) in
@@ -205,6 +206,7 @@ fn large_row_moves_stay_inside_guarded_buffers() {
             let expected = reference_bytes(&plan, input.as_deref()).unwrap();
             for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit2.compile(&plan, &Options::STATIC).unwrap()] {
                 streamed += usize::from(k.clif().contains("sig0 = (i64, i64, i64, i64, i64)"));
+                banded += usize::from(k.clif().contains("sig0 = (i64, i64, i64, i64, i64, i64, i64)"));
                 if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
                     failures.push(format!("{}: {f:?}", describe(&plan)));
                 }
@@ -232,9 +234,14 @@ fn large_row_moves_stay_inside_guarded_buffers() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Every kernel's rows went out through the five-argument host function, the gather's
-    // through the six-argument one.
-    assert_eq!((streamed, tabled), (8, 4), "kernels calling stream_rows, stream_table_rows");
+    // The transposes' rows went out in bands through the seven-argument host function
+    // (their heads side by side in the input), the reversal's through the five-argument
+    // one, the gathers' through the six-argument one.
+    assert_eq!(
+        (banded, streamed, tabled),
+        (6, 2, 4),
+        "kernels calling stream_row_blocks, stream_rows, stream_table_rows"
+    );
 }
 
 /// Large stride-2 slices (outputs of 8 MiB and more, which stream their every-other-column

@@ -25,6 +25,10 @@ void kerf_rt1_fence(void);
 void kerf_rt1_stream_copy(uint8_t *dst, const uint8_t *src, size_t n);
 /* rows runs of row bytes, the source advancing stride bytes per run. */
 void kerf_rt1_stream_rows(uint8_t *dst, const uint8_t *src, size_t rows, size_t row, ptrdiff_t stride);
+/* outer blocks of kerf_rt1_stream_rows, block j at dst + j * rows * row, its source at
+ * src + j * outer_stride. */
+void kerf_rt1_stream_row_blocks(uint8_t *dst, const uint8_t *src, size_t outer, ptrdiff_t outer_stride, size_t rows,
+                                size_t row, ptrdiff_t stride);
 /* rows runs of row bytes, run k read at src + table[k] * scale. */
 void kerf_rt1_stream_table_rows(uint8_t *dst, const uint8_t *src, size_t rows, size_t row, const int64_t *table,
                                 ptrdiff_t scale);

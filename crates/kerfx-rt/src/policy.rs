@@ -44,3 +44,17 @@ pub const REPEAT_CHUNK: usize = 64 << 10;
 /// each other) element by element in output order: the JIT's `policy::TILE_MIN_COLS`,
 /// whose measurement is there (it also decides which nests tile).
 pub const TILE_MIN_COLS: u64 = 8;
+
+/// Output bytes per block of a band of [`crate::stream::stream_row_blocks`] (a run of
+/// whole lines for the streaming stores) ... Measured on the project's AVX2 host (TR3's
+/// head split, f32 [8, 512, 16, 64] → [8, 16, 512, 64]: 256-byte rows 4 KiB apart, 16
+/// heads, an output 16 bytes past a line; a stand-alone loop of
+/// [`crate::stream::stream_rows`] calls, medians of 41, a memcpy of the same bytes in the
+/// same loop, three runs): block by block 1.15–1.17 × memcpy's time; in bands of 8 rows
+/// 1.15–1.43 ×, 16 rows 1.04–1.24 ×, 32 rows (8 KiB) 1.01–1.02 ×, 64 rows 1.01–1.02 ×.
+pub const ROW_BAND_OUT_BYTES: usize = 8 << 10;
+
+/// ... and the input a band spans at most (its rows times their stride: 128 KiB for TR3's
+/// band of 32 rows), a quarter of the L2 cache, so that a band read by one block is still
+/// there for the next (reasoned from the cache geometry, not measured).
+pub const ROW_BAND_IN_BYTES: usize = 128 << 10;

@@ -13,6 +13,8 @@
 /// streaming stores is flushed in part, which costs more than reading it.
 const LINE: usize = 64;
 
+use crate::policy::{ROW_BAND_IN_BYTES, ROW_BAND_OUT_BYTES};
+
 /// Copy `n` bytes from `src` to `dst` (not overlapping), with non-temporal stores from
 /// the first aligned byte of `dst` on.
 ///
@@ -65,6 +67,57 @@ pub unsafe extern "C" fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
 pub unsafe extern "C" fn stream_rows(dst: *mut u8, src: *const u8, rows: usize, row: usize, stride: isize) {
     // SAFETY: the caller's contract: row r at src + r·stride.
     unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(r as isize * stride), wide()) }
+}
+
+/// [`stream_rows`] for `outer` such blocks, one after another in the output (block j's
+/// `rows · row` bytes at `dst + j·rows·row`, its row r read at `src + j·outer_stride +
+/// r·stride`), visited in bands of rows: rows `[r0, r0 + band)` of every block, then the
+/// next band. When the blocks' rows lie side by side in the input (an attention head
+/// split: the heads of one position next to each other, `outer · |outer_stride| ≤
+/// |stride|`: the JIT's `policy::row_blocks`), a band reads one dense stretch of the
+/// input front to back, where block by block reads the whole input once per block, a row
+/// a page apart; the output goes out as runs of a band's rows per block. See
+/// [`ROW_BAND_OUT_BYTES`] for the band and its measurement.
+///
+/// # Safety
+/// Every block j's row r (`j < outer`, `r < rows`): its `row` bytes at `src +
+/// j·outer_stride + r·stride` are readable; the `outer · rows · row` bytes at `dst`
+/// writable; the two do not overlap.
+#[unsafe(export_name = "kerf_rt1_stream_row_blocks")]
+pub unsafe extern "C" fn stream_row_blocks(
+    dst: *mut u8,
+    src: *const u8,
+    outer: usize,
+    outer_stride: isize,
+    rows: usize,
+    row: usize,
+    stride: isize,
+) {
+    if row == 0 || rows == 0 {
+        return;
+    }
+    let band = row_band(rows, row, stride);
+    let wide = wide();
+    let mut r0 = 0;
+    while r0 < rows {
+        let n = band.min(rows - r0);
+        for j in 0..outer {
+            let first = src.wrapping_offset(j as isize * outer_stride).wrapping_offset(r0 as isize * stride);
+            // SAFETY: the caller's contract: rows [r0, r0 + n) of block j (r0 + n ≤ rows)
+            // are readable at first + r·stride, and their n · row output bytes, at
+            // dst + (j·rows + r0)·row, lie inside the outer · rows · row writable ones.
+            unsafe {
+                rows_out(dst.add((j * rows + r0) * row), n, row, |r| first.wrapping_offset(r as isize * stride), wide)
+            }
+        }
+        r0 += n;
+    }
+}
+
+/// The rows of a band of [`stream_row_blocks`]: [`ROW_BAND_OUT_BYTES`] of each block's
+/// output, and no more than [`ROW_BAND_IN_BYTES`] of input spanned; one at least.
+fn row_band(rows: usize, row: usize, stride: isize) -> usize {
+    (ROW_BAND_OUT_BYTES / row).min(ROW_BAND_IN_BYTES / stride.unsigned_abs().max(1)).clamp(1, rows)
 }
 
 /// [`stream_rows`] for rows read through a table (a gather's: an embedding lookup): row r
@@ -758,6 +811,61 @@ mod tests {
                     assert_eq!(&buf[at0..at0 + total], &want[..], "{what}");
                     assert!(buf[..at0].iter().chain(&buf[at0 + total..]).all(|&b| b == 0xee), "{what}");
                 }
+            }
+        }
+    }
+
+    /// Blocks of rows go out exactly in bands: one band, several with a short last one
+    /// (3 KiB rows: two a band; rows far apart: three a band), negative strides, rows
+    /// shorter than a line, no block.
+    #[test]
+    fn stream_row_blocks_copies_exactly() {
+        let src: Vec<u8> = (0..400_000u32).map(|k| (k * 7 + 3) as u8).collect();
+        assert_eq!(
+            [row_band(7, 256, 768), row_band(5, 3072, 12288), row_band(9, 100, 40000), row_band(130, 64, 320)],
+            [7, 2, 3, 128]
+        );
+        for start in [0, 16, 63] {
+            for (outer, outer_stride, rows, row, stride) in [
+                (3usize, 256isize, 7usize, 256usize, 768isize),
+                (4, 3072, 5, 3072, 12288),
+                (2, -100, 9, 100, 40000),
+                (5, 64, 130, 64, 320),
+                (3, 7, 4, 7, -50),
+                (0, 64, 4, 64, 64),
+                (2, 64, 0, 64, 64),
+            ] {
+                let total = outer * rows * row;
+                let mut buf = vec![0xeeu8; 64 + start + total + 80];
+                let at0 = buf.as_ptr().align_offset(64) + start;
+                // The lowest offset any row starts at, so that every row lies inside src.
+                let low = |n: usize, s: isize| if s < 0 { (n.max(1) - 1) as isize * s } else { 0 };
+                let base = -(low(outer, outer_stride) + low(rows, stride));
+                let at = |j: usize, r: usize, c: usize| {
+                    src[(base + j as isize * outer_stride + r as isize * stride) as usize + c]
+                };
+                // SAFETY: every row lies inside src (base makes negative strides start
+                // high: at most 2·100 + 8·40000 + 100 < 400,000), [at0, at0 + total)
+                // inside buf, and the two are apart.
+                unsafe {
+                    stream_row_blocks(
+                        buf.as_mut_ptr().add(at0),
+                        src.as_ptr().offset(base),
+                        outer,
+                        outer_stride,
+                        rows,
+                        row,
+                        stride,
+                    )
+                };
+                fence();
+                let want: Vec<u8> = (0..outer)
+                    .flat_map(|j| (0..rows).flat_map(move |r| (0..row).map(move |c| (j, r, c))))
+                    .map(|(j, r, c)| at(j, r, c))
+                    .collect();
+                let what = format!("start {start} outer {outer} rows {rows} row {row} stride {stride}");
+                assert_eq!(&buf[at0..at0 + total], &want[..], "{what}");
+                assert!(buf[..at0].iter().chain(&buf[at0 + total..]).all(|&b| b == 0xee), "{what}");
             }
         }
     }

@@ -25,6 +25,8 @@ pub(crate) struct StaticSlice<'n> {
     tiled: bool,
     /// Whether the two innermost dims move as streamed rows ([`policy::stream_rows`]).
     rowed: bool,
+    /// Whether the dim outside streamed rows moves them in bands ([`policy::row_blocks`]).
+    blocked: bool,
 }
 
 impl<'n> StaticSlice<'n> {
@@ -70,8 +72,9 @@ impl<'n> StaticSlice<'n> {
         let floor = levels.map(|_| g.c(-1));
         let dense = (0..nest.dims.len()).map(|k| nest.dense_from(k)).collect();
         let (tiled, rowed) = (policy::tiles(nest), policy::stream_rows(nest, g.stream));
+        let blocked = policy::row_blocks(nest, g.stream);
         let moves = Moves { elem, fill, stream, head, levels, filling: None };
-        let me = StaticSlice { nest, moves, words, looped, dense, tiled, rowed };
+        let me = StaticSlice { nest, moves, words, looped, dense, tiled, rowed, blocked };
         let base = g.c(nest.base);
         let out_base = g.c(nest.out_view.map_or(0, |v| v.base as i64));
         me.dim(g, 0, base, out_base, floor);
@@ -225,6 +228,23 @@ impl<'n> StaticSlice<'n> {
         g.call_helper(crate::host::Helper::StreamRows, &args);
     }
 
+    /// `count` positions of the dim outside streamed rows from input offset `in_seg`
+    /// (stepping `stride`) and output offset `out_seg`, each with the two dims inside it:
+    /// blocks of rows for [`crate::stream::stream_row_blocks`] (see
+    /// [`policy::row_blocks`]).
+    fn row_blocks(&self, g: &mut Gen, in_seg: Value, stride: i64, out_seg: Value, count: Value) {
+        let dims = &self.nest.dims;
+        let rows = &dims[dims.len() - 2];
+        let Some(&[Segment::Affine { offset, stride: row_stride, .. }]) = rows.segments() else {
+            unreachable!("row blocks read their rows from one affine segment")
+        };
+        let first_row = g.addi(in_seg, offset);
+        let (src, dst, wi, cols, _) = self.block_ends(g, first_row, out_seg);
+        let args =
+            [dst, src, count, g.c(stride * wi), g.c(rows.extent as i64), g.c(cols as i64 * wi), g.c(row_stride * wi)];
+        g.call_helper(crate::host::Helper::StreamRowBlocks, &args);
+    }
+
     /// `count` positions of a next-to-innermost table dim, their offsets the table's
     /// entries from `table` on (added to `in_off`), with the innermost dim: contiguous rows
     /// written one after another, for [`crate::stream::stream_table_rows`].
@@ -232,6 +252,18 @@ impl<'n> StaticSlice<'n> {
         let (src, dst, wi, cols, _) = self.block_ends(g, in_off, out_seg);
         let args = [dst, src, count, g.c(cols as i64 * wi), table, g.c(wi)];
         g.call_helper(crate::host::Helper::StreamTableRows, &args);
+    }
+
+    /// Whether `seg`, an affine segment of the dim outside streamed rows, moves as row
+    /// blocks ([`policy::row_blocks_pay`]).
+    fn blocks_pay(&self, seg: &Segment) -> bool {
+        let dims = &self.nest.dims;
+        match (seg, dims[dims.len() - 2].segments()) {
+            (&Segment::Affine { len, stride, .. }, Some(&[Segment::Affine { stride: row_stride, .. }])) => {
+                policy::row_blocks_pay(len, stride, row_stride)
+            }
+            _ => false,
+        }
     }
 
     /// The repetition of a dim's period that starts at position `ybase`, every segment
@@ -296,6 +328,8 @@ impl<'n> StaticSlice<'n> {
                                 self.tile(g, in_seg, stride, out_seg, count);
                             } else if self.rowed && k + 2 == self.nest.dims.len() {
                                 self.rows(g, in_seg, stride, out_seg, count);
+                            } else if self.blocked && k + 3 == self.nest.dims.len() && self.blocks_pay(seg) {
+                                self.row_blocks(g, in_seg, stride, out_seg, count);
                             } else {
                                 let zero = g.c(0);
                                 g.while_loop(
