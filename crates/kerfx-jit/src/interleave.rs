@@ -5,8 +5,12 @@
 //! Move by move, a concat of two f32 [1, 256, 128, 64] on the innermost axis writes 256
 //! of every 512 bytes of its output per pass, and the pieces share cache lines where a
 //! row does not start on one: 1.4–1.7 × a memcpy of the output (CC2). Interleaved, the
-//! output is written front to back, and when it streams it goes out as whole lines from
-//! a staging buffer in the L1 cache, as [`stream::stream_rows`] does for one input.
+//! output is written front to back, and when it streams it goes out as whole lines:
+//! straight from the inputs when the pieces are all of one length
+//! ([`stream::stream_interleave`]), else from a staging buffer in the L1 cache. Measured
+//! on the project's AVX2 host (CC2's interleave in a stand-alone loop, medians of 41, a
+//! memcpy of the same bytes in the same loop, six runs): 0.51–0.57 × memcpy's time
+//! straight from the inputs, 0.67–0.76 × staged.
 
 use crate::policy::{STREAM_MIN_BYTES, threads_for};
 use crate::stream;
@@ -132,6 +136,20 @@ impl Interleave {
         let rb = self.row_bytes;
         if !self.stream {
             self.copy_rows(inputs, first, out);
+            return;
+        }
+        let piece = self.pieces[0].bytes;
+        if self.pieces.iter().all(|p| p.bytes == piece) {
+            // Equal pieces: every output line straight from its pieces, no staging pass.
+            let rows = out.len() / rb;
+            let from: Vec<&[u8]> =
+                self.pieces.iter().map(|p| &inputs[p.input][first * piece..(first + rows) * piece]).collect();
+            let starts: Vec<*const u8> = from.iter().map(|b| b.as_ptr()).collect();
+            // SAFETY: each of `from` holds rows · piece bytes (slices, indexing checked),
+            // `out` holds rows · row_bytes = rows · piece · pieces bytes (whole rows), and
+            // `out` is a `&mut` slice apart from the inputs.
+            unsafe { stream::stream_interleave(out.as_mut_ptr(), &starts, rows, piece) };
+            stream::fence();
             return;
         }
         let mut stage = [0u8; STAGE_BYTES];

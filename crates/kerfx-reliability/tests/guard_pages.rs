@@ -314,3 +314,50 @@ fn depth_to_space_interleaves_stay_inside_guarded_buffers() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(tiled, 15, "kernels calling the tile copy");
 }
+
+/// Large concats on an inner axis (outputs of 8 MiB and more: one interleaving pass,
+/// streamed): pieces of one length go out straight from the inputs (whole lines of
+/// 256-byte pieces, pieces of 100 bytes that straddle lines, pieces of 40 under a line),
+/// pieces of different lengths through the staging buffer; one and two threads, every
+/// buffer flush against a guard page (both ends), equal to the program on the reference.
+#[test]
+fn large_interleaving_concats_stay_inside_guarded_buffers() {
+    let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x4343);
+    let mut runs = 0;
+    for threads in [1, 2] {
+        let jit = Jit::new(JitSettings { threads, cache_capacity: 16 }).unwrap();
+        for (dtype, pieces) in [
+            (kerfx_ir::DType::F32, vec![64u64, 64]),
+            (kerfx_ir::DType::U8, vec![100, 100, 100]),
+            (kerfx_ir::DType::U8, vec![40, 40]),
+            (kerfx_ir::DType::F32, vec![64, 40, 24]),
+        ] {
+            let w = dtype.buffer_bytes(1).unwrap() as u64;
+            let rows = (8u64 << 20) / (pieces.iter().sum::<u64>() * w) + 3;
+            let shapes: Vec<Vec<u64>> = pieces.iter().map(|&p| vec![rows, p]).collect();
+            let inputs: Vec<kerfx_ir::Tensor> = shapes
+                .iter()
+                .map(|s| kerfx_ir::Tensor::from_bytes(dtype, s, &random_input(&mut rng, dtype, s)).unwrap())
+                .collect();
+            let metas = shapes.iter().map(|s| kerfx_ir::InputArg::Meta { dtype, shape: s.clone() }).collect();
+            let request =
+                kerfx_ir::Request::new("onnx.concat").version(13).attr("axis", 1i64).input_list("inputs", metas);
+            let program = kerfx_ir::lower_program(&request).unwrap();
+            let views: Vec<_> = inputs.iter().map(|t| t.view()).collect();
+            let want = kerfx_ir::program::evaluate(&program, &views).unwrap();
+            let kernel = jit.compile_program(&program, false).unwrap();
+            for flush in Flush::BOTH {
+                let guarded_in: Vec<GuardedBuf> =
+                    inputs.iter().map(|t| GuardedBuf::from_bytes(t.bytes().unwrap(), flush)).collect();
+                let mut out = GuardedBuf::new(want[0].bytes().unwrap().len(), flush);
+                let in_slices: Vec<&[u8]> = guarded_in.iter().map(GuardedBuf::as_slice).collect();
+                kernel.run_buffers(&in_slices, &mut [out.as_mut_slice()]).unwrap();
+                let what = format!("{dtype} pieces {pieces:?}, {threads} thread(s), {flush:?}");
+                assert!(out.as_slice() == want[0].bytes().unwrap(), "{what}");
+                assert!(out.canary_intact(), "{what}: bytes around the output written");
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, 16);
+}

@@ -140,7 +140,26 @@ pub unsafe extern "C" fn stream_table_rows(
     unsafe { rows_out(dst, rows, row, |r| src.wrapping_offset(*table.add(r) as isize * scale), wide()) }
 }
 
-/// The body of [`stream_rows`] and [`stream_table_rows`]: `rows` rows of `row` bytes, row
+/// An interleave of equal pieces (a concat on an inner axis of inputs of one shape): the
+/// output is `rows` rows, each the next `piece` bytes of every input in turn — piece k of
+/// the output is piece k / n of input k mod n (n = `inputs.len()`) — streamed as
+/// [`stream_rows`] streams its rows: every whole output line straight from its pieces
+/// (with AVX2, pieces of a line or more), no staging pass.
+///
+/// # Safety
+/// Every input holds `rows · piece` readable bytes, the `rows · piece · inputs.len()`
+/// bytes at `dst` are writable, and the two do not overlap.
+pub unsafe fn stream_interleave(dst: *mut u8, inputs: &[*const u8], rows: usize, piece: usize) {
+    let n = inputs.len();
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the caller's contract: piece k lies in input k mod n at (k / n)·piece, and
+    // k / n < rows for every k < rows · n.
+    unsafe { rows_out(dst, rows * n, piece, |k| inputs[k % n].wrapping_add(k / n * piece), wide()) }
+}
+
+/// The body of [`stream_rows`], [`stream_table_rows`] and [`stream_interleave`]: `rows` rows of `row` bytes, row
 /// r's first byte at `at(r)`, to the contiguous bytes at `dst`; with `wide` the AVX2
 /// paths (a parameter, so that tests run both on one machine).
 ///
