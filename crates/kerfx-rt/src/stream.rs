@@ -1,8 +1,10 @@
 //! Cache-bypassing output for large outputs: kernels call [`stream_copy`] for long
 //! contiguous runs (and for computed runs, staged a chunk at a time through a stack
-//! buffer that stays in the L1 cache, or [`stream_stride2`] for long stride-2 runs) and
-//! [`stream_fill`] for long fills, which write
-//! with non-temporal stores: no read of each output cache line before it is written (as
+//! buffer that stays in the L1 cache, or [`stream_stride2`] for long stride-2 runs),
+//! [`stream_rows`], [`stream_row_blocks`] and [`stream_table_rows`] for rows gathered
+//! from anywhere into one contiguous output, [`stream_interleave`] (the JIT's concat on
+//! an inner axis) for rows of equal pieces of several inputs, and [`stream_fill`] for
+//! long fills, which write with non-temporal stores: no read of each output cache line before it is written (as
 //! ordinary stores do). Cranelift 0.135 has no non-temporal store, hence host functions.
 //! Worth it only for outputs much larger than the caches' share of one core
 //! (the JIT's `policy::STREAM_MIN_BYTES`); the caller
