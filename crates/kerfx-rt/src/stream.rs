@@ -1,21 +1,21 @@
 //! Cache-bypassing output for large outputs: kernels call [`stream_copy`] for long
 //! contiguous runs (and for computed runs, staged a chunk at a time through a stack
 //! buffer that stays in the L1 cache, or [`stream_stride2`] for long stride-2 runs),
-//! [`stream_rows`], [`stream_row_blocks`] and [`stream_table_rows`] for rows gathered
-//! from anywhere into one contiguous output, [`stream_interleave`] (the JIT's concat on
-//! an inner axis) for rows of equal pieces of several inputs, and [`stream_fill`] for
-//! long fills, which write with non-temporal stores: no read of each output cache line before it is written (as
-//! ordinary stores do). Cranelift 0.135 has no non-temporal store, hence host functions.
-//! Worth it only for outputs much larger than the caches' share of one core
-//! (the JIT's `policy::STREAM_MIN_BYTES`); the caller
-//! fences ([`fence`]) after a kernel that streams, before the output is read.
+//! [`stream_rows`], [`stream_row_blocks`] and [`stream_table_rows`] for rows gathered from
+//! anywhere into one contiguous output, [`stream_interleave`] (the JIT's concat on an
+//! inner axis) for rows of equal pieces of several inputs, and [`stream_fill`] for long
+//! fills, which write with non-temporal stores: no read of each output cache line before
+//! it is written (as ordinary stores do). Cranelift 0.135 has no non-temporal store,
+//! hence host functions. Worth it only for outputs much larger than the caches' share of
+//! one core (the JIT's `policy::STREAM_MIN_BYTES`); the caller fences ([`fence`]) after a
+//! kernel that streams, before the output is read.
+
+use crate::policy::{ROW_BAND_IN_BYTES, ROW_BAND_OUT_BYTES};
 
 /// Streaming stores write whole cache lines only, from the first 64-byte aligned byte of
 /// a run (the bytes before and after go through the cache): a line written in part by
 /// streaming stores is flushed in part, which costs more than reading it.
 const LINE: usize = 64;
-
-use crate::policy::{ROW_BAND_IN_BYTES, ROW_BAND_OUT_BYTES};
 
 /// Copy `n` bytes from `src` to `dst` (not overlapping), with non-temporal stores from
 /// the first aligned byte of `dst` on.
@@ -161,9 +161,10 @@ pub unsafe fn stream_interleave(dst: *mut u8, inputs: &[*const u8], rows: usize,
     unsafe { rows_out(dst, rows * n, piece, |k| inputs[k % n].wrapping_add(k / n * piece), wide()) }
 }
 
-/// The body of [`stream_rows`], [`stream_table_rows`] and [`stream_interleave`]: `rows` rows of `row` bytes, row
-/// r's first byte at `at(r)`, to the contiguous bytes at `dst`; with `wide` the AVX2
-/// paths (a parameter, so that tests run both on one machine).
+/// The body of [`stream_rows`], [`stream_row_blocks`], [`stream_table_rows`] and
+/// [`stream_interleave`]: `rows` rows of `row` bytes, row r's first byte at `at(r)`, to
+/// the contiguous bytes at `dst`; with `wide` the AVX2 paths (a parameter, so that tests
+/// run both on one machine).
 ///
 /// # Safety
 /// Every row r's `row` bytes at `at(r)` are readable, the `rows · row` bytes at `dst`
