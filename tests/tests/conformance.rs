@@ -76,6 +76,7 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
 mod aot_static {
     use kerfx::request_file::{AnyFile, load_any};
     use kerfx::{DType, Error, Kernel};
+    use kerfx_testkit::native::{have, runtime_library};
     use std::process::Command;
 
     type WithInput = unsafe extern "C" fn(*const u8, usize, *mut u8, usize) -> i32;
@@ -254,35 +255,9 @@ mod aot_static {
         }
     }
 
-    /// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
-    pub(super) fn runtime_library() -> std::path::PathBuf {
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-        let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
-            .status()
-            .unwrap();
-        assert!(status.success(), "cargo build -p kerfx-rt failed");
-        let lib = profile_dir.join("libkerfx_rt.a");
-        assert!(lib.is_file(), "{} was not built", lib.display());
-        lib
-    }
-
-    /// Whether the system has a C compiler (`cc`); prints why not.
-    pub(super) fn have_cc() -> bool {
-        match Command::new("cc").arg("--version").output() {
-            Ok(o) if o.status.success() => true,
-            _ => {
-                eprintln!("skipped: no C compiler `cc` on this system (CI installs one)");
-                false
-            }
-        }
-    }
-
     #[test]
     fn every_case_compiled_ahead_of_time_matches_the_reference() {
-        if !have_cc() {
+        if !have("cc") {
             return;
         }
         let target = kerfx_aot::Target::aot("x86_64-unknown-linux-gnu").unwrap();
@@ -429,12 +404,12 @@ mod aot_static {
 /// compile, to plan or to run. Chains, programs (Concat, Split), fills and strings are
 /// not dynamic kernels written ahead of time: each is named with its reason.
 mod aot_dynamic {
-    use super::aot_static::{have_cc, runtime_library};
     use kerfx::request_file::{AnyFile, load_any};
     use kerfx::{AttrValue, DType, Error, InputArg, Request, Tensor};
     use kerfx_aot::Template;
     use kerfx_reliability::{Flush, GuardedBuf};
     use kerfx_rt::plan::Place;
+    use kerfx_testkit::native::{have, runtime_library};
     use std::ffi::c_void;
     use std::process::Command;
 
@@ -601,7 +576,7 @@ mod aot_dynamic {
 
     #[test]
     fn every_case_compiled_as_a_dynamic_kernel_ahead_of_time_matches_the_reference() {
-        if !have_cc() {
+        if !have("cc") {
             return;
         }
         if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {

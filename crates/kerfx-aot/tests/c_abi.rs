@@ -3,6 +3,7 @@
 //! -pedantic` and linked as a PIE with `-Wl,-z,text`; the object lint; byte-identical
 //! output for the same library file.
 
+use kerfx_testkit::native::{have, runtime_library};
 use object::{Object, ObjectSection, ObjectSymbol, RelocationFlags, SymbolKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -97,32 +98,6 @@ fn library(dir: &Path, runtime: bool) -> PathBuf {
 fn compile(dir: &Path, triple: &str, runtime: bool) -> kerfx_aot::Output {
     let lib = kerfx_aot::Library::load(&library(dir, runtime)).unwrap();
     kerfx_aot::compile(&lib, &kerfx_aot::Target::aot(triple).unwrap()).unwrap()
-}
-
-/// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
-fn runtime_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p kerfx-rt failed");
-    let lib = profile_dir.join("libkerfx_rt.a");
-    assert!(lib.is_file(), "{} was not built", lib.display());
-    lib
-}
-
-/// Whether `tool` runs; prints why not.
-fn have(tool: &str) -> bool {
-    match Command::new(tool).arg("--version").output() {
-        Ok(o) if o.status.success() => true,
-        _ => {
-            eprintln!("skipped: no `{tool}` on this system (CI installs it in .ci/run)");
-            false
-        }
-    }
 }
 
 const DRIVER: &str = r#"

@@ -10,6 +10,7 @@
 //! C++11 with `-Wall -Wextra -Werror -pedantic`, linked as a PIE with `-Wl,-z,text`. The
 //! object is deterministic and exports only the entry points and `<lib>_info`.
 
+use kerfx_testkit::native::have;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -88,17 +89,6 @@ fn library(dir: &Path) -> PathBuf {
 fn compile(dir: &Path, triple: &str) -> kerfx_aot::Output {
     let lib = kerfx_aot::Library::load(&library(dir)).unwrap();
     kerfx_aot::compile(&lib, &kerfx_aot::Target::aot(triple).unwrap()).unwrap()
-}
-
-/// Whether `tool` runs; prints why not.
-fn have(tool: &str) -> bool {
-    match Command::new(tool).arg("--version").output() {
-        Ok(o) if o.status.success() => true,
-        _ => {
-            eprintln!("skipped: no `{tool}` on this system (CI installs it in .ci/run)");
-            false
-        }
-    }
 }
 
 const DRIVER: &str = r#"

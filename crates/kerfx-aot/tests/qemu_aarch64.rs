@@ -7,6 +7,7 @@
 
 use kerfx::request_file::{AnyFile, load_any};
 use kerfx::{InputArg, Tensor};
+use kerfx_testkit::native::have;
 use std::fmt::Write;
 use std::path::Path;
 use std::process::Command;
@@ -52,17 +53,6 @@ const FILES: [(&str, &str); 7] = [
          [inputs]\ninput = { dtype = \"i16\", shape = [5, 4] }\nsplit = [2, 3]\n",
     ),
 ];
-
-/// Whether `tool` runs; prints why not.
-fn have(tool: &str) -> bool {
-    match Command::new(tool).arg("--version").output() {
-        Ok(o) if o.status.success() => true,
-        _ => {
-            eprintln!("skipped: no `{tool}` on this system (CI installs it in .ci/run)");
-            false
-        }
-    }
-}
 
 fn pattern(n: usize, seed: usize) -> Vec<u8> {
     (0..n).map(|i| (i.wrapping_mul(37).wrapping_add(seed * 11 + 5)) as u8).collect()

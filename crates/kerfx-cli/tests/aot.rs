@@ -3,6 +3,7 @@
 //! replaces no file kerf did not write.
 
 use assert_cmd::Command;
+use kerfx_testkit::native::runtime_library;
 use std::path::Path;
 
 fn kerf() -> Command {
@@ -216,19 +217,6 @@ fn aot_writes_program_kernels_and_graphs() {
     let e = fails(&kerf().arg("aot").arg(&lib).arg("-o").arg(&none).output().unwrap());
     assert!(e.contains("kernel \"g\"") && e.contains("two.toml") && e.contains("cuts into 2 programs"), "{e}");
     assert!(!none.exists());
-}
-
-/// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
-fn runtime_library() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
-    let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p kerfx-rt failed");
-    profile_dir.join("libkerfx_rt.a")
 }
 
 /// `--shared`: `lib<lib>.so` through the system `cc` and `<lib>.pc`, whose flags build a

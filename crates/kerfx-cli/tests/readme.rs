@@ -5,6 +5,7 @@
 //! against the header `kerf aot` wrote (which holds the README's header lines) and prints
 //! what its comment says; its TOML blocks are the files they name, or (the chain) run.
 
+use kerfx_testkit::native::runtime_library;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -129,19 +130,6 @@ fn every_kerf_line_of_the_readme_runs() {
     let program = block_starting(&text, "c", "/* dynamic.c */");
     let want = program.split("/* ").filter_map(|c| c.split(" */").next()).find(|c| c.starts_with(char::is_numeric));
     assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), want.unwrap(), "dynamic's output");
-}
-
-/// `libkerfx_rt.a`, built by cargo in this test's profile and target directory.
-fn runtime_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let profile = if cfg!(debug_assertions) { "dev" } else { "release" };
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "kerfx-rt", "--profile", profile])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p kerfx-rt failed");
-    profile_dir.join("libkerfx_rt.a")
 }
 
 /// A TOML block that names a file of the repository in its first line is that file; the

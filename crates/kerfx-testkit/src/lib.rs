@@ -5,10 +5,13 @@
 //!   backend with `conformance_suite!` (and [`derive_suite`] for the derive);
 //! - [`pattern`] and [`with_pattern_data`]: deterministic input data;
 //! - [`npy_v1`]: hand-made .npy bytes, for files no writer would make;
-//! - [`plans`]: steps (slices) written by hand, and the naive walk of a loop nest.
+//! - [`plans`]: steps (slices) written by hand, and the naive walk of a loop nest;
+//! - [`native`]: for tests that build and run native code, whether a tool runs and kerf's
+//!   runtime library.
 
 mod cases;
 pub mod conformance;
+pub mod native;
 pub mod plans;
 pub mod random;
 pub mod render;
