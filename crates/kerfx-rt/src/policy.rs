@@ -50,7 +50,7 @@ pub const TILE_MIN_COLS: u64 = 8;
 /// head split, f32 [8, 512, 16, 64] → [8, 16, 512, 64]: 256-byte rows 4 KiB apart, 16
 /// heads, an output 16 bytes past a line; a stand-alone loop of
 /// [`crate::stream::stream_rows`] calls, medians of 41, a memcpy of the same bytes in the
-/// same loop, three runs): block by block 1.15–1.17 × memcpy's time; in bands of 8 rows
+/// same loop, three runs): block by block 1.15–1.33 × memcpy's time; in bands of 8 rows
 /// 1.15–1.43 ×, 16 rows 1.04–1.24 ×, 32 rows (8 KiB) 1.01–1.02 ×, 64 rows 1.01–1.02 ×.
 pub const ROW_BAND_OUT_BYTES: usize = 8 << 10;
 
