@@ -9,7 +9,7 @@
 //! straight from the inputs when the pieces are all of one length
 //! ([`stream::stream_interleave`]), else from a staging buffer in the L1 cache. Measured
 //! on the project's AVX2 host (CC2's interleave in a stand-alone loop, medians of 41, a
-//! memcpy of the same bytes in the same loop, six runs): 0.51–0.57 × memcpy's time
+//! memcpy of the same bytes in the same loop, eight runs): 0.51–0.57 × memcpy's time
 //! straight from the inputs, 0.67–0.76 × staged.
 
 use crate::policy::{STREAM_MIN_BYTES, threads_for};
