@@ -442,9 +442,8 @@ mod aot_dynamic {
         ($entry:expr, $args:expr, $($n:literal => [$($i:literal)*]),* $(,)?) => {
             match $args.len() {
                 $($n => {
-                    // SAFETY: the plan constructor takes exactly $n integer-class
-                    // parameters (its header's declaration) and checks every pointer and
-                    // number it is given; the arrays are valid for their counts.
+                    // SAFETY: the constructor takes exactly $n integer-class parameters (its header's
+                    // declaration), checks every pointer and number; the arrays hold their counts.
                     unsafe {
                         let f: unsafe extern "C" fn($(call_with!(@ty $i)),*) -> i32 = std::mem::transmute($entry);
                         f($($args[$i]),*)

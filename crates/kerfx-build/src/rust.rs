@@ -398,11 +398,8 @@ fn dynamic(w: &mut String, lib: &str, k: &Kernel, d: &kerfx_aot::DynamicKernel) 
     let _ = writeln!(
         w,
         "                // SAFETY: each pointer comes from a slice valid for the count passed with it, `plan`\n                \
-         // is writable; the constructor checks every number before it builds anything."
-    );
-    let _ = writeln!(
-        w,
-        "                Error::check(unsafe {{ _ffi::{c}_plan(input_shape.as_ptr(), input_shape.len(), {}&mut plan) }})?;",
+         // is writable; the constructor checks every number before it builds anything.\n                \
+         Error::check(unsafe {{ _ffi::{c}_plan(input_shape.as_ptr(), input_shape.len(), {}&mut plan) }})?;",
         args.join("")
     );
     let _ = writeln!(
@@ -436,11 +433,8 @@ fn dynamic(w: &mut String, lib: &str, k: &Kernel, d: &kerfx_aot::DynamicKernel) 
     let _ = writeln!(
         w,
         "                // SAFETY: the plan is live (owned by self); each pointer comes from a slice valid\n                \
-         // for the length passed with it; the entry point checks the plan and every length."
-    );
-    let _ = writeln!(
-        w,
-        "                Error::check(unsafe {{ _ffi::{c}(self.0.as_ptr().cast_const().cast(), input.as_ptr(), input.len(), output.as_mut_ptr(), output.len()) }})\n            }}"
+         // for the length passed with it; the entry point checks the plan and every length.\n                \
+         Error::check(unsafe {{ _ffi::{c}(self.0.as_ptr().cast_const().cast(), input.as_ptr(), input.len(), output.as_mut_ptr(), output.len()) }})\n            }}"
     );
     let _ = writeln!(
         w,

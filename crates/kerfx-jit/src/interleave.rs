@@ -145,9 +145,8 @@ impl Interleave {
             let from: Vec<&[u8]> =
                 self.pieces.iter().map(|p| &inputs[p.input][first * piece..(first + rows) * piece]).collect();
             let starts: Vec<*const u8> = from.iter().map(|b| b.as_ptr()).collect();
-            // SAFETY: each of `from` holds rows · piece bytes (slices, indexing checked),
-            // `out` holds rows · row_bytes = rows · piece · pieces bytes (whole rows), and
-            // `out` is a `&mut` slice apart from the inputs.
+            // SAFETY: each of `from` holds rows·piece bytes (slices); the rows·piece·pieces = rows·rb
+            // ≤ out.len() bytes written lie in `out`, a `&mut` slice apart from the inputs.
             unsafe { stream::stream_interleave(out.as_mut_ptr(), &starts, rows, piece) };
             stream::fence();
             return;

@@ -105,9 +105,8 @@ pub unsafe extern "C" fn stream_row_blocks(
         let n = band.min(rows - r0);
         for j in 0..outer {
             let first = src.wrapping_offset(j as isize * outer_stride).wrapping_offset(r0 as isize * stride);
-            // SAFETY: the caller's contract: rows [r0, r0 + n) of block j (r0 + n ≤ rows)
-            // are readable at first + r·stride, and their n · row output bytes, at
-            // dst + (j·rows + r0)·row, lie inside the outer · rows · row writable ones.
+            // SAFETY: the caller's contract: block j's rows r0..r0 + n ≤ rows are readable at first +
+            // r·stride; their n·row bytes at dst + (j·rows + r0)·row lie in the outer·rows·row writable.
             unsafe {
                 rows_out(dst.add((j * rows + r0) * row), n, row, |r| first.wrapping_offset(r as isize * stride), wide)
             }
@@ -860,15 +859,16 @@ mod tests {
                 let total = outer * rows * row;
                 let mut buf = vec![0xeeu8; 64 + start + total + 80];
                 let at0 = buf.as_ptr().align_offset(64) + start;
-                // The lowest offset any row starts at, so that every row lies inside src.
-                let low = |n: usize, s: isize| if s < 0 { (n.max(1) - 1) as isize * s } else { 0 };
-                let base = -(low(outer, outer_stride) + low(rows, stride));
+                // The lowest and highest offsets rows start at: every row lies inside src.
+                let reach = |n: usize, s: isize| (n.max(1) - 1) as isize * s;
+                let base = -(reach(outer, outer_stride).min(0) + reach(rows, stride).min(0));
+                let top = base + reach(outer, outer_stride).max(0) + reach(rows, stride).max(0) + row as isize;
+                assert!(top as usize <= src.len(), "the case's rows reach past src");
                 let at = |j: usize, r: usize, c: usize| {
                     src[(base + j as isize * outer_stride + r as isize * stride) as usize + c]
                 };
-                // SAFETY: every row lies inside src (base makes negative strides start
-                // high: at most 2·100 + 8·40000 + 100 < 400,000), [at0, at0 + total)
-                // inside buf, and the two are apart.
+                // SAFETY: every row lies in src[base.. top] (asserted), [at0, at0 + total) inside buf
+                // (64 + start + total + 80 bytes, at0 < 64 + start), and the two are apart.
                 unsafe {
                     stream_row_blocks(
                         buf.as_mut_ptr().add(at0),
