@@ -3,7 +3,8 @@
 //! replaces no file kerf did not write.
 
 use assert_cmd::Command;
-use kerfx_testkit::native::runtime_library;
+use kerfx_testkit::native::{have, runtime_library};
+use std::ffi::OsStr;
 use std::path::Path;
 
 fn kerf() -> Command {
@@ -97,8 +98,7 @@ fn aot_staticlib_links_into_a_c_program() {
     let out_dir = tmp.path().join("out");
     kerf().arg("aot").arg(&lib).arg("-o").arg(&out_dir).args(["--emit", "staticlib"]).assert().success();
     assert_eq!(files_in(&out_dir), ["libmk.a", "mk.h"]);
-    if !matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success()) {
-        eprintln!("skipped linking: no C compiler `cc` on this system (CI installs one)");
+    if !have("cc") {
         return;
     }
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
@@ -108,32 +108,38 @@ fn aot_staticlib_links_into_a_c_program() {
     let main = "unsigned char in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[4];\n    \
                 if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
                 printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);";
-    assert_eq!(link_and_run(tmp.path(), &out_dir, "prog", main), "2 3 5 6\n");
+    assert_eq!(link_and_run(tmp.path(), &out_dir, "mk", "prog", main), "2 3 5 6\n");
 }
 
-/// `prog.c` (`main`'s body `body`, with mk.h and stdio.h) linked with `-lmk` from
-/// `lib_dir` into `dir/NAME` by the system `cc`, run; its standard output.
-fn link_and_run(dir: &Path, lib_dir: &Path, name: &str, body: &str) -> String {
-    let prog = dir.join(format!("{name}.c"));
-    std::fs::write(
-        &prog,
-        format!("#include \"mk.h\"\n#include <stdio.h>\nint main(void) {{\n    {body}\n    return 0;\n}}\n"),
-    )
-    .unwrap();
-    let exe = dir.join(name);
-    let cc = std::process::Command::new("cc")
-        .arg("-I")
-        .arg(lib_dir)
-        .arg(&prog)
-        .arg("-L")
-        .arg(lib_dir)
-        .args(["-lmk", "-o"])
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(cc.status.success(), "{}", stderr(&cc));
-    let run = std::process::Command::new(&exe).output().unwrap();
-    assert!(run.status.success(), "{name}: {}", stderr(&run));
+/// A C program whose `main` is `body` (with `<lib>.h` and stdio.h), linked with `-l<lib>`
+/// from `lib_dir` into `dir/NAME`: [`cc_and_run`]'s standard output.
+fn link_and_run(dir: &Path, lib_dir: &Path, lib: &str, name: &str, body: &str) -> String {
+    let source =
+        format!("#include \"{lib}.h\"\n#include <stdio.h>\nint main(void) {{\n    {body}\n    return 0;\n}}\n");
+    let (include, libs) = (lib_dir.as_os_str(), format!("-l{lib}"));
+    cc_and_run(dir, name, &source, [OsStr::new("-I"), include, OsStr::new("-L"), include, OsStr::new(&libs)], None)
+}
+
+/// `dir/NAME.c` (`source`) compiled and linked by the system `cc` with `args` into
+/// `dir/NAME` and run (with `LD_LIBRARY_PATH` = `lib_path` when given), both asserted to
+/// succeed; the program's standard output.
+fn cc_and_run<'a>(
+    dir: &Path,
+    name: &str,
+    source: &str,
+    args: impl IntoIterator<Item = &'a OsStr>,
+    lib_path: Option<&Path>,
+) -> String {
+    let (prog, exe) = (dir.join(format!("{name}.c")), dir.join(name));
+    std::fs::write(&prog, source).unwrap();
+    let cc = std::process::Command::new("cc").arg(&prog).args(args).arg("-o").arg(&exe).output().unwrap();
+    assert!(cc.status.success(), "{name}: {}", stderr(&cc));
+    let mut run = std::process::Command::new(&exe);
+    if let Some(path) = lib_path {
+        run.env("LD_LIBRARY_PATH", path);
+    }
+    let run = run.output().unwrap();
+    assert!(run.status.success(), "{name}: {:?} {}", run.status, stderr(&run));
     String::from_utf8_lossy(&run.stdout).into_owned()
 }
 
@@ -170,35 +176,14 @@ fn aot_writes_program_kernels_and_graphs() {
     ));
     assert!(header.contains("int32_t pk_roll(const void *in_0, size_t in_0_bytes, void *out_0, size_t out_0_bytes);"));
     assert!(header.contains("#define PK_ROLL_IN0_NAME \"x\"") && header.contains("#define PK_SPLIT_OUT1_BYTES 6ULL"));
-    if matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success())
-        && cfg!(all(target_arch = "x86_64", target_os = "linux"))
-    {
-        let prog = tmp.path().join("prog.c");
-        std::fs::write(
-            &prog,
-            "#include \"pk.h\"\n#include <stdio.h>\nint main(void) {\n    \
-             unsigned char in[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, a[4], b[6];\n    float x[16], y[16];\n    int i;\n    \
-             for (i = 0; i < 16; i++) x[i] = (float)i;\n    \
-             if (pk_split(in, sizeof in, a, sizeof a, b, sizeof b) != KERF_OK) return 1;\n    \
-             if (pk_split(in, sizeof in, a, sizeof a, in, sizeof b) != KERF_ERR_OVERLAP) return 2;\n    \
-             if (pk_roll(x, sizeof x, y, sizeof y) != KERF_OK) return 3;\n    \
-             printf(\"%d %d %d %d | %g %g %g\\n\", a[0], a[3], b[0], b[5], y[0], y[5], y[8]);\n    return 0;\n}\n",
-        )
-        .unwrap();
-        let exe = tmp.path().join("prog");
-        let cc = std::process::Command::new("cc")
-            .arg("-I")
-            .arg(&out_dir)
-            .arg(&prog)
-            .arg("-L")
-            .arg(&out_dir)
-            .args(["-lpk", "-o"])
-            .arg(&exe)
-            .output()
-            .unwrap();
-        assert!(cc.status.success(), "{}", stderr(&cc));
-        let run = std::process::Command::new(&exe).output().unwrap();
-        assert_eq!(String::from_utf8_lossy(&run.stdout), "0 6 2 9 | 3 0 11\n", "status {:?}", run.status);
+    if have("cc") && cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        let main = "unsigned char in[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, a[4], b[6];\n    float x[16], y[16];\n    \
+                    int i;\n    for (i = 0; i < 16; i++) x[i] = (float)i;\n    \
+                    if (pk_split(in, sizeof in, a, sizeof a, b, sizeof b) != KERF_OK) return 1;\n    \
+                    if (pk_split(in, sizeof in, a, sizeof a, in, sizeof b) != KERF_ERR_OVERLAP) return 2;\n    \
+                    if (pk_roll(x, sizeof x, y, sizeof y) != KERF_OK) return 3;\n    \
+                    printf(\"%d %d %d %d | %g %g %g\\n\", a[0], a[3], b[0], b[5], y[0], y[5], y[8]);";
+        assert_eq!(link_and_run(tmp.path(), &out_dir, "pk", "prog", main), "0 6 2 9 | 3 0 11\n");
     } else {
         eprintln!("skipped linking: no C compiler `cc`, or not x86-64 Linux");
     }
@@ -233,8 +218,6 @@ fn aot_shared_links_through_cc_with_a_pkg_config_file() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}");
         assert!(stderr(&out).contains("--shared"), "{}", stderr(&out));
     }
-    let have =
-        |tool: &str| matches!(std::process::Command::new(tool).arg("--version").output(), Ok(o) if o.status.success());
     if !have("cc") || !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         eprintln!("skipped: --shared links with `cc` on x86-64 Linux (CI installs it)");
         return;
@@ -274,25 +257,11 @@ fn aot_shared_links_through_cc_with_a_pkg_config_file() {
         eprintln!("no pkg-config: the .pc file's flags are spelled out");
         format!("-I{0} -L{0} -lmk", absolute.display())
     };
-    let prog = tmp.path().join("prog.c");
-    std::fs::write(
-        &prog,
-        "#include \"mk.h\"\n#include <stdio.h>\nint main(void) {\n    unsigned char in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[4];\n    \
-         if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
-         printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n    return 0;\n}\n",
-    )
-    .unwrap();
-    let exe = tmp.path().join("prog");
-    let cc = std::process::Command::new("cc")
-        .arg(&prog)
-        .args(flags.split_whitespace())
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(cc.status.success(), "{}", stderr(&cc));
-    let run = std::process::Command::new(&exe).env("LD_LIBRARY_PATH", &out_dir).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n");
+    let source = "#include \"mk.h\"\n#include <stdio.h>\nint main(void) {\n    unsigned char in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[4];\n    \
+                  if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
+                  printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n    return 0;\n}\n";
+    let args = flags.split_whitespace().map(OsStr::new);
+    assert_eq!(cc_and_run(tmp.path(), "prog", source, args, Some(&out_dir)), "2 3 5 6\n");
 
     // A transpose calls the runtime's tiled copy: refused without --runtime, then linked in.
     std::fs::write(
@@ -366,16 +335,11 @@ fn aot_writes_a_dynamic_kernel_that_runs_plans_from_c() {
         .unwrap();
     let e = fails(&kerf().arg("aot").arg(&bad).arg("-o").arg(tmp.path().join("none")).output().unwrap());
     assert!(e.contains("kernel \"c\"") && e.contains("a dynamic kernel is one op"), "{e}");
-    if !matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success())
-        || !cfg!(all(target_arch = "x86_64", target_os = "linux"))
-    {
+    if !have("cc") || !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         eprintln!("skipped linking: no C compiler `cc`, or not x86-64 Linux (CI has both)");
         return;
     }
-    let prog = tmp.path().join("prog.c");
-    std::fs::write(
-        &prog,
-        "#include \"dk.h\"\n#include <stdio.h>\n\
+    let source = "#include \"dk.h\"\n#include <stdio.h>\n\
          int main(void) {\n    unsigned char in[16], out[16];\n    int i;\n    kerf_rt1_plan *plan = NULL;\n    \
          const uint64_t small[] = {3, 3}, big[] = {4, 4};\n    \
          const int64_t start[] = {0, 1}, size[] = {2, 2}, whole[] = {4, 3}, stride[] = {1, 1};\n    \
@@ -385,23 +349,12 @@ fn aot_writes_a_dynamic_kernel_that_runs_plans_from_c() {
          printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n    kerf_rt1_plan_free(plan);\n    \
          if (dk_crop_plan(big, 2, start, 2, whole, 2, stride, 2, &plan) != KERF_OK) return 3;\n    \
          if (dk_crop(plan, in, sizeof in, out, 12) != KERF_OK) return 4;\n    \
-         printf(\"%d %d\\n\", out[0], out[11]);\n    kerf_rt1_plan_free(plan);\n    return 0;\n}\n",
-    )
-    .unwrap();
-    let exe = tmp.path().join("prog");
-    let cc = std::process::Command::new("cc")
-        .arg("-I")
-        .arg(&out_dir)
-        .arg(&prog)
-        .arg(out_dir.join("dk.o"))
-        .arg(runtime_library())
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(cc.status.success(), "{}", stderr(&cc));
-    let run = std::process::Command::new(&exe).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n2 16\n");
+         printf(\"%d %d\\n\", out[0], out[11]);\n    kerf_rt1_plan_free(plan);\n    return 0;\n}\n";
+    let (object, runtime) = (out_dir.join("dk.o"), runtime_library());
+    let args = [OsStr::new("-I"), out_dir.as_os_str(), object.as_os_str(), runtime.as_os_str()]
+        .into_iter()
+        .chain(["-lpthread", "-ldl", "-lm"].map(OsStr::new));
+    assert_eq!(cc_and_run(tmp.path(), "prog", source, args, None), "2 3 5 6\n2 16\n");
     // The shared library: the program links it alone.
     let shared = tmp.path().join("shared");
     kerf()
@@ -414,20 +367,8 @@ fn aot_writes_a_dynamic_kernel_that_runs_plans_from_c() {
         .arg(runtime_library())
         .assert()
         .success();
-    let exe = tmp.path().join("prog_shared");
-    let cc = std::process::Command::new("cc")
-        .arg("-I")
-        .arg(&shared)
-        .arg(&prog)
-        .arg("-L")
-        .arg(&shared)
-        .args(["-ldk", "-o"])
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(cc.status.success(), "{}", stderr(&cc));
-    let run = std::process::Command::new(&exe).env("LD_LIBRARY_PATH", &shared).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "2 3 5 6\n2 16\n");
+    let args = [OsStr::new("-I"), shared.as_os_str(), OsStr::new("-L"), shared.as_os_str(), OsStr::new("-ldk")];
+    assert_eq!(cc_and_run(tmp.path(), "prog_shared", source, args, Some(&shared)), "2 3 5 6\n2 16\n");
     let nm = std::process::Command::new("nm").args(["-D", "--defined-only"]).arg(shared.join("libdk.so")).output();
     if let Some(nm) = nm.ok().filter(|o| o.status.success()) {
         let symbols: Vec<String> = String::from_utf8_lossy(&nm.stdout)
@@ -458,8 +399,7 @@ fn aot_cpu_presets_are_recorded_and_compute_the_same() {
     .unwrap();
     let lib = tmp.path().join("lib.toml");
     std::fs::write(&lib, "name = \"mk\"\n[[kernels]]\nname = \"crop\"\nrequest = \"crop.toml\"\n").unwrap();
-    let can_run = cfg!(all(target_arch = "x86_64", target_os = "linux"))
-        && matches!(std::process::Command::new("cc").arg("--version").output(), Ok(o) if o.status.success());
+    let can_run = cfg!(all(target_arch = "x86_64", target_os = "linux")) && have("cc");
     #[cfg(target_arch = "x86_64")]
     let v3 = ["avx2", "bmi2", "fma"].iter().all(|f| match *f {
         "avx2" => std::arch::is_x86_feature_detected!("avx2"),
@@ -489,7 +429,7 @@ fn aot_cpu_presets_are_recorded_and_compute_the_same() {
         let main = "unsigned char in[8] = {0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe}, out[3];\n    \
                     if (mk_crop(in, sizeof in, out, sizeof out) != KERF_OK) return 1;\n    \
                     printf(\"%02x %02x %02x\\n\", out[0], out[1], out[2]);";
-        let out = link_and_run(tmp.path(), &out_dir, &format!("prog-{recorded}"), main);
+        let out = link_and_run(tmp.path(), &out_dir, "mk", &format!("prog-{recorded}"), main);
         printed.push((recorded, out));
     }
     // Elements are nibbles, low first: row r of [3, 5] holds 5r..5r + 4; the crop keeps
