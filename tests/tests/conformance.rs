@@ -61,6 +61,28 @@ fn every_chain_case_that_runs_fuses_into_one_kernel() {
     assert_eq!(fused, 47, "chain cases not fused into one kernel: {not_fused:?}");
 }
 
+/// Call the C function at `entry` (an entry point or a plan constructor of an object
+/// written ahead of time; `$what` names it in the error) with `args`: the arity chooses
+/// the function type, exactly the function's (as many integer-class parameters, pointers
+/// or `size_t`, an `int32_t` result); an arity not listed is an error.
+macro_rules! call_with {
+    ($what:literal, $entry:expr, $args:expr, $($n:literal => [$($i:literal)*]),* $(,)?) => {
+        match $args.len() {
+            $($n => {
+                // SAFETY: the function takes exactly $n integer-class parameters (its header's
+                // declaration) and checks every pointer and number it is given; the arrays and
+                // buffers passed are valid for their counts and lengths.
+                unsafe {
+                    let f: unsafe extern "C" fn($(call_with!(@ty $i)),*) -> i32 = std::mem::transmute($entry);
+                    f($($args[$i]),*)
+                }
+            })*
+            n => return Err(Error::Invalid { what: format!("{} of {n} parameters", $what) }),
+        }
+    };
+    (@ty $i:literal) => { usize };
+}
+
 /// The suite on kernels compiled ahead of time: every case that runs compiled into one
 /// library (`kerfx_aot::write_library`), linked by the system `cc` with the runtime
 /// library (`libkerfx_rt.a`, built by cargo) into a shared object (`-Wl,-z,text`: no text
@@ -101,26 +123,6 @@ mod aot_static {
     // library; calling it from any thread is as safe as from this one.
     unsafe impl Sync for AotProgram {}
 
-    /// Call `entry` with `args`: the arity chooses the function type, which is exactly the
-    /// entry point's (as many 64-bit integer parameters, an `int32_t` result).
-    macro_rules! call_with {
-        ($entry:expr, $args:expr, $($n:literal => [$($i:literal)*]),* $(,)?) => {
-            match $args.len() {
-                $($n => {
-                    // SAFETY: the entry point takes exactly $n integer-class parameters
-                    // (its header's declaration); it checks every pointer and length it
-                    // is given before anything runs, and the buffers are valid for them.
-                    unsafe {
-                        let f: unsafe extern "C" fn($(call_with!(@ty $i)),*) -> i32 = std::mem::transmute($entry);
-                        f($($args[$i]),*)
-                    }
-                })*
-                n => return Err(Error::Invalid { what: format!("a program entry point of {n} parameters") }),
-            }
-        };
-        (@ty $i:literal) => { usize };
-    }
-
     impl AotProgram {
         /// The status of the range entry point on these buffers and `[lo, hi)`.
         fn run_range(&self, inputs: &[&[u8]], outputs: &mut [Vec<u8>], lo: usize, hi: usize) -> Result<i32, Error> {
@@ -132,7 +134,7 @@ mod aot_static {
                 args.extend([o.as_mut_ptr() as usize, o.len()]);
             }
             args.extend([lo, hi]);
-            Ok(call_with!(self.range, args,
+            Ok(call_with!("a program entry point", self.range, args,
                 6 => [0 1 2 3 4 5],
                 8 => [0 1 2 3 4 5 6 7],
                 10 => [0 1 2 3 4 5 6 7 8 9],
@@ -202,7 +204,7 @@ mod aot_static {
             for o in outputs.iter_mut() {
                 args.extend([o.as_mut_ptr() as usize, o.len()]);
             }
-            let status = call_with!(self.entry, args,
+            let status = call_with!("a program entry point", self.entry, args,
                 4 => [0 1 2 3],
                 6 => [0 1 2 3 4 5],
                 8 => [0 1 2 3 4 5 6 7],
@@ -437,24 +439,6 @@ mod aot_dynamic {
     // immutable and the planner keeps its messages per thread.
     unsafe impl Sync for AotDynamic {}
 
-    /// Call `entry` with `args`, by arity (every parameter a pointer or a `size_t`).
-    macro_rules! call_with {
-        ($entry:expr, $args:expr, $($n:literal => [$($i:literal)*]),* $(,)?) => {
-            match $args.len() {
-                $($n => {
-                    // SAFETY: the constructor takes exactly $n integer-class parameters (its header's
-                    // declaration), checks every pointer and number; the arrays hold their counts.
-                    unsafe {
-                        let f: unsafe extern "C" fn($(call_with!(@ty $i)),*) -> i32 = std::mem::transmute($entry);
-                        f($($args[$i]),*)
-                    }
-                })*
-                n => return Err(Error::Invalid { what: format!("a plan constructor of {n} parameters") }),
-            }
-        };
-        (@ty $i:literal) => { usize };
-    }
-
     /// The request with its data input given by dtype and shape: what a dynamic kernel is
     /// compiled from.
     fn as_meta(request: &Request) -> Result<Request, Error> {
@@ -514,7 +498,7 @@ mod aot_dynamic {
                 args.extend([v.as_ptr() as usize, v.len()]);
             }
             args.push(&raw mut plan as usize);
-            let status = call_with!(self.constructor, args,
+            let status = call_with!("a plan constructor", self.constructor, args,
                 3 => [0 1 2], 5 => [0 1 2 3 4], 7 => [0 1 2 3 4 5 6], 9 => [0 1 2 3 4 5 6 7 8],
                 11 => [0 1 2 3 4 5 6 7 8 9 10],
                 13 => [0 1 2 3 4 5 6 7 8 9 10 11 12],
