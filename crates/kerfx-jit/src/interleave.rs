@@ -142,11 +142,10 @@ impl Interleave {
         if self.pieces.iter().all(|p| p.bytes == piece) {
             // Equal pieces: every output line straight from its pieces, no staging pass.
             let rows = out.len() / rb;
-            let from: Vec<&[u8]> =
-                self.pieces.iter().map(|p| &inputs[p.input][first * piece..(first + rows) * piece]).collect();
-            let starts: Vec<*const u8> = from.iter().map(|b| b.as_ptr()).collect();
-            // SAFETY: each of `from` holds rows·piece bytes (slices); the rows·piece·pieces = rows·rb
-            // ≤ out.len() bytes written lie in `out`, a `&mut` slice apart from the inputs.
+            let starts: Vec<*const u8> =
+                self.pieces.iter().map(|p| inputs[p.input][first * piece..(first + rows) * piece].as_ptr()).collect();
+            // SAFETY: each start begins rows·piece bytes of its input (sliced, checked); the rows·rb
+            // ≤ out.len() bytes written (rb = piece·pieces) lie in `out`, a `&mut` slice apart from them.
             unsafe { stream::stream_interleave(out.as_mut_ptr(), &starts, rows, piece) };
             stream::fence();
             return;
