@@ -281,6 +281,51 @@ fn large_stride2_slices_stay_inside_guarded_buffers() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Large transposes (outputs of 8 MiB and more, streamed: the tile copy's taller streamed
+/// tiles) of every width with a vector path, sides that are no multiple of a tile's nor
+/// of a square's, a 2-D swap and a 3-D rotation, on one and two threads: every buffer
+/// flush against a guard page (both ends), equal to the reference, and every kernel a
+/// streamed call of the tile copy.
+#[test]
+fn large_streamed_transposes_stay_inside_guarded_buffers() {
+    let jit = Jit::new(JitSettings { threads: 1, cache_capacity: 16 }).unwrap();
+    let jit2 = Jit::new(JitSettings { threads: 2, cache_capacity: 16 }).unwrap();
+    let mut rng = Rng::new(env_u64("KERF_GUARD_SEED", 0x6b65_7266) ^ 0x5452);
+    let (mut failures, mut tiled) = (Vec::new(), 0);
+    for (dtype, shape, perm) in [
+        (kerfx_ir::DType::U8, vec![2891u64, 2903], vec![1i64, 0]),
+        (kerfx_ir::DType::F16, vec![2049, 2051], vec![1, 0]),
+        (kerfx_ir::DType::F32, vec![1447, 1451], vec![1, 0]),
+        (kerfx_ir::DType::F64, vec![1025, 1031], vec![1, 0]),
+        (kerfx_ir::DType::F32, vec![33, 131, 487], vec![2, 0, 1]),
+    ] {
+        let req =
+            kerfx_ir::Request::new("onnx.transpose").version(13).input_meta("data", dtype, &shape).attr("perm", perm);
+        let plan = kerfx_ir::lower(&req).unwrap();
+        let input = plan.input_shape().map(|s| random_input(&mut rng, plan.dtype(), s));
+        let expected = reference_bytes(&plan, input.as_deref()).unwrap();
+        assert!(
+            expected.len() >= 8 << 20,
+            "{}: {} bytes out, under the streaming size",
+            describe(&plan),
+            expected.len()
+        );
+        for k in [jit.compile(&plan, &Options::STATIC).unwrap(), jit2.compile(&plan, &Options::STATIC).unwrap()] {
+            // The tile copy is the host function of nine arguments; its last, `stream`, is 1.
+            let clif = k.clif();
+            tiled += usize::from(
+                clif.contains("sig0 = (i64, i64, i64, i64, i64, i64, i64, i64, i64)")
+                    && clif.lines().any(|l| l.contains("call fn0(") && l.trim_end().ends_with("= 1")),
+            );
+            if let Err(f) = run_guarded(k.as_ref(), input.as_deref(), &expected, &run_bytes) {
+                failures.push(format!("{}: {f:?}", describe(&plan)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(tiled, 10, "kernels calling the tile copy, streamed");
+}
+
 /// DepthToSpace of block size 2 (CRD and DCR): the width interleaves two input rows,
 /// which the host's narrow tile copy moves 32 bytes of each row at a time with AVX2 and
 /// the last few elements one by one. Row lengths that leave a remainder, every width

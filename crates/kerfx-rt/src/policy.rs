@@ -1,14 +1,16 @@
 //! The runtime's sizes, each named once with its measurement (the JIT's policy
 //! re-exports them where its emitters need them).
 
-/// Rows of a tile of [`crate::tile::tile_copy`] (positions of the outer dim): each tile
-/// reads a run of this many elements of each of its input rows (256 bytes of f32).
+/// Rows of a tile of [`crate::tile::tile_copy`] written through the cache, and of one whose
+/// output rows follow each other (positions of the outer dim; see [`STREAMED_TILE_ROWS`]
+/// for a streamed tile): each tile reads a run of this many elements of each of its input
+/// rows (256 bytes of f32).
 /// Measured with [`TILE_ROW_BYTES`] below.
 pub const TILE_ROWS: usize = 64;
 
 /// Bytes of each output row a tile writes (the tile's columns times the element width):
-/// the tile is transposed into a buffer of [`TILE_ROWS`] rows of this many bytes (32 KiB,
-/// the L1 cache), whose rows then go out as runs. Measured on the project's shared AVX2
+/// the tile is transposed into a buffer of [`TILE_ROWS`] rows of this many bytes
+/// ([`TILE_BUF_BYTES`]), whose rows then go out as runs. Measured on the project's shared AVX2
 /// host (W2's crop from a transposed f32 view, 32 MiB out, one thread, streamed, medians
 /// of 21 interleaved with W2's own row copies, a stand-alone copy of the tile loop on
 /// line-aligned buffers): square tiles of a line per side written straight out (the
@@ -22,6 +24,27 @@ pub const TILE_ROWS: usize = 64;
 /// keeps a transposed read above W2 on this host. Prefetching the next tile's input while
 /// a tile goes out (see [`crate::tile`]) overlaps them in part.
 pub const TILE_ROW_BYTES: usize = 512;
+
+/// Rows of a tile whose output is streamed (see [`TILE_ROWS`] for the others): each tile
+/// reads twice the run of each input row, from half as many rows.
+///
+/// Measured on an Intel Xeon host (2 MiB of L2 a core; `kerf bench` on the transposes of
+/// whole 2-D arrays of 64 MiB, one thread, medians of 21 against memcpy, 5–8 runs of each
+/// shape interleaved), 128 rows × 256 bytes against 64 × 512: u8 [8192, 8192] 1.40–1.48 ×
+/// memcpy against 1.75–1.78 ×, f32 [4096, 4096] 0.90 against 1.00, f32 [1024, 16384] 0.94
+/// against 1.06, [16384, 1024] 1.11 against 1.19, [2048, 3000] 0.97 against 1.16; f16 and
+/// f64 within the runs' spread; 256 × 128 about as good for f32, worse for u8 (1.56–1.59);
+/// 512 × 64 and 128 × 512 no better than 64 × 512. Through the cache (TR4's shape in u8 and
+/// f16, 2 and 4 MiB out) it took 8–15 % more time than 64 × 512, so those keep that shape.
+pub const STREAMED_TILE_ROWS: usize = 128;
+
+/// Bytes of each output row a streamed tile writes (see [`STREAMED_TILE_ROWS`]).
+pub const STREAMED_TILE_ROW_BYTES: usize = 256;
+
+/// Bytes of the buffer a tile is transposed into: either shape fits it (the L1 cache).
+pub const TILE_BUF_BYTES: usize = 32 << 10;
+const _: () = assert!(TILE_ROWS * TILE_ROW_BYTES <= TILE_BUF_BYTES);
+const _: () = assert!(STREAMED_TILE_ROWS * STREAMED_TILE_ROW_BYTES <= TILE_BUF_BYTES);
 
 /// Tiles go in bands of this many bytes of rows (1024 rows of f32: a page of each input
 /// row), a column of tiles at a time down each band, so that each input row is read a

@@ -3,15 +3,31 @@
 //! a plain loop nest takes one element per cache line and a page per element, and by the
 //! next row the lines are gone. Kernels call [`tile_copy`] once per outer segment (see
 //! the JIT's `policy::tiles`); it walks the block in tiles of [`TILE_ROWS`] rows by
-//! [`TILE_ROW_BYTES`] of each output row, transposes each tile into a buffer in the L1
-//! cache and then writes the buffer's rows out as whole runs (streamed when the kernel
-//! streams): every line read and written is used whole while it is in the L1 cache, and
-//! the output is written in runs long enough for the memory to take at full speed. A
-//! host function rather than emitted code: the tile's transpose is a fixed shuffle
-//! pattern per element width (AVX2 where there is one), which Rust's intrinsics give
-//! directly.
+//! [`TILE_ROW_BYTES`] of each output row ([`STREAMED_TILE_ROWS`] by
+//! [`STREAMED_TILE_ROW_BYTES`] when the output is streamed), transposes each tile into a
+//! buffer in the L1 cache and then writes the buffer's rows out as whole runs (streamed
+//! when the kernel streams): every line read and written is used whole while it is in the
+//! L1 cache, and the output is written in runs long enough for the memory to take at full
+//! speed. A host function rather than emitted code: the tile's transpose is a fixed
+//! shuffle pattern per element width (AVX2 where there is one), which Rust's intrinsics
+//! give directly.
 
-use crate::policy::{TILE_BAND_BYTES, TILE_MIN_COLS, TILE_ROW_BYTES, TILE_ROWS};
+use crate::policy::{
+    STREAMED_TILE_ROW_BYTES, STREAMED_TILE_ROWS, TILE_BAND_BYTES, TILE_BUF_BYTES, TILE_MIN_COLS, TILE_ROW_BYTES,
+    TILE_ROWS,
+};
+
+/// A tile's shape: rows, and bytes of each output row (its rows' pitch in the buffer).
+type TileShape = (usize, usize);
+
+/// The shape of the tiles that transpose: streamed ones are taller and narrower (see
+/// [`STREAMED_TILE_ROWS`]).
+fn tile_shape(stream: bool) -> TileShape {
+    match stream {
+        true => (STREAMED_TILE_ROWS, STREAMED_TILE_ROW_BYTES),
+        false => (TILE_ROWS, TILE_ROW_BYTES),
+    }
+}
 
 /// Bytes of a cache line: the transposes move squares of one line per side.
 const LINE: usize = 64;
@@ -127,10 +143,11 @@ struct Block {
     ds: isize,
 }
 
-/// A tile's elements, row after row, each row [`TILE_ROW_BYTES`] apart.
+/// A tile's elements, row after row, each row its shape's row bytes apart (or one output
+/// row, for a dense tile).
 #[repr(align(64))]
 struct TileBuf {
-    _bytes: [u8; TILE_ROWS * TILE_ROW_BYTES],
+    _bytes: [u8; TILE_BUF_BYTES],
 }
 
 thread_local! {
@@ -148,24 +165,24 @@ impl Block {
         self.dst.wrapping_offset(r as isize * self.ds + (c * w) as isize)
     }
 
-    /// Every tile `(r0, c0, rn, cn)` of the block for `w`-byte elements: [`TILE_ROWS`] rows
-    /// by [`TILE_ROW_BYTES`] of columns (at least one), in bands of [`TILE_BAND_BYTES`] of
-    /// rows; a band's tiles a column of tiles at a time, top to bottom (see
-    /// [`TILE_BAND_BYTES`] for why). Tiles start at multiples of their sides.
-    fn tiles(&self, w: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
-        let side = (TILE_ROW_BYTES / w).max(1);
-        let band = (TILE_BAND_BYTES / w).max(TILE_ROWS) / TILE_ROWS * TILE_ROWS;
+    /// Every tile `(r0, c0, rn, cn)` of the block for `w`-byte elements: `tile_rows` rows
+    /// by `row_bytes` of columns (at least one), in bands of [`TILE_BAND_BYTES`] of rows; a
+    /// band's tiles a column of tiles at a time, top to bottom (see [`TILE_BAND_BYTES`] for
+    /// why). Tiles start at multiples of their sides.
+    fn tiles(&self, w: usize, (tile_rows, row_bytes): TileShape) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+        let side = (row_bytes / w).max(1);
+        let band = (TILE_BAND_BYTES / w).max(tile_rows) / tile_rows * tile_rows;
         let (rows, cols) = (self.rows, self.cols);
         (0..rows).step_by(band).flat_map(move |b0| {
             let b_end = (b0 + band).min(rows);
             (0..cols).step_by(side).flat_map(move |c0| {
-                (b0..b_end).step_by(TILE_ROWS).map(move |r0| (r0, c0, TILE_ROWS.min(b_end - r0), side.min(cols - c0)))
+                (b0..b_end).step_by(tile_rows).map(move |r0| (r0, c0, tile_rows.min(b_end - r0), side.min(cols - c0)))
             })
         })
     }
 
     /// Every tile transposed into a [`TileBuf`] (squares of a line per side, see
-    /// [`Self::transpose_into`]), whose rows then go out as one run each ([`Self::put_rows`])
+    /// [`Self::transpose_into`]), whose rows then go out as one run each ([`Self::put_row`])
     /// while the next tile's input is prefetched ([`Below`]; measured on V1's
     /// crop: 1.64–1.84 × W2's time for f32 against 1.96–2.26 × without, 15–25 % less time for
     /// 2- and 8-byte elements; into the L2 cache rather than the L1 no worse for f32, better
@@ -202,20 +219,21 @@ impl Block {
             for (c, cols) in [(0, lc), (lc, self.cols - lc)] {
                 let part = Block { dst: self.dst_at(r, c, W), src: self.src_at(r, c), rows, cols, ..*self };
                 // SAFETY: the part's elements are elements of the block, its tiles fit in buf (tiles():
-                // rn ≤ TILE_ROWS, cn·W ≤ TILE_ROW_BYTES); AVX2 was detected for the AVX2 path, whose rows
-                // are adjacent (rs = W) as it needs.
+                // rn rows of cn·W bytes within the tile shape, whose product TILE_BUF_BYTES bounds);
+                // AVX2 was detected for the AVX2 path, whose rows are adjacent (rs = W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
                     if self.avx2_tiles::<W>() {
                         part.buffered_avx2::<W>(buf, stream);
                         continue;
                     }
-                    for (r0, c0, rn, cn) in part.tiles(W) {
-                        part.transpose_into::<W, T>(buf, TILE_ROW_BYTES, (r0, c0, rn, cn));
+                    let shape = tile_shape(stream);
+                    for (r0, c0, rn, cn) in part.tiles(W, shape) {
+                        part.transpose_into::<W, T>(buf, shape.1, (r0, c0, rn, cn));
                         let mut below = part.below(W, (r0, c0, rn, cn));
                         for r in 0..rn {
                             below.prefetch_share();
-                            part.put_rows(buf.add(r * TILE_ROW_BYTES), r0 + r, c0 * W, 1, cn * W, stream);
+                            part.put_row(buf.add(r * shape.1), r0 + r, c0 * W, cn * W, stream);
                         }
                     }
                 }
@@ -244,7 +262,7 @@ impl Block {
     unsafe fn dense_tiles<const W: usize, T: Copy>(&self, buf: *mut u8, stream: bool) {
         let n = self.cols * W;
         debug_assert!(self.ds == n as isize && n <= TILE_ROW_BYTES, "dense_tiles: rows {n} bytes, ds {}", self.ds);
-        for tile in self.tiles(W) {
+        for tile in self.tiles(W, tile_shape(false)) {
             let (r0, _, rn, _) = tile;
             // Through the cache, the tile goes straight to its rows of the output (contiguous
             // here): no second pass over it.
@@ -290,36 +308,33 @@ impl Block {
         Below { at: self.src_at(r0 + rn, c0), cs: self.cs, lines, line: 0, left, share: left.div_ceil(rn.max(1)) }
     }
 
-    /// Rows r0..r0 + rn of a tile in `buf` out to the block, `n` bytes from byte `at` of each:
-    /// with `stream`, non-temporal stores for the whole lines of a run (the partial lines
-    /// at its ends through the cache: no line is written both ways, nor streamed in part).
+    /// Row `r` of a tile at `buf` out to the block, `n` bytes from byte `at` of it: with
+    /// `stream`, non-temporal stores for the whole lines of the run (the partial lines at
+    /// its ends through the cache: no line is written both ways, nor streamed in part).
     ///
     /// # Safety
-    /// Those rows of the tile are in `buf` (row k at k·TILE_ROW_BYTES) and the `n` bytes from
-    /// byte `at` of each are block elements.
+    /// The row's `n` bytes are at `buf` and are block elements from byte `at` of row `r`.
     #[inline(always)]
-    unsafe fn put_rows(&self, buf: *const u8, r0: usize, at: usize, rn: usize, n: usize, stream: bool) {
-        for r in 0..rn {
-            let (d, s) = (self.dst_at(r0 + r, at, 1), buf.wrapping_add(r * TILE_ROW_BYTES));
-            let (head, body) = match stream {
-                true => {
-                    let head = d.align_offset(LINE).min(n);
-                    (head, (n - head) / LINE * LINE)
-                }
-                false => (n, 0),
-            };
-            // SAFETY: [0, n) of row r is in buf and is block elements at d (not overlapping the source,
-            // nor buf, a local); [head, head + body) lies inside it, from a line-aligned d + head.
-            unsafe {
-                if head > 0 {
-                    std::ptr::copy_nonoverlapping(s, d, head);
-                }
-                if head + body < n {
-                    std::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), n - head - body);
-                }
-                if body > 0 {
-                    crate::stream::stream_copy(d.add(head), s.add(head), body);
-                }
+    unsafe fn put_row(&self, buf: *const u8, r: usize, at: usize, n: usize, stream: bool) {
+        let (d, s) = (self.dst_at(r, at, 1), buf);
+        let (head, body) = match stream {
+            true => {
+                let head = d.align_offset(LINE).min(n);
+                (head, (n - head) / LINE * LINE)
+            }
+            false => (n, 0),
+        };
+        // SAFETY: the n bytes at buf are block elements at d (not overlapping the source, nor
+        // buf, a local); [head, head + body) lies inside them, from a line-aligned d + head.
+        unsafe {
+            if head > 0 {
+                std::ptr::copy_nonoverlapping(s, d, head);
+            }
+            if head + body < n {
+                std::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), n - head - body);
+            }
+            if body > 0 {
+                crate::stream::stream_copy(d.add(head), s.add(head), body);
             }
         }
     }
@@ -334,15 +349,16 @@ impl Block {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn buffered_avx2<const W: usize>(&self, buf: *mut u8, stream: bool) {
-        for (r0, c0, rn, cn) in self.tiles(W) {
-            // SAFETY: the tile's elements are block elements and fit in buf (tiles(): rn ≤ TILE_ROWS, cn·W ≤
-            // TILE_ROW_BYTES); AVX2 is on.
-            unsafe { self.transpose_avx2::<W>(buf, TILE_ROW_BYTES, (r0, c0, rn, cn)) };
+        let shape = tile_shape(stream);
+        for (r0, c0, rn, cn) in self.tiles(W, shape) {
+            // SAFETY: the tile's elements are block elements and fit in buf (tiles(): rn rows of cn·W bytes
+            // within the tile shape, whose product TILE_BUF_BYTES bounds); AVX2 is on.
+            unsafe { self.transpose_avx2::<W>(buf, shape.1, (r0, c0, rn, cn)) };
             let n = cn * W;
             let mut below = self.below(W, (r0, c0, rn, cn));
             for r in 0..rn {
                 below.prefetch_share();
-                let (d, s) = (self.dst_at(r0 + r, c0, W), buf.wrapping_add(r * TILE_ROW_BYTES));
+                let (d, s) = (self.dst_at(r0 + r, c0, W), buf.wrapping_add(r * shape.1));
                 let body = if stream && d.align_offset(LINE) == 0 { n / LINE * LINE } else { 0 };
                 // SAFETY: row r's n bytes are in buf and are block elements at d (not overlapping the source, nor
                 // buf); with body > 0, d is line-aligned and body ≤ n is a multiple of a line; AVX2 is on.
@@ -351,7 +367,7 @@ impl Block {
                         crate::stream::copy_body_avx2(d, s, body);
                     }
                     if body < n {
-                        self.put_rows(s.add(body), r0 + r, c0 * W + body, 1, n - body, stream);
+                        self.put_row(s.add(body), r0 + r, c0 * W + body, n - body, stream);
                     }
                 }
             }
@@ -359,7 +375,7 @@ impl Block {
     }
 
     /// The tile (r0.., c0..) of rn × cn elements into `buf`, element (r, c) at
-    /// `buf + r·TILE_ROW_BYTES + c·W`: squares of a line of elements per side, each read
+    /// `buf + r·pitch + c·W`: squares of a line of elements per side, each read
     /// a whole input line (a column of the square) at a time, so that the square's lines
     /// are read once however the input rows alias in the cache.
     ///
@@ -519,7 +535,7 @@ impl Block {
     /// # Safety
     /// [`tile_copy`]'s contract.
     unsafe fn copy_bytes(&self, w: usize) {
-        for (r0, c0, rn, cn) in self.tiles(w) {
+        for (r0, c0, rn, cn) in self.tiles(w, tile_shape(false)) {
             for c in c0..c0 + cn {
                 for r in r0..r0 + rn {
                     // SAFETY: (r, c) is an element of the block, w bytes at both ends, not overlapping.
