@@ -13,11 +13,11 @@
 //! give directly.
 
 use crate::policy::{
-    STREAMED_TILE_ROW_BYTES, STREAMED_TILE_ROWS, TILE_BAND_BYTES, TILE_BUF_BYTES, TILE_MIN_COLS, TILE_ROW_BYTES,
-    TILE_ROWS,
+    REALIGNED_TILE_ROWS, STREAMED_TILE_ROW_BYTES, STREAMED_TILE_ROWS, TILE_BAND_BYTES, TILE_BUF_BYTES, TILE_MIN_COLS,
+    TILE_ROW_BYTES, TILE_ROWS,
 };
 
-/// A tile's shape: rows, and bytes of each output row (its rows' pitch in the buffer).
+/// A tile's shape: rows, and bytes of each output row.
 type TileShape = (usize, usize);
 
 /// The shape of the tiles that transpose: streamed ones are taller and narrower (see
@@ -218,22 +218,26 @@ impl Block {
             }
             for (c, cols) in [(0, lc), (lc, self.cols - lc)] {
                 let part = Block { dst: self.dst_at(r, c, W), src: self.src_at(r, c), rows, cols, ..*self };
-                // SAFETY: the part's elements are elements of the block, its tiles fit in buf (tiles():
-                // rn rows of cn·W bytes within the tile shape, whose product TILE_BUF_BYTES bounds);
-                // AVX2 was detected for the AVX2 path, whose rows are adjacent (rs = W) as it needs.
+                // SAFETY: the part's elements are elements of the block; its tiles, with the `wide - cn`
+                // block columns after them, fit in buf (tiles(): rn rows, at most the shape's, of wide·W ≤
+                // pitch bytes, run_cuts(); the rows times pitch TILE_BUF_BYTES bounds); each row's run lo..hi
+                // lies within them (run()); AVX2 was detected for the AVX2 path, whose rows are adjacent (rs =
+                // W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
                     if self.avx2_tiles::<W>() {
                         part.buffered_avx2::<W>(buf, stream);
                         continue;
                     }
-                    let shape = tile_shape(stream);
+                    let (realign, shape, extra, pitch) = part.run_cuts::<W>(stream);
                     for (r0, c0, rn, cn) in part.tiles(W, shape) {
-                        part.transpose_into::<W, T>(buf, shape.1, (r0, c0, rn, cn));
+                        let wide = cn + extra.min(part.cols - c0 - cn);
+                        part.transpose_into::<W, T>(buf, pitch, (r0, c0, rn, wide));
                         let mut below = part.below(W, (r0, c0, rn, cn));
                         for r in 0..rn {
                             below.prefetch_share();
-                            part.put_row(buf.add(r * shape.1), r0 + r, c0 * W, cn * W, stream);
+                            let (lo, hi) = part.run::<W>(r0 + r, c0, cn, wide, realign);
+                            part.put_row(buf.add(r * pitch + lo - c0 * W), r0 + r, lo, hi - lo, stream);
                         }
                     }
                 }
@@ -349,29 +353,79 @@ impl Block {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn buffered_avx2<const W: usize>(&self, buf: *mut u8, stream: bool) {
-        let shape = tile_shape(stream);
+        let (realign, shape, extra, pitch) = self.run_cuts::<W>(stream);
         for (r0, c0, rn, cn) in self.tiles(W, shape) {
-            // SAFETY: the tile's elements are block elements and fit in buf (tiles(): rn rows of cn·W bytes
-            // within the tile shape, whose product TILE_BUF_BYTES bounds); AVX2 is on.
-            unsafe { self.transpose_avx2::<W>(buf, shape.1, (r0, c0, rn, cn)) };
-            let n = cn * W;
+            let wide = cn + extra.min(self.cols - c0 - cn);
+            // SAFETY: the tile's elements (and the `wide - cn` block columns after them) are block elements
+            // and fit in buf: rn rows (tiles(): at most tile_shape's, whose product with pitch TILE_BUF_BYTES
+            // bounds) of wide·W ≤ shape.1 + extra·W = pitch bytes (run_cuts()); AVX2 is on.
+            unsafe { self.transpose_avx2::<W>(buf, pitch, (r0, c0, rn, wide)) };
             let mut below = self.below(W, (r0, c0, rn, cn));
             for r in 0..rn {
                 below.prefetch_share();
-                let (d, s) = (self.dst_at(r0 + r, c0, W), buf.wrapping_add(r * shape.1));
+                let (lo, hi) = self.run::<W>(r0 + r, c0, cn, wide, realign);
+                let n = hi - lo;
+                let (d, s) = (self.dst_at(r0 + r, 0, W).wrapping_add(lo), buf.wrapping_add(r * pitch + lo - c0 * W));
                 let body = if stream && d.align_offset(LINE) == 0 { n / LINE * LINE } else { 0 };
-                // SAFETY: row r's n bytes are in buf and are block elements at d (not overlapping the source, nor
-                // buf); with body > 0, d is line-aligned and body ≤ n is a multiple of a line; AVX2 is on.
+                // SAFETY: bytes lo..hi of row r are block elements at d, and in buf at s (run(): c0·W ≤ lo ≤ hi ≤
+                // (c0 + wide)·W, the tile's columns in buf) — not overlapping the source, nor buf; with body > 0,
+                // d is line-aligned and body ≤ n is a multiple of a line; AVX2 is on.
                 unsafe {
                     if body > 0 {
                         crate::stream::copy_body_avx2(d, s, body);
                     }
                     if body < n {
-                        self.put_row(s.add(body), r0 + r, c0 * W + body, n - body, stream);
+                        self.put_row(s.add(body), r0 + r, lo + body, n - body, stream);
                     }
                 }
             }
         }
+    }
+
+    /// How a block's transposing tiles cut their rows' runs: `(realign, shape, extra,
+    /// pitch)`. With `realign` — a streamed block whose output rows are not a whole number
+    /// of lines apart (no one column starts every row's run on a line) and start on element
+    /// boundaries — each row's runs are cut at the row's own line boundaries ([`Self::run`]),
+    /// so that every run is whole lines but for a row's first and last line: a tile then
+    /// transposes `extra` (a line of) columns past its own, which its rows' runs reach into,
+    /// into rows a line longer (`pitch` bytes apart in the buffer; see
+    /// [`REALIGNED_TILE_ROWS`]). Otherwise runs are the tile's own columns, `extra` is 0 and
+    /// `pitch` the shape's row bytes.
+    fn run_cuts<const W: usize>(&self, stream: bool) -> (bool, TileShape, usize, usize) {
+        let realign = stream
+            && self.ds % LINE as isize != 0
+            && (self.dst as usize).is_multiple_of(W)
+            && self.ds % W as isize == 0;
+        match realign {
+            true => (true, (REALIGNED_TILE_ROWS, STREAMED_TILE_ROW_BYTES), LINE / W, STREAMED_TILE_ROW_BYTES + LINE),
+            false => {
+                let (rows, row_bytes) = tile_shape(stream);
+                (false, (rows, row_bytes), 0, row_bytes)
+            }
+        }
+    }
+
+    /// Bytes `lo..hi` of output row `r` that the tile of columns `c0..c0 + cn` writes, its
+    /// columns transposed up to `c0 + wide`: its own columns' bytes, or with `realign` from
+    /// the row's first line boundary at or after column `c0`'s byte to the one at or after
+    /// column `c0 + cn`'s (the row's start for column 0, its end past the last column), so
+    /// that the runs of consecutive tiles meet and cover the row once. Checked to lie within
+    /// the transposed columns: the bytes the caller copies out of the tile buffer.
+    fn run<const W: usize>(&self, r: usize, c0: usize, cn: usize, wide: usize, realign: bool) -> (usize, usize) {
+        let row = self.dst_at(r, 0, W) as usize;
+        let cut = |c: usize| match realign && c > 0 {
+            // A line boundary at or after the byte, a whole number of elements past it (the row
+            // starts on an element boundary and a line is a whole number of elements).
+            true => (row.wrapping_add(c * W).next_multiple_of(LINE).wrapping_sub(row)).min(self.cols * W),
+            false => c * W,
+        };
+        let (lo, hi) = (cut(c0), cut(c0 + cn));
+        assert!(
+            c0 * W <= lo && lo <= hi && hi <= (c0 + wide) * W,
+            "tile run {lo}..{hi} outside columns {c0}..{} of {W}-byte elements",
+            c0 + wide
+        );
+        (lo, hi)
     }
 
     /// The tile (r0.., c0..) of rn × cn elements into `buf`, element (r, c) at
@@ -749,6 +803,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The runs a streamed block's tiles write ([`Block::run`]): over rows that start at
+    /// any element of a line and are any number of bytes apart, each row's runs, tile
+    /// column by tile column, meet and cover the row once; when the rows realign, every cut
+    /// but the row's ends falls on a line; and every run lies within its tile's transposed
+    /// columns (else `run` panics).
+    #[test]
+    fn streamed_runs_cover_each_row_once() {
+        fn runs<const W: usize>(cols: usize, ds: isize, lead: usize) -> usize {
+            let b = Block {
+                dst: std::ptr::null_mut::<u8>().wrapping_add((1 << 30) + lead * W),
+                src: std::ptr::null(),
+                rows: 5,
+                cols,
+                rs: W as isize,
+                cs: 1 << 12,
+                ds,
+            };
+            let (realign, shape, extra, pitch) = b.run_cuts::<W>(true);
+            assert_eq!(realign, ds % LINE as isize != 0);
+            let mut realigned = 0;
+            for r in 0..b.rows {
+                let mut at = 0;
+                for (_, c0, _, cn) in b.tiles(W, shape).filter(|t| t.0 == 0) {
+                    let wide = cn + extra.min(cols - c0 - cn);
+                    assert!(wide * W <= pitch, "W {W} cols {cols} ds {ds}: {wide} columns in a {pitch}-byte row");
+                    let (lo, hi) = b.run::<W>(r, c0, cn, wide, realign);
+                    assert_eq!(lo, at, "W {W} cols {cols} ds {ds} row {r}: runs do not meet");
+                    let end = b.dst_at(r, 0, W) as usize + hi;
+                    if realign && hi < cols * W {
+                        assert_eq!(end % LINE, 0, "W {W} cols {cols} ds {ds} row {r}: a cut off a line");
+                        realigned += 1;
+                    }
+                    at = hi;
+                }
+                assert_eq!(at, cols * W, "W {W} cols {cols} ds {ds} row {r}: runs short of the row");
+            }
+            realigned
+        }
+        let mut realigned = 0;
+        for cols in [1, 7, 63, 64, 65, 200, 257, 1000] {
+            for lead in [0, 1, 3, 15] {
+                for extra in [0isize, 1, 2, 3, 8, 17, 64] {
+                    realigned += runs::<1>(cols, cols as isize + extra, lead);
+                    realigned += runs::<2>(cols, (cols as isize + extra) * 2, lead);
+                    realigned += runs::<4>(cols, (cols as isize + extra) * 4, lead);
+                    realigned += runs::<8>(cols, (cols as isize + extra) * 8, lead);
+                    realigned += runs::<16>(cols, (cols as isize + extra) * 16, lead);
+                    realigned += runs::<4>(cols, -(cols as isize + extra) * 4, lead);
+                }
+            }
+        }
+        assert!(realigned > 1000, "only {realigned} realigned cuts");
     }
 
     fn check(w: usize, rows: usize, cols: usize, rs: isize, cs: isize, ds: usize, stream: usize) {
