@@ -11,7 +11,7 @@
 //! another reason while a failure is noted (it is reported as out of memory).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
 /// The size of the allocation that failed last, until one succeeds; 0 when none.
 static FAILED: AtomicUsize = AtomicUsize::new(0);
@@ -20,6 +20,8 @@ static STDERR: AtomicI32 = AtomicI32::new(-1);
 static DEV_NULL: AtomicI32 = AtomicI32::new(-1);
 /// The pending output's temporary file (a NUL-terminated path), or null.
 static PENDING: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+/// Whether the output's signal thread also handles SIGABRT (see [`hand_off_abort`]).
+static HANDED_OFF: AtomicBool = AtomicBool::new(false);
 
 pub struct ErrorOnFailure;
 
@@ -83,8 +85,16 @@ extern "C" fn on_abort(_: libc::c_int) {
     let size = FAILED.load(Ordering::SeqCst);
     let pending = PENDING.load(Ordering::SeqCst);
     if size == 0 {
-        // Not a failed allocation: the process ends by SIGABRT, as it would have, without
-        // its temporary file.
+        // Not a failed allocation, and no temporary file registered yet: one may have just
+        // been created and be in registration, which the output's signal thread waits for
+        // before it removes the file and ends the process by SIGABRT (this handler runs
+        // first, in the signal's handler chain: ending the process here would leave the
+        // file). An abort() from inside kerf raises SIGABRT again on return.
+        if pending.is_null() && HANDED_OFF.load(Ordering::SeqCst) {
+            return;
+        }
+        // Otherwise the process ends by SIGABRT, as it would have, without its temporary
+        // file.
         // SAFETY: unlink, signal and raise are async-signal-safe; the path is leaked.
         unsafe {
             if !pending.is_null() {
@@ -126,6 +136,12 @@ pub fn set_pending(path: Option<&std::path::Path>) {
         .and_then(|p| std::ffi::CString::new(p.as_os_str().as_bytes()).ok())
         .map_or(std::ptr::null_mut(), |c| c.into_raw());
     PENDING.store(p, Ordering::SeqCst);
+}
+
+/// The output's signal thread handles SIGABRT too (its handler runs after this module's):
+/// an abort with no temporary file registered is left to it.
+pub fn hand_off_abort() {
+    HANDED_OFF.store(true, Ordering::SeqCst);
 }
 
 /// Open what the handlers need, and handle SIGABRT; before anything else runs.

@@ -318,7 +318,9 @@ mod cleanup {
             };
             // One by one: a signal the system refuses must not leave the others unhandled.
             for sig in ending() {
-                let _ = signals.add_signal(sig);
+                if signals.add_signal(sig).is_ok() && sig == libc::SIGABRT {
+                    crate::oom::hand_off_abort();
+                }
             }
             std::thread::spawn(move || {
                 if let Some(sig) = signals.forever().next() {
