@@ -45,13 +45,15 @@ pub const STREAMED_TILE_ROW_BYTES: usize = 256;
 /// row's runs are cut at its own line boundaries (`Block::run_cuts` in [`crate::tile`]), so
 /// a tile transposes a line of columns past its [`STREAMED_TILE_ROW_BYTES`], in rows a line
 /// longer: fewer rows, to fit the buffer. Measured on an Intel Xeon host (`kerf bench`,
-/// medians of 21 against memcpy, five runs interleaved): f32 transposes of 64 MiB whose
-/// output rows are 16 bytes past a whole number of lines took 1.46–1.91 × memcpy with
-/// the runs cut at the tile's columns (two lines of a row's every run written through the
-/// cache), 1.33–1.42 × cut at the row's lines with tiles of 128 rows owning 192 bytes a
-/// row, 1.09–1.36 × with these (96 rows owning 256 bytes); [4104, 4096] (rows 32 bytes
-/// past) 1.48–1.55, 1.03–1.37 and 0.99–1.08 ×; [4097, 4097] 1.71–1.79, 1.18–1.25 and
-/// 1.12–1.48 ×, against 0.96 × for rows a whole number of lines apart ([4112, 4096]).
+/// medians of 21 against memcpy, four or five runs interleaved): f32 transposes of 64 MiB
+/// whose output rows are 16 bytes past a whole number of lines ([4100, 4096]) took
+/// 1.46–1.91 × memcpy with the runs cut at the tile's columns in the 64 × 512 tiles before
+/// (two lines of each run written through the cache) and 1.76–2.49 × in 128 × 256 ones;
+/// cut at the row's lines, 1.33–1.42 × with tiles of 128 rows owning 192 bytes a row and
+/// 1.09–1.36 × with these (96 rows owning 256 bytes); [4104, 4096] (rows 32 bytes past)
+/// 1.48–1.55 × before, 1.03–1.37 and 0.99–1.08 × cut at the rows' lines; [4097, 4097]
+/// 1.71–1.79, 1.18–1.25 and 1.12–1.48 ×; against 0.96 × for rows a whole number of lines
+/// apart ([4112, 4096]).
 pub const REALIGNED_TILE_ROWS: usize = 96;
 
 /// Bytes of the buffer a tile is transposed into: every shape above fits it (the L1
@@ -59,6 +61,7 @@ pub const REALIGNED_TILE_ROWS: usize = 96;
 pub const TILE_BUF_BYTES: usize = 32 << 10;
 const _: () = assert!(TILE_ROWS * TILE_ROW_BYTES <= TILE_BUF_BYTES);
 const _: () = assert!(STREAMED_TILE_ROWS * STREAMED_TILE_ROW_BYTES <= TILE_BUF_BYTES);
+// A realigned tile's rows are a line (64 bytes) longer than a streamed tile's.
 const _: () = assert!(REALIGNED_TILE_ROWS * (STREAMED_TILE_ROW_BYTES + 64) <= TILE_BUF_BYTES);
 
 /// Tiles go in bands of this many bytes of rows (1024 rows of f32: a page of each input

@@ -219,10 +219,9 @@ impl Block {
             for (c, cols) in [(0, lc), (lc, self.cols - lc)] {
                 let part = Block { dst: self.dst_at(r, c, W), src: self.src_at(r, c), rows, cols, ..*self };
                 // SAFETY: the part's elements are elements of the block; its tiles, with the `wide - cn`
-                // block columns after them, fit in buf (tiles(): rn rows, at most the shape's, of wide·W ≤
-                // pitch bytes, run_cuts(); the rows times pitch TILE_BUF_BYTES bounds); each row's run lo..hi
-                // lies within them (run()); AVX2 was detected for the AVX2 path, whose rows are adjacent (rs =
-                // W) as it needs.
+                // block columns after them, fit in buf (rn rows of wide·W ≤ pitch bytes within
+                // TILE_BUF_BYTES, checked per tile); each row's run lo..hi lies within them (run()); AVX2 was
+                // detected for the AVX2 path, whose rows are adjacent (rs = W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
                     if self.avx2_tiles::<W>() {
@@ -232,6 +231,7 @@ impl Block {
                     let (realign, shape, extra, pitch) = part.run_cuts::<W>(stream);
                     for (r0, c0, rn, cn) in part.tiles(W, shape) {
                         let wide = cn + extra.min(part.cols - c0 - cn);
+                        assert!(rn * pitch <= TILE_BUF_BYTES && wide * W <= pitch, "a tile past its buffer");
                         part.transpose_into::<W, T>(buf, pitch, (r0, c0, rn, wide));
                         let mut below = part.below(W, (r0, c0, rn, cn));
                         for r in 0..rn {
@@ -356,9 +356,11 @@ impl Block {
         let (realign, shape, extra, pitch) = self.run_cuts::<W>(stream);
         for (r0, c0, rn, cn) in self.tiles(W, shape) {
             let wide = cn + extra.min(self.cols - c0 - cn);
+            assert!(rn * pitch <= TILE_BUF_BYTES && wide * W <= pitch, "a tile past its buffer");
             // SAFETY: the tile's elements (and the `wide - cn` block columns after them) are block elements
-            // and fit in buf: rn rows (tiles(): at most tile_shape's, whose product with pitch TILE_BUF_BYTES
-            // bounds) of wide·W ≤ shape.1 + extra·W = pitch bytes (run_cuts()); AVX2 is on.
+            // and fit in buf: rn rows of wide·W bytes, pitch apart, within TILE_BUF_BYTES (checked above; by
+            // construction: tiles() gives at most the shape's rows and cn·W ≤ its row bytes, run_cuts() a
+            // pitch of those plus extra·W, policy.rs bounds the product); AVX2 is on.
             unsafe { self.transpose_avx2::<W>(buf, pitch, (r0, c0, rn, wide)) };
             let mut below = self.below(W, (r0, c0, rn, cn));
             for r in 0..rn {
