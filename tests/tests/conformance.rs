@@ -69,9 +69,9 @@ macro_rules! call_with {
     ($what:literal, $entry:expr, $args:expr, $($n:literal => [$($i:literal)*]),* $(,)?) => {
         match $args.len() {
             $($n => {
-                // SAFETY: the function takes exactly $n integer-class parameters (its header's
-                // declaration) and checks every pointer and number it is given; the arrays and
-                // buffers passed are valid for their counts and lengths.
+                // The function takes exactly $n integer-class parameters (its header's declaration).
+                // SAFETY: as above; it checks every pointer and number it is given, and the arrays
+                // and buffers passed are valid for their counts and lengths.
                 unsafe {
                     let f: unsafe extern "C" fn($(call_with!(@ty $i)),*) -> i32 = std::mem::transmute($entry);
                     f($($args[$i]),*)

@@ -218,10 +218,12 @@ impl Block {
             }
             for (c, cols) in [(0, lc), (lc, self.cols - lc)] {
                 let part = Block { dst: self.dst_at(r, c, W), src: self.src_at(r, c), rows, cols, ..*self };
-                // SAFETY: the part's elements are elements of the block; its tiles, with the `wide - cn`
-                // block columns after them, fit in buf (rn rows of wide·W ≤ pitch bytes within
-                // TILE_BUF_BYTES, checked per tile); each row's run lo..hi lies within them (run()); AVX2 was
-                // detected for the AVX2 path, whose rows are adjacent (rs = W) as it needs.
+                // The part's elements are elements of the block; each tile, with the `wide - cn`
+                // block columns after it, fits in buf: rn rows of wide·W ≤ pitch bytes within
+                // TILE_BUF_BYTES (asserted per tile), and each row's run lo..hi lies within them
+                // (asserted by run()).
+                // SAFETY: as above; AVX2 was detected for the AVX2 path, whose rows are adjacent
+                // (rs = W) as it needs.
                 unsafe {
                     #[cfg(target_arch = "x86_64")]
                     if self.avx2_tiles::<W>() {
@@ -357,10 +359,10 @@ impl Block {
         for (r0, c0, rn, cn) in self.tiles(W, shape) {
             let wide = cn + extra.min(self.cols - c0 - cn);
             assert!(rn * pitch <= TILE_BUF_BYTES && wide * W <= pitch, "a tile past its buffer");
-            // SAFETY: the tile's elements (and the `wide - cn` block columns after them) are block elements
-            // and fit in buf: rn rows of wide·W bytes, pitch apart, within TILE_BUF_BYTES (checked above; by
-            // construction: tiles() gives at most the shape's rows and cn·W ≤ its row bytes, run_cuts() a
-            // pitch of those plus extra·W, policy.rs bounds the product); AVX2 is on.
+            // By construction tiles() gives at most the shape's rows and cn·W ≤ its row bytes,
+            // run_cuts() a pitch of those plus extra·W, and policy.rs bounds rows × pitch.
+            // SAFETY: the tile's elements (and the `wide - cn` block columns after them) are block
+            // elements and fit in buf (rn rows of wide·W bytes, pitch apart: asserted); AVX2 is on.
             unsafe { self.transpose_avx2::<W>(buf, pitch, (r0, c0, rn, wide)) };
             let mut below = self.below(W, (r0, c0, rn, cn));
             for r in 0..rn {
@@ -369,9 +371,10 @@ impl Block {
                 let n = hi - lo;
                 let (d, s) = (self.dst_at(r0 + r, 0, W).wrapping_add(lo), buf.wrapping_add(r * pitch + lo - c0 * W));
                 let body = if stream && d.align_offset(LINE) == 0 { n / LINE * LINE } else { 0 };
-                // SAFETY: bytes lo..hi of row r are block elements at d, and in buf at s (run(): c0·W ≤ lo ≤ hi ≤
-                // (c0 + wide)·W, the tile's columns in buf) — not overlapping the source, nor buf; with body > 0,
-                // d is line-aligned and body ≤ n is a multiple of a line; AVX2 is on.
+                // Bytes lo..hi of row r are block elements at d, and in buf at s (run() asserts
+                // c0·W ≤ lo ≤ hi ≤ (c0 + wide)·W, the tile's columns in buf).
+                // SAFETY: as above, not overlapping the source, nor buf; with body > 0, d is
+                // line-aligned and body ≤ n is a multiple of a line; AVX2 is on.
                 unsafe {
                     if body > 0 {
                         crate::stream::copy_body_avx2(d, s, body);
