@@ -230,15 +230,14 @@ impl Block {
                         part.buffered_avx2::<W>(buf, stream);
                         continue;
                     }
-                    let (realign, shape, extra, pitch) = part.run_cuts::<W>(stream);
+                    let (shape, extra, pitch) = part.run_cuts::<W>(stream);
                     for (r0, c0, rn, cn) in part.tiles(W, shape) {
-                        let wide = cn + extra.min(part.cols - c0 - cn);
-                        assert!(rn * pitch <= TILE_BUF_BYTES && wide * W <= pitch, "a tile past its buffer");
+                        let wide = part.transposed_cols::<W>((rn, c0, cn), extra, pitch);
                         part.transpose_into::<W, T>(buf, pitch, (r0, c0, rn, wide));
                         let mut below = part.below(W, (r0, c0, rn, cn));
                         for r in 0..rn {
                             below.prefetch_share();
-                            let (lo, hi) = part.run::<W>(r0 + r, c0, cn, wide, realign);
+                            let (lo, hi) = part.run::<W>(r0 + r, c0, cn, wide, extra > 0);
                             part.put_row(buf.add(r * pitch + lo - c0 * W), r0 + r, lo, hi - lo, stream);
                         }
                     }
@@ -355,10 +354,9 @@ impl Block {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn buffered_avx2<const W: usize>(&self, buf: *mut u8, stream: bool) {
-        let (realign, shape, extra, pitch) = self.run_cuts::<W>(stream);
+        let (shape, extra, pitch) = self.run_cuts::<W>(stream);
         for (r0, c0, rn, cn) in self.tiles(W, shape) {
-            let wide = cn + extra.min(self.cols - c0 - cn);
-            assert!(rn * pitch <= TILE_BUF_BYTES && wide * W <= pitch, "a tile past its buffer");
+            let wide = self.transposed_cols::<W>((rn, c0, cn), extra, pitch);
             // By construction tiles() gives at most the shape's rows and cn·W ≤ its row bytes,
             // run_cuts() a pitch of those plus extra·W, and policy.rs bounds rows × pitch.
             // SAFETY: the tile's elements (and the `wide - cn` block columns after them) are block
@@ -367,7 +365,7 @@ impl Block {
             let mut below = self.below(W, (r0, c0, rn, cn));
             for r in 0..rn {
                 below.prefetch_share();
-                let (lo, hi) = self.run::<W>(r0 + r, c0, cn, wide, realign);
+                let (lo, hi) = self.run::<W>(r0 + r, c0, cn, wide, extra > 0);
                 let n = hi - lo;
                 let (d, s) = (self.dst_at(r0 + r, 0, W).wrapping_add(lo), buf.wrapping_add(r * pitch + lo - c0 * W));
                 let body = if stream && d.align_offset(LINE) == 0 { n / LINE * LINE } else { 0 };
@@ -387,27 +385,39 @@ impl Block {
         }
     }
 
-    /// How a block's transposing tiles cut their rows' runs: `(realign, shape, extra,
-    /// pitch)`. With `realign` — a streamed block whose output rows are not a whole number
-    /// of lines apart (no one column starts every row's run on a line) and start on element
-    /// boundaries — each row's runs are cut at the row's own line boundaries ([`Self::run`]),
-    /// so that every run is whole lines but for a row's first and last line: a tile then
-    /// transposes `extra` (a line of) columns past its own, which its rows' runs reach into,
-    /// into rows a line longer (`pitch` bytes apart in the buffer; see
-    /// [`REALIGNED_TILE_ROWS`]). Otherwise runs are the tile's own columns, `extra` is 0 and
-    /// `pitch` the shape's row bytes.
-    fn run_cuts<const W: usize>(&self, stream: bool) -> (bool, TileShape, usize, usize) {
+    /// How a block's transposing tiles cut their rows' runs: `(shape, extra, pitch)`. A
+    /// streamed block whose output rows are not a whole number of lines apart (no one
+    /// column starts every row's run on a line) and start on element boundaries realigns:
+    /// each row's runs are cut at the row's own line boundaries ([`Self::run`]), so that
+    /// every run is whole lines but for a row's first and last line; a tile then transposes
+    /// `extra` (a line of) columns past its own, which its rows' runs reach into, into rows a
+    /// line longer (`pitch` bytes apart in the buffer; see [`REALIGNED_TILE_ROWS`]).
+    /// Otherwise runs are the tile's own columns, `extra` is 0 and `pitch` the shape's row
+    /// bytes.
+    fn run_cuts<const W: usize>(&self, stream: bool) -> (TileShape, usize, usize) {
         let realign = stream
             && self.ds % LINE as isize != 0
             && (self.dst as usize).is_multiple_of(W)
             && self.ds % W as isize == 0;
-        match realign {
-            true => (true, (REALIGNED_TILE_ROWS, STREAMED_TILE_ROW_BYTES), LINE / W, STREAMED_TILE_ROW_BYTES + LINE),
-            false => {
-                let (rows, row_bytes) = tile_shape(stream);
-                (false, (rows, row_bytes), 0, row_bytes)
-            }
-        }
+        let (shape, extra) = match realign {
+            true => ((REALIGNED_TILE_ROWS, STREAMED_TILE_ROW_BYTES), LINE / W),
+            false => (tile_shape(stream), 0),
+        };
+        (shape, extra, shape.1 + extra * W)
+    }
+
+    /// Columns a tile of `rn` rows and columns `c0..c0 + cn` transposes: its own and up to
+    /// `extra` block columns after them ([`Self::run_cuts`]). Checked to fit the tile buffer
+    /// at `pitch` bytes a row.
+    fn transposed_cols<const W: usize>(
+        &self,
+        (rn, c0, cn): (usize, usize, usize),
+        extra: usize,
+        pitch: usize,
+    ) -> usize {
+        let wide = cn + extra.min(self.cols - c0 - cn);
+        assert!(rn * pitch <= TILE_BUF_BYTES && wide * W <= pitch, "a tile past its buffer");
+        wide
     }
 
     /// Bytes `lo..hi` of output row `r` that the tile of columns `c0..c0 + cn` writes, its
@@ -827,13 +837,14 @@ mod tests {
                 cs: 1 << 12,
                 ds,
             };
-            let (realign, shape, extra, pitch) = b.run_cuts::<W>(true);
+            let (shape, extra, pitch) = b.run_cuts::<W>(true);
+            let realign = extra > 0;
             assert_eq!(realign, ds % LINE as isize != 0);
             let mut realigned = 0;
             for r in 0..b.rows {
                 let mut at = 0;
-                for (_, c0, _, cn) in b.tiles(W, shape).filter(|t| t.0 == 0) {
-                    let wide = cn + extra.min(cols - c0 - cn);
+                for (_, c0, rn, cn) in b.tiles(W, shape).filter(|t| t.0 == 0) {
+                    let wide = b.transposed_cols::<W>((rn, c0, cn), extra, pitch);
                     assert!(wide * W <= pitch, "W {W} cols {cols} ds {ds}: {wide} columns in a {pitch}-byte row");
                     let (lo, hi) = b.run::<W>(r, c0, cn, wide, realign);
                     assert_eq!(lo, at, "W {W} cols {cols} ds {ds} row {r}: runs do not meet");
