@@ -1,6 +1,11 @@
 //! The runtime's sizes, each named once with its measurement (the JIT's policy
 //! re-exports them where its emitters need them).
 
+/// Bytes of a cache line: streaming stores write whole lines only (a line written in part
+/// by streaming stores is flushed in part, which costs more than reading it), and the
+/// transposes move squares of one line per side.
+pub const LINE: usize = 64;
+
 /// Rows of a tile of [`crate::tile::tile_copy`] written through the cache, and of one whose
 /// output rows follow each other (positions of the outer dim; see [`STREAMED_TILE_ROWS`]
 /// for a streamed tile): each tile reads a run of this many elements of each of its input
@@ -61,8 +66,8 @@ pub const REALIGNED_TILE_ROWS: usize = 96;
 pub const TILE_BUF_BYTES: usize = 32 << 10;
 const _: () = assert!(TILE_ROWS * TILE_ROW_BYTES <= TILE_BUF_BYTES);
 const _: () = assert!(STREAMED_TILE_ROWS * STREAMED_TILE_ROW_BYTES <= TILE_BUF_BYTES);
-// A realigned tile's rows are a line (64 bytes) longer than a streamed tile's.
-const _: () = assert!(REALIGNED_TILE_ROWS * (STREAMED_TILE_ROW_BYTES + 64) <= TILE_BUF_BYTES);
+// A realigned tile's rows are a line longer than a streamed tile's.
+const _: () = assert!(REALIGNED_TILE_ROWS * (STREAMED_TILE_ROW_BYTES + LINE) <= TILE_BUF_BYTES);
 
 /// Tiles go in bands of this many bytes of rows (1024 rows of f32: a page of each input
 /// row), a column of tiles at a time down each band, so that each input row is read a

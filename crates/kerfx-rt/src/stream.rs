@@ -10,12 +10,7 @@
 //! one core (the JIT's `policy::STREAM_MIN_BYTES`); the caller fences ([`fence`]) after a
 //! kernel that streams, before the output is read.
 
-use crate::policy::{ROW_BAND_IN_BYTES, ROW_BAND_OUT_BYTES};
-
-/// Streaming stores write whole cache lines only, from the first 64-byte aligned byte of
-/// a run (the bytes before and after go through the cache): a line written in part by
-/// streaming stores is flushed in part, which costs more than reading it.
-const LINE: usize = 64;
+use crate::policy::{LINE, ROW_BAND_IN_BYTES, ROW_BAND_OUT_BYTES};
 
 /// Copy `n` bytes from `src` to `dst` (not overlapping), with non-temporal stores from
 /// the first aligned byte of `dst` on.

@@ -13,8 +13,8 @@
 //! give directly.
 
 use crate::policy::{
-    REALIGNED_TILE_ROWS, STREAMED_TILE_ROW_BYTES, STREAMED_TILE_ROWS, TILE_BAND_BYTES, TILE_BUF_BYTES, TILE_MIN_COLS,
-    TILE_ROW_BYTES, TILE_ROWS,
+    LINE, REALIGNED_TILE_ROWS, STREAMED_TILE_ROW_BYTES, STREAMED_TILE_ROWS, TILE_BAND_BYTES, TILE_BUF_BYTES,
+    TILE_MIN_COLS, TILE_ROW_BYTES, TILE_ROWS,
 };
 
 /// A tile's shape: rows, and bytes of each output row.
@@ -28,9 +28,6 @@ fn tile_shape(stream: bool) -> TileShape {
         false => (TILE_ROWS, TILE_ROW_BYTES),
     }
 }
-
-/// Bytes of a cache line: the transposes move squares of one line per side.
-const LINE: usize = 64;
 
 /// The input lines of the tile below a tile (each of its columns' `lines` lines from
 /// `at`, columns `cs` apart), prefetched into the L2 cache a share at a time — one share
